@@ -1,0 +1,63 @@
+"""Putting a session together from its parts: one place, so faces and tests build it alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from agent.events import SessionStart, TodoUpdate
+from agent.executor import Executor, ExecutorLimits
+from agent.gate import Gate
+from agent.model_client import ModelClient
+from agent.recorder import Recorder
+from agent.redact import Redactor
+from agent.session import Budgets, Session, SessionParts
+from agent.todo import TodoList, TodoWriteTool
+from agent.transcript import TranscriptWriter
+from tools.base import Tool, ToolContext
+from tools.registry import ToolRegistry
+
+
+def build_session(
+    *,
+    client: ModelClient,
+    tools: Iterable[Tool],
+    context: ToolContext,
+    system_prompt: str,
+    model: str,
+    transcript_path: Path | None,
+    gate: Gate | None = None,
+    budgets: Budgets | None = None,
+    redactor: Redactor | None = None,
+    limits: ExecutorLimits | None = None,
+    mode: str = "ask",
+    goal: str | None = None,
+    session_id: str | None = None,
+) -> Session:
+    """A ready session with `todo_write` registered and its start recorded."""
+    redactor = redactor or Redactor()
+    parts_kwargs = {"session_id": session_id} if session_id else {}
+    todo = TodoList()
+    registry = ToolRegistry([*tools, TodoWriteTool(todo)])
+    executor = Executor(registry, context, gate=gate, limits=limits)
+    parts = SessionParts(
+        client=client,
+        executor=executor,
+        recorder=Recorder(None, ""),
+        system_prompt=system_prompt,
+        model=model,
+        budgets=budgets or Budgets(),
+        todo=todo,
+        redactor=redactor,
+        **parts_kwargs,
+    )
+    writer = (
+        TranscriptWriter(transcript_path, parts.session_id, redactor) if transcript_path else None
+    )
+    parts.recorder = Recorder(writer, parts.session_id)
+    todo.on_change = lambda items: parts.recorder.emit(
+        TodoUpdate(items=[item.model_dump() for item in items])
+    )
+    session = Session(parts, registry.definitions())
+    parts.recorder.emit(SessionStart(model=model, mode=mode, tools=registry.names(), goal=goal))
+    return session

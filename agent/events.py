@@ -1,0 +1,151 @@
+"""The transcript's event types: one pydantic model per `type`, joined in a discriminated union.
+
+Every event carries the schema version `v`, a sequence number, a UTC timestamp and the session id.
+The same events feed the faces (chat panels, headless JSON lines) and the replay.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SCHEMA_VERSION = 1
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    v: int = SCHEMA_VERSION
+    seq: int = 0
+    ts: str = ""
+    session: str = ""
+
+
+class SessionStart(EventBase):
+    type: Literal["session_start"] = "session_start"
+    model: str
+    mode: str = "ask"
+    tools: list[str] = Field(default_factory=list)
+    goal: str | None = None
+    resumed_from: str | None = None
+
+
+class UserMessage(EventBase):
+    type: Literal["user_message"] = "user_message"
+    text: str
+
+
+class ModelRequest(EventBase):
+    """A digest of what was sent, not the whole prefix: enough to spot drift between runs."""
+
+    type: Literal["model_request"] = "model_request"
+    turn: int
+    digest: str
+    message_count: int
+    last_user: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ModelResponse(EventBase):
+    type: Literal["model_response"] = "model_response"
+    turn: int
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    model: str = ""
+    request_id: str | None = None
+
+
+class ToolCallEvent(EventBase):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    input: dict[str, Any]
+    risk: str | None = None
+    hosts: list[str] = Field(default_factory=list)
+    summary: str = ""
+
+
+class ApprovalRequestEvent(EventBase):
+    type: Literal["approval_request"] = "approval_request"
+    call_id: str
+    fingerprint: str
+    tool: str
+    input: dict[str, Any]
+    risk: str
+    reason: str
+    plan_step: str | None = None
+
+
+class ApprovalDecisionEvent(EventBase):
+    type: Literal["approval_decision"] = "approval_decision"
+    call_id: str
+    fingerprint: str
+    decision: Literal["approved", "approved_with_edit", "denied", "timed_out", "unavailable"]
+    message: str = ""
+    edited_input: dict[str, Any] | None = None
+    decided_by: str = ""
+
+
+class ToolResultEvent(EventBase):
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    name: str
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class TodoUpdate(EventBase):
+    type: Literal["todo_update"] = "todo_update"
+    items: list[dict[str, Any]]
+
+
+class WorldUpdate(EventBase):
+    type: Literal["world_update"] = "world_update"
+    host: str | None = None
+    summary: str = ""
+    findings: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Notice(EventBase):
+    """What the user should know that is not an error: a retry, a trusted key, a budget."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning"] = "info"
+    kind: str = ""
+    message: str
+
+
+class ErrorEvent(EventBase):
+    type: Literal["error"] = "error"
+    kind: str
+    message: str
+
+
+class SessionEnd(EventBase):
+    type: Literal["session_end"] = "session_end"
+    outcome: str
+    reason: str = ""
+    usage: dict[str, Any] = Field(default_factory=dict)
+
+
+Event = Annotated[
+    SessionStart
+    | UserMessage
+    | ModelRequest
+    | ModelResponse
+    | ToolCallEvent
+    | ApprovalRequestEvent
+    | ApprovalDecisionEvent
+    | ToolResultEvent
+    | TodoUpdate
+    | WorldUpdate
+    | Notice
+    | ErrorEvent
+    | SessionEnd,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

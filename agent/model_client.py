@@ -1,0 +1,220 @@
+"""Model clients: stream one assistant turn. `AnthropicClient` uses the real SDK.
+
+The SDK's own retries handle HTTP errors (429, 5xx, 529, connection failures before a response).
+Errors that arrive inside an HTTP 200 stream (`overloaded_error`, `api_error`) and streams that drop
+halfway are not retried by the SDK, so a turn is retried here with jittered backoff.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anthropic
+import httpx2
+import structlog
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+from tenacity.wait import wait_base
+
+log = structlog.get_logger(__name__)
+
+TextSink = Callable[[str], None]
+RetrySink = Callable[[int, str], None]
+
+
+@dataclass
+class TurnRequest:
+    """Everything one model call needs; `system` and `tools` form the cached static prefix."""
+
+    model: str
+    max_tokens: int
+    system: str
+    tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+
+    def digest(self) -> str:
+        body = json.dumps(
+            {"model": self.model, "system": self.system, "tools": self.tools, "m": self.messages},
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+@dataclass
+class AssistantTurn:
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    usage: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    request_id: str | None = None
+
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [block for block in self.content if block.get("type") == "tool_use"]
+
+    def text(self) -> str:
+        return "".join(block.get("text", "") for block in self.content if block["type"] == "text")
+
+
+class ModelError(Exception):
+    """A model call failed in a way retries did not fix; `str()` says what to do."""
+
+
+class ModelClient(Protocol):
+    async def stream(
+        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
+    ) -> AssistantTurn: ...
+
+
+def is_retryable_stream_error(exc: BaseException) -> bool:
+    """Mid-stream API errors and dropped streams: what the SDK does not retry by itself."""
+    if isinstance(exc, anthropic.APIStatusError) and exc.status_code == 200:
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else body
+        return error.get("type") in {"overloaded_error", "api_error"}
+    return isinstance(exc, _DROPPED_STREAM)
+
+
+class _StreamIncomplete(Exception):
+    """The stream ended without `message_stop`: treat it as a dropped connection."""
+
+
+# A stream cut mid-body surfaces as httpx2's transport error, not as an SDK error.
+_DROPPED_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, _StreamIncomplete)
+
+
+def cached_request_params(request: TurnRequest) -> dict[str, Any]:
+    """The request with cache breakpoints: after the static prefix and at the newest message."""
+    system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+    messages = copy.deepcopy(request.messages)
+    if messages:
+        last = messages[-1]
+        if isinstance(last.get("content"), str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        if last.get("content"):
+            last["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": system,
+        "tools": request.tools,
+        "messages": messages,
+    }
+
+
+def explain_api_error(exc: BaseException) -> str:
+    if isinstance(exc, anthropic.AuthenticationError):
+        return (
+            "The Anthropic API rejected the API key (401). Set ANTHROPIC_API_KEY to a valid key "
+            "or run `scout doctor`."
+        )
+    if isinstance(exc, anthropic.PermissionDeniedError):
+        return f"The API key may not use this model or feature (403): {_api_message(exc)}"
+    if isinstance(exc, anthropic.NotFoundError):
+        return f"Not found (404): {_api_message(exc)}. Check the model name and ANTHROPIC_BASE_URL."
+    if isinstance(exc, anthropic.RateLimitError):
+        return "Rate limited (429) even after retries; wait a minute and try again."
+    if isinstance(exc, anthropic.BadRequestError):
+        return f"The API refused the request (400): {_api_message(exc)}"
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"The API failed ({exc.status_code}): {_api_message(exc)}; try again shortly."
+    if isinstance(exc, _DROPPED_STREAM):
+        return (
+            "Lost the connection to the model API and retries did not help; check the network "
+            "or ANTHROPIC_BASE_URL, then send your message again."
+        )
+    return f"The model call failed: {type(exc).__name__}: {exc}"
+
+
+def _api_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(getattr(exc, "message", exc))
+
+
+class AnthropicClient:
+    """Streams turns through `AsyncAnthropic.messages.stream`."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout_s: float = 600.0,
+        turn_attempts: int = 3,
+        retry_wait: wait_base | None = None,
+    ) -> None:
+        self._sdk = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout_s
+        )
+        self._turn_attempts = turn_attempts
+        self._retry_wait = retry_wait or wait_exponential_jitter(multiplier=0.5, max=8, jitter=1)
+
+    async def close(self) -> None:
+        await self._sdk.close()
+
+    async def stream(
+        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
+    ) -> AssistantTurn:
+        def before_sleep(state: RetryCallState) -> None:
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning(
+                "model.turn.retry",
+                attempt=state.attempt_number,
+                sleep_s=round(state.next_action.sleep, 2) if state.next_action else None,
+                error=repr(exc),
+            )
+            if on_retry is not None:
+                on_retry(state.attempt_number, explain_api_error(exc) if exc else "")
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(is_retryable_stream_error),
+            wait=self._retry_wait,
+            stop=stop_after_attempt(self._turn_attempts),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._stream_once(request, on_text)
+        except Exception as exc:
+            if isinstance(exc, (anthropic.AnthropicError, *_DROPPED_STREAM)):
+                raise ModelError(explain_api_error(exc)) from exc
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _stream_once(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        params = cached_request_params(request)
+        async with self._sdk.messages.stream(**params) as stream:
+            stopped = False
+            async for event in stream:
+                if event.type == "text":
+                    on_text(event.text)
+                elif event.type == "message_stop":
+                    stopped = True
+            if not stopped:
+                raise _StreamIncomplete("the stream ended before message_stop")
+            message = await stream.get_final_message()
+            request_id = stream.request_id
+        return AssistantTurn(
+            content=[block.model_dump(mode="json", exclude_none=True) for block in message.content],
+            stop_reason=message.stop_reason,
+            usage=message.usage.model_dump(mode="json", exclude_none=True),
+            model=message.model,
+            request_id=request_id,
+        )

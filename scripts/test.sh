@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up everything Scout's tests need on a fresh machine, then run lint and the whole suite.
+# As root on Debian it also installs the real parts the system tests use (OpenSSH sshd, dockerd,
+# busybox for a local image, tmux); without root those tests skip and say why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for pkg in openssh-server docker.io busybox-static tmux iproute2 procps; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,105 @@
+"""Recorded sessions: re-driven through ReplayClient with drift reports, and resumed."""
+
+from agent.assembly import build_session
+from agent.events import ModelResponse, SessionStart, ToolCallEvent, UserMessage
+from agent.redact import Redactor
+from agent.replay import ReplayClient
+from agent.replay_server import MessagesAPIServer
+from agent.resume import INTERRUPTED_TEXT, rebuild
+from agent.transcript import TranscriptWriter, read_transcript
+from tests.support.probe_tools import EchoTool, FailTool
+from tests.support.session_kit import make_session, text_turn, tool_turn
+from tools.base import ToolContext
+
+SCRIPT = [
+    tool_turn([("toolu_1", "echo", {"text": "a"}), ("toolu_2", "echo", {"text": "b"})]),
+    text_turn("Both answered."),
+]
+
+
+async def _record(tmp_path):
+    with MessagesAPIServer(SCRIPT) as server:
+        session = make_session(server.url, [EchoTool()], tmp_path)
+        await session.send("ask twice")
+        session.end("done")
+    return read_transcript(tmp_path / "session.jsonl").events
+
+
+def _replay_session(events, tools, tmp_path):
+    client = ReplayClient(events)
+    session = build_session(
+        client=client,
+        tools=tools,
+        context=ToolContext(spill_dir=tmp_path / "spill2"),
+        system_prompt="You are a test agent.",
+        model="claude-test",
+        transcript_path=None,
+    )
+    return client, session
+
+
+async def test_replay_of_a_recording_has_no_drift(tmp_path):
+    events = await _record(tmp_path)
+    echo = EchoTool()
+    client, session = _replay_session(events, [echo], tmp_path)
+    outcome = await session.send("ask twice")
+    assert outcome.text == "Both answered."
+    assert client.drift == [] and client.remaining == 0
+    assert echo.runs == ["a", "b"]
+
+
+async def test_replay_reports_drift_with_a_readable_diff(tmp_path):
+    events = await _record(tmp_path)
+
+    class BrokenEcho(FailTool):
+        name = "echo"
+        Input = EchoTool.Input
+
+    client, session = _replay_session(events, [BrokenEcho()], tmp_path)
+    await session.send("ask twice")
+    assert len(client.drift) == 1
+    diff = client.drift[0].diff
+    assert "-tool_result toolu_1 ok" in diff and "+tool_result toolu_1 error" in diff
+
+
+async def test_replay_past_the_recording_says_so(tmp_path):
+    events = await _record(tmp_path)
+    _client, session = _replay_session(events, [EchoTool()], tmp_path)
+    await session.send("ask twice")
+    outcome = await session.send("and again")
+    assert outcome.stop == "error" and "no more model turns" in outcome.message
+
+
+def test_resume_answers_calls_that_never_finished(tmp_path):
+    path = tmp_path / "crashed.jsonl"
+    writer = TranscriptWriter(path, "s9", Redactor())
+    writer.write(SessionStart(model="claude-test"))
+    writer.write(UserMessage(text="stop the old container"))
+    writer.write(
+        ModelResponse(
+            turn=1,
+            content=[
+                {"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "x"}},
+            ],
+            stop_reason="tool_use",
+        )
+    )
+    writer.write(ToolCallEvent(id="t1", name="echo", input={"text": "x"}))
+    writer.close()
+    with path.open("a") as handle:  # the crash cut the next line in half
+        handle.write('{"v":1,"seq":5,"type":"tool_res')
+    loaded = read_transcript(path)
+    rebuilt = rebuild(loaded.events)
+    assert rebuilt.interrupted_calls == ["t1"]
+    assert rebuilt.messages[-1] == {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "t1",
+                "content": INTERRUPTED_TEXT,
+                "is_error": True,
+            }
+        ],
+    }
+    assert [m["role"] for m in rebuilt.messages] == ["user", "assistant", "user"]

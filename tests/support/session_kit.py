@@ -1,0 +1,69 @@
+"""Building sessions for tests: the real SDK against the local Messages-API replay server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tenacity import wait_none
+
+from agent.assembly import build_session
+from agent.model_client import AnthropicClient
+from agent.redact import Redactor
+from agent.session import Budgets, Session
+from tools.base import Tool, ToolContext
+
+
+def sdk_client(url: str, *, max_retries: int = 0) -> AnthropicClient:
+    return AnthropicClient(
+        api_key="test-key-not-secret", base_url=url, max_retries=max_retries, retry_wait=wait_none()
+    )
+
+
+def make_session(
+    url: str,
+    tools: list[Tool],
+    tmp_path: Path,
+    *,
+    budgets: Budgets | None = None,
+    redactor: Redactor | None = None,
+    **kwargs: Any,
+) -> Session:
+    return build_session(
+        client=sdk_client(url),
+        tools=tools,
+        context=ToolContext(spill_dir=tmp_path / "spill"),
+        system_prompt="You are a test agent.",
+        model="claude-test",
+        transcript_path=tmp_path / "session.jsonl",
+        budgets=budgets,
+        redactor=redactor,
+        **kwargs,
+    )
+
+
+def text_turn(text: str, stop_reason: str = "end_turn", **usage: int) -> dict[str, Any]:
+    return {
+        "turn": {
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": stop_reason,
+            "usage": {"input_tokens": 100, "output_tokens": 20, **usage},
+        }
+    }
+
+
+def tool_turn(
+    calls: list[tuple[str, str, dict[str, Any]]], text: str = "", stop_reason: str = "tool_use"
+) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [
+        {"type": "tool_use", "id": call_id, "name": name, "input": params}
+        for call_id, name, params in calls
+    ]
+    return {
+        "turn": {
+            "content": content,
+            "stop_reason": stop_reason,
+            "usage": {"input_tokens": 100, "output_tokens": 40},
+        }
+    }

@@ -1,0 +1,94 @@
+from agent.events import (
+    ModelResponse,
+    Notice,
+    SessionStart,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessage,
+)
+from agent.redact import Redactor
+from agent.transcript import TranscriptWriter, read_transcript
+
+FAKE_KEY = "sk-ant-api03-" + "Z" * 48
+
+
+def _write_sample(path, redactor=None):
+    writer = TranscriptWriter(path, "s1", redactor or Redactor())
+    written = [
+        writer.write(SessionStart(model="claude-test", tools=["ssh_exec"])),
+        writer.write(UserMessage(text="deploy qwen")),
+        writer.write(
+            ModelResponse(
+                turn=1,
+                content=[{"type": "tool_use", "id": "t1", "name": "ssh_exec", "input": {}}],
+                stop_reason="tool_use",
+                usage={"input_tokens": 5, "output_tokens": 3},
+            )
+        ),
+        writer.write(ToolCallEvent(id="t1", name="ssh_exec", input={"command": "env"})),
+        writer.write(ToolResultEvent(id="t1", name="ssh_exec", text=f"KEY={FAKE_KEY}\nok")),
+        writer.write(Notice(message="done")),
+    ]
+    writer.close()
+    return written
+
+
+def test_round_trip_is_equal(tmp_path):
+    path = tmp_path / "t.jsonl"
+    written = _write_sample(path)
+    loaded = read_transcript(path)
+    assert loaded.problems == []
+    assert loaded.events == written
+    assert [e.seq for e in loaded.events] == [1, 2, 3, 4, 5, 6]
+    assert all(e.session == "s1" and e.v == 1 and e.ts.endswith("Z") for e in loaded.events)
+
+
+def test_a_key_inside_a_tool_result_never_reaches_the_file(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write_sample(path)
+    raw = path.read_text()
+    assert FAKE_KEY not in raw
+    assert "KEY=[REDACTED]" in raw
+
+
+def test_known_secret_values_are_masked_whatever_their_shape(tmp_path):
+    path = tmp_path / "t.jsonl"
+    writer = TranscriptWriter(path, "s1", Redactor(["plain-webhook-secret"]))
+    writer.write(UserMessage(text="the secret is plain-webhook-secret"))
+    writer.close()
+    assert "plain-webhook-secret" not in path.read_text()
+
+
+def test_truncated_last_line_is_reported_and_the_rest_kept(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write_sample(path)
+    text = path.read_text()
+    path.write_text(text[: len(text) - 25])  # cut inside the last line
+    loaded = read_transcript(path)
+    assert len(loaded.events) == 5
+    assert len(loaded.problems) == 1 and "last line is incomplete" in loaded.problems[0]
+
+
+def test_a_broken_middle_line_is_skipped_with_its_line_number(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write_sample(path)
+    lines = path.read_text().splitlines()
+    lines[2] = '{"type": "model_response", "v": 1}'
+    path.write_text("\n".join(lines) + "\n")
+    loaded = read_transcript(path)
+    assert len(loaded.events) == 5
+    assert loaded.problems[0].startswith("line 3: not a valid event")
+
+
+def test_redactor_patterns():
+    redactor = Redactor()
+    samples = {
+        "Authorization: Bearer abc.def.ghijklmnop": "abc.def.ghijklmnop",
+        "HF_TOKEN=hf_abcdefghijklmnopqrstuvwx": "hf_abcdefghijklmnopqrstuvwx",
+        "git clone https://bob:hunter2pass@github.com/x": "hunter2pass",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----": "b3Bl",
+        "db password=s3cretpw here": "s3cretpw",
+    }
+    for text, secret in samples.items():
+        assert secret not in redactor.text(text), text
+    assert redactor.text("nvidia-smi shows 580.95.05") == "nvidia-smi shows 580.95.05"

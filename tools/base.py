@@ -1,0 +1,114 @@
+"""The Tool contract every hand of Scout implements, and the result it returns.
+
+A tool declares a pydantic `Input` model (its JSON schema goes to the model), says how risky a
+given input is, which hosts it touches, and runs asynchronously against a `ToolContext`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from tools.ssh.pool import SSHPool
+
+
+class Risk(IntEnum):
+    """How much a call can change the world; ordered so `max()` picks the worst part."""
+
+    READ_ONLY = 0
+    MUTATING = 1
+    DESTRUCTIVE = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def from_label(cls, label: str) -> Risk:
+        return cls[label.upper()]
+
+
+class ToolResult(BaseModel):
+    """What one call produced: `text` for the model, `data` for the world model and the faces."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def error(cls, text: str, **meta: Any) -> ToolResult:
+        return cls(text=text, is_error=True, meta=meta)
+
+
+ProgressCallback = Callable[[str], None]
+
+
+@dataclass
+class ToolContext:
+    """Shared resources a tool may use while it runs.
+
+    `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
+    connections (absent when no inventory is loaded). `progress` lets a long call report a line to
+    the face while it runs.
+    """
+
+    spill_dir: Path
+    ssh: SSHPool | None = None
+    progress: ProgressCallback | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def report(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
+
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+class Tool(ABC, Generic[InputT]):
+    """One capability the planner can call.
+
+    Subclasses set `name`, `description` and `Input`; they override `risk` when an input can
+    change anything, `hosts` when it reaches hosts (for per-host caps and approval fingerprints),
+    and `timeout_s` when the executor's default deadline does not fit.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Input: ClassVar[type[BaseModel]]
+
+    def risk(self, params: InputT) -> Risk:
+        return Risk.READ_ONLY
+
+    def risk_reason(self, params: InputT) -> str:
+        return f"{self.name} is {self.risk(params).label}"
+
+    def hosts(self, params: InputT) -> list[str]:
+        return []
+
+    def timeout_s(self, params: InputT) -> float | None:
+        """Deadline for the whole call; None lets the executor's default apply."""
+        return None
+
+    def summary(self, params: InputT) -> str:
+        """One line for progress panels and approval prompts."""
+        return params.model_dump_json(exclude_none=True)[:200]
+
+    @abstractmethod
+    async def run(self, params: InputT, ctx: ToolContext) -> ToolResult: ...
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as the Messages API wants it."""
+        schema = self.Input.model_json_schema()
+        schema.pop("title", None)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
