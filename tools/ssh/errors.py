@@ -1,0 +1,36 @@
+"""Typed SSH failures whose `str()` is the message a user reads: what happened and what to do."""
+
+from __future__ import annotations
+
+
+class SSHError(Exception):
+    """Base of every SSH failure Scout reports; `str(err)` is the user-facing message."""
+
+
+class InventoryError(SSHError):
+    """The inventory file or data cannot be used as written."""
+
+
+class UnknownHostError(SSHError):
+    """A host name that the inventory does not define."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        listed = ", ".join(known) if known else "(none)"
+        super().__init__(
+            f"unknown host {name!r}; the inventory defines: {listed}. "
+            "Use one of these names or add the host to the inventory file."
+        )
+        self.name = name
+        self.known = known
+
+
+class HostUnreachableError(SSHError):
+    """No SSH connection could be made (refused, no route, timeout, dropped)."""
+
+
+class HostKeyError(SSHError):
+    """The host's key is not trusted: unknown, or different from the one recorded."""
+
+
+class AuthError(SSHError):
+    """The host refused to log in with the configured user and key."""

@@ -1,0 +1,265 @@
+"""The inventory: which hosts Scout may reach, how to log in, and which host is the jump.
+
+File format (YAML)::
+
+    known_hosts: ~/.scout/known_hosts      # optional; default ~/.ssh/known_hosts
+    ssh_config: ~/.ssh/config              # optional; OpenSSH client config to resolve aliases
+    defaults: {user: aurora, identity_file: ~/.ssh/id_ed25519, port: 22}
+    hosts:
+      spark-a: {address: 10.1.230.180, roles: [head], labels: {rack: r1}}
+      spark-b: {address: 192.168.200.13, jump: spark-a, roles: [worker]}
+      spark-c: {ssh_alias: myspark}   # Hostname/Port/User/IdentityFile/ProxyJump: ssh_config
+
+Each setting is taken from the first place that has it: the host's own entry, then the OpenSSH
+config (for hosts with `ssh_alias`, or any host without an `address` when `ssh_config` is given),
+then `defaults`, then the built-in default (port 22, the local user name). Relative paths are read
+from the inventory file's folder.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from asyncssh.config import SSHClientConfig
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.ssh.errors import InventoryError, UnknownHostError
+
+DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
+DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
+
+
+class HostSpec(BaseModel):
+    """Everything needed to open an SSH connection to one host."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    address: str
+    port: int = 22
+    user: str
+    identity_file: Path | None = None
+    jump: str | None = None
+    roles: list[str] = Field(default_factory=list)
+    labels: dict[str, str] = Field(default_factory=dict)
+    ssh_alias: str | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.address}:{self.port}"
+
+
+class _Defaults(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user: str | None = None
+    identity_file: Path | None = None
+    port: int | None = None
+
+
+class _HostEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: str | None = None
+    port: int | None = None
+    user: str | None = None
+    identity_file: Path | None = None
+    jump: str | None = None
+    roles: list[str] = Field(default_factory=list)
+    labels: dict[str, str] = Field(default_factory=dict)
+    ssh_alias: str | None = None
+
+
+class _InventoryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    known_hosts: Path | None = None
+    ssh_config: Path | None = None
+    defaults: _Defaults = Field(default_factory=_Defaults)
+    hosts: dict[str, _HostEntry]
+
+
+class Inventory(BaseModel):
+    """The resolved inventory: host specs by name, plus where host keys and SSH config live."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hosts: dict[str, HostSpec]
+    known_hosts: Path | None = None
+    ssh_config: Path | None = None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Inventory:
+        """Read and resolve an inventory YAML file; any problem is an `InventoryError`."""
+        path = Path(path).expanduser()
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InventoryError(
+                f"cannot read inventory {path}: {exc.strerror or exc}; check the path."
+            ) from None
+        except yaml.YAMLError as exc:
+            raise InventoryError(f"inventory {path} is not valid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise InventoryError(f"inventory {path} must be a mapping with a `hosts:` section.")
+        return cls.from_dict(data, base_dir=path.parent, source=str(path))
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], *, base_dir: Path | None = None, source: str = "inventory"
+    ) -> Inventory:
+        """Resolve inventory data (the YAML structure) into host specs."""
+        try:
+            raw = _InventoryFile.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            )
+            raise InventoryError(f"{source} is not valid: {problems}") from None
+        known_hosts = _local_path(raw.known_hosts, base_dir)
+        ssh_config = _local_path(raw.ssh_config, base_dir)
+        resolved = {
+            name: _resolve_host(name, entry, raw, ssh_config, base_dir, source)
+            for name, entry in raw.hosts.items()
+        }
+        hosts = {name: spec for name, (spec, _) in resolved.items()}
+        hosts = {
+            name: _with_config_jump(spec, proxy_jump, hosts, source)
+            for name, (spec, proxy_jump) in resolved.items()
+        }
+        _check_jumps(hosts, source)
+        return cls(hosts=hosts, known_hosts=known_hosts, ssh_config=ssh_config)
+
+    @property
+    def known_hosts_path(self) -> Path:
+        """Where host keys are verified and recorded."""
+        return self.known_hosts or DEFAULT_KNOWN_HOSTS.expanduser()
+
+    def get(self, name: str) -> HostSpec:
+        try:
+            return self.hosts[name]
+        except KeyError:
+            raise UnknownHostError(name, self.names()) from None
+
+    def names(self) -> list[str]:
+        return list(self.hosts)
+
+    def by_role(self, role: str) -> list[HostSpec]:
+        return [spec for spec in self.hosts.values() if role in spec.roles]
+
+
+def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
+    if path is None:
+        return None
+    path = path.expanduser()
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    return path
+
+
+def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
+    """The OpenSSH client settings that apply to `alias` in `config_path`."""
+    config = SSHClientConfig.load(
+        None, [config_path], False, False, False, getpass.getuser(), (), alias, ()
+    )
+    identity = config.get("IdentityFile")
+    return {
+        "address": config.get("Hostname"),
+        "port": config.get("Port"),
+        "user": config.get("User"),
+        "identity_file": Path(identity[0]) if identity else None,
+        "proxy_jump": config.get("ProxyJump"),
+    }
+
+
+def _resolve_host(
+    name: str,
+    entry: _HostEntry,
+    raw: _InventoryFile,
+    ssh_config: Path | None,
+    base_dir: Path | None,
+    source: str,
+) -> tuple[HostSpec, str | None]:
+    """The host's spec, plus the ProxyJump its SSH config names (if the entry has no `jump:`)."""
+    alias = entry.ssh_alias or (name if ssh_config is not None and entry.address is None else None)
+    config: dict[str, Any] = {}
+    if alias is not None:
+        config_path = ssh_config or DEFAULT_SSH_CONFIG.expanduser()
+        if config_path.is_file():
+            try:
+                config = _config_values(alias, config_path)
+            except Exception as exc:  # asyncssh raises its own parse errors
+                raise InventoryError(f"cannot read SSH config {config_path}: {exc}") from None
+        elif entry.ssh_alias is not None:
+            raise InventoryError(
+                f"host {name!r} uses ssh_alias {alias!r} but SSH config {config_path} "
+                "does not exist; set `ssh_config:` in the inventory or give `address:`."
+            )
+    address = entry.address or config.get("address") or entry.ssh_alias
+    if not address:
+        raise InventoryError(
+            f"{source}: host {name!r} has no address; give `address:` or `ssh_alias:` "
+            "(with `ssh_config:` pointing to an OpenSSH config that defines it)."
+        )
+    spec = HostSpec(
+        name=name,
+        address=address,
+        port=entry.port or config.get("port") or raw.defaults.port or 22,
+        user=entry.user or config.get("user") or raw.defaults.user or getpass.getuser(),
+        identity_file=_local_path(
+            entry.identity_file or config.get("identity_file") or raw.defaults.identity_file,
+            base_dir,
+        ),
+        jump=entry.jump,
+        roles=entry.roles,
+        labels=entry.labels,
+        ssh_alias=entry.ssh_alias,
+    )
+    return spec, None if entry.jump else config.get("proxy_jump")
+
+
+def _with_config_jump(
+    spec: HostSpec, value: str | None, hosts: dict[str, HostSpec], source: str
+) -> HostSpec:
+    """Turn a ProxyJump value from the SSH config into the inventory name of that host."""
+    if value is None or value.lower() == "none":
+        return spec
+    if "," in value:
+        raise InventoryError(
+            f"{source}: host {spec.name!r} has a multi-hop ProxyJump {value!r} in the SSH "
+            "config; list each hop as an inventory host with its own `jump:` instead."
+        )
+    target = value.rsplit("@", 1)[-1].split(":", 1)[0]
+    for other in hosts.values():
+        if target in (other.name, other.ssh_alias, other.address):
+            return spec.model_copy(update={"jump": other.name})
+    raise InventoryError(
+        f"{source}: host {spec.name!r} jumps through {value!r} (ProxyJump in the SSH config), "
+        "which is not an inventory host; add it to `hosts:` so Scout can verify and reuse it."
+    )
+
+
+def _check_jumps(hosts: dict[str, HostSpec], source: str) -> None:
+    """Every jump names a known host and no chain of jumps loops back on itself."""
+    for spec in hosts.values():
+        if spec.jump is not None and spec.jump not in hosts:
+            known = ", ".join(hosts)
+            raise InventoryError(
+                f"{source}: host {spec.name!r} jumps through unknown host {spec.jump!r}; "
+                f"known hosts: {known}."
+            )
+    for spec in hosts.values():
+        chain = [spec.name]
+        current = spec
+        while current.jump is not None:
+            if current.jump in chain:
+                loop = " -> ".join([*chain[chain.index(current.jump) :], current.jump])
+                raise InventoryError(
+                    f"{source}: jump hosts form a cycle ({loop}); one host in it must be "
+                    "reachable directly (remove its `jump:`)."
+                )
+            chain.append(current.jump)
+            current = hosts[current.jump]

@@ -1,0 +1,284 @@
+"""One SSH connection per host, opened on first use and shared by every command after it.
+
+Concurrent first callers share one connect; a jump host's connection carries its workers'
+connections (`tunnel=`); each connection runs at most `channels_per_connection` commands at once
+(OpenSSH refuses the 11th session), the rest queue. Connecting is retried on transient network
+errors; commands never are. A dropped or stuck connection is replaced on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+
+import asyncssh
+import structlog
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from tools.ssh.errors import AuthError, HostKeyError, HostUnreachableError, SSHError
+from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
+from tools.ssh.inventory import HostSpec, Inventory
+from tools.ssh.remote_command import CommandResult, run_remote
+
+asyncssh.set_log_level("WARNING")
+log = structlog.get_logger()
+
+RETRYABLE_CONNECT_ERRORS = (
+    ConnectionRefusedError,
+    ConnectionResetError,
+    TimeoutError,
+    asyncssh.ConnectionLost,
+)
+CLOSE_WAIT_S = 5.0
+
+
+class _ScoutClient(asyncssh.SSHClient):
+    """Routes unknown host keys to the policy and notices when the connection drops."""
+
+    def __init__(self, spec: HostSpec, policy: HostKeyPolicy) -> None:
+        self.spec = spec
+        self.policy = policy
+        self.refusal: HostKeyError | None = None
+        self.lost = False
+
+    def validate_host_public_key(
+        self, host: str, addr: str, port: int, key: asyncssh.SSHKey
+    ) -> bool:
+        self.refusal = self.policy.decide(self.spec.name, self.spec.address, self.spec.port, key)
+        return self.refusal is None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+
+
+@dataclass
+class _Link:
+    """A live connection to one host and the channel slots it has."""
+
+    conn: asyncssh.SSHClientConnection
+    client: _ScoutClient
+    channels: asyncio.Semaphore
+    dirty: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return not (self.dirty or self.client.lost)
+
+    def mark_dirty(self) -> None:
+        self.dirty = True
+
+
+class SSHPool:
+    """Pooled, verified SSH connections to the hosts of an inventory."""
+
+    def __init__(
+        self,
+        inventory: Inventory,
+        *,
+        trust_new_hosts: bool = False,
+        on_new_host_key: NewHostKeyCallback | None = None,
+        connect_timeout: float = 10.0,
+        channels_per_connection: int = 8,
+        keepalive_interval: float = 15,
+        connect_attempts: int = 3,
+        agent_path: str | None = None,
+    ) -> None:
+        self.inventory = inventory
+        self._policy = HostKeyPolicy(
+            inventory.known_hosts_path,
+            trust_new_hosts=trust_new_hosts,
+            on_new_host_key=on_new_host_key,
+        )
+        self._connect_timeout = connect_timeout
+        self._channels_per_connection = channels_per_connection
+        self._keepalive_interval = keepalive_interval
+        self._connect_attempts = connect_attempts
+        self._agent_path = agent_path
+        self._links: dict[str, _Link] = {}
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def __aenter__(self) -> SSHPool:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def run(
+        self,
+        host: str,
+        command: str,
+        *,
+        timeout: float = 120.0,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        """Run `command` once on `host`, killed on the host after `timeout` seconds."""
+        link = await self._link(host)
+        async with link.channels:
+            try:
+                return await run_remote(
+                    link.conn,
+                    host,
+                    command,
+                    timeout=timeout,
+                    cwd=cwd,
+                    env=env,
+                    on_stuck_channel=link.mark_dirty,
+                )
+            except asyncssh.ChannelOpenError as exc:
+                raise SSHError(
+                    f"{host} refused to open a session: {exc.reason}. The command did not run; "
+                    "the host may limit sessions (sshd MaxSessions) or be overloaded; try again."
+                ) from None
+            except (asyncssh.DisconnectError, OSError) as exc:
+                link.mark_dirty()
+                raise HostUnreachableError(
+                    f"lost the connection to {host} ({link.client.spec.endpoint}) while running "
+                    f"the command: {_reason(exc)}. It may or may not have run; check before "
+                    "running it again. Scout reconnects on the next call."
+                ) from None
+
+    async def connection(self, host: str) -> asyncssh.SSHClientConnection:
+        """The pooled connection to `host`, opened (through its jump host) if needed."""
+        return (await self._link(host)).conn
+
+    async def close(self) -> None:
+        """Close every connection, targets before the jump hosts that carry them."""
+        links = sorted(self._links.items(), key=lambda item: item[1].client.spec.jump is None)
+        self._links.clear()
+        for _, link in links:
+            link.conn.close()
+        for name, link in links:
+            try:
+                await asyncio.wait_for(link.conn.wait_closed(), CLOSE_WAIT_S)
+            except TimeoutError:
+                log.warning("ssh.close_timeout", host=name)
+
+    async def _link(self, name: str) -> _Link:
+        spec = self.inventory.get(name)
+        async with self._locks[name]:
+            link = self._links.get(name)
+            if link is not None and link.usable:
+                return link
+            if link is not None:
+                log.info("ssh.reconnect", host=name, dirty=link.dirty, lost=link.client.lost)
+                link.conn.close()
+                del self._links[name]
+            tunnel = await self._jump_connection(spec)
+            link = await self._connect(spec, tunnel)
+            self._links[name] = link
+            return link
+
+    async def _jump_connection(self, spec: HostSpec) -> asyncssh.SSHClientConnection | None:
+        if spec.jump is None:
+            return None
+        try:
+            return await self.connection(spec.jump)
+        except SSHError as exc:
+            raise type(exc)(f"cannot reach {spec.name} through {spec.jump}: {exc}") from None
+
+    async def _connect(self, spec: HostSpec, tunnel: asyncssh.SSHClientConnection | None) -> _Link:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(RETRYABLE_CONNECT_ERRORS),
+            stop=stop_after_attempt(self._connect_attempts),
+            wait=wait_exponential_jitter(multiplier=0.2, max=2.0, jitter=0.2),
+            before_sleep=_log_retry(spec),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._connect_once(spec, tunnel)
+        except asyncssh.PermissionDenied as exc:
+            raise AuthError(
+                f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r} with "
+                f"{spec.identity_file or 'no identity file'}: {exc.reason}. Check the user name "
+                f"and that the public key is in ~{spec.user}/.ssh/authorized_keys on the host."
+            ) from None
+        except asyncssh.ChannelOpenError as exc:
+            raise HostUnreachableError(_unreachable(spec, exc.reason)) from None
+        except (OSError, asyncssh.DisconnectError) as exc:
+            raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
+        raise AssertionError("unreachable: tenacity reraises the last error")
+
+    async def _connect_once(
+        self, spec: HostSpec, tunnel: asyncssh.SSHClientConnection | None
+    ) -> _Link:
+        client = _ScoutClient(spec, self._policy)
+        try:
+            conn = await asyncssh.connect(
+                spec.address,
+                spec.port,
+                tunnel=tunnel,
+                username=spec.user,
+                client_factory=lambda: client,
+                known_hosts=self._policy.known_hosts(),
+                client_keys=[str(spec.identity_file)] if spec.identity_file else None,
+                agent_path=self._agent_path,
+                config=None,
+                connect_timeout=self._connect_timeout,
+                keepalive_interval=self._keepalive_interval,
+                keepalive_count_max=3,
+            )
+        except asyncssh.HostKeyNotVerifiable as exc:
+            raise client.refusal or HostKeyError(
+                f"host key of {spec.name} ({spec.endpoint}) was refused: {exc.reason}"
+            ) from None
+        except (FileNotFoundError, PermissionError, asyncssh.KeyImportError) as exc:
+            raise AuthError(
+                f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}. "
+                "Set `identity_file` in the inventory to a readable private key."
+            ) from None
+        return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, socket.gaierror):
+        return f"the name does not resolve ({exc.strerror})"
+    if isinstance(exc, asyncssh.DisconnectError):
+        return exc.reason
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno)  # asyncio's own strerror is "Connect call failed (…)"
+    return str(exc) or type(exc).__name__
+
+
+def _unreachable(spec: HostSpec, reason: str) -> str:
+    through = f" through {spec.jump}" if spec.jump else ""
+    return (
+        f"cannot reach {spec.name} ({spec.endpoint}){through}: {reason}; check that the host is "
+        f"up, that {spec.address} and port {spec.port} are right"
+        + (f" and reachable from {spec.jump}" if spec.jump else "")
+        + ", and that sshd is listening there."
+    )
+
+
+def _log_retry(spec: HostSpec) -> Callable[[RetryCallState], None]:
+    def before_sleep(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        log.warning(
+            "ssh.connect_retry",
+            host=spec.name,
+            endpoint=spec.endpoint,
+            attempt=state.attempt_number,
+            error=_reason(error) if error else None,
+        )
+
+    return before_sleep

@@ -1,0 +1,196 @@
+"""Running one command on a host so that a timeout or a cancel kills it there, not just here.
+
+The command is wrapped in `timeout --kill-after=5s N sh -c '…'` on the host (the only method that
+works whatever the login user and OpenSSH version), carries a unique marker so a cancelled run can
+be found and stopped with `pkill`, and its output is read with a cap so a chatty command cannot
+fill memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import secrets
+import shlex
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import asyncssh
+import structlog
+
+OUTPUT_CAP_BYTES = 2 * 1024 * 1024
+KILL_AFTER_S = 5
+LOCAL_GRACE_S = 10.0
+CLEANUP_WAIT_S = 3.0
+SESSION_OPEN_ATTEMPTS = 6
+TIMEOUT_EXIT_CODES = frozenset({124, 137})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+log = structlog.get_logger()
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did on one host; output is decoded text, capped (see *_omitted_bytes)."""
+
+    host: str
+    command: str
+    exit_status: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration_s: float
+    stdout_omitted_bytes: int = 0
+    stderr_omitted_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and not self.timed_out
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.stdout_omitted_bytes or self.stderr_omitted_bytes)
+
+
+def wrap_command(
+    command: str,
+    *,
+    timeout: float,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    marker: str = "",
+) -> str:
+    """The host-side command line: cd, env and the command inside a killing `timeout`."""
+    lines = [f": {marker}"] if marker else []
+    if cwd is not None:
+        lines.append(f"cd {shlex.quote(cwd)} || exit 1")
+    for name, value in (env or {}).items():
+        if not _ENV_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a valid environment variable name")
+        lines.append(f"export {name}={shlex.quote(value)}")
+    lines.append(command)
+    script = "\n".join(lines)
+    return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
+
+
+class _CappedBuffer:
+    """Keeps the first and last halves of a stream up to a byte cap, counting what it dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = cap // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.omitted = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        excess = len(self.tail) - self.half
+        if excess > 0:
+            self.omitted += excess
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        cut = f"\n[... {self.omitted} bytes dropped on the way in ...]\n" if self.omitted else ""
+        head = self.head.decode("utf-8", "replace")
+        return head + cut + self.tail.decode("utf-8", "replace")
+
+
+async def _drain(stream: asyncssh.SSHReader[bytes], buffer: _CappedBuffer) -> None:
+    while chunk := await stream.read(65536):
+        buffer.add(chunk)
+
+
+async def _open_session(
+    conn: asyncssh.SSHClientConnection, host: str, wrapped: str
+) -> asyncssh.SSHClientProcess[bytes]:
+    """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
+    after its channel closes, so a burst can briefly hit MaxSessions. The command has not started
+    when an open fails, so retrying the open never runs it twice."""
+    for attempt in range(SESSION_OPEN_ATTEMPTS):
+        try:
+            return await conn.create_process(wrapped, stdin=asyncssh.DEVNULL, encoding=None)
+        except asyncssh.ChannelOpenError as exc:
+            if exc.code != asyncssh.OPEN_CONNECT_FAILED or attempt == SESSION_OPEN_ATTEMPTS - 1:
+                raise
+            log.info("ssh.session_open_retry", host=host, attempt=attempt + 1, reason=exc.reason)
+            await asyncio.sleep(0.02 * 2**attempt * (1 + random.random()))
+    raise AssertionError("unreachable: the last attempt re-raises")
+
+
+async def _collect(
+    proc: asyncssh.SSHClientProcess[bytes], stdout: _CappedBuffer, stderr: _CappedBuffer
+) -> None:
+    await asyncio.gather(_drain(proc.stdout, stdout), _drain(proc.stderr, stderr))
+    await proc.wait_closed()
+
+
+async def run_remote(
+    conn: asyncssh.SSHClientConnection,
+    host: str,
+    command: str,
+    *,
+    timeout: float,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    output_cap: int = OUTPUT_CAP_BYTES,
+    on_stuck_channel: Callable[[], None] | None = None,
+) -> CommandResult:
+    """Run `command` once on `conn`; never retried. Cancelling stops it on the host too."""
+    marker = f"scout-run-{secrets.token_hex(8)}"
+    wrapped = wrap_command(command, timeout=timeout, cwd=cwd, env=env, marker=marker)
+    stdout, stderr = _CappedBuffer(output_cap), _CappedBuffer(output_cap)
+    started = time.monotonic()
+    proc = await _open_session(conn, host, wrapped)
+    try:
+        await asyncio.wait_for(_collect(proc, stdout, stderr), timeout + LOCAL_GRACE_S)
+        exit_status = proc.exit_status
+        duration = time.monotonic() - started
+        timed_out = exit_status in TIMEOUT_EXIT_CODES and duration >= timeout
+    except TimeoutError:
+        log.warning("ssh.command_local_timeout", host=host, timeout=timeout)
+        await _stop(conn, proc, marker, host, on_stuck_channel)
+        exit_status, timed_out = None, True
+    except BaseException:
+        await _stop(conn, proc, marker, host, on_stuck_channel)
+        raise
+    return CommandResult(
+        host=host,
+        command=command,
+        exit_status=exit_status,
+        stdout=stdout.text(),
+        stderr=stderr.text(),
+        timed_out=timed_out,
+        duration_s=time.monotonic() - started,
+        stdout_omitted_bytes=stdout.omitted,
+        stderr_omitted_bytes=stderr.omitted,
+    )
+
+
+async def _stop(
+    conn: asyncssh.SSHClientConnection,
+    proc: asyncssh.SSHClientProcess[bytes],
+    marker: str,
+    host: str,
+    on_stuck_channel: Callable[[], None] | None,
+) -> None:
+    """Best effort: kill the run on the host by its marker, then close the channel."""
+    pattern = shlex.quote(f"[{marker[0]}]{marker[1:]}")
+    try:
+        await asyncio.wait_for(
+            conn.run(f"pkill -TERM -f {pattern}", stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
+        )
+    except (OSError, asyncssh.Error, TimeoutError) as exc:
+        log.warning("ssh.remote_kill_failed", host=host, error=str(exc))
+    proc.close()
+    try:
+        await asyncio.wait_for(proc.wait_closed(), CLEANUP_WAIT_S)
+    except TimeoutError:
+        log.warning("ssh.channel_stuck", host=host)
+        if on_stuck_channel is not None:
+            on_stuck_channel()

@@ -1,0 +1,227 @@
+"""`ssh_exec`: run one shell command on one host, or on several at once, over the pooled SSH.
+
+Each host gets its own section in the text the model reads, with its exit status and duration;
+long output is cut to head and tail with the full text spilled to a file named in the section.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import time
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.output import DEFAULT_LIMIT, bound_text
+from tools.ssh.errors import (
+    AuthError,
+    HostKeyError,
+    HostUnreachableError,
+    SSHError,
+    UnknownHostError,
+)
+from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
+
+MAX_TIMEOUT_S = 3600
+CONNECT_ALLOWANCE_S = 30.0
+MIN_SECTION_LIMIT = 1_500
+
+READ_ONLY_PROGRAMS = frozenset(
+    {
+        "nvidia-smi", "cat", "ls", "df", "free", "uname", "hostname", "ip", "ibstat",
+        "ibdev2netdev", "rdma", "lscpu", "ps", "grep", "head", "tail", "which", "docker",
+        "uptime", "nproc", "id", "whoami", "lsblk", "lspci", "du", "stat", "date", "env",
+        "echo", "wc", "ss", "ibv_devinfo", "lsmod", "pgrep", "printenv", "true",
+    }
+)  # fmt: skip
+READ_ONLY_DOCKER = frozenset({"ps", "images", "inspect", "version", "info"})
+SHELL_OPERATORS = re.compile(r"[;|&><$`\n\\]")
+# Arguments that turn an otherwise read-only tool into a change (ip link set, nvidia-smi -pm …).
+MUTATING_ARGS = frozenset(
+    {
+        "add", "del", "delete", "set", "change", "replace", "flush", "up", "down", "-r",
+        "--gpu-reset", "-pm", "--persistence-mode", "-pl", "--power-limit", "-c",
+        "--compute-mode", "-e", "--ecc-config", "-ac", "-rac", "-lgc", "-rgc", "-mig",
+        "-u", "--unset", "-i", "--ignore-environment", "-F", "--file",
+    }
+)  # fmt: skip
+
+
+def first_risk_rule(command: str) -> Risk:
+    """A first, deliberately short read-only allowlist; anything else counts as mutating."""
+    if SHELL_OPERATORS.search(command):
+        return Risk.MUTATING
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return Risk.MUTATING
+    if not words or words[0] not in READ_ONLY_PROGRAMS:
+        return Risk.MUTATING
+    program, args = words[0], words[1:]
+    if program == "docker":
+        return Risk.READ_ONLY if args and args[0] in READ_ONLY_DOCKER else Risk.MUTATING
+    if program in ("hostname", "env") and any(not a.startswith("-") for a in args):
+        return Risk.MUTATING
+    if program != "grep" and MUTATING_ARGS.intersection(args):
+        return Risk.MUTATING
+    return Risk.READ_ONLY
+
+
+class SSHExecInput(BaseModel):
+    """Run `command` with `sh` on `host`, or on every host in `hosts` at once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str | None = Field(None, description="Inventory name of one host.")
+    hosts: list[str] | None = Field(
+        None, min_length=1, description="Inventory names to run on in parallel (instead of host)."
+    )
+    command: str = Field(min_length=1, description="Shell command, run with `sh -c`.")
+    timeout: float = Field(
+        120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; the command is killed on the host."
+    )
+    cwd: str | None = Field(None, description="Working folder on the host.")
+    env: dict[str, str] | None = Field(None, description="Extra environment variables.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> SSHExecInput:
+        if (self.host is None) == (self.hosts is None):
+            raise ValueError("give exactly one of `host` (one name) or `hosts` (a list of names)")
+        return self
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, env: dict[str, str] | None) -> dict[str, str] | None:
+        for name in env or {}:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise ValueError(f"{name!r} is not a valid environment variable name")
+        return env
+
+    def targets(self) -> list[str]:
+        return [self.host] if self.host is not None else list(dict.fromkeys(self.hosts or []))
+
+
+class SSHExec(Tool[SSHExecInput]):
+    name = "ssh_exec"
+    description = (
+        "Run a shell command over SSH on one inventory host (`host`) or on several in parallel "
+        "(`hosts`). Returns one section per host with exit status, duration, stdout and stderr. "
+        "The command is killed on the host after `timeout` seconds (default 120). Long output is "
+        "cut to its head and tail; the full text is saved to a file named in the result."
+    )
+    Input = SSHExecInput
+
+    def risk(self, params: SSHExecInput) -> Risk:
+        return first_risk_rule(params.command)
+
+    def hosts(self, params: SSHExecInput) -> list[str]:
+        return params.targets()
+
+    def timeout_s(self, params: SSHExecInput) -> float | None:
+        return params.timeout + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S
+
+    def summary(self, params: SSHExecInput) -> str:
+        return f"{', '.join(params.targets())}: {params.command}"[:200]
+
+    async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error(
+                "ssh_exec is unavailable: no SSH inventory is loaded. Start Scout with an "
+                "inventory file (hosts, addresses, user, key) to reach hosts."
+            )
+        pool = ctx.ssh
+        targets = params.targets()
+        started = time.monotonic()
+
+        async def one(host: str) -> CommandResult | SSHError:
+            try:
+                return await pool.run(
+                    host, params.command, timeout=params.timeout, cwd=params.cwd, env=params.env
+                )
+            except SSHError as exc:
+                return exc
+
+        outcomes = await asyncio.gather(*(one(host) for host in targets))
+        limit = max(MIN_SECTION_LIMIT, DEFAULT_LIMIT // len(targets))
+        sections: list[str] = []
+        per_host: dict[str, dict[str, object]] = {}
+        truncated = False
+        for host, outcome in zip(targets, outcomes, strict=True):
+            if isinstance(outcome, SSHError):
+                sections.append(f"== {host} ({_failure_kind(outcome)}) ==\n{outcome}")
+                per_host[host] = {"error": str(outcome), "kind": _failure_kind(outcome)}
+                continue
+            section, facts = _section(outcome, params.timeout, limit, ctx)
+            sections.append(section)
+            per_host[host] = facts
+            truncated = truncated or bool(facts["truncated"])
+        failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
+        meta: dict[str, object] = {
+            "hosts": targets,
+            "duration_s": round(time.monotonic() - started, 3),
+            "truncated": truncated,
+        }
+        if params.host is not None:
+            single = outcomes[0]
+            meta["exit_status"] = single.exit_status if isinstance(single, CommandResult) else None
+        return ToolResult(
+            text="\n\n".join(sections), is_error=failed, data={"hosts": per_host}, meta=meta
+        )
+
+
+def _failure_kind(error: SSHError) -> str:
+    if isinstance(error, UnknownHostError):
+        return "unknown host"
+    if isinstance(error, HostKeyError):
+        return "host key refused"
+    if isinstance(error, AuthError):
+        return "login refused"
+    if isinstance(error, HostUnreachableError):
+        return "unreachable"
+    return "ssh error"
+
+
+def _section(
+    result: CommandResult, timeout: float, limit: int, ctx: ToolContext
+) -> tuple[str, dict[str, object]]:
+    """One host's part of the text, and its facts for `data`."""
+    stdout = bound_text(
+        result.stdout, limit=limit, spill_dir=ctx.spill_dir, label=f"ssh_exec-{result.host}-stdout"
+    )
+    stderr = bound_text(
+        result.stderr,
+        limit=max(MIN_SECTION_LIMIT // 2, limit // 2),
+        spill_dir=ctx.spill_dir,
+        label=f"ssh_exec-{result.host}-stderr",
+    )
+    status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
+    lines = [f"== {result.host} ({status}, {result.duration_s:.2f} s) =="]
+    if result.timed_out:
+        lines.append(
+            f"timed out after {timeout:g} s; the command was killed on the host. "
+            "Partial output follows."
+        )
+    lines.append(stdout.text.rstrip("\n") if stdout.text else "(no output)")
+    if stderr.text:
+        lines += ["-- stderr --", stderr.text.rstrip("\n")]
+    if result.truncated:
+        lines.append(
+            f"[the host sent more than Scout keeps: {result.stdout_omitted_bytes} stdout and "
+            f"{result.stderr_omitted_bytes} stderr bytes were dropped from the middle]"
+        )
+    facts: dict[str, object] = {
+        "exit_status": result.exit_status,
+        "timed_out": result.timed_out,
+        "duration_s": round(result.duration_s, 3),
+        "stdout_chars": stdout.total_chars,
+        "stderr_chars": stderr.total_chars,
+        "truncated": stdout.truncated or stderr.truncated or result.truncated,
+        "spill": {
+            name: str(bounded.spill_path)
+            for name, bounded in (("stdout", stdout), ("stderr", stderr))
+            if bounded.spill_path is not None
+        },
+    }
+    return "\n".join(lines), facts
