@@ -1,0 +1,150 @@
+"""Pure parsers for recon command output: text in, typed pydantic models out.
+
+Each parser raises `ParseError` only for text that is clearly not what it reads; check
+`is_tool_missing` first for "command not found" / "Permission denied" results.
+"""
+
+from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu
+from tools.recon.parsers.cuda import NvccInfo, parse_nvcc_version
+from tools.recon.parsers.disk import DiskUsage, parse_df
+from tools.recon.parsers.docker import (
+    DockerContainer,
+    DockerInfo,
+    DockerVersion,
+    parse_docker_info,
+    parse_docker_ps_json,
+    parse_docker_ps_table,
+    parse_docker_version,
+)
+from tools.recon.parsers.errors import ParseError
+from tools.recon.parsers.ethtool import EthtoolFec, EthtoolInfo, parse_ethtool, parse_ethtool_fec
+from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
+from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
+from tools.recon.parsers.missing import is_tool_missing
+from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth
+from tools.recon.parsers.network import (
+    IpAddress,
+    NetInterface,
+    parse_ip_addr_show,
+    parse_ip_br_addr,
+    parse_ip_br_link,
+    parse_ip_j_addr,
+)
+from tools.recon.parsers.nvidia_smi import (
+    GpuInfo,
+    GpuListEntry,
+    GpuProcess,
+    NvidiaSmiReport,
+    parse_nvidia_smi_list,
+    parse_nvidia_smi_table,
+)
+from tools.recon.parsers.nvidia_smi_q import (
+    GpuDetails,
+    NvidiaSmiQReport,
+    QNode,
+    parse_nvidia_smi_q,
+    parse_nvidia_smi_q_xml,
+)
+from tools.recon.parsers.nvidia_smi_query import NvidiaSmiQueryResult, parse_nvidia_smi_query_csv
+from tools.recon.parsers.os_release import (
+    DgxRelease,
+    LsbRelease,
+    OsRelease,
+    parse_dgx_release,
+    parse_lsb_release,
+    parse_os_release,
+)
+from tools.recon.parsers.python_env import (
+    PipPackage,
+    PythonVersion,
+    parse_pip_list_json,
+    parse_python_version,
+)
+from tools.recon.parsers.ray import (
+    RayResource,
+    RayStatus,
+    parse_ray_resource_line,
+    parse_ray_status,
+)
+from tools.recon.parsers.rdma import (
+    IbCa,
+    IbDevNetDev,
+    IbPort,
+    RdmaLink,
+    parse_ibdev2netdev,
+    parse_ibstat,
+    parse_rdma_link_show,
+)
+from tools.recon.parsers.units import parse_size_bytes
+
+__all__ = [
+    "CpuCoreType",
+    "DgxRelease",
+    "DiskUsage",
+    "DockerContainer",
+    "DockerInfo",
+    "DockerVersion",
+    "EthtoolFec",
+    "EthtoolInfo",
+    "FreeReport",
+    "FreeRow",
+    "GpuDetails",
+    "GpuInfo",
+    "GpuListEntry",
+    "GpuProcess",
+    "IbCa",
+    "IbDevNetDev",
+    "IbPort",
+    "IpAddress",
+    "LsbRelease",
+    "LscpuInfo",
+    "MemInfo",
+    "NetInterface",
+    "NvccInfo",
+    "NvidiaSmiQReport",
+    "NvidiaSmiQueryResult",
+    "NvidiaSmiReport",
+    "OsRelease",
+    "ParseError",
+    "PipPackage",
+    "PythonVersion",
+    "QNode",
+    "RayResource",
+    "RayStatus",
+    "RdmaLink",
+    "UnameInfo",
+    "is_tool_missing",
+    "parse_df",
+    "parse_dgx_release",
+    "parse_docker_info",
+    "parse_docker_ps_json",
+    "parse_docker_ps_table",
+    "parse_docker_version",
+    "parse_ethtool",
+    "parse_ethtool_fec",
+    "parse_free",
+    "parse_ibdev2netdev",
+    "parse_ibstat",
+    "parse_ip_addr_show",
+    "parse_ip_br_addr",
+    "parse_ip_br_link",
+    "parse_ip_j_addr",
+    "parse_lsb_release",
+    "parse_lscpu",
+    "parse_meminfo",
+    "parse_nccl_avg_bus_bandwidth",
+    "parse_nvcc_version",
+    "parse_nvidia_smi_list",
+    "parse_nvidia_smi_q",
+    "parse_nvidia_smi_q_xml",
+    "parse_nvidia_smi_query_csv",
+    "parse_nvidia_smi_table",
+    "parse_os_release",
+    "parse_pip_list_json",
+    "parse_python_version",
+    "parse_ray_resource_line",
+    "parse_ray_status",
+    "parse_rdma_link_show",
+    "parse_size_bytes",
+    "parse_uname_a",
+]
