@@ -1,0 +1,47 @@
+"""`python -m sim SCENARIO [--dir DIR]`: serve a simulated cluster until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from sim.cluster import SimCluster
+from sim.scenario import ScenarioError, list_scenarios, load_scenario
+
+
+async def _serve(scenario: str, out_dir: Path) -> None:
+    async with SimCluster(load_scenario(scenario), out_dir / "sim") as cluster:
+        inventory = cluster.write_inventory(out_dir / "inventory.yaml")
+        print(f"Simulated cluster '{cluster.scenario.name}' is up.")
+        print(
+            f"  head {cluster.head}: ssh -p {cluster.head_port} -i {out_dir / 'id_ed25519'} "
+            f"-o UserKnownHostsFile={out_dir / 'known_hosts'} {cluster.scenario.user}@127.0.0.1"
+        )
+        print(f"  inventory: {inventory}")
+        print(f"  try: scout recon --inventory {inventory}")
+        print("Press Ctrl-C to stop.", flush=True)
+        await asyncio.Event().wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__)
+    parser.add_argument("scenario", help=f"one of: {', '.join(list_scenarios())}, or a YAML path")
+    parser.add_argument("--dir", type=Path, help="where to write inventory, keys and host folders")
+    args = parser.parse_args(argv)
+    out_dir = (args.dir or Path(tempfile.mkdtemp(prefix="scout-sim-"))).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        asyncio.run(_serve(args.scenario, out_dir))
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nStopped.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

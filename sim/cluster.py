@@ -1,0 +1,402 @@
+"""The simulated cluster served over real SSH.
+
+The head is an asyncssh server on 127.0.0.1 (port 0). Workers have no listener at all: the head's
+`connection_requested` hands a forwarded channel to an in-process worker server over a socketpair,
+so reaching a worker needs the head as jump host and sends no traffic to its 192.168.x address.
+Every command runs in the host's sandbox (`HOST_DIR/sandbox/launch`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import socket
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import asyncssh
+import yaml
+
+from sim.fakehost.state import locked_state, read_state
+from sim.hostdir import materialize, sandbox_env
+from sim.scenario import Faults, Scenario, load_scenario
+
+_UNSET: Any = object()
+
+
+class SimClusterError(Exception):
+    """The cluster was used wrongly (unknown host, not started)."""
+
+
+class _CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+    """One exec or shell request, run as a subprocess in the host's sandbox."""
+
+    def __init__(self, cluster: SimCluster, host: str) -> None:
+        self._cluster, self._host = cluster, host
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self._command: str | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pending: list[bytes] = []
+        self._eof = False
+        self._task: asyncio.Task[None] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+
+    def pty_requested(self, *args: Any) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self._command = command
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def session_started(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        if self._proc and self._proc.stdin:
+            self._proc.stdin.write(data)
+        else:
+            self._pending.append(data)
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        if self._proc and self._proc.stdin:
+            self._proc.stdin.close()
+        return True
+
+    def signal_received(self, signal_name: str) -> None:
+        self._signal(getattr(signal, f"SIG{signal_name}", signal.SIGTERM))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._signal(signal.SIGKILL)
+        if self._task and not self._task.done():
+            self._task.cancel()
+
+    def _signal(self, sig: int) -> None:
+        if self._proc and self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, sig)
+
+    async def _run(self) -> None:
+        assert self._chan is not None
+        chan, faults = self._chan, self._cluster.faults(self._host)
+        if faults.latency_s:
+            await asyncio.sleep(faults.latency_s)
+        command = self._command or ""
+        drop = bool(faults.drop and command and re.search(faults.drop, command))
+        host_dir = self._cluster.host_dir(self._host)
+        argv = [str(host_dir / "sandbox" / "launch"), *([command] if self._command else [])]
+        self._proc = proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=sandbox_env(host_dir),
+            cwd=host_dir / "home",
+            start_new_session=True,
+        )
+        assert proc.stdin and proc.stdout and proc.stderr
+        for data in self._pending:
+            proc.stdin.write(data)
+        if self._eof:
+            proc.stdin.close()
+        try:
+            if drop:
+                await proc.stdout.read(1)
+                chan.get_connection().abort()
+                return
+            await asyncio.gather(
+                _pump(proc.stdout, chan.write), _pump(proc.stderr, chan.write_stderr)
+            )
+            code = await proc.wait()
+            if code < 0:
+                chan.exit_with_signal(signal.Signals(-code).name.removeprefix("SIG"))
+            else:
+                chan.exit(code)
+        finally:
+            self._signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                await proc.wait()
+
+
+async def _pump(reader: asyncio.StreamReader, write: Any) -> None:
+    while data := await reader.read(65536):
+        write(data)
+
+
+class _Bridge(asyncssh.SSHTCPSession):  # type: ignore[type-arg]
+    """Joins a forwarded channel on the head to a socketpair end served by a worker."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+        self._task: asyncio.Task[None] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHTCPChannel[bytes]) -> None:
+        async def copy_out() -> None:
+            with contextlib.suppress(ConnectionError, asyncssh.Error):
+                await _pump(self._reader, chan.write)
+                chan.write_eof()
+
+        self._task = asyncio.get_running_loop().create_task(copy_out())
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self._writer.write(data)
+
+    def eof_received(self) -> bool:
+        with contextlib.suppress(OSError):
+            self._writer.write_eof()
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._writer.close()
+        if self._task:
+            self._task.cancel()
+
+
+class _HostServer(asyncssh.SSHServer):
+    """Auth by the cluster's client key; on the head, forwarding to workers only."""
+
+    def __init__(self, cluster: SimCluster, host: str) -> None:
+        self._cluster, self._host = cluster, host
+        self._conn: asyncssh.SSHServerConnection | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        if self._cluster.faults(self._host).down:
+            conn.abort()
+            return
+        self._cluster._connections[self._host].add(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._conn:
+            self._cluster._connections[self._host].discard(self._conn)
+
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        return self._cluster.accepts(username, key)
+
+    def session_requested(self) -> _CommandSession:
+        return _CommandSession(self._cluster, self._host)
+
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> Any:
+        target = self._cluster.forward_target(self._host, dest_host, dest_port)
+        if self._cluster.faults(target).down:
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_CONNECT_FAILED,
+                f"connect to {dest_host} port {dest_port} failed: No route to host "
+                f"({target} is down)",
+            )
+        return self._cluster.bridge_to(target)
+
+
+class SimCluster:
+    """A scenario's hosts as SSH servers; `async with SimCluster("seed-pair", tmp) as c: ...`."""
+
+    def __init__(self, scenario: Scenario | str | Path, root_dir: str | Path) -> None:
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        self.root_dir = Path(root_dir).resolve()
+        self._faults = {
+            name: host.faults.model_copy() for name, host in self.scenario.hosts.items()
+        }
+        self._host_keys = {
+            name: asyncssh.generate_private_key("ssh-ed25519") for name in self.scenario.hosts
+        }
+        self._client_key = asyncssh.generate_private_key("ssh-ed25519")
+        self._connections: dict[str, set[asyncssh.SSHServerConnection]] = {
+            name: set() for name in self.scenario.hosts
+        }
+        self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.head_port = 0
+
+    async def __aenter__(self) -> SimCluster:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def head(self) -> str:
+        return self.scenario.head
+
+    @property
+    def client_key(self) -> asyncssh.SSHKey:
+        return self._client_key
+
+    def host_dir(self, name: str) -> Path:
+        self._check_host(name)
+        return self.root_dir / "hosts" / name
+
+    async def start(self) -> None:
+        """Lay out every host folder and start listening for the head on 127.0.0.1."""
+        for name, host in self.scenario.hosts.items():
+            materialize(host, self.scenario.user, self.host_dir(name))
+        self._acceptor = await asyncssh.create_server(
+            lambda: _HostServer(self, self.head),
+            "127.0.0.1",
+            self.head_port,
+            **self._server_options(self.head),
+        )
+        self.head_port = self._acceptor.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        """Close the listener and every connection; running commands are killed."""
+        if self._acceptor:
+            self._acceptor.close()
+            await self._acceptor.wait_closed()
+            self._acceptor = None
+        for conns in self._connections.values():
+            for conn in list(conns):
+                conn.abort()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def faults(self, name: str) -> Faults:
+        self._check_host(name)
+        return self._faults[name]
+
+    def inject(
+        self,
+        host: str,
+        *,
+        latency_s: float | None = _UNSET,
+        down: bool | None = _UNSET,
+        hang: str | None = _UNSET,
+        drop: str | None = _UNSET,
+    ) -> Faults:
+        """Change a host's faults now; arguments left out stay as they are, None clears.
+
+        latency_s: seconds added before every command. down: the head closes every connection,
+        a worker is refused by the head's forwarding. hang: regex; fake tools whose command line
+        matches block until killed. drop: regex; a matching command loses its connection after
+        its first output byte (or at exit).
+        """
+        faults = self.faults(host)
+        changes = {"latency_s": latency_s, "down": down, "hang": hang, "drop": drop}
+        for key, value in changes.items():
+            if value is not _UNSET:
+                default = Faults.model_fields[key].default
+                setattr(faults, key, default if value is None else value)
+        if changes["hang"] is not _UNSET:
+            with locked_state(self.host_dir(host)) as state:
+                state["faults"]["hang"] = faults.hang
+        if faults.down:
+            for conn in list(self._connections[host]):
+                conn.abort()
+        return faults
+
+    def host_state(self, name: str) -> dict[str, Any]:
+        """The host's current state (what its fake tools read and change)."""
+        return read_state(self.host_dir(name))
+
+    def accepts(self, username: str, key: asyncssh.SSHKey) -> bool:
+        client = self._client_key.convert_to_public()
+        return username == self.scenario.user and key.public_data == client.public_data
+
+    def forward_target(self, from_host: str, dest_host: str, dest_port: int) -> str:
+        """The worker a forward request names, or ChannelOpenError saying why not."""
+        if from_host == self.head:
+            for name, host in self.scenario.hosts.items():
+                named = dest_host in (host.address, host.hostname, name)
+                if name != self.head and dest_port == host.port and named:
+                    return name
+        raise asyncssh.ChannelOpenError(
+            asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+            f"{from_host} forwards only to the cluster's workers; {dest_host}:{dest_port} "
+            "is not one of them",
+        )
+
+    async def bridge_to(self, worker: str) -> _Bridge:
+        """Serve one forwarded connection with a fresh in-process SSH server for `worker`."""
+        near, far = socket.socketpair()
+
+        async def serve() -> asyncssh.SSHServerConnection:
+            return await asyncssh.run_server(
+                far,
+                server_factory=lambda: _HostServer(self, worker),
+                **self._server_options(worker),
+            )
+
+        task = asyncio.get_running_loop().create_task(serve())
+        self._tasks.add(task)
+        task.add_done_callback(self._forget_task)
+        reader, writer = await asyncio.open_connection(sock=near)
+        return _Bridge(reader, writer)
+
+    def _forget_task(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled():
+            task.exception()
+
+    def _server_options(self, name: str) -> dict[str, Any]:
+        return {
+            "server_host_keys": [self._host_keys[name]],
+            "encoding": None,
+            "line_editor": False,
+            "allow_scp": False,
+            "sftp_factory": None,
+            "agent_forwarding": False,
+            "x11_forwarding": False,
+        }
+
+    def write_inventory(self, path: str | Path) -> Path:
+        """Write a Scout inventory plus `known_hosts` and the client key next to it."""
+        if not self.head_port:
+            raise SimClusterError("start the cluster before writing its inventory")
+        path = Path(path).resolve()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key_path = path.parent / "id_ed25519"
+        key_path.write_bytes(self._client_key.export_private_key("openssh"))
+        key_path.chmod(0o600)
+        known_hosts = path.parent / "known_hosts"
+        lines, hosts = [], {}
+        for name, host in self.scenario.hosts.items():
+            public = self._host_keys[name].export_public_key().decode().strip()
+            if name == self.head:
+                lines.append(f"[127.0.0.1]:{self.head_port} {public}")
+                hosts[name] = {"address": "127.0.0.1", "port": self.head_port, "roles": ["head"]}
+            else:
+                lines.append(f"{host.address} {public}")
+                hosts[name] = {
+                    "address": host.address,
+                    "port": host.port,
+                    "jump": self.head,
+                    "roles": [host.role],
+                }
+        known_hosts.write_text("\n".join(lines) + "\n")
+        inventory = {
+            "known_hosts": str(known_hosts),
+            "defaults": {"user": self.scenario.user, "identity_file": str(key_path)},
+            "hosts": hosts,
+        }
+        path.write_text(yaml.safe_dump(inventory, sort_keys=False))
+        return path
+
+    def _check_host(self, name: str) -> None:
+        if name not in self.scenario.hosts:
+            known = ", ".join(self.scenario.hosts)
+            raise SimClusterError(
+                f"no host {name!r} in scenario {self.scenario.name}; hosts: {known}"
+            )

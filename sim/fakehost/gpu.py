@@ -1,0 +1,263 @@
+"""`nvidia-smi` as driver 580 prints it on a GB10: memory fields are `Not Supported` / `[N/A]`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+_BAR = "+-----------------------------------------------------------------------------------------+"
+_SPLIT = (
+    "+-----------------------------------------+------------------------+----------------------+"
+)
+_HEADER = [
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+    "|                                         |                        |               MIG M. |",
+    "|=========================================+========================+======================|",
+]
+_EMPTY_ROW = "|" + " " * 41 + "|" + " " * 24 + "|" + " " * 18 + "N/A |"
+_PROC_HEADER = [
+    "| Processes:                                                                              |",
+    "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |",
+    "|        ID   ID                                                               Usage      |",
+    "|=========================================================================================|",
+]
+
+
+def gpu_processes(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Desktop processes from the scenario plus one per running container that uses the GPU."""
+    procs = list(state["gpu"]["processes"])
+    for container in state["docker"]["containers"].values():
+        if container["state"] == "running" and container.get("gpu_process"):
+            procs.append(container["gpu_process"])
+    return procs
+
+
+def render_table(state: dict[str, Any], now: float) -> str:
+    gpu = state["gpu"]
+    disp = "On" if gpu["display_active"] else "Off"
+    lines = [
+        time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(now)) + "       ",
+        _BAR,
+        f"| NVIDIA-SMI {gpu['driver']:<23}Driver Version: {gpu['driver']:<15}"
+        f"CUDA Version: {gpu['cuda']:<9}|",
+        _SPLIT,
+        *_HEADER,
+        f"|   0  {gpu['name']:<31}On  |   {gpu['bus_id']} {disp:>3} |                  N/A |",
+        f"| N/A  {gpu['temp_c']:>3}C    {gpu['perf']}  {round(gpu['power_w']):>13}W /  N/A  "
+        f"| Not Supported          | {gpu['util_pct']:>6}%      Default |",
+        _EMPTY_ROW,
+        _SPLIT,
+        "",
+        _BAR,
+        *_PROC_HEADER,
+    ]
+    procs = gpu_processes(state)
+    if not procs:
+        lines.append(f"|  {'No running processes found':<87}|")
+    for proc in procs:
+        name = proc["name"] if len(proc["name"]) <= 32 else "..." + proc["name"][-29:]
+        lines.append(
+            f"|{0:>5}   N/A  N/A{proc['pid']:>16}{proc['type']:>7}   {name:<32}"
+            f"{proc['memory_mib']:>11}MiB |"
+        )
+    lines.append(_BAR)
+    return "\n".join(lines) + "\n"
+
+
+def _query_value(field: str, state: dict[str, Any]) -> tuple[str, str]:
+    """(value, unit) of one `--query-gpu` field; unit is what `nounits` strips."""
+    gpu = state["gpu"]
+    values: dict[str, tuple[str, str]] = {
+        "index": ("0", ""),
+        "name": (gpu["name"], ""),
+        "uuid": (gpu["uuid"], ""),
+        "gpu_uuid": (gpu["uuid"], ""),
+        "serial": (gpu["serial"], ""),
+        "driver_version": (gpu["driver"], ""),
+        "pci.bus_id": ("0000000F:01:00.0", ""),
+        "pstate": (gpu["perf"], ""),
+        "temperature.gpu": (str(gpu["temp_c"]), ""),
+        "utilization.gpu": (str(gpu["util_pct"]), " %"),
+        "utilization.memory": ("0", " %"),
+        "power.draw": (f"{gpu['power_w']:.2f}", " W"),
+        "power.limit": ("[N/A]", ""),
+        "compute_cap": ("12.1", ""),
+        "persistence_mode": ("Enabled", ""),
+        "display_active": ("Enabled" if gpu["display_active"] else "Disabled", ""),
+        "count": ("1", ""),
+        "clocks.sm": ("2418", " MHz"),
+    }
+    for memory_field in ("memory.total", "memory.used", "memory.free", "memory.reserved"):
+        values[memory_field] = ("[N/A]", "")
+    return values[field]
+
+
+_HEADER_UNITS = {
+    "memory.total": " [MiB]",
+    "memory.used": " [MiB]",
+    "memory.free": " [MiB]",
+    "memory.reserved": " [MiB]",
+    "utilization.gpu": " [%]",
+    "utilization.memory": " [%]",
+    "power.draw": " [W]",
+    "power.limit": " [W]",
+    "clocks.sm": " [MHz]",
+}
+
+
+def render_query(fields: list[str], fmt: set[str], state: dict[str, Any]) -> tuple[str, int]:
+    for field in fields:
+        try:
+            _query_value(field, state)
+        except KeyError:
+            return f'Field "{field}" is not a valid field to query.\n\n', 2
+    units = "nounits" not in fmt
+    lines = []
+    if "noheader" not in fmt:
+        lines.append(", ".join(f + (_HEADER_UNITS.get(f, "") if units else "") for f in fields))
+    row = []
+    for field in fields:
+        value, unit = _query_value(field, state)
+        row.append(value + (unit if units and not value.startswith("[") else ""))
+    lines.append(", ".join(row))
+    return "\n".join(lines) + "\n", 0
+
+
+def render_list(state: dict[str, Any]) -> str:
+    return f"GPU 0: {state['gpu']['name']} (UUID: {state['gpu']['uuid']})\n"
+
+
+def render_q(state: dict[str, Any], now: float) -> str:
+    gpu = state["gpu"]
+    pairs = [
+        (0, "Timestamp", time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(now))),
+        (0, "Driver Version", gpu["driver"]),
+        (0, "CUDA Version", gpu["cuda"]),
+        (0, "", None),
+        (0, "Attached GPUs", "1"),
+        (0, f"GPU {gpu['bus_id']}", None),
+        (1, "Product Name", gpu["name"]),
+        (1, "Product Brand", "NVIDIA RTX"),
+        (1, "Product Architecture", "Blackwell"),
+        (1, "Display Mode", "Requested functionality has been deprecated"),
+        (1, "Display Active", "Enabled" if gpu["display_active"] else "Disabled"),
+        (1, "Persistence Mode", "Enabled"),
+        (1, "Addressing Mode", "ATS"),
+        (1, "MIG Mode", None),
+        (2, "Current", "N/A"),
+        (2, "Pending", "N/A"),
+        (1, "Serial Number", gpu["serial"]),
+        (1, "GPU UUID", gpu["uuid"]),
+        (1, "Minor Number", "0"),
+        (1, "FB Memory Usage", None),
+        (2, "Total", "N/A"),
+        (2, "Reserved", "N/A"),
+        (2, "Used", "N/A"),
+        (2, "Free", "N/A"),
+        (1, "BAR1 Memory Usage", None),
+        (2, "Total", "N/A"),
+        (2, "Used", "N/A"),
+        (2, "Free", "N/A"),
+        (1, "Compute Mode", "Default"),
+        (1, "Utilization", None),
+        (2, "Gpu", f"{gpu['util_pct']} %"),
+        (2, "Memory", "N/A"),
+        (1, "Temperature", None),
+        (2, "GPU Current Temp", f"{gpu['temp_c']} C"),
+        (1, "GPU Power Readings", None),
+        (2, "Average Power Draw", f"{gpu['power_w']:.2f} W"),
+        (2, "Current Power Limit", "N/A"),
+        (1, "Processes", None if gpu_processes(state) else "None"),
+    ]
+    lines = ["", "==============NVSMI LOG==============", ""]
+    for depth, key, value in pairs:
+        if not key:
+            lines.append("")
+        elif value is None:
+            lines.append("    " * depth + key)
+        else:
+            lines.append(f"{'    ' * depth + key:<42}: {value}")
+    return "\n".join(lines) + "\n\n"
+
+
+_TOPO_LEGEND = "\n".join(
+    [
+        "",
+        "Legend:",
+        "",
+        "  X    = Self",
+        "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes"
+        " (e.g., QPI/UPI)",
+        "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges"
+        " within a NUMA node",
+        "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)",
+        "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host"
+        " Bridge)",
+        "  PIX  = Connection traversing at most a single PCIe bridge",
+        "  NV#  = Connection traversing a bonded set of # NVLinks",
+        "",
+    ]
+)
+
+
+def render_topo(state: dict[str, Any]) -> str:
+    nics = sorted(
+        (n for n in state["nics"].values() if n.get("rdma_dev")), key=lambda n: n["pci"] or ""
+    )
+    names = [f"NIC{i}" for i in range(len(nics))]
+    cpus = state["cpus"]
+    lines = ["\t" + "\t".join(["GPU0", *names, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"])]
+    lines.append("\t".join(["GPU0", " X ", *["NODE"] * len(nics), f"0-{cpus - 1}", "0", "", "N/A"]))
+    for i, nic in enumerate(nics):
+        row = [names[i], "NODE"]
+        for j, other in enumerate(nics):
+            same_bus = nic["pci"].split(".")[0] == other["pci"].split(".")[0]
+            row.append(" X " if i == j else ("PIX" if same_bus else "NODE"))
+        lines.append("\t".join([*row, "", "", "", ""]))
+    legend = [f"  {names[i]}: {nic['rdma_dev']}" for i, nic in enumerate(nics)]
+    return "\n".join(lines) + "\n" + _TOPO_LEGEND + "\nNIC Legend:\n\n" + "\n".join(legend) + "\n"
+
+
+def run_nvidia_smi(args: list[str], state: dict[str, Any]) -> int:
+    now = time.time()
+    if not args:
+        sys.stdout.write(render_table(state, now))
+        return 0
+    if args[0] == "topo":
+        if "-m" not in args:
+            sys.stderr.write(
+                "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
+            )
+            return 2
+        sys.stdout.write(render_topo(state))
+        return 0
+    if args[0] in ("-L", "--list-gpus"):
+        sys.stdout.write(render_list(state))
+        return 0
+    if args[0] in ("-q", "--query"):
+        sys.stdout.write(render_q(state, now))
+        return 0
+    fields: list[str] = []
+    fmt: set[str] = set()
+    for arg in args:
+        if arg.startswith("--query-gpu="):
+            fields = [f.strip() for f in arg.split("=", 1)[1].split(",") if f.strip()]
+        elif arg.startswith("--format="):
+            fmt = {f.strip() for f in arg.split("=", 1)[1].split(",")}
+        elif arg in ("-i", "--id=0", "0"):
+            continue
+        else:
+            sys.stderr.write(
+                "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
+            )
+            return 2
+    if not fields or "csv" not in fmt:
+        sys.stderr.write(
+            "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
+        )
+        return 2
+    text, code = render_query(fields, fmt, state)
+    (sys.stdout if code == 0 else sys.stderr).write(text)
+    return code

@@ -1,0 +1,72 @@
+"""Entry point of every fake tool: find the host, honour an injected hang, run the tool."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import docker, gpu, memory, network, rdma, system
+from .state import read_state, resolve_host_dir
+
+Runner = Callable[[list[str], dict[str, Any], Path], int]
+
+
+def _plain(fn: Callable[[list[str], dict[str, Any]], int]) -> Runner:
+    return lambda args, state, _host_dir: fn(args, state)
+
+
+TOOLS: dict[str, Runner] = {
+    "nvidia-smi": _plain(gpu.run_nvidia_smi),
+    "free": _plain(memory.run_free),
+    "ibdev2netdev": _plain(rdma.run_ibdev2netdev),
+    "ibstat": _plain(rdma.run_ibstat),
+    "rdma": _plain(rdma.run_rdma),
+    "ip": network.run_ip,
+    "ethtool": _plain(network.run_ethtool),
+    "uname": _plain(system.run_uname),
+    "hostname": _plain(system.run_hostname),
+    "lscpu": _plain(system.run_lscpu),
+    "nproc": _plain(system.run_nproc),
+    "cat": system.run_cat,
+    "df": _plain(system.run_df),
+    "id": _plain(system.run_id),
+    "whoami": _plain(system.run_whoami),
+    "ps": _plain(system.run_ps),
+    "ss": _plain(system.run_ss),
+    "python3": _plain(system.run_python3),
+    "python": _plain(system.run_python3),
+    "pip": _plain(system.run_pip),
+    "pip3": _plain(system.run_pip),
+    "nvcc": _plain(system.run_nvcc),
+    "docker": docker.run_docker,
+}
+
+
+def _hang_if_asked(tool: str, args: list[str], state: dict[str, Any]) -> None:
+    """An injected hang blocks until a signal (the `timeout` wrapper, a client kill) ends us."""
+    pattern = state.get("faults", {}).get("hang")
+    if pattern and re.search(pattern, " ".join([tool, *args])):
+        while True:
+            time.sleep(3600)
+
+
+def main(tool: str, default_host_dir: str) -> int:
+    host_dir = resolve_host_dir(default_host_dir)
+    state = read_state(host_dir)
+    args = sys.argv[1:]
+    _hang_if_asked(tool, args, state)
+    try:
+        code = TOOLS[tool](args, state, host_dir)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    return code

@@ -1,0 +1,132 @@
+"""Lay out one simulated host on disk: its state file, home folder, sandbox and bin folder.
+
+HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
+HOST_DIR/home/           HOME and working folder of every command
+HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand)
+HOST_DIR/bin/            the only PATH: fake tools, wrapped and read-only text tools
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sim.fakehost.main import TOOLS
+from sim.fakehost.state import HOST_DIR_ENV, write_state
+from sim.fakehost.views import VIEW_DIR, VIRTUAL_PATHS
+from sim.scenario import Host
+
+SANDBOX_SRC = Path(__file__).parent / "sandbox"
+FAKEHOST_PARENT = Path(__file__).parent
+BASH = shutil.which("bash") or "/bin/bash"
+
+# Real tools that read no files and only write to stdout: linked as they are.
+PLAIN_TOOLS = (
+    "tr", "seq", "sleep", "true", "false", "echo", "printf", "test", "basename", "dirname", "expr",
+)  # fmt: skip
+# Real tools that read files and only write to stdout: system file paths are mapped to the host's.
+READING_TOOLS = (
+    "grep", "head", "tail", "wc", "cut", "tac", "nl", "paste", "fold", "comm", "join", "base64",
+    "md5sum", "sha256sum",
+)  # fmt: skip
+# Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/).
+WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
+SHELL_NAMES = ("sh", "bash")
+SANDBOX_FILES = ("launch", "rc.bash", "shell")
+
+_TOOL_STUB = """#!{python} -IS
+import sys
+sys.path.insert(0, {parent!r})
+from fakehost.main import main
+sys.exit(main({tool!r}, {host_dir!r}))
+"""
+
+
+def host_state(host: Host, user: str, now: float) -> dict[str, Any]:
+    """The JSON state of a host at start: the scenario plus absolute times for containers."""
+    state = host.model_dump(mode="json")
+    state["user"] = user
+    for container in state["docker"]["containers"].values():
+        started = now - container["up_for_s"]
+        container.update(
+            created_at=started, started_at=started, finished_at=0.0, auto_remove=False, env=[]
+        )
+    return state
+
+
+def materialize(host: Host, user: str, host_dir: Path) -> Path:
+    """Create (or recreate) the folder of one host and return it."""
+    if host_dir.exists():
+        shutil.rmtree(host_dir)
+    for sub in ("home", "bin", "sandbox"):
+        (host_dir / sub).mkdir(parents=True)
+    write_state(host_dir, host_state(host, user, time.time()))
+    _install_sandbox(host_dir, user)
+    _install_bin(host, host_dir, user)
+    return host_dir
+
+
+def _map_paths_snippet() -> str:
+    """POSIX sh that rewrites "$@" so the host's system files come from HOST_DIR/files."""
+    cases = "|".join(VIRTUAL_PATHS)
+    return (
+        "for arg do\n"
+        "    shift\n"
+        f'    case "$arg" in {cases}) arg="@HOST_DIR@/{VIEW_DIR}$arg" ;; esac\n'
+        '    set -- "$@" "$arg"\n'
+        "done"
+    )
+
+
+def _fill(template: str, host_dir: Path, user: str) -> str:
+    return (
+        template.replace("@MAP_PATHS@", _map_paths_snippet())
+        .replace("@HOST_DIR@", str(host_dir))
+        .replace("@USER@", user)
+        .replace("@BASH@", BASH)
+    )
+
+
+def _write_exec(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def _install_sandbox(host_dir: Path, user: str) -> None:
+    for name in SANDBOX_FILES:
+        text = _fill((SANDBOX_SRC / name).read_text(), host_dir, user)
+        _write_exec(host_dir / "sandbox" / name, text)
+
+
+def _install_bin(host: Host, host_dir: Path, user: str) -> None:
+    bin_dir = host_dir / "bin"
+    for tool in TOOLS:
+        if tool == "nvcc" and not host.nvcc_on_path:
+            continue
+        stub = _TOOL_STUB.format(
+            python=sys.executable, parent=str(FAKEHOST_PARENT), tool=tool, host_dir=str(host_dir)
+        )
+        _write_exec(bin_dir / tool, stub)
+    for name in WRAPPED_TOOLS:
+        text = _fill((SANDBOX_SRC / name).read_text(), host_dir, user)
+        _write_exec(bin_dir / name, text)
+    for name in SHELL_NAMES:
+        _write_exec(bin_dir / name, _fill((SANDBOX_SRC / "shell").read_text(), host_dir, ""))
+    for name in PLAIN_TOOLS:
+        real = shutil.which(name, path="/usr/bin:/bin")
+        if real:
+            os.symlink(real, bin_dir / name)
+    reader = (SANDBOX_SRC / "readtool").read_text()
+    for name in READING_TOOLS:
+        real = shutil.which(name, path="/usr/bin:/bin")
+        if real:
+            _write_exec(bin_dir / name, _fill(reader.replace("@REAL@", real), host_dir, ""))
+
+
+def sandbox_env(host_dir: Path) -> dict[str, str]:
+    """Environment for starting `sandbox/launch` itself (it builds the command's own env)."""
+    return {"PATH": "/usr/bin:/bin", HOST_DIR_ENV: str(host_dir)}

@@ -1,0 +1,236 @@
+"""Scenarios: what a simulated cluster looks like, as typed data loaded from YAML.
+
+A scenario file may `extends:` another one and override parts of it; `defaults:` are merged under
+every host, so a file only spells out what differs. Mappings merge key by key, lists are replaced,
+and `null` removes a key (a container, a NIC) that the parent defined.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+
+
+class ScenarioError(Exception):
+    """A scenario cannot be found or does not describe a valid cluster."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Nic(_Model):
+    """One network device; `up` is the admin state, `cable` whether a link partner is there."""
+
+    index: int
+    kind: Literal["loopback", "ethernet", "wifi", "cx7", "bridge"]
+    mac: str
+    mtu: int = 1500
+    up: bool = True
+    cable: bool = True
+    addresses: list[str] = Field(default_factory=list)
+    link_local_v6: bool = True
+    altname: str | None = None
+    speed_mbps: int | None = None
+    rdma_dev: str | None = None
+    pci: str | None = None
+
+
+class GpuProcess(_Model):
+    pid: int
+    type: Literal["G", "C"] = "G"
+    name: str
+    memory_mib: int
+
+
+class Gpu(_Model):
+    name: str = "NVIDIA GB10"
+    driver: str = "580.95.05"
+    cuda: str = "13.0"
+    uuid: str
+    bus_id: str = "0000000F:01:00.0"
+    serial: str = "1234567890123"
+    temp_c: int = 41
+    power_w: float = 4.5
+    util_pct: int = 0
+    perf: str = "P8"
+    display_active: bool = False
+    processes: list[GpuProcess] = Field(default_factory=list)
+
+
+class Memory(_Model):
+    """Unified memory as Linux sees it; running containers add their `memory_kb` to `used_kb`."""
+
+    total_kb: int = 127600748
+    used_kb: int
+    cache_kb: int = 2516582
+    buffers_kb: int = 105536
+    shared_kb: int = 5427
+    swap_total_kb: int = 16777212
+    swap_used_kb: int = 0
+
+
+class Disk(_Model):
+    filesystem: str
+    fstype: str = "ext4"
+    size_kb: int
+    used_kb: int
+    mount: str
+
+
+class Image(_Model):
+    repository: str
+    tag: str = "latest"
+    id: str
+    created: str = "2 months ago"
+    size: str = "1GB"
+    run_memory_kb: int = 1048576
+
+
+class Container(_Model):
+    id: str
+    image: str
+    command: str
+    state: Literal["running", "exited", "created"] = "running"
+    up_for_s: int = 60
+    exit_code: int = 0
+    memory_kb: int = 0
+    ports: str = ""
+    listen: list[int] = Field(default_factory=list)
+    logs: str = ""
+    gpu_process: GpuProcess | None = None
+
+
+class Docker(_Model):
+    installed: bool = True
+    socket_access: bool = True
+    version: str = "29.2.1"
+    api_version: str = "1.52"
+    runtimes: list[str] = Field(default_factory=lambda: ["io.containerd.runc.v2", "runc"])
+    images: list[Image] = Field(default_factory=list)
+    containers: dict[str, Container] = Field(default_factory=dict)
+
+
+class Listener(_Model):
+    address: str
+    port: int
+    process: str = ""
+
+
+class Faults(_Model):
+    """Injected trouble: seconds added to every command, host down, commands that hang or drop."""
+
+    latency_s: float = 0.0
+    down: bool = False
+    hang: str | None = None
+    drop: str | None = None
+
+
+class Host(_Model):
+    role: Literal["head", "worker"]
+    address: str
+    port: int = 22
+    hostname: str
+    arch: str = "aarch64"
+    kernel: str
+    kernel_build: str
+    cpus: int = 20
+    files: dict[str, str] = Field(default_factory=dict)
+    memory: Memory
+    gpu: Gpu
+    disks: list[Disk] = Field(default_factory=list)
+    nvcc_on_path: bool = False
+    docker: Docker = Field(default_factory=Docker)
+    nics: dict[str, Nic] = Field(default_factory=dict)
+    listeners: list[Listener] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    python_version: str = "3.12.3"
+    pip_packages: dict[str, str] = Field(default_factory=dict)
+    faults: Faults = Field(default_factory=Faults)
+
+
+class Scenario(_Model):
+    name: str
+    description: str = ""
+    user: str = "aurora"
+    hosts: dict[str, Host]
+
+    @property
+    def head(self) -> str:
+        """Name of the one host reachable directly (role head)."""
+        return next(name for name, host in self.hosts.items() if host.role == "head")
+
+
+def list_scenarios() -> list[str]:
+    """Names of the scenarios shipped with the simulator."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml") if not p.stem.startswith("_"))
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    """Load a shipped scenario by name, or any scenario file by path."""
+    raw = _load_raw(_resolve(name_or_path), seen=())
+    defaults = raw.pop("defaults", {}) or {}
+    raw.pop("extends", None)
+    hosts = raw.get("hosts") or {}
+    raw["hosts"] = {name: _deep_merge(defaults, spec or {}) for name, spec in hosts.items()}
+    try:
+        scenario = Scenario.model_validate(raw)
+    except ValidationError as exc:
+        raise ScenarioError(f"scenario {name_or_path!s} is invalid:\n{exc}") from None
+    heads = [n for n, h in scenario.hosts.items() if h.role == "head"]
+    if len(heads) != 1:
+        raise ScenarioError(f"scenario {scenario.name} needs exactly one head host, found {heads}")
+    return scenario
+
+
+def _resolve(name_or_path: str | Path) -> Path:
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise ScenarioError(f"scenario file {path} does not exist")
+        return path
+    shipped = SCENARIO_DIR / f"{name_or_path}.yaml"
+    if not shipped.is_file():
+        names = ", ".join(list_scenarios())
+        raise ScenarioError(f"unknown scenario {name_or_path!r}; choose one of: {names}")
+    return shipped
+
+
+def _load_raw(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
+    if path in seen:
+        raise ScenarioError(f"scenario {path} extends itself (via {', '.join(map(str, seen))})")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"scenario {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"scenario {path} must be a mapping at the top level")
+    parent = data.get("extends")
+    if parent is None:
+        return data
+    base = _load_raw(_resolve_parent(path, parent), seen=(*seen, path))
+    base.pop("name", None)
+    base.pop("description", None)
+    return _deep_merge(base, {k: v for k, v in data.items() if k != "extends"})
+
+
+def _resolve_parent(child: Path, parent: str) -> Path:
+    sibling = child.parent / f"{parent}.yaml"
+    return sibling if sibling.is_file() else _resolve(parent)
+
+
+def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
