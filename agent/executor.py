@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import structlog
 from pydantic import ValidationError
 
+from agent.approvals.risk import assess_risk
 from agent.gate import Gate, PreparedCall, ReadOnlyGate, ToolCall
 from tools.base import Risk, ToolContext, ToolResult
 from tools.registry import ToolRegistry
@@ -87,8 +88,7 @@ class Executor:
         except ValidationError as exc:
             return ToolResult.error(describe_validation_error(tool.name, exc))
         try:
-            risk = tool.risk(params)
-            reason = tool.risk_reason(params)
+            risk, reason = assess_risk(tool, params)
         except Exception as exc:  # a classifier bug must not let a call through
             log.exception("risk.failed", tool=tool.name)
             risk, reason = Risk.DESTRUCTIVE, f"risk could not be judged ({exc}); assumed worst"

@@ -96,6 +96,14 @@ class Tool(ABC, Generic[InputT]):
     def hosts(self, params: InputT) -> list[str]:
         return []
 
+    def shell_commands(self, params: InputT) -> list[str]:
+        """Shell commands this call would run; the agent's classifier judges each of them."""
+        return []
+
+    def intrinsic_risk(self, params: InputT) -> Risk:
+        """The risk of the action apart from its shell commands (running a command: none)."""
+        return self.risk(params)
+
     def timeout_s(self, params: InputT) -> float | None:
         """Deadline for the whole call; None lets the executor's default apply."""
         return None

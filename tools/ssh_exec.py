@@ -116,6 +116,12 @@ class SSHExec(Tool[SSHExecInput]):
     def risk(self, params: SSHExecInput) -> Risk:
         return first_risk_rule(params.command)
 
+    def shell_commands(self, params: SSHExecInput) -> list[str]:
+        return [params.command]
+
+    def intrinsic_risk(self, params: SSHExecInput) -> Risk:
+        return Risk.READ_ONLY
+
     def hosts(self, params: SSHExecInput) -> list[str]:
         return params.targets()
 
