@@ -9,7 +9,7 @@ from agent.events import SessionStart, TodoUpdate
 from agent.executor import Executor, ExecutorLimits
 from agent.gate import Gate
 from agent.model_client import ModelClient
-from agent.recorder import Recorder
+from agent.recorder import Recorder, SessionListener
 from agent.redact import Redactor
 from agent.session import Budgets, Session, SessionParts
 from agent.todo import TodoList, TodoWriteTool
@@ -33,6 +33,7 @@ def build_session(
     mode: str = "ask",
     goal: str | None = None,
     session_id: str | None = None,
+    listeners: list[SessionListener] | None = None,
 ) -> Session:
     """A ready session with `todo_write` registered and its start recorded."""
     redactor = redactor or Redactor()
@@ -55,6 +56,7 @@ def build_session(
         TranscriptWriter(transcript_path, parts.session_id, redactor) if transcript_path else None
     )
     parts.recorder = Recorder(writer, parts.session_id)
+    parts.recorder.listeners.extend(listeners or [])
     todo.on_change = lambda items: parts.recorder.emit(
         TodoUpdate(items=[item.model_dump() for item in items])
     )

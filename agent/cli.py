@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.settings import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
 
@@ -33,10 +37,116 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _load_settings(flags: dict) -> Settings | None:
+    from agent.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(flags)
+    except SettingsError as exc:
+        print(f"scout: {exc}", file=sys.stderr)
+        return None
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from agent.headless import run_goal
+    from agent.logs import configure_logging
+    from agent.runtime import redactor_for
+
+    settings = _load_settings(
+        {
+            "inventory": args.inventory,
+            "model": args.model,
+            "trust_new_hosts": args.trust_new_hosts or None,
+            "webhook_url": args.webhook_url,
+            "webhook_secret_env": args.webhook_secret_env,
+        }
+    )
+    if settings is None:
+        return EXIT_ERROR
+    configure_logging(settings.log_file, redactor_for(settings))
+    secret = os.environ.get(settings.webhook_secret_env)
+    return asyncio.run(
+        run_goal(
+            settings,
+            args.goal,
+            approvals=args.approvals,
+            webhook_url=settings.webhook_url,
+            webhook_secret=secret,
+        )
+    )
+
+
+def _cmd_chat(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agent.chat import chat
+    from agent.logs import configure_logging
+    from agent.model_client import AnthropicClient
+    from agent.runtime import redactor_for
+
+    settings = _load_settings(
+        {
+            "inventory": args.inventory,
+            "model": args.model,
+            "mode": args.mode,
+            "trust_new_hosts": args.trust_new_hosts or None,
+        }
+    )
+    if settings is None:
+        return EXIT_ERROR
+    if settings.api_key is None and not settings.base_url:
+        print(
+            "scout chat: no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    configure_logging(settings.log_file, redactor_for(settings))
+    client = AnthropicClient(
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
+        base_url=settings.base_url,
+    )
+    return asyncio.run(chat(settings, client))
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from agent.settings import scout_home
+    from agent.setup_files import write_starter_files
+
+    folder = Path(args.dir).expanduser() if args.dir else scout_home()
+    for line in write_starter_files(folder, force=args.force):
+        print(line)
+    print("next: edit the inventory, export ANTHROPIC_API_KEY, then run `scout doctor`")
+    return EXIT_OK
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.console import Console
+
+    from agent.doctor import print_checks, run_checks
+
+    settings = _load_settings({"inventory": args.inventory})
+    if settings is None:
+        return EXIT_ERROR
+    checks = asyncio.run(run_checks(settings, settings.inventory))
+    print_checks(Console(highlight=False), checks)
+    return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
+
+
 def _cmd_policy(args: argparse.Namespace) -> int:
     from agent.policy.cli import classify_main
 
     return classify_main(args.command)
+
+
+def _cmd_recon(args: argparse.Namespace) -> int:
+    from agent.recon_cli import recon_main
+
+    return recon_main(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +167,83 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="transcript file (.jsonl)")
     replay.add_argument("-v", "--verbose", action="store_true", help="show tool output lines")
     replay.set_defaults(func=_cmd_replay)
+
+    chat = sub.add_parser(
+        "chat",
+        help="a conversation in the terminal: streamed answers, live batches, inline approvals",
+        description=(
+            "Talk to Scout in the terminal. Enter sends, Esc Enter adds a line, Ctrl-C stops "
+            "the running batch, Ctrl-D leaves. /help lists the slash commands."
+        ),
+    )
+    chat.add_argument("--inventory", help="inventory YAML of the hosts")
+    chat.add_argument("--model", help="model name (default from settings)")
+    chat.add_argument("--mode", choices=["plan", "ask", "auto-safe", "ci"], help="approval mode")
+    chat.add_argument(
+        "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
+    )
+    chat.set_defaults(func=_cmd_chat)
+
+    run = sub.add_parser(
+        "run",
+        help="headless: pursue a goal, approvals by webhook (or none in ci), JSON events on stdout",
+        description=(
+            "Run one goal without a terminal. Events stream to stdout as JSON lines (the "
+            "transcript's event types). Exit status: 0 done, 2 stopped by a denial or a budget, "
+            "1 error."
+        ),
+    )
+    run.add_argument("--goal", required=True, help="what Scout should achieve")
+    run.add_argument("--inventory", help="inventory YAML of the hosts")
+    run.add_argument(
+        "--approvals",
+        choices=["webhook", "ci"],
+        default="ci",
+        help="webhook: ask the webhook for every gated step; ci: deny whatever needs a human",
+    )
+    run.add_argument("--webhook-url", help="where approval requests are POSTed")
+    run.add_argument(
+        "--webhook-secret-env",
+        help="name of the environment variable holding the webhook's shared secret",
+    )
+    run.add_argument("--model", help="model name (default from settings)")
+    run.add_argument(
+        "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
+    )
+    run.set_defaults(func=_cmd_run)
+
+    recon = sub.add_parser(
+        "recon",
+        help="probe every host in parallel and print the world model (no LLM)",
+        description="Run the read-only probe pack on the inventory's hosts and print the facts "
+        "and findings as tables, or as JSON with --json. Exit status 1 if a host was unreachable.",
+    )
+    recon.add_argument("--inventory", required=True, help="inventory YAML file")
+    recon.add_argument("--hosts", help="comma-separated host names (default: all)")
+    recon.add_argument("--json", action="store_true", help="print the world model as JSON")
+    recon.add_argument("--model-size-gb", type=float, help="model weights in GB, to check the fit")
+    recon.add_argument(
+        "--trust-new-hosts",
+        action="store_true",
+        help="record unknown host keys (trust on first use)",
+    )
+    recon.set_defaults(func=_cmd_recon)
+
+    init = sub.add_parser(
+        "init",
+        help="write a commented inventory and settings file to start from",
+        description="Write inventory.yaml and settings.yaml (default folder: ~/.scout).",
+    )
+    init.add_argument("--dir", help="folder to write into (default ~/.scout or $SCOUT_HOME)")
+    init.add_argument("--force", action="store_true", help="replace existing files")
+    init.set_defaults(func=_cmd_init)
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="check settings, API key, SSH, host keys and Docker access; change nothing",
+    )
+    doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
+    doctor.set_defaults(func=_cmd_doctor)
 
     policy = sub.add_parser("policy", help="inspect the safety policy")
     policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)

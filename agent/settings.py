@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 Mode = Literal["plan", "ask", "auto-safe", "ci"]
 
@@ -37,6 +37,23 @@ class Settings(BaseModel):
     max_tokens_per_turn: int = 8192
     tool_timeout_s: float = 300.0
     trust_new_hosts: bool = False
+    rules: dict[Literal["allow", "ask", "deny"], list[str]] = Field(default_factory=dict)
+    webhook_url: str | None = None
+    webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
+    approval_timeout_s: float = 900.0
+
+    @field_validator("inventory", "transcripts_dir", "log_file")
+    @classmethod
+    def _expand_home(cls, path: Path | None) -> Path | None:
+        return path.expanduser() if path is not None else None
+
+    @field_validator("rules")
+    @classmethod
+    def _rules_parse(cls, rules: dict[str, list[str]]) -> dict[str, list[str]]:
+        from agent.approvals.rules import RuleSet
+
+        RuleSet.from_config(rules)  # raises RuleError (a ValueError) with the expected form
+        return rules
 
 
 class SettingsError(Exception):

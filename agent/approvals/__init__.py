@@ -1,0 +1,1 @@
+"""Approval requests, decisions, and the approvers that answer them (terminal, webhook)."""

@@ -1,0 +1,66 @@
+"""What an approval request carries and what a decision says, bound together by a fingerprint.
+
+The fingerprint covers the tool, its normalised input and the hosts, so a decision can only ever
+authorise the exact call that was shown; each decision is used once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+DecisionKind = Literal["approved", "approved_with_edit", "denied", "timed_out", "unavailable"]
+
+
+def normalise_input(data: Any) -> Any:
+    """Stable form for hashing: sorted keys, trimmed strings, collapsed command whitespace."""
+    if isinstance(data, dict):
+        return {key: normalise_input(data[key]) for key in sorted(data)}
+    if isinstance(data, list):
+        return [normalise_input(item) for item in data]
+    if isinstance(data, str):
+        return " ".join(data.split())
+    return data
+
+
+def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
+    body = json.dumps(
+        {"tool": tool, "input": normalise_input(tool_input), "hosts": sorted(hosts)},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
+
+
+class ApprovalRequest(BaseModel):
+    id: str
+    fingerprint: str
+    tool: str
+    input: dict[str, Any]
+    hosts: list[str] = Field(default_factory=list)
+    risk: str
+    reason: str
+    plan_step: str | None = None
+    summary: str = ""
+    expires_at: str | None = None
+
+
+class Decision(BaseModel):
+    kind: DecisionKind
+    fingerprint: str
+    message: str = ""
+    edited_input: dict[str, Any] | None = None
+    decided_by: str = ""
+
+    @property
+    def allows(self) -> bool:
+        return self.kind in {"approved", "approved_with_edit"}
+
+
+class Approver(Protocol):
+    """Answers one request; must never raise for an expected failure (say `unavailable`)."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision: ...

@@ -1,0 +1,120 @@
+"""The plan gate: the model proposes a plan; until a human approves one, the session is read-only.
+
+An approved plan is remembered by its hash, which the transcript records with the approval.
+Mutating steps still pass the gate one by one; the plan says what each step serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+
+from pydantic import BaseModel, Field
+
+from tools.base import Tool, ToolContext, ToolResult
+
+
+class PlanStep(BaseModel):
+    title: str = Field(min_length=1, description="What this step achieves.")
+    hosts: list[str] = Field(default_factory=list, description="Hosts the step touches.")
+    actions: list[str] = Field(
+        min_length=1, description="The exact commands or tool calls, in order."
+    )
+    expected_downtime: str = Field(
+        description="What stops serving and for how long, or 'none'.", min_length=1
+    )
+    rollback: str = Field(min_length=1, description="How to undo this step.")
+    success_check: str = Field(min_length=1, description="How success is verified.")
+
+
+class Plan(BaseModel):
+    goal: str = Field(min_length=1)
+    steps: list[PlanStep] = Field(min_length=1)
+    risks: list[str] = Field(default_factory=list, description="What could go wrong.")
+
+    def digest(self) -> str:
+        body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return "plan:" + hashlib.sha256(body.encode()).hexdigest()[:16]
+
+    def render(self) -> str:
+        lines = [f"Plan: {self.goal}"]
+        for number, step in enumerate(self.steps, 1):
+            where = f" on {', '.join(step.hosts)}" if step.hosts else ""
+            lines.append(f"{number}. {step.title}{where}")
+            lines.extend(f"     $ {action}" for action in step.actions)
+            lines.append(f"     downtime: {step.expected_downtime}")
+            lines.append(f"     rollback: {step.rollback}")
+            lines.append(f"     check: {step.success_check}")
+        if self.risks:
+            lines.append("Risks: " + "; ".join(self.risks))
+        return "\n".join(lines)
+
+
+class PlanState:
+    """The session's plans: the latest proposal and the one a human approved."""
+
+    def __init__(self) -> None:
+        self.proposed: Plan | None = None
+        self.approved: Plan | None = None
+        self.approved_hash: str | None = None
+
+    def approve(self, plan: Plan) -> None:
+        self.approved, self.approved_hash = plan, plan.digest()
+
+    def step_for(self, command: str, hosts: list[str]) -> str | None:
+        """The approved step an action serves, found by its command text and hosts."""
+        if self.approved is None:
+            return None
+        wanted = " ".join(command.split())
+        for number, step in enumerate(self.approved.steps, 1):
+            if hosts and step.hosts and not set(hosts) <= set(step.hosts):
+                continue
+            for action in step.actions:
+                action_text = " ".join(action.split())
+                if wanted and (wanted in action_text or action_text in wanted):
+                    return f"step {number}: {step.title}"
+        return None
+
+
+PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str]]]
+
+
+class ProposePlanTool(Tool[Plan]):
+    name = "propose_plan"
+    description = (
+        "Propose a plan to the user for approval before changing anything. Until a plan is "
+        "approved the session is read-only. Each step lists its hosts, the exact actions, the "
+        "expected downtime, a rollback and a success check. Proposing again replaces the plan."
+    )
+    Input = Plan
+
+    def __init__(self, state: PlanState, review: PlanReviewer) -> None:
+        self.state = state
+        self.review = review
+
+    def summary(self, params: Plan) -> str:
+        return f"{params.goal} ({len(params.steps)} steps)"
+
+    async def run(self, params: Plan, ctx: ToolContext) -> ToolResult:
+        self.state.proposed = params
+        approved, message = await self.review(params)
+        digest = params.digest()
+        if not approved:
+            return ToolResult(
+                text=(
+                    f"The plan was not approved ({message or 'no reason given'}). The session "
+                    "stays read-only. Revise the plan to address this, or ask the user."
+                ),
+                is_error=True,
+                data={"plan_hash": digest, "approved": False},
+            )
+        self.state.approve(params)
+        return ToolResult(
+            text=(
+                f"Plan approved ({digest}). Work through it step by step; each mutating action "
+                "still passes the gate, and destructive ones are asked about one at a time."
+                + (f" Note from the approver: {message}" if message else "")
+            ),
+            data={"plan_hash": digest, "approved": True, "steps": len(params.steps)},
+        )

@@ -1,0 +1,130 @@
+"""Assembling a live session from settings: inventory and SSH pool, tools, gate, transcript.
+
+Every face (chat, headless run, demo) builds its session here, so they differ only in the model
+client, the approver and what they show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agent.approvals.gate import PolicyGate
+from agent.approvals.model import Approver
+from agent.approvals.rules import RuleSet
+from agent.assembly import build_session
+from agent.events import Notice
+from agent.executor import ExecutorLimits
+from agent.model_client import ModelClient
+from agent.plan import PlanState, ProposePlanTool
+from agent.prompts import load_prompt
+from agent.recorder import SessionListener
+from agent.redact import Redactor
+from agent.session import Budgets, Session
+from agent.settings import Settings
+from tools.base import Tool, ToolContext
+from tools.ssh import Inventory, SSHPool
+from tools.ssh_exec import SSHExec
+
+ApproverFactory = Callable[[PolicyGate], Approver | None]
+
+
+@dataclass
+class Runtime:
+    session: Session
+    gate: PolicyGate
+    plan: PlanState
+    transcript_path: Path
+    pool: SSHPool | None = None
+    extra_tools: list[Tool] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+        self.session.recorder.close()
+
+
+def new_transcript_path(settings: Settings) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return settings.transcripts_dir / f"scout-{stamp}.jsonl"
+
+
+def redactor_for(settings: Settings) -> Redactor:
+    redactor = Redactor()
+    if settings.api_key is not None:
+        redactor.add_secret(settings.api_key.get_secret_value())
+    return redactor
+
+
+async def open_runtime(
+    settings: Settings,
+    *,
+    client: ModelClient,
+    approver_factory: ApproverFactory,
+    transcript_path: Path | None = None,
+    goal: str | None = None,
+    redactor: Redactor | None = None,
+    extra_tools: list[Tool] | None = None,
+    listeners: list[SessionListener] | None = None,
+) -> Runtime:
+    """A ready session; the caller owns it and must `aclose()` the runtime."""
+    redactor = redactor or redactor_for(settings)
+    transcript_path = transcript_path or new_transcript_path(settings)
+    plan = PlanState()
+    runtime_ref: list[Runtime] = []
+    pool = None
+    tools: list[Tool] = []
+    if settings.inventory is not None:
+        inventory = Inventory.load(settings.inventory)
+
+        def on_new_host_key(host: str, fingerprint: str) -> None:
+            notice = Notice(
+                level="warning",
+                kind="host_key_trusted",
+                message=f"trusted a new host key for {host} ({fingerprint}) and saved it",
+            )
+            for runtime in runtime_ref:  # connections open only after the runtime exists
+                runtime.session.recorder.emit(notice)
+
+        pool = SSHPool(
+            inventory,
+            trust_new_hosts=settings.trust_new_hosts,
+            on_new_host_key=on_new_host_key,
+        )
+        tools.append(SSHExec())
+    gate = PolicyGate(
+        mode=settings.mode,
+        rules=RuleSet.from_config(settings.rules),
+        plan=plan,
+        approval_ttl_s=settings.approval_timeout_s,
+    )
+    gate.approver = approver_factory(gate)
+    tools.append(ProposePlanTool(plan, gate.review_plan))
+    tools.extend(extra_tools or [])
+    context = ToolContext(spill_dir=transcript_path.parent / "spill", ssh=pool)
+    session = build_session(
+        client=client,
+        tools=tools,
+        context=context,
+        system_prompt=load_prompt("system"),
+        model=settings.model,
+        transcript_path=transcript_path,
+        gate=gate,
+        budgets=Budgets(
+            max_turns=settings.max_turns,
+            max_output_tokens=settings.max_output_tokens,
+            max_cost_usd=settings.max_cost_usd,
+            max_tokens_per_turn=settings.max_tokens_per_turn,
+        ),
+        redactor=redactor,
+        limits=ExecutorLimits(default_timeout_s=settings.tool_timeout_s),
+        mode=settings.mode,
+        goal=goal,
+        listeners=listeners,
+    )
+    gate.emit = session.recorder.emit
+    runtime = Runtime(session, gate, plan, transcript_path, pool, list(extra_tools or []))
+    runtime_ref.append(runtime)
+    return runtime

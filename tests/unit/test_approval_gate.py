@@ -1,0 +1,177 @@
+import pytest
+from pydantic import BaseModel
+
+from agent.approvals.gate import PolicyGate
+from agent.approvals.rules import Rule, RuleError, RuleSet
+from agent.approvals.scripted import ScriptedApprover
+from agent.executor import Executor
+from agent.gate import ToolCall
+from agent.plan import Plan, PlanState, PlanStep
+from tests.support.probe_tools import EchoTool
+from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.registry import ToolRegistry
+
+
+class CommandInput(BaseModel):
+    host: str
+    command: str
+
+
+class FakeShell(Tool[CommandInput]):
+    """Risk by first word, so the gate can be tested apart from the classifier."""
+
+    name = "ssh_exec"
+    description = "run a command"
+    Input = CommandInput
+
+    def risk(self, params):
+        word = params.command.split()[0]
+        return {"rm": Risk.DESTRUCTIVE, "docker": Risk.MUTATING}.get(word, Risk.READ_ONLY)
+
+    def hosts(self, params):
+        return [params.host]
+
+    async def run(self, params, ctx):
+        return ToolResult(text="ran")
+
+
+PLAN = Plan(
+    goal="serve the model",
+    steps=[
+        PlanStep(
+            title="start ray head",
+            hosts=["spark-a"],
+            actions=["docker run -d --name ray-head img"],
+            expected_downtime="none",
+            rollback="docker rm -f ray-head",
+            success_check="ray status shows 1 node",
+        )
+    ],
+)
+
+
+def prepared(command, host="spark-a", tmp_path=None):
+    executor = Executor(ToolRegistry([FakeShell(), EchoTool()]), ToolContext(spill_dir=tmp_path))
+    return executor.prepare(ToolCall("c1", "ssh_exec", {"host": host, "command": command}))
+
+
+def gate(mode="ask", answers=(), rules=None, approved=True):
+    events = []
+    plan = PlanState()
+    if approved:
+        plan.approve(PLAN)
+    approver = ScriptedApprover(answers, name="tester")
+    g = PolicyGate(mode=mode, rules=rules, plan=plan, approver=approver, emit=events.append)
+    return g, approver, events
+
+
+async def test_read_only_runs_without_asking(tmp_path):
+    g, approver, _ = gate(approved=False)
+    verdict = await g.check(prepared("nvidia-smi", tmp_path=tmp_path))
+    assert verdict.allowed and approver.seen == []
+
+
+async def test_mutating_before_a_plan_is_refused_with_a_pointer_to_propose_plan(tmp_path):
+    g, approver, _ = gate(approved=False, answers=[("approved", "")])
+    verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
+    assert not verdict.allowed and "propose_plan" in verdict.message
+    assert approver.seen == []
+
+
+async def test_after_plan_approval_a_mutating_step_asks_and_names_its_plan_step(tmp_path):
+    g, approver, events = gate(answers=[("approved", "go")])
+    verdict = await g.check(prepared("docker run -d --name ray-head img", tmp_path=tmp_path))
+    assert verdict.allowed
+    assert approver.seen[0].plan_step == "step 1: start ray head"
+    assert [e.type for e in events] == ["approval_request", "approval_decision"]
+    assert events[1].decision == "approved" and events[1].decided_by == "tester"
+
+
+async def test_denial_reaches_the_model_in_words(tmp_path):
+    g, _, _ = gate(answers=[("denied", "not during business hours")])
+    verdict = await g.check(prepared("rm -rf /data", tmp_path=tmp_path))
+    assert not verdict.allowed
+    assert "Denied by tester: not during business hours" in verdict.message
+
+
+async def test_no_approver_fails_closed(tmp_path):
+    plan = PlanState()
+    plan.approve(PLAN)
+    g = PolicyGate(mode="ask", plan=plan, approver=None)
+    verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
+    assert not verdict.allowed and "fail closed" in verdict.message
+
+
+async def test_a_crashing_approver_is_a_denial(tmp_path):
+    class Broken:
+        async def decide(self, request):
+            raise ConnectionError("socket closed")
+
+    plan = PlanState()
+    plan.approve(PLAN)
+    g = PolicyGate(mode="ask", plan=plan, approver=Broken())
+    verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
+    assert not verdict.allowed and "socket closed" in verdict.message
+
+
+async def test_plan_mode_runs_only_read_only(tmp_path):
+    g, approver, _ = gate(mode="plan", answers=[("approved", "")])
+    assert not (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
+    assert approver.seen == []
+
+
+async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
+    rules = RuleSet.from_config({"allow": ["ssh_exec(command=docker run*)"]})
+    g, approver, _ = gate(mode="ci", rules=rules, answers=[("approved", "")])
+    assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
+    destructive = await g.check(prepared("rm -rf /x", tmp_path=tmp_path))
+    assert not destructive.allowed and "ci mode" in destructive.message
+    assert approver.seen == []
+
+
+async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(tmp_path):
+    rules = RuleSet.from_config({"allow": ["ssh_exec(host=spark-*)"]})
+    g, approver, _ = gate(mode="auto-safe", rules=rules, answers=[("denied", "no")])
+    assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
+    assert not (await g.check(prepared("rm -rf /x", tmp_path=tmp_path))).allowed
+    assert len(approver.seen) == 1
+
+
+async def test_deny_rule_beats_allow_and_read_only(tmp_path):
+    rules = RuleSet.from_config(
+        {"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]}
+    )
+    g, _, _ = gate(rules=rules)
+    verdict = await g.check(prepared("nvidia-smi", host="spark-b", tmp_path=tmp_path))
+    assert not verdict.allowed and "ssh_exec(host=spark-b)" in verdict.message
+
+
+async def test_operator_session_allow_skips_the_question_next_time(tmp_path):
+    g, approver, _ = gate(answers=[("approved", "")])
+    g.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
+    assert (await g.check(prepared("docker run y", tmp_path=tmp_path))).allowed
+    assert approver.seen == []
+
+
+async def test_an_edit_is_validated_and_reclassified(tmp_path):
+    edit = {"kind": "approved_with_edit", "edited_input": {"host": "spark-a", "command": "ls"}}
+    g, _, _ = gate(answers=[edit])
+    verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
+    assert verdict.allowed and verdict.params.command == "ls"
+
+    bad = {"kind": "approved_with_edit", "edited_input": {"command": "ls"}}
+    g, _, _ = gate(answers=[bad])
+    verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
+    assert not verdict.allowed and "not valid input" in verdict.message
+
+
+async def test_plan_review_binds_the_plan_hash(tmp_path):
+    g, approver, events = gate(approved=False, answers=[("approved", "")])
+    ok, _ = await g.review_plan(PLAN)
+    assert ok and approver.seen[0].fingerprint == PLAN.digest()
+    assert events[0].tool == "propose_plan" and events[1].fingerprint == PLAN.digest()
+
+
+def test_rule_syntax_errors_say_how_to_write_one():
+    with pytest.raises(RuleError, match=r"expected field=pattern, got .host spark."):
+        Rule.parse("allow", "ssh_exec(host spark)")

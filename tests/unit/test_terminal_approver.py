@@ -1,0 +1,82 @@
+import io
+
+from rich.console import Console
+
+from agent.approvals.model import ApprovalRequest
+from agent.approvals.terminal import TerminalApprover, session_pattern
+
+
+def request(command="docker stop vllm_node", tool="ssh_exec"):
+    return ApprovalRequest(
+        id="r1",
+        fingerprint="sha256:abc",
+        tool=tool,
+        input={"host": "spark-a", "command": command},
+        hosts=["spark-a"],
+        risk="destructive",
+        reason="'docker stop' stops a container",
+        plan_step="step 1: free the head's memory",
+    )
+
+
+def approver(answers, allowed=None):
+    out = io.StringIO()
+    feed = iter(answers)
+
+    async def ask(prompt):
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    return TerminalApprover(Console(file=out, width=80), ask, allowed), out
+
+
+async def test_shows_tool_host_command_risk_and_plan_step_then_y_approves():
+    terminal, out = approver(["y"])
+    decision = await terminal.decide(request())
+    screen = out.getvalue()
+    for expected in (
+        "ssh_exec on spark-a",
+        "$ docker stop vllm_node",
+        "destructive",
+        "serves: step 1: free the head's memory",
+    ):
+        assert expected in screen
+    assert decision.kind == "approved" and decision.fingerprint == "sha256:abc"
+
+
+async def test_n_denies_with_the_operators_message():
+    terminal, _ = approver(["n", "wait until the batch job ends"])
+    decision = await terminal.decide(request())
+    assert decision.kind == "denied" and decision.message == "wait until the batch job ends"
+
+
+async def test_e_edits_the_command():
+    terminal, _ = approver(["e", "docker stop -t 30 vllm_node"])
+    decision = await terminal.decide(request())
+    assert decision.kind == "approved_with_edit"
+    assert decision.edited_input == {"host": "spark-a", "command": "docker stop -t 30 vllm_node"}
+
+
+async def test_a_allows_the_pattern_for_the_session():
+    rules = []
+    terminal, out = approver(["a"], allowed=rules.append)
+    decision = await terminal.decide(request())
+    assert decision.kind == "approved"
+    assert rules == ['ssh_exec(host=spark-a, command="docker stop*")']
+    assert "allowed for this session" in out.getvalue()
+
+
+async def test_unknown_answers_ask_again_and_closed_input_denies():
+    terminal, out = approver(["maybe"])
+    decision = await terminal.decide(request())
+    assert "answer y, n, e" in out.getvalue()
+    assert decision.kind == "denied" and "input closed" in decision.message
+
+
+def test_session_pattern_for_a_simple_command():
+    assert (
+        session_pattern(request("nvidia-smi -q"))
+        == 'ssh_exec(host=spark-a, command="nvidia-smi -q*")'
+    )
