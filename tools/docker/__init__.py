@@ -1,0 +1,1 @@
+"""Docker for docker_ctl: input checks, command building, output rows, failure explanations."""

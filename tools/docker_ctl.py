@@ -1,0 +1,313 @@
+"""`docker_ctl`: Docker on one host over its pooled SSH connection, with typed rows for the world.
+
+Each call builds one quoted docker CLI command (tools.docker.commands), runs it once on the host,
+and answers with compact text for the model plus rows in `data` under stable keys
+(`containers`, `images`, `container`, `image`, `stats`, `host`). After a change, or a failure
+about a container or an image, the listing is fetched again so the world model stays current and
+the error can name what does exist. Known failures are explained with their fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from typing import Any
+
+from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
+from tools.docker.failures import FailureKind, classify_failure, explain_failure
+from tools.docker.params import DockerCtlInput
+from tools.docker.render import (
+    container_facts,
+    containers_table,
+    image_facts,
+    images_table,
+    stats_table,
+)
+from tools.docker.rows import (
+    DockerImage,
+    parse_container_inspect,
+    parse_docker_images_json,
+    parse_docker_stats_json,
+    parse_image_inspect,
+)
+from tools.output import bound_text
+from tools.recon.parsers.docker import DockerContainer, parse_docker_ps_json
+from tools.recon.parsers.errors import ParseError
+from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
+
+ACTION_RISK: dict[str, Risk] = {
+    "ps": Risk.READ_ONLY,
+    "images": Risk.READ_ONLY,
+    "inspect": Risk.READ_ONLY,
+    "logs": Risk.READ_ONLY,
+    "stats": Risk.READ_ONLY,
+    "pull": Risk.MUTATING,
+    "run": Risk.MUTATING,
+    "exec": Risk.MUTATING,
+    "start": Risk.MUTATING,
+    "restart": Risk.MUTATING,
+    "stop": Risk.DESTRUCTIVE,
+    "rm": Risk.DESTRUCTIVE,
+    "rmi": Risk.DESTRUCTIVE,
+}
+LONG_ACTIONS = frozenset({"pull", "run"})
+LONG_DEADLINE_S = 1800.0
+DEFAULT_DEADLINE_S = 120.0
+REFRESH_DEADLINE_S = 30.0
+CONNECT_ALLOWANCE_S = 30.0
+SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
+CHANGES_CONTAINERS = frozenset({"run", "start", "stop", "restart", "rm"})
+CHANGES_IMAGES = frozenset({"pull", "rmi", "run"})
+PAST_TENSE = {"start": "started", "stop": "stopped", "restart": "restarted", "rm": "removed"}
+
+
+def deadline_for(params: DockerCtlInput) -> float:
+    """How long the docker command may run on the host before it is killed."""
+    if params.deadline_s is not None:
+        return params.deadline_s
+    base = LONG_DEADLINE_S if params.action in LONG_ACTIONS else DEFAULT_DEADLINE_S
+    if params.action == "run" and not params.detach:
+        return base
+    return base + (params.timeout or 0)
+
+
+def inner_command(argv: list[str]) -> str:
+    """The shell text a command list runs: the script of `sh -c '…'`, else the quoted argv."""
+    if len(argv) >= 3 and argv[0] in SHELLS and argv[1] == "-c":
+        return argv[2]
+    return shlex.join(argv)
+
+
+class DockerCtl(Tool[DockerCtlInput]):
+    name = "docker_ctl"
+    description = (
+        "Docker on one inventory host over SSH. Actions: ps, images, inspect, logs (tail, since), "
+        "stats, pull, run (image, name, command, env, volumes, ports, network, ipc, gpus, "
+        "devices, ulimits, shm_size, restart_policy, detach, entrypoint, privileged, labels), "
+        "exec (container, command, user, workdir, env), start, stop/restart (timeout), rm (force, "
+        "remove_volumes), rmi (image, force). Returns a compact table or facts; after a change "
+        "the fresh container/image list. Known failures (socket permission, daemon down, no "
+        "such container, missing image, name in use) come with their fix."
+    )
+    Input = DockerCtlInput
+
+    def risk(self, params: DockerCtlInput) -> Risk:
+        return ACTION_RISK[params.action]
+
+    def risk_reason(self, params: DockerCtlInput) -> str:
+        return f"docker {params.action} is {self.risk(params).label}"
+
+    def shell_commands(self, params: DockerCtlInput) -> list[str]:
+        if params.action != "exec":
+            return []
+        return [inner_command(params.argv())]
+
+    def hosts(self, params: DockerCtlInput) -> list[str]:
+        return [params.host]
+
+    def timeout_s(self, params: DockerCtlInput) -> float | None:
+        return deadline_for(params) + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S + REFRESH_DEADLINE_S
+
+    def summary(self, params: DockerCtlInput) -> str:
+        return f"{params.host}: {display_command(params)}"[:200]
+
+    async def run(self, params: DockerCtlInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error(
+                "docker_ctl is unavailable: no SSH inventory is loaded. Start Scout with an "
+                "inventory file (hosts, addresses, user, key) to reach hosts."
+            )
+        return await _DockerCall(params, ctx, ctx.ssh).run()
+
+
+class _DockerCall:
+    """One docker_ctl call: run the command, then read, refresh and explain what it did."""
+
+    def __init__(self, params: DockerCtlInput, ctx: ToolContext, pool: SSHPool) -> None:
+        self.params = params
+        self.ctx = ctx
+        self.pool = pool
+        self.host = params.host
+        self.shown = display_command(params)
+        self.started = time.monotonic()
+        self.truncated = False
+
+    async def run(self) -> ToolResult:
+        command = build_command(self.params)
+        if self.params.action == "logs":
+            command += " 2>&1"  # the container's stdout and stderr, interleaved as written
+        deadline = deadline_for(self.params)
+        try:
+            result = await self.pool.run(self.host, command, timeout=deadline)
+        except SSHError as exc:
+            return self._result(
+                f"docker {self.params.action} did not run on {self.host}: {exc}", None, True, {}
+            )
+        if result.timed_out:
+            more = "; raise deadline_s if it needs longer" if deadline < 3600 else ""
+            text = (
+                f"docker {self.params.action} did not finish in {deadline:g} s and was killed on "
+                f"{self.host}{more}. Partial output:\n{self._bounded(_combined(result), 'out')}"
+            )
+            return self._result(text, result, True, {})
+        if not result.ok:
+            return await self._failed(result)
+        try:
+            return await self._succeeded(result)
+        except ParseError as exc:
+            return self._result(
+                f"docker {self.params.action} ran on {self.host} but its output could not be "
+                f"read: {exc}",
+                result,
+                True,
+                {},
+            )
+
+    async def _failed(self, result: CommandResult) -> ToolResult:
+        params = self.params
+        output = _combined(result)
+        failure = classify_failure(output, result.exit_status, params)
+        if failure is None:
+            data = await self._refresh(params.action in CHANGES_CONTAINERS, False)
+            if params.action == "exec":
+                text = (
+                    f"the command in {params.container} exited with status {result.exit_status}:"
+                    f"\n{self._bounded(output, 'exec') or '(no output)'}"
+                )
+            else:
+                text = (
+                    f"docker {params.action} failed on {self.host} (exit {result.exit_status}):\n"
+                    f"{self._bounded(output, 'error') or '(no output)'}"
+                )
+            return self._result(text, result, True, data)
+        about_containers = failure.kind in (FailureKind.NO_CONTAINER, FailureKind.NAME_IN_USE)
+        data = await self._refresh(about_containers, failure.kind == FailureKind.IMAGE_MISSING)
+        text = explain_failure(
+            failure,
+            self.host,
+            params,
+            container_names=[n for c in data.get("containers", []) for n in c["names"]],
+            image_refs=[DockerImage(**i).reference for i in data.get("images", [])],
+        )
+        data["failure"] = {"kind": failure.kind.name.lower(), "subject": failure.subject}
+        return self._result(text, result, True, data)
+
+    async def _succeeded(self, result: CommandResult) -> ToolResult:
+        params, out = self.params, result.stdout
+        match params.action:
+            case "ps":
+                containers = parse_docker_ps_json(out)
+                data = {"containers": [c.model_dump() for c in containers]}
+                return self._result(containers_table(containers), result, False, data)
+            case "images":
+                images = parse_docker_images_json(out)
+                data = {"images": [i.model_dump() for i in images]}
+                return self._result(images_table(images), result, False, data)
+            case "inspect" if params.container is not None:
+                container = parse_container_inspect(out)
+                text = container_facts(container)
+                return self._result(text, result, False, {"container": container.model_dump()})
+            case "inspect":
+                image = parse_image_inspect(out)
+                return self._result(
+                    image_facts(image), result, False, {"image": image.model_dump()}
+                )
+            case "stats":
+                stats = parse_docker_stats_json(out)
+                data = {"stats": [s.model_dump() for s in stats]}
+                return self._result(stats_table(stats), result, False, data)
+            case "logs" | "exec":
+                text = self._bounded(_combined(result), params.action) or "(no output)"
+                return self._result(text, result)
+        return await self._changed(result)
+
+    async def _changed(self, result: CommandResult) -> ToolResult:
+        """pull, run, start, stop, restart, rm, rmi: say what changed and show the fresh rows."""
+        params = self.params
+        data = await self._refresh(
+            params.action in CHANGES_CONTAINERS, params.action in CHANGES_IMAGES
+        )
+        rows = [DockerContainer(**c) for c in data.get("containers", [])]
+        if params.action == "run" and params.detach:
+            container_id = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+            mine = [c for c in rows if c.id and container_id and c.id.startswith(container_id)]
+            label = params.name or container_id[:12]
+            text = f"started container {label} ({container_id[:12]}) from {params.image}"
+            text += f"\n{containers_table(mine)}" if mine else ""
+            data["container_id"] = container_id
+        elif params.action == "run":
+            text = self._bounded(_combined(result), "run") or "(no output)"
+        elif params.action in PAST_TENSE:
+            target = str(params.container)
+            mine = [c for c in rows if target in c.names or (c.id or "").startswith(target)]
+            text = f"{PAST_TENSE[params.action]} {target}"
+            text += f"\n{containers_table(mine)}" if mine else f"; {len(rows)} container(s) left"
+        elif params.action == "pull":
+            text = f"pulled {params.image}: {result.stdout.strip()}"
+        else:
+            text = f"removed image {params.image}\n{self._bounded(result.stdout, 'rmi')}".rstrip()
+        return self._result(text, result, False, data)
+
+    async def _refresh(self, containers: bool, images: bool) -> dict[str, Any]:
+        """The host's container and/or image rows now; a listing that fails is left out."""
+        listings = (("containers", PS_COMMAND, containers), ("images", IMAGES_COMMAND, images))
+        wanted = [(key, command) for key, command, on in listings if on]
+        outcomes = await asyncio.gather(*(self._quiet_run(cmd) for _, cmd in wanted))
+        data: dict[str, Any] = {}
+        for (key, _), output in zip(wanted, outcomes, strict=True):
+            if output is None:
+                continue
+            try:
+                if key == "containers":
+                    data[key] = [c.model_dump() for c in parse_docker_ps_json(output)]
+                else:
+                    data[key] = [i.model_dump() for i in parse_docker_images_json(output)]
+            except ParseError:
+                continue
+        return data
+
+    async def _quiet_run(self, command: str) -> str | None:
+        try:
+            result = await self.pool.run(self.host, command, timeout=REFRESH_DEADLINE_S)
+        except SSHError:
+            return None
+        return result.stdout if result.ok else None
+
+    def _bounded(self, text: str, part: str) -> str:
+        bounded = bound_text(
+            text.rstrip("\n"),
+            spill_dir=self.ctx.spill_dir,
+            label=f"docker_ctl-{self.host}-{self.params.action}-{part}",
+        )
+        self.truncated = self.truncated or bounded.truncated
+        return bounded.text
+
+    def _result(
+        self,
+        text: str,
+        result: CommandResult | None,
+        is_error: bool = False,
+        data: dict[str, Any] | None = None,
+    ) -> ToolResult:
+        meta = {
+            "host": self.host,
+            "action": self.params.action,
+            "command": self.shown,
+            "exit_status": result.exit_status if result else None,
+            "duration_s": round(time.monotonic() - self.started, 3),
+            "truncated": self.truncated,
+        }
+        return ToolResult(
+            text=f"[{self.host}] $ {self.shown}\n{text}",
+            is_error=is_error,
+            data={"host": self.host, **(data or {})},
+            meta=meta,
+        )
+
+
+def _combined(result: CommandResult) -> str:
+    return "\n".join(part.rstrip("\n") for part in (result.stdout, result.stderr) if part.strip())
