@@ -25,9 +25,11 @@ from agent.chat_view import ChatView
 from agent.model_client import ModelClient
 from agent.runtime import Runtime, open_runtime
 from agent.settings import Settings, scout_home
+from agent.world_render import print_tables
 
 HELP = """\
 /todo          the todo list
+/world         what recon knows about every host, with findings
 /plan          the proposed and the approved plan
 /mode [MODE]   show or set the mode: plan, ask, auto-safe, ci
 /cost          tokens, cache hits and estimated cost
@@ -50,6 +52,13 @@ def _keys() -> KeyBindings:
 
 def _cmd_todo(runtime: Runtime, console: Console, arg: str) -> None:
     console.print(runtime.session.todo.render())
+
+
+def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
+    if not runtime.world.hosts and not runtime.world.unreachable:
+        console.print("nothing probed yet: ask Scout to run recon")
+        return
+    print_tables(runtime.world, console)
 
 
 def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
@@ -98,6 +107,7 @@ def _cmd_help(runtime: Runtime, console: Console, arg: str) -> None:
 
 COMMANDS: dict[str, Command] = {
     "/todo": _cmd_todo,
+    "/world": _cmd_world,
     "/plan": _cmd_plan,
     "/mode": _cmd_mode,
     "/cost": _cmd_cost,

@@ -24,9 +24,14 @@ from agent.recorder import SessionListener
 from agent.redact import Redactor
 from agent.session import Budgets, Session
 from agent.settings import Settings
+from agent.world import WorldModel
+from agent.world_tools import ReconTool, WorldNoteTool, transcript_listener
 from tools.base import Tool, ToolContext
+from tools.docker_ctl import DockerCtl
 from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec
+from tools.web import WebFetcher, WebSettings
+from tools.web_fetch import WebFetchTool
 
 ApproverFactory = Callable[[PolicyGate], Approver | None]
 
@@ -36,13 +41,16 @@ class Runtime:
     session: Session
     gate: PolicyGate
     plan: PlanState
+    world: WorldModel
     transcript_path: Path
+    web: WebFetcher
     pool: SSHPool | None = None
     extra_tools: list[Tool] = field(default_factory=list)
 
     async def aclose(self) -> None:
         if self.pool is not None:
             await self.pool.close()
+        await self.web.aclose()
         self.session.recorder.close()
 
 
@@ -73,6 +81,13 @@ async def open_runtime(
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
     plan = PlanState()
+    world = WorldModel()
+    web = WebFetcher(
+        WebSettings(
+            allowed_hosts=tuple(settings.web_allowed_hosts),
+            cache_dir=settings.transcripts_dir.parent / "web-cache",
+        )
+    )
     runtime_ref: list[Runtime] = []
     pool = None
     tools: list[Tool] = []
@@ -93,7 +108,11 @@ async def open_runtime(
             trust_new_hosts=settings.trust_new_hosts,
             on_new_host_key=on_new_host_key,
         )
-        tools.append(SSHExec())
+        tools += [
+            SSHExec(),
+            DockerCtl(),
+            ReconTool(world, inventory.names()),
+        ]
     gate = PolicyGate(
         mode=settings.mode,
         rules=RuleSet.from_config(settings.rules),
@@ -101,9 +120,9 @@ async def open_runtime(
         approval_ttl_s=settings.approval_timeout_s,
     )
     gate.approver = approver_factory(gate)
-    tools.append(ProposePlanTool(plan, gate.review_plan))
+    tools += [WorldNoteTool(world), WebFetchTool(), ProposePlanTool(plan, gate.review_plan)]
     tools.extend(extra_tools or [])
-    context = ToolContext(spill_dir=transcript_path.parent / "spill", ssh=pool)
+    context = ToolContext(spill_dir=transcript_path.parent / "spill", ssh=pool, extras={"web": web})
     session = build_session(
         client=client,
         tools=tools,
@@ -125,6 +144,9 @@ async def open_runtime(
         listeners=listeners,
     )
     gate.emit = session.recorder.emit
-    runtime = Runtime(session, gate, plan, transcript_path, pool, list(extra_tools or []))
+    world.on_change(transcript_listener(session.recorder.emit))
+    runtime = Runtime(
+        session, gate, plan, world, transcript_path, web, pool, list(extra_tools or [])
+    )
     runtime_ref.append(runtime)
     return runtime

@@ -41,6 +41,7 @@ class Settings(BaseModel):
     webhook_url: str | None = None
     webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
     approval_timeout_s: float = 900.0
+    web_allowed_hosts: list[str] = Field(default_factory=list)
 
     @field_validator("inventory", "transcripts_dir", "log_file")
     @classmethod

@@ -8,12 +8,14 @@ from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu
 from tools.recon.parsers.cuda import NvccInfo, parse_nvcc_version
 from tools.recon.parsers.disk import DiskUsage, parse_df
 from tools.recon.parsers.docker import (
+    ContainerStats,
     DockerContainer,
     DockerInfo,
     DockerVersion,
     parse_docker_info,
     parse_docker_ps_json,
     parse_docker_ps_table,
+    parse_docker_stats_json,
     parse_docker_version,
 )
 from tools.recon.parsers.errors import ParseError
@@ -75,9 +77,11 @@ from tools.recon.parsers.rdma import (
     parse_ibstat,
     parse_rdma_link_show,
 )
+from tools.recon.parsers.sockets import ListeningSocket, parse_ss_listening
 from tools.recon.parsers.units import parse_size_bytes
 
 __all__ = [
+    "ContainerStats",
     "CpuCoreType",
     "DgxRelease",
     "DiskUsage",
@@ -96,6 +100,7 @@ __all__ = [
     "IbDevNetDev",
     "IbPort",
     "IpAddress",
+    "ListeningSocket",
     "LsbRelease",
     "LscpuInfo",
     "MemInfo",
@@ -119,6 +124,7 @@ __all__ = [
     "parse_docker_info",
     "parse_docker_ps_json",
     "parse_docker_ps_table",
+    "parse_docker_stats_json",
     "parse_docker_version",
     "parse_ethtool",
     "parse_ethtool_fec",
@@ -146,5 +152,6 @@ __all__ = [
     "parse_ray_status",
     "parse_rdma_link_show",
     "parse_size_bytes",
+    "parse_ss_listening",
     "parse_uname_a",
 ]

@@ -9,10 +9,11 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from tools.recon.parsers.errors import ParseError
+from tools.recon.parsers.units import parse_optional_float, parse_size_bytes
 
 _DAEMON_ERROR = re.compile(
     r"^(?:ERROR:\s*)?(?P<message>(?:Cannot connect to the Docker daemon|permission denied while "
-    r"trying to connect to the Docker daemon|error during connect).*)$",
+    r"trying to connect to the Docker (?:daemon|API)|error during connect).*)$",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -276,3 +277,47 @@ def _cell_starts(line: str, header_starts: list[int]) -> list[int]:
 
 
 _FIELD_NAMES = set(DockerContainer.model_fields) - {"names"}
+
+
+class ContainerStats(BaseModel):
+    """One `docker stats --no-stream` row: the memory a running container holds right now."""
+
+    name: str
+    id: str | None = None
+    memory_used_bytes: int | None = None
+    memory_limit_bytes: int | None = None
+    memory_percent: float | None = None
+    cpu_percent: float | None = None
+
+
+def parse_docker_stats_json(text: str) -> list[ContainerStats]:
+    """Read `docker stats --no-stream --format '{{json .}}'` (MemUsage '91.3GiB / 121.7GiB')."""
+    rows = []
+    for line in (raw.strip() for raw in text.splitlines()):
+        if not line:
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            raise ParseError("`docker stats --format '{{json .}}'` lines", text) from None
+        if not isinstance(obj, dict) or "Name" not in obj:
+            raise ParseError("`docker stats` JSON objects with a 'Name' key", text)
+        used, _, limit = str(obj.get("MemUsage", "")).partition("/")
+        rows.append(
+            ContainerStats(
+                name=obj["Name"],
+                id=obj.get("ID") or obj.get("Container"),
+                memory_used_bytes=_optional_size(used),
+                memory_limit_bytes=_optional_size(limit),
+                memory_percent=parse_optional_float(str(obj.get("MemPerc", ""))),
+                cpu_percent=parse_optional_float(str(obj.get("CPUPerc", ""))),
+            )
+        )
+    return rows
+
+
+def _optional_size(text: str) -> int | None:
+    try:
+        return parse_size_bytes(text)
+    except ParseError:
+        return None

@@ -1,0 +1,141 @@
+"""`scout recon` and the `recon`/`world_note` tools against the simulated seed pair (real SSH)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent.world import WorldModel
+from agent.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
+from sim.cluster import SimCluster
+from tools.base import ToolContext
+from tools.ssh import Inventory, SSHPool
+
+REPO = Path(__file__).parents[2]
+GIB = 1024**3
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
+    async with SimCluster("seed-pair", tmp_path / "sim") as running:
+        yield running
+
+
+@pytest.fixture
+def inventory(cluster: SimCluster, tmp_path: Path) -> Path:
+    return cluster.write_inventory(tmp_path / "inv" / "inventory.yaml")
+
+
+async def scout_recon(*args: str) -> tuple[int, str, str]:
+    """Run the real CLI in a subprocess while this loop keeps serving the simulated hosts."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "agent.cli",
+        "recon",
+        *args,
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "200"},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await proc.communicate()
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_recon_tables_show_the_seed_pair_and_its_blockers(inventory: Path) -> None:
+    code, out, err = await scout_recon("--inventory", str(inventory), "--model-size-gb", "119")
+    assert code == 0, err
+    for host in ("spark-a", "spark-b"):
+        row = next(line for line in out.splitlines() if f"│ {host} " in line and "GB10" in line)
+        assert "aarch64" in row and "580.95.05" in row and "13.0" in row
+    assert "vllm_node" in out and "Up 7 weeks" in out
+    assert "RoCE link down on spark-b" in out
+    assert "a ~119 GB model cannot start while vllm_node holds ~" in out
+
+
+async def test_recon_json_validates_against_the_world_model(inventory: Path) -> None:
+    code, out, err = await scout_recon("--inventory", str(inventory), "--json")
+    assert code == 0, err
+    world = WorldModel.model_validate_json(out)
+    head, worker = world.hosts["spark-a"], world.hosts["spark-b"]
+    for facts in (head, worker):
+        assert [g.name for g in facts.gpu.gpus] == ["NVIDIA GB10"]
+        assert (facts.gpu.driver_version, facts.gpu.cuda_version) == ("580.95.05", "13.0")
+        assert facts.identity.arch == "aarch64"
+        assert facts.memory.unified_memory
+        assert 119 * GIB <= facts.memory.total_bytes < 122 * GIB
+        assert facts.memory.sources[0].command == "cat /proc/meminfo"
+    (vllm,) = [c for c in head.docker.containers if c.name == "vllm_node"]
+    assert vllm.state == "running" and 95e9 <= vllm.memory_bytes <= 99e9
+    assert not any(port.up for port in worker.rdma.ports)
+    assert any(port.up for port in head.rdma.ports)
+    assert worker.toolkit.nvcc_on_path is False
+
+
+async def test_a_host_down_exits_1_and_the_other_still_prints(
+    cluster: SimCluster, inventory: Path
+) -> None:
+    cluster.inject("spark-b", down=True)
+    code, out, err = await scout_recon("--inventory", str(inventory))
+    assert code == 1
+    assert "spark-7d19" in out and "vllm_node" in out
+    assert "spark-b unreachable" in err and "spark-b" in err
+
+
+async def test_unknown_host_and_missing_inventory_are_clear_errors(
+    inventory: Path, tmp_path: Path
+) -> None:
+    code, _, err = await scout_recon("--inventory", str(inventory), "--hosts", "spark-z")
+    assert code == 2 and "unknown host 'spark-z'" in err and "spark-a, spark-b" in err
+    code, _, err = await scout_recon("--inventory", str(tmp_path / "nope.yaml"))
+    assert code == 2 and "cannot read inventory" in err and "Traceback" not in err
+
+
+async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
+    (inventory.parent / "known_hosts").write_text("")
+    code, _, err = await scout_recon("--inventory", str(inventory), "--hosts", "spark-a")
+    assert code == 1
+    assert "unknown host key" in err and "--trust-new-hosts" in err
+
+
+async def test_recon_tool_fills_the_world_and_stays_compact(
+    inventory: Path, tmp_path: Path
+) -> None:
+    world = WorldModel()
+    updates: list[str] = []
+    world.on_change(lambda host, summary, new: updates.append(summary))
+    async with SSHPool(Inventory.load(inventory)) as pool:
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
+        tool = ReconTool(world, ["spark-a", "spark-b"])
+        result = await tool.run(ReconInput(model_size_gb=119), ctx)
+    assert not result.is_error
+    assert len(result.text.encode()) <= 3 * 1024
+    assert result.text.count("NVIDIA GB10") == 2
+    assert "[blocker] a ~119 GB model cannot start while vllm_node holds" in result.text
+    assert set(result.data["hosts"]) == {"spark-a", "spark-b"} and not result.data["unreachable"]
+    assert set(world.hosts) == {"spark-a", "spark-b"} and updates == ["probed spark-a, spark-b"]
+    assert "exceeds" not in result.text  # findings are computed over the whole round at once
+    note = await WorldNoteTool(world).run(
+        WorldNoteInput(belief="spark-b p1 cable is seated", evidence="operator said so"), ctx
+    )
+    assert "noted (1 notes)" in note.text and world.notes[0].belief == "spark-b p1 cable is seated"
+
+
+async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
+    cluster: SimCluster, inventory: Path, tmp_path: Path
+) -> None:
+    cluster.inject("spark-b", down=True)
+    world = WorldModel()
+    async with SSHPool(Inventory.load(inventory), connect_attempts=1) as pool:
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
+        result = await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
+    assert not result.is_error
+    assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
+    assert "spark-a (spark-7d19) aarch64" in result.text
+    assert list(result.data["hosts"]) == ["spark-a"] and "spark-b" in result.data["unreachable"]

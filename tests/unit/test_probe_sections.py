@@ -1,0 +1,131 @@
+"""The probe's output, assembled from real Spark captures, read back into facts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tools.recon.probe import build_probe_script, split_sections
+from tools.recon.probe_parse import facts_from_sections
+from tools.recon.sections import SECTIONS
+
+CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+
+
+def capture(name: str) -> str:
+    source, _, output = (CAPTURES / name).read_text().partition("\n")
+    assert source.startswith("# source:")
+    return output
+
+
+def probe_output(sections: dict[str, tuple[str, int]]) -> str:
+    """What the probe script prints: start marker, output, end marker with the exit status."""
+    parts = []
+    for name, (output, status) in sections.items():
+        parts += [
+            f"@@scout:section {name}@@",
+            output.rstrip("\n"),
+            f"@@scout:status {name} {status}@@",
+        ]
+    return "\n".join(parts) + "\n"
+
+
+SPARK = {
+    "hostname": ("hutch\n", 0),
+    "uname": (capture("spark_uname_a.txt"), 0),
+    "os-release": (capture("spark_os-release.txt"), 0),
+    "dgx-release": (capture("spark_dgx-release.txt"), 0),
+    "lscpu": (capture("spark_lscpu_head25.txt"), 0),
+    "meminfo": ("cat: /proc/meminfo: Permission denied\n", 1),
+    "free": (capture("spark_free_h.txt"), 0),
+    "nvidia-smi": (capture("spark_nvidia-smi_580.95.05.txt"), 0),
+    "nvidia-smi-list": (capture("spark_nvidia-smi_L.txt"), 0),
+    "nvcc": ("sh: 1: nvcc: not found\n", 127),
+    "cuda-nvcc": ("present\n", 0),
+    "docker-version": ("sh: 1: docker: not found\n", 127),
+    "groups": ("aurora adm sudo\n", 0),
+    "ibdev2netdev": (capture("spark_ibdev2netdev_p1_up.txt"), 0),
+    "rdma-link": (capture("spark_rdma_link_show.txt"), 0),
+    "ray": (capture("spark_ray_status_2nodes.txt"), 0),
+}
+
+
+def spark_facts():
+    sections = split_sections(probe_output(SPARK))
+    return facts_from_sections("spark-a", sections, NOW)
+
+
+def test_script_has_every_section_once_and_no_file_redirection() -> None:
+    script = build_probe_script()
+    for name, _ in SECTIONS:
+        assert script.count(f"@@scout:section {name}@@") == 1
+    assert ">/" not in script and "> /" not in script and "cd " not in script
+
+
+def test_sections_split_with_exit_status_and_a_cut_off_tail() -> None:
+    text = probe_output({"hostname": ("spark-7d19", 0), "nvcc": ("nvcc: not found", 127)})
+    text += "@@scout:section nvidia-smi@@\n+-----\n"
+    sections = split_sections(text)
+    assert sections["hostname"].output == "spark-7d19"
+    assert sections["nvcc"].exit_status == 127 and sections["nvcc"].missing
+    assert sections["nvidia-smi"].exit_status is None
+    assert "cut off" in sections["nvidia-smi"].problem()
+
+
+def test_spark_identity_gpu_and_os_from_captures() -> None:
+    facts = spark_facts()
+    assert (facts.identity.hostname, facts.identity.arch) == ("hutch", "aarch64")
+    assert facts.identity.kernel == "6.17.0-1014-nvidia"
+    assert facts.gpu.driver_version == "580.95.05" and facts.gpu.cuda_version == "13.0"
+    assert [g.name for g in facts.gpu.gpus] == ["NVIDIA GB10"]
+    assert facts.gpu.gpus[0].uuid.startswith("GPU-")
+    assert facts.os.dgx_name == "DGX Spark" and facts.os.dgx_swbuild_version
+    assert facts.cpu.cpu_count == 20
+    assert facts.identity.sources[0].command == "hostname"
+    assert facts.identity.sources[0].collected_at == NOW
+
+
+def test_unified_memory_budget_falls_back_to_free_when_meminfo_is_refused() -> None:
+    memory = spark_facts().memory
+    assert memory.unified_memory is True
+    assert 119 * 1024**3 <= memory.total_bytes <= 122 * 1024**3
+    assert memory.budget_bytes == memory.available_bytes == 118 * 1024**3
+    assert "Permission denied" in memory.problem
+
+
+def test_missing_tools_make_facts_unknown_not_errors() -> None:
+    facts = spark_facts()
+    assert facts.toolkit.nvcc_on_path is False and facts.toolkit.cuda_nvcc_present is True
+    assert facts.docker.installed is False and facts.docker.usable is False
+    assert "docker: not found" in facts.docker.problem
+    assert facts.python.version is None and "did not run" in facts.python.problem
+
+
+def test_rdma_ports_and_ray_from_captures() -> None:
+    facts = spark_facts()
+    up = sorted(p.device for p in facts.rdma.ports if p.up)
+    assert up == ["roceP2p1s0f1", "rocep1s0f1"]
+    assert facts.services.ray_running is True and facts.services.ray_nodes == 2
+
+
+def test_garbled_section_is_reported_with_what_it_said() -> None:
+    sections = split_sections(probe_output({"nvidia-smi": ("Failed to initialize NVML", 9)}))
+    facts = facts_from_sections("x", sections, NOW)
+    assert facts.gpu.gpus == []
+    assert "Failed to initialize NVML" in facts.gpu.problem
+
+
+def test_docker_socket_permission_denied_means_installed_but_unusable() -> None:
+    denied = (
+        "Client: Docker Engine - Community\n Version:           29.2.1\n"
+        "permission denied while trying to connect to the docker API at "
+        "unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied\n"
+    )
+    sections = split_sections(
+        probe_output({"docker-version": (denied, 1), "groups": ("aurora adm sudo\n", 0)})
+    )
+    docker = facts_from_sections("x", sections, NOW).docker
+    assert (docker.installed, docker.usable, docker.permission_denied) == (True, False, True)
+    assert docker.in_docker_group is False
+    assert docker.problem.startswith("permission denied while trying to connect")

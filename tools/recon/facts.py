@@ -1,0 +1,211 @@
+"""What recon knows about one host, typed, each group saying which command it came from and when.
+
+A value of None means "unknown" (the tool was missing, refused or printed something unreadable);
+the group's `problem` then says why. Nothing here guesses.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field, computed_field
+
+INFERENCE_PACKAGES = ("vllm", "sglang", "torch", "ray", "transformers", "flashinfer-python")
+INFERENCE_PORTS = {8000: "vllm/openai", 30000: "sglang", 6379: "ray gcs", 8265: "ray dashboard"}
+
+
+class Provenance(BaseModel):
+    """Where a fact came from: the command as sent, the host, when, and how it exited."""
+
+    host: str
+    command: str
+    collected_at: datetime
+    exit_status: int | None = None
+
+
+class FactGroup(BaseModel):
+    sources: list[Provenance] = Field(default_factory=list)
+    problem: str | None = None
+
+
+class IdentityFacts(FactGroup):
+    hostname: str | None = None
+    arch: str | None = None
+    kernel: str | None = None
+
+
+class OsFacts(FactGroup):
+    pretty_name: str | None = None
+    version_id: str | None = None
+    codename: str | None = None
+    dgx_name: str | None = None
+    dgx_swbuild_version: str | None = None
+    dgx_ota_version: str | None = None
+    dgx_ota_date: str | None = None
+
+
+class CpuFacts(FactGroup):
+    cpu_count: int | None = None
+    model_names: list[str] = Field(default_factory=list)
+
+
+class MemoryFacts(FactGroup):
+    """On unified memory (GB10) the GPU's budget is MemAvailable; otherwise it is GPU memory."""
+
+    total_bytes: int | None = None
+    available_bytes: int | None = None
+    free_bytes: int | None = None
+    unified_memory: bool = False
+    gpu_total_bytes: int | None = None
+    gpu_free_bytes: int | None = None
+
+    @computed_field
+    @property
+    def budget_bytes(self) -> int | None:
+        """Memory a model can use on this host."""
+        if self.unified_memory or self.gpu_total_bytes is None:
+            return self.available_bytes
+        return self.gpu_free_bytes
+
+
+class Gpu(BaseModel):
+    index: int
+    name: str
+    uuid: str | None = None
+    bus_id: str | None = None
+    memory_total_bytes: int | None = None
+    memory_used_bytes: int | None = None
+    memory_supported: bool = True
+
+
+class GpuProcessFact(BaseModel):
+    pid: int
+    name: str
+    memory_bytes: int | None = None
+
+
+class GpuFacts(FactGroup):
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    gpus: list[Gpu] = Field(default_factory=list)
+    processes: list[GpuProcessFact] = Field(default_factory=list)
+
+
+class ToolkitFacts(FactGroup):
+    """`nvcc_on_path` False with `cuda_nvcc_present` True is the stock Spark: PATH lacks CUDA."""
+
+    nvcc_on_path: bool | None = None
+    nvcc_version: str | None = None
+    cuda_nvcc_present: bool | None = None
+
+
+class Disk(BaseModel):
+    mount: str
+    filesystem: str
+    size_bytes: int
+    available_bytes: int
+
+
+class DiskFacts(FactGroup):
+    disks: list[Disk] = Field(default_factory=list)
+    hf_cache_present: bool | None = None
+
+
+class Container(BaseModel):
+    name: str
+    image: str
+    state: str | None = None
+    status: str | None = None
+    ports: str | None = None
+    memory_bytes: int | None = None
+    memory_source: str | None = None
+
+
+class Image(BaseModel):
+    repository: str
+    tag: str | None = None
+    id: str | None = None
+    size: str | None = None
+
+
+class DockerFacts(FactGroup):
+    """`usable` False with `permission_denied` True means: add the user to the docker group."""
+
+    installed: bool | None = None
+    usable: bool | None = None
+    permission_denied: bool = False
+    client_version: str | None = None
+    server_version: str | None = None
+    runtimes: list[str] = Field(default_factory=list)
+    in_docker_group: bool | None = None
+    user_groups: list[str] = Field(default_factory=list)
+    containers: list[Container] = Field(default_factory=list)
+    images: list[Image] = Field(default_factory=list)
+
+
+class RdmaPort(BaseModel):
+    device: str
+    port: int
+    state: str | None = None
+    physical_state: str | None = None
+    netdev: str | None = None
+    up: bool
+
+
+class RdmaFacts(FactGroup):
+    """An empty `ports` list with no problem: no RDMA device (on a Spark, maybe no cable)."""
+
+    ports: list[RdmaPort] = Field(default_factory=list)
+
+
+class Interface(BaseModel):
+    name: str
+    state: str | None = None
+    mtu: int | None = None
+    addresses: list[str] = Field(default_factory=list)
+    speed_mbps: int | None = None
+    fabric: bool = False
+    link_local_only: bool = False
+
+
+class NetworkFacts(FactGroup):
+    interfaces: list[Interface] = Field(default_factory=list)
+
+
+class PythonFacts(FactGroup):
+    version: str | None = None
+    packages: dict[str, str] = Field(default_factory=dict)
+
+
+class InferenceServer(BaseModel):
+    """Something that looks like an inference engine: a known port or an engine container."""
+
+    kind: str
+    port: int | None = None
+    container: str | None = None
+
+
+class ServiceFacts(FactGroup):
+    listening_ports: list[int] = Field(default_factory=list)
+    inference_servers: list[InferenceServer] = Field(default_factory=list)
+    ray_running: bool | None = None
+    ray_nodes: int | None = None
+
+
+class HostFacts(BaseModel):
+    """Everything one probe round learned about one host."""
+
+    host: str
+    collected_at: datetime
+    identity: IdentityFacts = Field(default_factory=IdentityFacts)
+    os: OsFacts = Field(default_factory=OsFacts)
+    cpu: CpuFacts = Field(default_factory=CpuFacts)
+    memory: MemoryFacts = Field(default_factory=MemoryFacts)
+    gpu: GpuFacts = Field(default_factory=GpuFacts)
+    toolkit: ToolkitFacts = Field(default_factory=ToolkitFacts)
+    disk: DiskFacts = Field(default_factory=DiskFacts)
+    docker: DockerFacts = Field(default_factory=DockerFacts)
+    rdma: RdmaFacts = Field(default_factory=RdmaFacts)
+    network: NetworkFacts = Field(default_factory=NetworkFacts)
+    python: PythonFacts = Field(default_factory=PythonFacts)
+    services: ServiceFacts = Field(default_factory=ServiceFacts)

@@ -1,0 +1,121 @@
+"""The probe pack: one shell script per host, one SSH round trip, output cut into marked sections.
+
+The script is plain POSIX sh that also runs in the simulator's restricted bash: no file
+redirections (only `2>&1`, a descriptor copy), no `cd`, no command names with slashes. Each
+section prints a start marker, the tool's output (stderr merged) and an end marker with the
+tool's exit status, so a missing tool only blanks its own section.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from tools.recon.facts import HostFacts
+from tools.recon.probe_parse import facts_from_sections
+from tools.recon.sections import SECTIONS, Section
+from tools.ssh.errors import SSHError
+
+if TYPE_CHECKING:
+    from tools.ssh.pool import SSHPool
+
+PROBE_TIMEOUT_S = 90.0
+SECTION_START = "@@scout:section {name}@@"
+SECTION_END = "@@scout:status {name} {status}@@"
+_START = re.compile(r"^@@scout:section (?P<name>[^@]+)@@$")
+_END = re.compile(r"^@@scout:status (?P<name>[^@]+) (?P<status>\d+)@@$")
+
+
+def _section_lines(name: str, command: str) -> list[str]:
+    return [
+        f'echo "{SECTION_START.format(name=name)}"',
+        f"{{ {command} ; }} 2>&1",
+        f'echo "{SECTION_END.format(name=name, status="$?")}"',
+    ]
+
+
+def build_probe_script() -> str:
+    """The whole probe as one script; ethtool runs once per RDMA netdev that ibdev2netdev names."""
+    lines: list[str] = []
+    for name, command in SECTIONS:
+        lines += _section_lines(name, command)
+    lines.append(
+        "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
+        'if [ "$arrow" = "==>" ]; then '
+        + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
+        + "; fi; done"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def split_sections(stdout: str) -> dict[str, Section]:
+    """Sections by name; a section cut off (timeout, dropped link) has `exit_status` None."""
+    sections: dict[str, Section] = {}
+    current: str | None = None
+    body: list[str] = []
+    for line in stdout.splitlines():
+        start, end = _START.match(line), _END.match(line)
+        if start is not None:
+            if current is not None:
+                sections[current] = Section(current, "\n".join(body), None)
+            current, body = start["name"], []
+        elif end is not None and current == end["name"]:
+            sections[current] = Section(current, "\n".join(body), int(end["status"]))
+            current, body = None, []
+        elif current is not None:
+            body.append(line)
+    if current is not None:
+        sections[current] = Section(current, "\n".join(body), None)
+    return sections
+
+
+class ProbeError(SSHError):
+    """The probe ran but printed no sections at all (the shell refused it, or it was killed)."""
+
+
+async def probe_host(pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT_S) -> HostFacts:
+    """Run the probe pack on `host` and turn its output into facts; SSH failures raise SSHError."""
+    script = build_probe_script()
+    collected_at = datetime.now(UTC)
+    result = await pool.run(host, script, timeout=timeout)
+    sections = split_sections(result.stdout)
+    if not sections:
+        said = (result.stderr or result.stdout).strip()[:300] or "nothing"
+        raise ProbeError(
+            f"the recon probe on {host} printed no sections (exit status {result.exit_status}"
+            f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
+            "works on the host for this user."
+        )
+    return facts_from_sections(host, sections, collected_at)
+
+
+@dataclass
+class ProbeRound:
+    """One parallel probe: facts from the hosts that answered, a message for each that did not."""
+
+    facts: dict[str, HostFacts] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+async def probe_hosts(
+    pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S
+) -> ProbeRound:
+    """Probe every host at once; one host failing never stops the others."""
+    results = await asyncio.gather(
+        *(probe_host(pool, host, timeout=timeout) for host in hosts), return_exceptions=True
+    )
+    probe_round = ProbeRound()
+    for host, outcome in zip(hosts, results, strict=True):
+        if isinstance(outcome, HostFacts):
+            probe_round.facts[host] = outcome
+        elif isinstance(outcome, SSHError):
+            probe_round.failures[host] = str(outcome)
+        elif isinstance(outcome, Exception):
+            kind = type(outcome).__name__
+            probe_round.failures[host] = f"recon of {host} failed: {kind}: {outcome}"
+        else:
+            raise outcome
+    return probe_round

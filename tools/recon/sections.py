@@ -1,0 +1,86 @@
+"""The probe's sections: what each one runs, and what one tool printed (stderr merged) + status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.recon.parsers.missing import is_tool_missing
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    output: str
+    exit_status: int | None
+
+    @property
+    def missing(self) -> bool:
+        """The tool or file is absent or not permitted: the fact is unknown, not an error."""
+        return is_tool_missing(self.output, self.exit_status)
+
+    def problem(self) -> str:
+        """A one-line reason this section gave no fact, quoting what the tool said."""
+        first = next((line.strip() for line in self.output.splitlines() if line.strip()), "")
+        said = f": {first[:160]}" if first else " (no output)"
+        if self.exit_status is None:
+            return f"{self.name} was cut off before it finished{said}"
+        return f"{self.name} exited {self.exit_status}{said}"
+
+
+PIP_LIST_CAP_BYTES = 300_000
+GPU_QUERY_FIELDS = (
+    "index,name,uuid,driver_version,memory.total,memory.used,memory.free,"
+    "utilization.gpu,temperature.gpu,power.draw"
+)
+
+# (section name, shell command). Commands may use pipes and builtins, never file redirections.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("hostname", "hostname"),
+    ("uname", "uname -a"),
+    ("os-release", "cat /etc/os-release"),
+    ("dgx-release", "cat /etc/dgx-release"),
+    ("lsb-release", "cat /etc/lsb-release"),
+    ("lscpu", "lscpu"),
+    ("meminfo", "cat /proc/meminfo"),
+    ("free", "free -b"),
+    ("hf-cache", 'if [ -d "$HOME/.cache/huggingface" ]; then echo present; else echo absent; fi'),
+    (
+        "df",
+        'if [ -d "$HOME/.cache/huggingface" ]; then df -B1 / "$HOME/.cache/huggingface"; '
+        "else df -B1 /; fi",
+    ),
+    ("nvidia-smi", "nvidia-smi"),
+    ("nvidia-smi-list", "nvidia-smi -L"),
+    ("nvidia-smi-query", f"nvidia-smi --query-gpu={GPU_QUERY_FIELDS} --format=csv"),
+    ("nvcc", "nvcc --version"),
+    (
+        "cuda-nvcc",
+        "if [ -x /usr/local/cuda/bin/nvcc ]; then echo present; else echo absent; fi",
+    ),
+    ("docker-version", "docker version"),
+    ("docker-info", "docker info"),
+    ("docker-ps", "docker ps -a --no-trunc --format '{{json .}}'"),
+    ("docker-images", "docker images --format '{{json .}}'"),
+    ("docker-stats", "timeout 20 docker stats --no-stream --format '{{json .}}'"),
+    (
+        "docker-pids",
+        "docker ps -q | while read id; do "
+        "docker inspect --format '{{.Name}} {{.State.Pid}}' \"$id\"; done",
+    ),
+    ("groups", "id -nG"),
+    ("ibdev2netdev", "ibdev2netdev"),
+    ("ibstat", "ibstat"),
+    ("rdma-link", "rdma link show"),
+    ("ip-addr", "ip -j addr"),
+    ("python", "python3 --version"),
+    ("pip", f"pip3 list --format json | head -c {PIP_LIST_CAP_BYTES}"),
+    ("ss", "ss -tlnp"),
+    ("ray", "timeout 15 ray status"),
+)
+
+
+def command_for(name: str) -> str:
+    """The command a section ran, for provenance (`ethtool IF` sections are built per netdev)."""
+    if name.startswith("ethtool "):
+        return f"ethtool {name.removeprefix('ethtool ')}"
+    return dict(SECTIONS).get(name, name)
