@@ -32,9 +32,29 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         err.print(f"scout replay: {path} holds no readable events")
         return EXIT_ERROR
     renderer = EventRenderer(console, verbose=args.verbose)
+    if args.sim:
+        return _redrive(loaded.events, args.sim, renderer, console)
     for event in loaded.events:
         renderer.render(event)
     return EXIT_OK
+
+
+def _redrive(events: list, scenario: str, renderer: object, console: object) -> int:
+    import asyncio
+
+    from agent.recorder import SessionListener
+    from agent.redrive import redrive
+
+    class Show(SessionListener):
+        def on_event(self, event: object) -> None:
+            renderer.render(event)
+
+    result = asyncio.run(redrive(events, scenario, listeners=[Show()]))
+    console.print(result.report.describe())
+    check = result.endpoint_check()
+    if check is not None:
+        console.print(check.text.strip().splitlines()[-1])
+    return EXIT_OK if result.report.clean else EXIT_ERROR
 
 
 def _load_settings(flags: dict) -> Settings | None:
@@ -166,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", help="transcript file (.jsonl)")
     replay.add_argument("-v", "--verbose", action="store_true", help="show tool output lines")
+    replay.add_argument(
+        "--sim",
+        metavar="SCENARIO",
+        help="re-drive the session against a fresh simulated cluster (tools run for real) and "
+        "report any drift; exit 1 on drift",
+    )
     replay.set_defaults(func=_cmd_replay)
 
     chat = sub.add_parser(

@@ -73,6 +73,14 @@ class ReplayClient:
     def remaining(self) -> int:
         return len(self._turns) - self._next
 
+    @property
+    def played(self) -> int:
+        return self._next
+
+    @property
+    def recorded(self) -> int:
+        return len(self._turns)
+
     async def stream(
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
     ) -> AssistantTurn:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
+
 from agent.approvals.gate import PolicyGate
 from agent.approvals.model import Approver
 from agent.approvals.rules import RuleSet
@@ -31,6 +33,7 @@ from tools.docker_ctl import DockerCtl
 from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec
 from tools.web import WebFetcher, WebSettings
+from tools.web.ssrf import Resolver, system_resolve
 from tools.web_fetch import WebFetchTool
 
 ApproverFactory = Callable[[PolicyGate], Approver | None]
@@ -76,6 +79,8 @@ async def open_runtime(
     redactor: Redactor | None = None,
     extra_tools: list[Tool] | None = None,
     listeners: list[SessionListener] | None = None,
+    web_resolve: Resolver = system_resolve,
+    web_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Runtime:
     """A ready session; the caller owns it and must `aclose()` the runtime."""
     redactor = redactor or redactor_for(settings)
@@ -86,7 +91,9 @@ async def open_runtime(
         WebSettings(
             allowed_hosts=tuple(settings.web_allowed_hosts),
             cache_dir=settings.transcripts_dir.parent / "web-cache",
-        )
+        ),
+        resolve=web_resolve,
+        transport=web_transport,
     )
     runtime_ref: list[Runtime] = []
     pool = None

@@ -1,0 +1,49 @@
+"""Driving a terminal program in tmux on a private socket, the way a person would use it."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+
+class TmuxScreen:
+    def __init__(self, socket: Path, width: int = 100, height: int = 40) -> None:
+        self.socket = socket
+        self.width, self.height = width, height
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout
+
+    def start(self, command: str) -> None:
+        self._tmux("new-session", "-d", "-x", str(self.width), "-y", str(self.height), command)
+        self._tmux("set-option", "-g", "history-limit", "5000")
+
+    def send(self, *keys: str) -> None:
+        self._tmux("send-keys", *keys)
+
+    def screen(self) -> str:
+        """Everything the terminal shows, scrollback included."""
+        return self._tmux("capture-pane", "-p", "-S", "-3000")
+
+    async def wait_for(self, text: str, timeout: float = 20.0, after: int = 0) -> str:
+        """Wait until `text` appears past character `after` of the screen; fail with the screen."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen[after:]:
+                return screen
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+
+    def kill(self) -> None:
+        self._tmux("kill-server")
+
+
+def tmux_missing() -> str | None:
+    return None if shutil.which("tmux") else "tmux is not installed"
