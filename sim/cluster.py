@@ -21,6 +21,8 @@ from typing import Any
 import asyncssh
 import yaml
 
+from sim.engine.endpoints import Endpoints
+from sim.fakehost.procs import signal_ours
 from sim.fakehost.state import locked_state, read_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import Faults, Scenario, load_scenario
@@ -194,6 +196,8 @@ class _HostServer(asyncssh.SSHServer):
     def connection_requested(
         self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
     ) -> Any:
+        if self._cluster.names_engine_host(self._host, dest_host):
+            return self._cluster.bridge_to_engine(self._host, dest_host, dest_port)
         target = self._cluster.forward_target(self._host, dest_host, dest_port)
         if self._cluster.faults(target).down:
             raise asyncssh.ChannelOpenError(
@@ -221,6 +225,7 @@ class SimCluster:
             name: set() for name in self.scenario.hosts
         }
         self._acceptor: asyncssh.SSHAcceptor | None = None
+        self._endpoints: Endpoints | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.head_port = 0
 
@@ -252,6 +257,8 @@ class SimCluster:
         """Lay out every host folder and start listening for the head on 127.0.0.1."""
         for name, host in self.scenario.hosts.items():
             materialize(host, self.scenario.user, self.host_dir(name))
+        self._endpoints = Endpoints({name: self.host_dir(name) for name in self.scenario.hosts})
+        self._endpoints.start()
         self._acceptor = await asyncssh.create_server(
             lambda: _HostServer(self, self.head),
             "127.0.0.1",
@@ -272,6 +279,18 @@ class SimCluster:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._endpoints:
+            await self._endpoints.close()
+            self._endpoints = None
+        for name in self.scenario.hosts:
+            self._kill_engine_processes(name)
+
+    def _kill_engine_processes(self, name: str) -> None:
+        """End the detached engine processes (`docker exec -d`, engine main commands) of a host."""
+        host_dir = self.host_dir(name)
+        with contextlib.suppress(OSError, ValueError):
+            for container in read_state(host_dir)["docker"]["containers"].values():
+                signal_ours(container.get("pids", []), host_dir, signal.SIGKILL)
 
     def faults(self, name: str) -> Faults:
         self._check_host(name)
@@ -327,6 +346,46 @@ class SimCluster:
             f"{from_host} forwards only to the cluster's workers; {dest_host}:{dest_port} "
             "is not one of them",
         )
+
+    def names_engine_host(self, from_host: str, dest_host: str) -> bool:
+        """Whether a forward to `dest_host` from `from_host` may mean an engine's HTTP port.
+
+        Loopback names mean `from_host` itself; a host's hostname or any address it shows means
+        that host. Only a worker's SSH port keeps going to its SSH server (see forward_target).
+        """
+        return self.engine_host(from_host, dest_host) is not None
+
+    def engine_host(self, from_host: str, dest_host: str) -> str | None:
+        if dest_host in ("localhost", "127.0.0.1", "::1", "0.0.0.0"):
+            return from_host
+        for name, host in self.scenario.hosts.items():
+            if dest_host in (host.hostname, name) or (
+                name == self.head and dest_host == host.address
+            ):
+                return name
+            with contextlib.suppress(OSError, ValueError):
+                nics = read_state(self.host_dir(name))["nics"].values()
+                shown = {a.split("/")[0] for nic in nics for a in nic["addresses"]}
+                if dest_host in shown and dest_host != host.address:
+                    return name
+        return None
+
+    async def bridge_to_engine(self, from_host: str, dest_host: str, dest_port: int) -> Any:
+        """Join a forwarded channel to the HTTP server of the engine serving on that port."""
+        host = self.engine_host(from_host, dest_host)
+        if host is not None and host != self.head and dest_port == self.scenario.hosts[host].port:
+            return await self.bridge_to(self.forward_target(from_host, dest_host, dest_port))
+        assert self._endpoints is not None and host is not None
+        await self._endpoints.refresh()
+        port = self._endpoints.port_for(host, dest_port)
+        if port is None:
+            raise asyncssh.ChannelOpenError(
+                asyncssh.OPEN_CONNECT_FAILED,
+                f"connect to {dest_host} port {dest_port} failed: Connection refused "
+                f"(nothing listens on port {dest_port} of {host})",
+            )
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return _Bridge(reader, writer)
 
     async def bridge_to(self, worker: str) -> _Bridge:
         """Serve one forwarded connection with a fresh in-process SSH server for `worker`."""

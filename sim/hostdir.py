@@ -50,6 +50,7 @@ def host_state(host: Host, user: str, now: float) -> dict[str, Any]:
     """The JSON state of a host at start: the scenario plus absolute times for containers."""
     state = host.model_dump(mode="json")
     state["user"] = user
+    state["sim_pid"] = os.getpid()  # detached engine processes end when the simulator is gone
     for container in state["docker"]["containers"].values():
         started = now - container["up_for_s"]
         container.update(

@@ -90,6 +90,7 @@ class Image(_Model):
     created: str = "2 months ago"
     size: str = "1GB"
     run_memory_kb: int = 1048576
+    tools: list[str] = Field(default_factory=list)  # engine commands inside: vllm, ray, sglang
 
 
 class Container(_Model):
@@ -113,6 +114,7 @@ class Docker(_Model):
     api_version: str = "1.52"
     runtimes: list[str] = Field(default_factory=lambda: ["io.containerd.runc.v2", "runc"])
     images: list[Image] = Field(default_factory=list)
+    pullable: list[Image] = Field(default_factory=list)  # what a `docker pull` would find
     containers: dict[str, Container] = Field(default_factory=dict)
 
 
@@ -120,6 +122,22 @@ class Listener(_Model):
     address: str
     port: int
     process: str = ""
+
+
+class CachedModel(_Model):
+    """A model in the host's Hugging Face cache (~/.cache/huggingface)."""
+
+    size_gb: float
+
+
+class Rates(_Model):
+    """How fast a served model streams, and how long the sim lets engines wait before failing."""
+
+    roce_tok_s: float = 24.0
+    socket_tok_s: float = 6.0
+    ttft_s: float = 0.3
+    join_timeout_s: float = 2.0
+    placement_timeout_s: float = 2.0
 
 
 class Faults(_Model):
@@ -151,6 +169,8 @@ class Host(_Model):
     groups: list[str] = Field(default_factory=list)
     python_version: str = "3.12.3"
     pip_packages: dict[str, str] = Field(default_factory=dict)
+    hf_cache: dict[str, CachedModel] = Field(default_factory=dict)
+    rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
 
 

@@ -13,13 +13,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import gotemplate
+from . import docker_run, gotemplate, procs
 from .state import locked_state
 from .units import docker_duration
 
 _SOCKET = "unix:///var/run/docker.sock"
 _PS_TABLE = (
     "table {{.ID}}\t{{.Image}}\t{{.Command}}\t{{.RunningFor}}\t{{.Status}}\t{{.Ports}}\t{{.Names}}"
+)
+_STATS_TABLE = (
+    "table {{.ID}}\t{{.Name}}\t{{.CPUPerc}}\t{{.MemUsage}}\t{{.MemPerc}}\t{{.NetIO}}\t"
+    "{{.BlockIO}}\t{{.PIDs}}"
 )
 _IMAGES_TABLE = "table {{.Repository}}\t{{.Tag}}\t{{.ID}}\t{{.CreatedSince}}\t{{.Size}}"
 _HEADERS = {
@@ -41,52 +45,14 @@ _HEADERS = {
     "Mounts": "MOUNTS",
     "LocalVolumes": "LOCAL VOLUMES",
     "Digest": "DIGEST",
-}
-# docker run options that take a value (the rest are flags).
-_RUN_VALUE_OPTS = {
-    "-e",
-    "--env",
-    "-p",
-    "--publish",
-    "-v",
-    "--volume",
-    "--name",
-    "--network",
-    "--net",
-    "--gpus",
-    "--ipc",
-    "--shm-size",
-    "--ulimit",
-    "--device",
-    "-w",
-    "--workdir",
-    "--entrypoint",
-    "--restart",
-    "-m",
-    "--memory",
-    "--runtime",
-    "-u",
-    "--user",
-    "--env-file",
-    "--label",
-    "-l",
-    "--mount",
-    "--cap-add",
-    "--security-opt",
-    "--pid",
-    "--hostname",
-    "-h",
-    "--add-host",
-    "--platform",
-    "--pull",
-    "--cpus",
-    "--cpuset-cpus",
-    "--group-add",
-    "--tmpfs",
-    "--log-driver",
-    "--log-opt",
-    "--health-cmd",
-    "--stop-signal",
+    "Name": "NAME",
+    "CPUPerc": "CPU %",
+    "MemUsage": "MEM USAGE / LIMIT",
+    "MemPerc": "MEM %",
+    "NetIO": "NET I/O",
+    "BlockIO": "BLOCK I/O",
+    "PIDs": "PIDS",
+    "Container": "CONTAINER",
 }
 
 
@@ -103,17 +69,8 @@ def _denied(path: str) -> int:
     )
 
 
-def _image_ref(image: str) -> tuple[str, str]:
-    name, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
-    return name, tag
-
-
 def _find_image(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
-    repo, tag = _image_ref(ref)
-    for image in state["docker"]["images"]:
-        if (image["repository"], image["tag"]) == (repo, tag) or image["id"].startswith(ref):
-            return image
-    return None
+    return docker_run.find_image(state["docker"]["images"], ref)
 
 
 def _find_container(state: dict[str, Any], ref: str) -> tuple[str, dict[str, Any]] | None:
@@ -309,100 +266,18 @@ def _positional(args: list[str], value_options: set[str]) -> list[str]:
     return found
 
 
-def _logs(args: list[str], state: dict[str, Any]) -> int:
+def _logs(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     refs = _positional(args, {"--tail", "-n", "--since", "--until"})
     hit = _find_container(state, refs[0]) if refs else None
     if hit is None:
         return _err(f"Error response from daemon: No such container: {refs[0] if refs else ''}")
-    lines = hit[1]["logs"].splitlines()
+    log_file = procs.log_path(host_dir, hit[1]["id"])
+    extra = log_file.read_text(errors="replace") if log_file.is_file() else ""
+    lines = (hit[1]["logs"] + extra).splitlines()
     tail = _option(args, "--tail", "-n")
     if tail and tail.isdigit():
         lines = lines[-int(tail) :] if int(tail) else []
     sys.stdout.write("".join(line + "\n" for line in lines))
-    return 0
-
-
-def _pull_error(ref: str) -> int:
-    repo, _tag = _image_ref(ref)
-    registry = repo.split("/")[0] if "." in repo.split("/")[0] else "registry-1.docker.io"
-    return _err(
-        f'docker: Error response from daemon: Get "https://{registry}/v2/": dial tcp: lookup '
-        f"{registry} on 127.0.0.53:53: server misbehaving\n\n"
-        "Run 'docker run --help' for more information",
-        125,
-    )
-
-
-def _run(args: list[str], host_dir: Path) -> int:
-    detach, auto_remove, name, env = False, False, None, []
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        arg = args[i]
-        key = arg.split("=", 1)[0]
-        value = arg.split("=", 1)[1] if "=" in arg else None
-        if key in _RUN_VALUE_OPTS and value is None:
-            i += 1
-            value = args[i] if i < len(args) else ""
-        if key in ("-d", "--detach") or (
-            key.startswith("-")
-            and not key.startswith("--")
-            and "d" in key[1:]
-            and key not in _RUN_VALUE_OPTS
-        ):
-            detach = True
-        if key == "--rm":
-            auto_remove = True
-        if key == "--name":
-            name = value
-        if key in ("-e", "--env") and value:
-            env.append(value)
-        i += 1
-    if i >= len(args):
-        return _err(
-            "docker: 'docker run' requires at least 1 argument\n\nSee 'docker run --help'.", 125
-        )
-    ref, command = args[i], args[i + 1 :]
-    with locked_state(host_dir) as state:
-        image = _find_image(state, ref)
-        if image is None:
-            repo, tag = _image_ref(ref)
-            sys.stderr.write(f"Unable to find image '{repo}:{tag}' locally\n")
-            return _pull_error(ref)
-        containers = state["docker"]["containers"]
-        now = time.time()
-        cid = hashlib.sha256(f"{name}{ref}{now}".encode()).hexdigest()
-        if name is None:
-            name = f"sim_{cid[:6]}"
-        if name in containers:
-            return _err(
-                "docker: Error response from daemon: Conflict. The container name "
-                f'"/{name}" is already in use by container "{containers[name]["id"]}". '
-                "You have to remove (or rename) that container to be able to reuse that "
-                "name.\n\nRun 'docker run --help' for more information",
-                125,
-            )
-        container = {
-            "id": cid,
-            "image": ref,
-            "command": " ".join(command) or "/bin/bash",
-            "state": "running" if detach else "exited",
-            "up_for_s": 0,
-            "exit_code": 0,
-            "memory_kb": image["run_memory_kb"],
-            "ports": "",
-            "listen": [],
-            "logs": "",
-            "gpu_process": None,
-            "created_at": now,
-            "started_at": now,
-            "finished_at": now,
-            "auto_remove": auto_remove,
-            "env": env,
-        }
-        if detach or not auto_remove:
-            containers[name] = container
-    if detach:
-        print(cid)
     return 0
 
 
@@ -429,9 +304,13 @@ def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
                         "running: stop the container before removing or force remove"
                     )
                     continue
+                procs.signal_ours(c.get("pids", []), host_dir)
+                docker_run.stopped(c)
                 del containers[name]
             elif verb == "stop":
                 if c["state"] == "running":
+                    procs.signal_ours(c.get("pids", []), host_dir)
+                    docker_run.stopped(c)
                     c.update(state="exited", exit_code=0, finished_at=now)
                     if c.get("auto_remove"):
                         del containers[name]
@@ -532,13 +411,21 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         return _info(rest, state)
     if not state["docker"]["socket_access"]:
         return _denied({"ps": "containers/json", "images": "images/json"}.get(verb, verb))
-    readers = {"ps": _ps, "images": _images, "inspect": _inspect, "logs": _logs}
+    readers = {"ps": _ps, "images": _images, "inspect": _inspect}
     if verb in readers:
         return readers[verb](rest, state)
+    if verb == "logs":
+        return _logs(rest, state, host_dir)
+    if verb == "stats":
+        fmt = _option(rest, "--format") or _STATS_TABLE
+        _print_rows(docker_run.stats_rows(state), fmt)
+        return 0
     if verb == "run":
-        return _run(rest, host_dir)
+        return docker_run.run(rest, host_dir)
+    if verb == "exec":
+        return docker_run.exec_(rest, host_dir, _find_container)
     if verb == "pull":
-        return _pull_error(rest[0] if rest else "")
+        return docker_run.pull(rest, host_dir)
     if verb in ("stop", "rm", "start", "restart", "kill"):
         return _lifecycle("stop" if verb == "kill" else verb, rest, host_dir)
     return _err(f"docker: '{verb}' is not simulated on this host.\nSee 'docker --help'")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import docker, gpu, memory, network, rdma, system
+from . import curl, docker, gpu, memory, network, pkill, rdma, system
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -44,6 +44,8 @@ TOOLS: dict[str, Runner] = {
     "pip3": _plain(system.run_pip),
     "nvcc": _plain(system.run_nvcc),
     "docker": docker.run_docker,
+    "curl": curl.run_curl,
+    "pkill": pkill.run_pkill,
 }
 
 

@@ -128,9 +128,9 @@ async def test_stopping_the_old_container_frees_its_memory(
 async def test_run_of_an_image_that_is_not_local_fails_to_pull(
     head: asyncssh.SSHClientConnection,
 ) -> None:
-    result = await run(head, "docker run -d --name x nvcr.io/nvidia/vllm:26.05-py3")
+    result = await run(head, "docker run -d --name x nvcr.io/nvidia/vllm:26.06-py3")
     assert result.exit_status == 125
-    assert "Unable to find image 'nvcr.io/nvidia/vllm:26.05-py3' locally" in result.stderr
+    assert "Unable to find image 'nvcr.io/nvidia/vllm:26.06-py3' locally" in result.stderr
     started = await run(head, "docker run -d --rm --name y nvcr.io/nvidia/vllm:25.11-py3 sleep 1")
     assert started.exit_status == 0 and re.fullmatch(r"[0-9a-f]{64}\n", started.stdout)
 

@@ -1,0 +1,292 @@
+"""`docker run`, `docker exec`, `docker pull` and `docker stats` against the simulated engine.
+
+`run` records what the real engine would keep (env, mounts, devices, network, ipc, shm size,
+ulimits, command); a command that starts an engine (`ray start …`, `vllm serve …`) runs detached
+as the container's main process and the container exits when it does. `exec -d` detaches too;
+the output of detached engine commands lands in the container log, where `docker logs` finds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import incontainer, procs
+from .memory import memory_kb
+from .state import locked_state, read_state
+
+RUN_VALUE_OPTS = {
+    "-e", "--env", "-p", "--publish", "-v", "--volume", "--name", "--network", "--net", "--gpus",
+    "--ipc", "--shm-size", "--ulimit", "--device", "-w", "--workdir", "--entrypoint", "--restart",
+    "-m", "--memory", "--runtime", "-u", "--user", "--env-file", "--label", "-l", "--mount",
+    "--cap-add", "--security-opt", "--pid", "--hostname", "-h", "--add-host", "--platform",
+    "--pull", "--cpus", "--cpuset-cpus", "--group-add", "--tmpfs", "--log-driver", "--log-opt",
+    "--health-cmd", "--stop-signal",
+}  # fmt: skip
+_EXEC_VALUE_OPTS = {"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file"}
+_LIST_OPTS = {
+    "-e": "env", "--env": "env", "-v": "mounts", "--volume": "mounts", "--device": "devices",
+    "--ulimit": "ulimits", "-p": "publish", "--publish": "publish",
+}  # fmt: skip
+_ONE_OPTS = {
+    "--name": "name", "--network": "network", "--net": "network", "--ipc": "ipc",
+    "--shm-size": "shm_size", "--gpus": "gpus", "--entrypoint": "entrypoint",
+}  # fmt: skip
+
+
+def err(text: str, code: int = 1) -> int:
+    sys.stderr.write(text + "\n")
+    return code
+
+
+def image_ref(image: str) -> tuple[str, str]:
+    name, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
+    return name, tag
+
+
+def find_image(images: list[dict[str, Any]], ref: str) -> dict[str, Any] | None:
+    repo, tag = image_ref(ref)
+    for image in images:
+        if (image["repository"], image["tag"]) == (repo, tag) or image["id"].startswith(ref):
+            return image
+    return None
+
+
+def pull_error(ref: str) -> int:
+    repo, _tag = image_ref(ref)
+    registry = repo.split("/")[0] if "." in repo.split("/")[0] else "registry-1.docker.io"
+    return err(
+        f'docker: Error response from daemon: Get "https://{registry}/v2/": dial tcp: lookup '
+        f"{registry} on 127.0.0.53:53: server misbehaving\n\n"
+        "Run 'docker run --help' for more information",
+        125,
+    )
+
+
+def _pull_into(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    """Move a pullable image into the local images, printing docker's pull progress."""
+    image = find_image(state["docker"].get("pullable", []), ref)
+    if image is None:
+        return None
+    repo, tag = image_ref(ref)
+    state["docker"]["pullable"].remove(image)
+    state["docker"]["images"].insert(0, image)
+    digest = hashlib.sha256(image["id"].encode()).hexdigest()
+    print(f"{tag}: Pulling from {repo.removeprefix('docker.io/')}")
+    print(f"{image['id'][:12]}: Pull complete\nDigest: sha256:{digest}")
+    print(f"Status: Downloaded newer image for {repo}:{tag}\n{repo}:{tag}", flush=True)
+    return image
+
+
+def pull(args: list[str], host_dir: Path) -> int:
+    refs = [a for a in args if not a.startswith("-")]
+    if not refs:
+        return err('"docker pull" requires exactly 1 argument.', 1)
+    with locked_state(host_dir) as state:
+        if find_image(state["docker"]["images"], refs[0]):
+            repo, tag = image_ref(refs[0])
+            print(f"{tag}: Pulling from {repo}\nStatus: Image is up to date for {repo}:{tag}")
+            return 0
+        if _pull_into(state, refs[0]) is not None:
+            return 0
+    return pull_error(refs[0])
+
+
+def _parse_run(args: list[str]) -> tuple[dict[str, Any], list[str]]:
+    opts: dict[str, Any] = {"env": [], "mounts": [], "devices": [], "ulimits": [], "publish": []}
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        key, eq, value = args[i].partition("=")
+        if key in RUN_VALUE_OPTS and not eq:
+            i += 1
+            value = args[i] if i < len(args) else ""
+        if key in _LIST_OPTS:
+            opts[_LIST_OPTS[key]].append(value)
+        elif key in _ONE_OPTS:
+            opts[_ONE_OPTS[key]] = value
+        elif key == "--rm":
+            opts["auto_remove"] = True
+        elif key == "--privileged":
+            opts["privileged"] = True
+        elif key in ("-d", "--detach") or (
+            not key.startswith("--") and "d" in key[1:] and key not in RUN_VALUE_OPTS
+        ):
+            opts["detach"] = True
+        i += 1
+    return opts, args[i:]
+
+
+def _home_path(path: str, state: dict[str, Any]) -> str:
+    home = f"/home/{state['user']}"
+    return home + path[1:] if path.startswith("~") else path
+
+
+def run(args: list[str], host_dir: Path) -> int:
+    opts, rest = _parse_run(args)
+    if not rest:
+        return err(
+            "docker: 'docker run' requires at least 1 argument\n\nSee 'docker run --help'.", 125
+        )
+    ref, command = rest[0], rest[1:]
+    if opts.get("entrypoint"):
+        command = [opts["entrypoint"], *command]
+    with locked_state(host_dir) as state:
+        image = find_image(state["docker"]["images"], ref)
+        if image is None:
+            repo, tag = image_ref(ref)
+            sys.stderr.write(f"Unable to find image '{repo}:{tag}' locally\n")
+            image = _pull_into(state, ref)
+            if image is None:
+                return pull_error(ref)
+        containers = state["docker"]["containers"]
+        now = time.time()
+        cid = hashlib.sha256(f"{opts.get('name')}{ref}{now}".encode()).hexdigest()
+        name = opts.get("name") or f"sim_{cid[:6]}"
+        if name in containers:
+            return err(
+                "docker: Error response from daemon: Conflict. The container name "
+                f'"/{name}" is already in use by container "{containers[name]["id"]}". '
+                "You have to remove (or rename) that container to be able to reuse that "
+                "name.\n\nRun 'docker run --help' for more information",
+                125,
+            )
+        detach = bool(opts.get("detach"))
+        container = {
+            "id": cid,
+            "image": ref,
+            "command": " ".join(command) or "/bin/bash",
+            "argv": command,
+            "state": "running" if detach else "exited",
+            "up_for_s": 0,
+            "exit_code": 0,
+            "memory_kb": image["run_memory_kb"],
+            "image_memory_kb": image["run_memory_kb"],
+            "ports": "",
+            "listen": [],
+            "logs": "",
+            "gpu_process": None,
+            "created_at": now,
+            "started_at": now,
+            "finished_at": now,
+            "auto_remove": bool(opts.get("auto_remove")),
+            "env": [e for e in opts["env"] if "=" in e],
+            "mounts": [_home_path(m, state) for m in opts["mounts"]],
+            "devices": opts["devices"],
+            "ulimits": opts["ulimits"],
+            "network": opts.get("network", "bridge"),
+            "ipc": opts.get("ipc", "private"),
+            "shm_size": opts.get("shm_size", "64m"),
+            "gpus": opts.get("gpus", ""),
+            "privileged": bool(opts.get("privileged")),
+            "pids": [],
+            "ray": None,
+            "serve": None,
+        }
+        if detach or not container["auto_remove"]:
+            containers[name] = container
+    if detach:
+        if incontainer.mentions_engine(command):
+            _start_detached(host_dir, name, cid, command, [], main=True)
+        print(cid)
+    return 0
+
+
+def _start_detached(
+    host_dir: Path, name: str, cid: str, argv: list[str], env: list[str], main: bool
+) -> None:
+    record = read_state(host_dir)["docker"]["containers"][name]
+    ctr = incontainer.Container(host_dir, name, cid, incontainer.env_of(record, env))
+
+    def finished(code: int) -> None:
+        if main:
+            _main_exited(host_dir, cid, code)
+
+    pid = procs.detach(host_dir, cid, lambda: incontainer.run_argv(ctr, argv), finished)
+    with locked_state(host_dir) as state:
+        container = state["docker"]["containers"].get(name)
+        if container and container["id"] == cid:
+            container["pids"].append(pid)
+
+
+def _main_exited(host_dir: Path, cid: str, code: int) -> None:
+    """The container's main process ended: the container exits (and goes, with --rm)."""
+    with locked_state(host_dir) as state:
+        for name, c in list(state["docker"]["containers"].items()):
+            if c["id"] == cid and c["state"] == "running":
+                stopped(c)
+                c.update(state="exited", exit_code=code, finished_at=time.time())
+                if c.get("auto_remove"):
+                    del state["docker"]["containers"][name]
+
+
+def stopped(c: dict[str, Any]) -> None:
+    """What a container started here loses when it stops: engines, ports, GPU memory."""
+    if "image_memory_kb" in c:
+        c.update(ray=None, serve=None, gpu_process=None, pids=[], listen=[])
+        c["memory_kb"] = c["image_memory_kb"]
+
+
+def exec_(args: list[str], host_dir: Path, find: Any) -> int:
+    detach, env, i = False, [], 0
+    while i < len(args) and args[i].startswith("-"):
+        key, eq, value = args[i].partition("=")
+        if key in _EXEC_VALUE_OPTS and not eq:
+            i += 1
+            value = args[i] if i < len(args) else ""
+        if key in ("-e", "--env"):
+            env.append(value)
+        elif key in ("-d", "--detach") or (not key.startswith("--") and "d" in key[1:]):
+            detach = True
+        i += 1
+    if len(args) - i < 2:
+        return err(
+            "docker: \"exec\" requires at least 2 arguments.\n\nSee 'docker exec --help'.", 1
+        )
+    ref, argv = args[i], args[i + 1 :]
+    hit = find(read_state(host_dir), ref)
+    if hit is None:
+        return err(f"Error response from daemon: No such container: {ref}")
+    name, record = hit
+    if record["state"] != "running":
+        return err(f"Error response from daemon: container {record['id']} is not running")
+    if detach:
+        _start_detached(host_dir, name, record["id"], argv, env, main=False)
+        return 0
+    ctr = incontainer.Container(host_dir, name, record["id"], incontainer.env_of(record, env))
+    return incontainer.run_argv(ctr, argv)
+
+
+def _stats_size(num_bytes: float) -> str:
+    """docker stats sizes: `215.6MiB`, `95.73GiB` (four significant digits)."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if num_bytes < 1024 or unit == "GiB":
+            return f"{num_bytes:.4g}{unit}"
+        num_bytes /= 1024
+    return f"{num_bytes:.4g}GiB"
+
+
+def stats_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
+    total = memory_kb(state)["MemTotal"] * 1024
+    rows = []
+    for name, c in state["docker"]["containers"].items():
+        if c["state"] != "running":
+            continue
+        used = c["memory_kb"] * 1024
+        busy = bool(c.get("serve"))
+        rows.append(
+            {
+                "BlockIO": "1.2GB / 0B" if busy else "0B / 0B",
+                "CPUPerc": "101.52%" if busy else "0.31%",
+                "Container": c["id"][:12],
+                "ID": c["id"][:12],
+                "MemPerc": f"{used / total * 100:.2f}%",
+                "MemUsage": f"{_stats_size(used)} / {_stats_size(total)}",
+                "Name": name,
+                "NetIO": "0B / 0B",
+                "PIDs": "212" if busy else "12",
+            }
+        )
+    return rows

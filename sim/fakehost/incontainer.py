@@ -1,0 +1,158 @@
+"""A command line run inside an engine container (`docker exec`, or a container's main command).
+
+Shell lists (`a && b; c`), `bash -c '…'`, `VAR=x cmd` and `export` are understood; redirections
+are dropped (output stays where the caller reads it). The engine tools an image ships (`ray`,
+`vllm`, `python3 -m sglang.launch_server`) and a few plain ones (`nvidia-smi`, `env`, `cat`,
+`pip install`, `sleep`) exist; anything else is `command not found`, as in a slim image.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import gpu, procs, ray, serve, system
+from .state import read_state
+
+_REDIRECT = re.compile(r"\s(?:\d?>>?|&>)\s*(?:&\d|\S+)")
+_SEPARATORS = {"&&", "||", ";", "|", "&"}
+_SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash"}
+ENGINE_WORDS = ("ray", "vllm", "sglang")
+
+
+@dataclass
+class Container:
+    """The container a command runs in: its host, name, id and the environment it sees."""
+
+    host_dir: Path
+    name: str
+    id: str
+    env: dict[str, str] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})
+
+    def tools(self) -> set[str]:
+        state = read_state(self.host_dir)
+        image = self.record().get("image", "")
+        for img in state["docker"]["images"] + state["docker"].get("pullable", []):
+            if image in (f"{img['repository']}:{img['tag']}", img["repository"], img["id"]):
+                return set(img.get("tools", []))
+        return set()
+
+
+def env_of(record: dict[str, Any], extra: list[str]) -> dict[str, str]:
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
+    for item in [*record.get("env", []), *extra]:
+        key, sep, value = item.partition("=")
+        if sep:
+            env[key] = value
+    return env
+
+
+def mentions_engine(argv: list[str]) -> bool:
+    return any(word in " ".join(argv) for word in ENGINE_WORDS)
+
+
+def run_argv(ctr: Container, argv: list[str]) -> int:
+    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list."""
+    if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
+        return run_line(ctr, argv[2])
+    return _run_simple(ctr, argv)
+
+
+def run_line(ctr: Container, line: str) -> int:
+    code, skip_next = 0, False
+    for words, sep in _split(_REDIRECT.sub(" ", f" {line}")):
+        if words and not skip_next:
+            code = _run_simple(ctr, words)
+        skip_next = (sep == "&&" and code != 0) or (sep == "||" and code == 0)
+    return code
+
+
+def _split(line: str) -> list[tuple[list[str], str]]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    parts, words = [], []
+    for token in lexer:
+        if token in _SEPARATORS:
+            parts.append((words, token))
+            words = []
+        else:
+            words.append(token)
+    parts.append((words, ""))
+    return parts
+
+
+def _run_simple(ctr: Container, argv: list[str]) -> int:
+    env = dict(ctr.env)
+    while argv and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", argv[0]):
+        key, _, value = argv.pop(0).partition("=")
+        env[key] = value
+    if not argv:
+        return 0
+    if argv[0] == "export":
+        for item in argv[1:]:
+            key, _, value = item.partition("=")
+            ctr.env[key] = value
+        return 0
+    argv = [_expand(a, env) for a in argv]
+    scoped = Container(ctr.host_dir, ctr.name, ctr.id, env)
+    return _dispatch(scoped, argv[0].rsplit("/", 1)[-1], argv[1:])
+
+
+def _expand(word: str, env: dict[str, str]) -> str:
+    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: env.get(m.group(1), ""), word)
+
+
+def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
+    tools = ctr.tools()
+    if cmd in _SHELLS or cmd in ("bash", "sh"):
+        return run_argv(ctr, [cmd, *args]) if args[:1] in (["-c"], ["-lc"]) else 0
+    if cmd == "ray" and "ray" in tools:
+        return ray.run_ray(args, ctr)
+    if cmd == "vllm" and "vllm" in tools:
+        return serve.run_vllm(args, ctr)
+    if cmd in ("python3", "python") and args[:2] == ["-m", "sglang.launch_server"]:
+        if "sglang" in tools:
+            return serve.run_sglang(args[2:], ctr)
+        sys.stderr.write(
+            f"/usr/bin/{cmd}: Error while finding module specification for "
+            "'sglang.launch_server' (ModuleNotFoundError: No module named 'sglang')\n"
+        )
+        return 1
+    if cmd in ("pip", "pip3", "uv") and "install" in args:
+        wanted = [a for a in args if not a.startswith("-") and a not in ("install", "pip")]
+        for pkg in wanted:
+            print(
+                f"Requirement already satisfied: {pkg} in /usr/local/lib/python3.12/dist-packages"
+            )
+        return 0
+    if cmd == "nvidia-smi":
+        return gpu.run_nvidia_smi(args, read_state(ctr.host_dir))
+    if cmd in ("env", "printenv"):
+        shown = {k: v for k, v in ctr.env.items() if not args or k in args}
+        print("\n".join(f"{k}={v}" if not args else v for k, v in shown.items()))
+        return 0 if shown or not args else 1
+    if cmd == "cat":
+        return system.run_cat(args, read_state(ctr.host_dir), ctr.host_dir)
+    if cmd == "echo":
+        print(" ".join(args))
+        return 0
+    if cmd in ("true", ":"):
+        return 0
+    if cmd == "which":
+        found = [f"/usr/local/bin/{a}" for a in args if a in tools or a in ("python3", "bash")]
+        if found:
+            print("\n".join(found))
+        return 0 if len(found) == len(args) else 1
+    if cmd == "sleep" or (cmd == "tail" and "-f" in args):
+        limit = None if cmd == "tail" or args[:1] == ["infinity"] else float(args[0] or 0)
+        procs.wait_while_running(ctr.host_dir, ctr.id, limit)
+        return 0
+    sys.stderr.write(f"bash: {cmd}: command not found\n")
+    return 127

@@ -1,0 +1,107 @@
+"""Processes of one simulated host: which are ours, detaching engine work, waiting on a container.
+
+Engine commands started with `docker exec -d` or as a container's main command keep running after
+the SSH command returns, like the real thing. They are forked into their own session, recorded in
+the container's `pids`, end when their container stops or the simulator is gone, and are only ever
+signalled after checking that they belong to this host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .state import HOST_DIR_ENV, read_state
+
+POLL_S = 0.25
+
+
+def belongs_to(pid: int, host_dir: Path) -> bool:
+    """True if process `pid` runs inside this simulated host (its environment names the host)."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"{HOST_DIR_ENV}={host_dir}".encode() in environ.split(b"\0")
+
+
+def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> int:
+    """Signal the given processes that belong to this host; return how many were signalled."""
+    sent = 0
+    for pid in pids:
+        if pid != os.getpid() and belongs_to(pid, host_dir):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+                sent += 1
+    return sent
+
+
+def log_path(host_dir: Path, container_id: str) -> Path:
+    """Where a container's process output goes (what `docker logs` adds to the scenario logs)."""
+    return host_dir / "containers" / f"{container_id}.log"
+
+
+def simulator_alive(host_dir: Path) -> bool:
+    try:
+        pid = read_state(host_dir).get("sim_pid", 0)
+    except (OSError, ValueError):
+        return False
+    if not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def container_running(host_dir: Path, container_id: str) -> bool:
+    try:
+        containers = read_state(host_dir)["docker"]["containers"].values()
+    except (OSError, ValueError):
+        return False
+    return any(c["id"] == container_id and c["state"] == "running" for c in containers)
+
+
+def wait_while_running(host_dir: Path, container_id: str, limit_s: float | None = None) -> bool:
+    """Block until the container stops, the simulator ends or `limit_s` passes; True on timeout."""
+    deadline = None if limit_s is None else time.monotonic() + limit_s
+    while container_running(host_dir, container_id) and simulator_alive(host_dir):
+        if deadline is not None and time.monotonic() >= deadline:
+            return True
+        time.sleep(POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic()))
+    return False
+
+
+def detach(
+    host_dir: Path, container_id: str, work: Callable[[], int], on_exit: Callable[[int], None]
+) -> int:
+    """Fork `work` into its own session with output to the container log; return the child pid."""
+    path = log_path(host_dir, container_id)
+    path.parent.mkdir(exist_ok=True)
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        os.setsid()
+        out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+        code = work()
+        on_exit(code)
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
