@@ -142,21 +142,14 @@ async def _send(runtime: Runtime, view: ChatView, text: str) -> None:
         view.console.print(Text(outcome.message, style="yellow"))
 
 
-async def chat(
-    settings: Settings,
-    client: ModelClient,
-    *,
-    console: Console | None = None,
-    extra_commands: dict[str, Command] | None = None,
-) -> int:
+async def chat(settings: Settings, client: ModelClient, *, console: Console | None = None) -> int:
+    """A chat session on the hosts of the settings' inventory."""
     console = console or Console(highlight=False)
     view = ChatView(console)
-    history_path = scout_home() / "chat_history"
-    history_path.parent.mkdir(parents=True, exist_ok=True)
-    prompt = PromptSession(history=FileHistory(str(history_path)), key_bindings=_keys())
     approval_prompt: PromptSession[str] = PromptSession(history=InMemoryHistory())
 
     async def ask(question: str) -> str:
+        view.pause()
         return await approval_prompt.prompt_async(question)
 
     runtime = await open_runtime(
@@ -165,16 +158,34 @@ async def chat(
         approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
         listeners=[view],
     )
-    commands = {**COMMANDS, **(extra_commands or {})}
+    try:
+        return await chat_on_runtime(runtime, view, console)
+    finally:
+        with contextlib.suppress(Exception):
+            await runtime.aclose()
+
+
+async def chat_on_runtime(
+    runtime: Runtime, view: ChatView, console: Console, *, first_message: str | None = None
+) -> int:
+    """The conversation loop itself: prompt, send, show, until Ctrl-D or /exit."""
+    history_path = scout_home() / "chat_history"
+    history_path.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history_path)), key_bindings=_keys()
+    )
+    settings_line = f"model {runtime.session.parts.model} · mode {runtime.gate.mode}"
     console.print(
         Text.assemble(
             ("Scout", "bold"),
-            f" · model {settings.model} · mode {settings.mode} · transcript "
-            f"{runtime.transcript_path}\n",
+            f" · {settings_line} · transcript {runtime.transcript_path}\n",
             ("Type a request. /help for commands, Ctrl-D to leave.", "dim"),
         )
     )
     try:
+        if first_message:
+            console.print(Text.assemble(("you › ", "bold cyan"), first_message))
+            await _send(runtime, view, first_message)
         while True:
             try:
                 line = await prompt.prompt_async("scout › ")
@@ -187,12 +198,10 @@ async def chat(
             if line.strip() in {"/exit", "/quit"}:
                 break
             if line.startswith("/"):
-                await run_slash(line, runtime, console, commands)
+                await run_slash(line, runtime, console, COMMANDS)
                 continue
             await _send(runtime, view, line)
     finally:
         runtime.session.end("exited")
-        with contextlib.suppress(Exception):
-            await runtime.aclose()
         console.print(Text(f"transcript saved: {runtime.transcript_path}", style="dim"))
     return 0

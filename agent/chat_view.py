@@ -83,6 +83,8 @@ class ChatView(SessionListener):
             self._live.refresh()
             self._live.stop()
             self._live = None
+            if not self.console.is_terminal:
+                self.console.line()  # a file or pipe gets the last frame without a newline
 
     def settle(self) -> None:
         """Close the live region, leaving its last frame in the scrollback."""
@@ -92,12 +94,12 @@ class ChatView(SessionListener):
 
     def _batch_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
-        table.add_column(width=1)
-        table.add_column(no_wrap=True, max_width=14, style="cyan")
-        table.add_column(no_wrap=True, max_width=10)
+        table.add_column(width=1, min_width=1, no_wrap=True)
+        table.add_column(no_wrap=True, max_width=16, style="cyan")
+        table.add_column(no_wrap=True, max_width=13)
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        table.add_column(justify="right", no_wrap=True)
-        table.add_column(no_wrap=True, max_width=16)
+        table.add_column(justify="right", no_wrap=True, min_width=6)
+        table.add_column(no_wrap=True, min_width=9)
         for row in self._rows.values():
             if row.ok is None:
                 mark: RenderableType = (
@@ -108,7 +110,7 @@ class ChatView(SessionListener):
             status_style = "green" if row.ok else ("red" if row.ok is False else "dim")
             table.add_row(
                 mark,
-                ",".join(row.hosts) or "-",
+                _hosts_label(row.hosts),
                 row.tool,
                 row.summary,
                 row.elapsed(),
@@ -174,3 +176,9 @@ class ChatView(SessionListener):
         if event.is_error and not event.meta.get("cancelled"):
             first = event.text.strip().splitlines()[0] if event.text.strip() else "failed"
             self.console.print(Text(f"  ✗ {event.name}: {first[:200]}", style="red"))
+
+
+def _hosts_label(hosts: list[str]) -> str:
+    if not hosts:
+        return "-"
+    return hosts[0] if len(hosts) == 1 else f"{hosts[0]} +{len(hosts) - 1}"

@@ -131,6 +131,43 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     return asyncio.run(chat(settings, client))
 
 
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import UTC, datetime
+
+    from rich.console import Console
+
+    from agent.demo import DEMO_TRANSCRIPT, live_demo, replay_demo
+    from agent.logs import configure_logging
+    from agent.runtime import redactor_for
+
+    settings = _load_settings({"model": args.model})
+    if settings is None:
+        return EXIT_ERROR
+    configure_logging(settings.log_file, redactor_for(settings))
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
+    console = Console(highlight=False)
+    if args.live:
+        if settings.api_key is None and not settings.base_url:
+            print("scout demo --live: set ANTHROPIC_API_KEY first", file=sys.stderr)
+            return EXIT_ERROR
+        return asyncio.run(live_demo(console, settings, save_to))
+    transcript = Path(args.transcript) if args.transcript else DEMO_TRANSCRIPT
+    if not transcript.is_file():
+        print(f"scout demo: no such transcript: {transcript}", file=sys.stderr)
+        return EXIT_ERROR
+    return asyncio.run(
+        replay_demo(
+            console,
+            interactive=args.interactive,
+            transcript=transcript,
+            pace_s=0.0 if args.fast else 0.012,
+            save_to=save_to,
+        )
+    )
+
+
 def _cmd_init(args: argparse.Namespace) -> int:
     from agent.settings import scout_home
     from agent.setup_files import write_starter_files
@@ -254,6 +291,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="record unknown host keys (trust on first use)",
     )
     recon.set_defaults(func=_cmd_recon)
+
+    demo = sub.add_parser(
+        "demo",
+        help="the whole story on a simulated two-Spark cluster: no API key, no network",
+        description=(
+            "Start a simulated pair of DGX Sparks, replay a recorded deployment session through "
+            "the chat face with every tool running live against the simulator, and finish with "
+            "the endpoint's tokens/s."
+        ),
+    )
+    demo.add_argument("--interactive", action="store_true", help="answer the approvals yourself")
+    demo.add_argument("--fast", action="store_true", help="no pacing of the replayed text")
+    demo.add_argument(
+        "--live", action="store_true", help="a real model drives the simulated cluster (API key)"
+    )
+    demo.add_argument("--transcript", help="replay another recorded session instead")
+    demo.add_argument("--model", help="model for --live")
+    demo.set_defaults(func=_cmd_demo)
 
     init = sub.add_parser(
         "init",
