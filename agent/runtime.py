@@ -17,6 +17,7 @@ from agent.approvals.gate import PolicyGate
 from agent.approvals.model import Approver
 from agent.approvals.rules import RuleSet
 from agent.assembly import build_session
+from agent.deploy_tools import EndpointCheckTool, PlanDeploymentTool
 from agent.events import Notice
 from agent.executor import ExecutorLimits
 from agent.model_client import ModelClient
@@ -119,6 +120,8 @@ async def open_runtime(
             SSHExec(),
             DockerCtl(),
             ReconTool(world, inventory.names()),
+            PlanDeploymentTool(world),
+            EndpointCheckTool(),
         ]
     gate = PolicyGate(
         mode=settings.mode,

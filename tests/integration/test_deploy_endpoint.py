@@ -1,0 +1,188 @@
+"""endpoint_check through a real SSH port forward to a local OpenAI-compatible SSE server, and the
+model-size lookup through the real WebFetcher against a local Hub stand-in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent.deploy_tools import EndpointCheckInput, EndpointCheckTool
+from tests.support.asyncssh_hosts import LocalHosts
+from tools.base import ToolContext
+from tools.deploy.fit import size_from_hub
+from tools.ssh import SSHPool
+from tools.web import WebFetcher, WebSettings
+
+MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+TOKENS = 12
+
+
+class FakeEngine:
+    """Just enough of vLLM's HTTP API: /health, /v1/models, chat completions (SSE or not)."""
+
+    def __init__(self, healthy: bool = True) -> None:
+        self.healthy = healthy
+        self.requests: list[str] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode().split("\r\n")
+        method, path, _ = lines[0].split(" ", 2)
+        headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+        length = int(headers.get("content-length", headers.get("Content-Length", "0")))
+        body = json.loads(await reader.readexactly(length)) if length else {}
+        self.requests.append(f"{method} {path}")
+        if path == "/health":
+            await self._reply(writer, 200 if self.healthy else 503, b"")
+        elif path == "/v1/models":
+            await self._reply(writer, 200, json.dumps({"data": [{"id": MODEL}]}).encode())
+        elif path == "/v1/chat/completions" and not body.get("stream"):
+            answer = {"choices": [{"message": {"content": "Fast links keep all-reduce short."}}]}
+            await self._reply(writer, 200, json.dumps(answer).encode())
+        else:
+            await self._stream(writer)
+        writer.close()
+
+    async def _reply(self, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
+        writer.write(
+            f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+
+    async def _stream(self, writer: asyncio.StreamWriter) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+        )
+        for i in range(TOKENS):
+            await asyncio.sleep(0.005)
+            chunk = {"choices": [{"delta": {"content": f"tok{i} "}}]}
+            writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            await writer.drain()
+        usage = {"choices": [], "usage": {"completion_tokens": TOKENS}}
+        writer.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+        await writer.drain()
+
+
+@pytest.fixture
+async def head(tmp_path: Path) -> AsyncIterator[tuple[SSHPool, LocalHosts]]:
+    hosts = LocalHosts(tmp_path)
+    await hosts.add("spark-a")
+    hosts.write_known_hosts("spark-a")
+    pool = SSHPool(hosts.inventory())
+    try:
+        yield pool, hosts
+    finally:
+        await pool.close()
+        await hosts.close()
+
+
+async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> None:
+    pool, hosts = head
+    engine = FakeEngine()
+    port = await engine.start()
+    try:
+        tool = EndpointCheckTool()
+        params = EndpointCheckInput(host="spark-a", port=port, concurrency=3, max_tokens=32)
+        result = await tool.run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+    finally:
+        await engine.stop()
+    assert not result.is_error, result.text
+    assert result.text.startswith(f"health ok · model {MODEL} · single stream ")
+    assert result.text.endswith(" tok/s aggregate") and "3 streams" in result.text
+    data = result.data
+    assert data["models"] == [MODEL] and data["health_status"] == 200
+    assert data["completion"] == "Fast links keep all-reduce short."
+    assert data["single"]["tokens"] == TOKENS and data["single"]["tokens_from"] == "usage"
+    assert data["single"]["tok_s"] > 0 and data["single"]["ttft_s"] is not None
+    assert [s["tokens"] for s in data["concurrent"]] == [TOKENS] * 3
+    assert data["aggregate_tok_s"] > 0
+    assert hosts.hosts["spark-a"].tunnels >= 1  # the traffic went through SSH
+
+
+async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -> None:
+    pool, _ = head
+    engine = FakeEngine(healthy=False)
+    port = await engine.start()
+    try:
+        params = EndpointCheckInput(host="spark-a", port=port)
+        result = await EndpointCheckTool().run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+    finally:
+        await engine.stop()
+    assert result.is_error
+    assert result.text.startswith(f"GET /health on spark-a:{port} answered 503")
+    assert "may still be loading weights" in result.text
+
+
+async def test_wrong_model_lists_what_is_served(head, tmp_path: Path) -> None:
+    pool, _ = head
+    engine = FakeEngine()
+    port = await engine.start()
+    try:
+        params = EndpointCheckInput(host="spark-a", port=port, model="other/model")
+        result = await EndpointCheckTool().run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+    finally:
+        await engine.stop()
+    assert result.text == f"spark-a:{port} does not serve other/model; /v1/models lists: {MODEL}"
+
+
+async def _hub(routes: dict[str, bytes]) -> tuple[asyncio.Server, str]:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request = (await reader.readuntil(b"\r\n\r\n")).decode().split(" ")[1]
+        body = routes.get(request)
+        status = "200 OK" if body is not None else "404 Not Found"
+        body = body or b"{}"
+        writer.write(
+            f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}"
+            f"\r\nConnection: close\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
+async def test_model_size_from_the_hub_api_then_the_index_file() -> None:
+    siblings = [
+        {"rfilename": "model-00001-of-00002.safetensors", "size": 60_000_000_000},
+        {"rfilename": "model-00002-of-00002.safetensors", "size": 59_000_000_000},
+        {"rfilename": "config.json", "size": 4_000},
+    ]
+    index = {"metadata": {"total_size": 118_900_000_000}}
+    server, base = await _hub(
+        {
+            f"/api/models/{MODEL}?blobs=true": json.dumps({"siblings": siblings}).encode(),
+            "/other/model/resolve/main/model.safetensors.index.json": json.dumps(index).encode(),
+        }
+    )
+    try:
+        async with WebFetcher(WebSettings(allowed_hosts=("127.0.0.1",))) as fetcher:
+
+            async def fetch(url: str) -> bytes:
+                download = await fetcher.fetch(url)
+                if download.status != 200:
+                    raise RuntimeError(f"{url} answered {download.status}")
+                return download.body
+
+            assert await size_from_hub(MODEL, fetch, hub_url=base) == 119_000_000_000
+            assert await size_from_hub("other/model", fetch, hub_url=base) == 118_900_000_000
+    finally:
+        server.close()
+        await server.wait_closed()

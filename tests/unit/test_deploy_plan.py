@@ -1,0 +1,155 @@
+"""plan_deployment on seed-pair-like facts, its variants, and the rollout state machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
+from agent.plan import Plan
+from agent.world import WorldModel
+from tests.unit.test_deploy_facts import reference_pair, seed_pair, spark
+from tools.base import ToolContext
+from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
+from tools.deploy.steps import DeployStep, StepCheck
+
+MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+
+
+async def plan_for(hosts, tmp_path: Path, unreachable=None, **options):
+    world = WorldModel()
+    world.apply_round(hosts, unreachable or {})
+    tool = PlanDeploymentTool(world, max_age_s=10**9)
+    params = PlanDeploymentInput(
+        model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=119, **options
+    )
+    return await tool.run(params, ToolContext(spill_dir=tmp_path))
+
+
+async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
+    tmp_path: Path,
+) -> None:
+    result = await plan_for(seed_pair(), tmp_path)
+    assert not result.is_error, result.text
+    plan = Plan.model_validate(result.data["plan"])
+    titles = [s.title for s in plan.steps]
+    assert titles[:2] == [
+        "stop vllm_node to free its memory",
+        "bring the RoCE link up (enp1s0f1np1, enP2p1s0f1np1)",
+    ]
+    assert plan.steps[0].actions == ["docker stop vllm_node"]
+    assert plan.steps[0].rollback == "docker start vllm_node"
+    assert plan.steps[1].actions == [
+        "sudo ip link set enp1s0f1np1 up",
+        "sudo ip link set enP2p1s0f1np1 up",
+    ]
+    assert titles[2:] == [
+        "start the engine container scout-vllm",
+        "start the Ray head",
+        "start the engine container scout-vllm",
+        "join the Ray cluster",
+        f"serve {MODEL} with vLLM TP=2",
+    ]
+    assert "does not fit until vllm_node is stopped" in result.text
+    assert any("fabric address of spark-b unknown" in risk for risk in plan.risks)
+
+
+async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
+    result = await plan_for(reference_pair(), tmp_path, recipe="sglang")
+    plan = Plan.model_validate(result.data["plan"])
+    assert not result.is_error
+    assert [s.hosts for s in plan.steps] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
+
+
+async def test_roce_not_fixable_says_what_a_person_must_do(tmp_path: Path) -> None:
+    result = await plan_for(seed_pair(), tmp_path, links_tried=["spark-b"])
+    assert result.is_error
+    assert result.text.startswith(
+        "The plan cannot succeed until these are done (not fixable from here):\n"
+        "- spark-b's RoCE link (enp1s0f1np1) stays down after `ip link set … up` → reseat the "
+        "QSFP cable"
+    )
+    plan = Plan.model_validate(result.data["plan"])
+    assert any(
+        s.title.startswith("by hand: reseat the QSFP cable") and s.hosts == ["spark-b"]
+        for s in plan.steps
+    )
+
+
+async def test_wrong_interface_is_an_error_naming_the_right_one(tmp_path: Path) -> None:
+    hosts = {
+        "spark-a": spark("spark-a", 10, cage="f0np0"),
+        "spark-b": spark("spark-b", 11, cage="f0np0"),
+    }
+    result = await plan_for(hosts, tmp_path, fabric_interface="enp1s0f1np1")
+    assert result.is_error
+    assert "use fabric_interface=enp1s0f0np0 or leave it unset" in result.text
+
+
+async def test_worker_unreachable_is_an_error(tmp_path: Path) -> None:
+    hosts = {"spark-a": reference_pair()["spark-a"]}
+    result = await plan_for(hosts, tmp_path, unreachable={"spark-b": "No route to host"})
+    assert result.is_error
+    assert result.text.startswith("Cannot plan this deployment yet:\n- spark-b did not answer")
+
+
+async def test_model_too_big_is_an_error(tmp_path: Path) -> None:
+    world = WorldModel()
+    world.apply_round(reference_pair(), {})
+    params = PlanDeploymentInput(model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=240)
+    result = await PlanDeploymentTool(world, max_age_s=10**9).run(
+        params, ToolContext(spill_dir=tmp_path)
+    )
+    assert result.is_error
+    assert (
+        "does not fit on this node → use more nodes or a smaller (quantised) model" in result.text
+    )
+
+
+def step(step_id: str, needs: list[str] | None = None, expect: str = "ok") -> DeployStep:
+    return DeployStep(
+        id=step_id,
+        title=step_id,
+        host="h",
+        actions=[f"do {step_id}"],
+        check=StepCheck(
+            host="h", command=f"check {step_id}", expect=expect, description=f"{step_id} ok"
+        ),
+        rollback=f"undo {step_id}",
+        needs=needs or [],
+    )
+
+
+def test_order_puts_needs_first_and_rejects_cycles() -> None:
+    ordered = order_steps([step("head", ["worker"]), step("worker")])
+    assert [s.id for s in ordered] == ["worker", "head"]
+    with pytest.raises(OrderError, match="cycle"):
+        order_steps([step("a", ["b"]), step("b", ["a"])])
+    with pytest.raises(OrderError, match="unknown"):
+        order_steps([step("a", ["nope"])])
+
+
+async def test_failed_check_stops_and_offers_that_steps_rollback() -> None:
+    ran: list[str] = []
+
+    async def run(host: str, command: str) -> tuple[int, str]:
+        ran.append(command)
+        return 0, "not yet" if command == "check second" else "ok"
+
+    rollout = await drive(Rollout([step("first"), step("second"), step("third")]), run)
+    assert rollout.state == "failed"
+    assert ran == ["do first", "check first", "do second", "check second"]
+    assert rollout.next_action() == "undo second"
+    assert rollout.summary() == (
+        "stopped at step 2/3 (second): second ok did not hold. Proposed rollback on h: undo second"
+    )
+
+
+async def test_all_checks_pass_completes() -> None:
+    async def run(host: str, command: str) -> tuple[int, str]:
+        return 0, "ok"
+
+    rollout = await drive(Rollout([step("a"), step("b", ["a"])]), run)
+    assert rollout.state == "done" and rollout.next_action() is None
+    assert rollout.summary() == "2/2 steps done — rollout complete"

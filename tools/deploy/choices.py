@@ -1,0 +1,81 @@
+"""What the user chose for a deployment: model, engine recipe, hosts and engine settings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+RecipeName = Literal["vllm-ray", "vllm-multinode", "sglang"]
+
+VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
+SGLANG_IMAGE = "lmsysorg/sglang:latest-cu130"
+DEFAULT_IMAGES: dict[str, str] = {
+    "vllm-ray": VLLM_IMAGE,
+    "vllm-multinode": VLLM_IMAGE,
+    "sglang": SGLANG_IMAGE,
+}
+DEFAULT_PORTS: dict[str, int] = {"vllm-ray": 8000, "vllm-multinode": 8000, "sglang": 30000}
+DEFAULT_CONTAINERS: dict[str, str] = {
+    "vllm-ray": "scout-vllm",
+    "vllm-multinode": "scout-vllm",
+    "sglang": "scout-sglang",
+}
+
+
+class DeployChoices(BaseModel):
+    """The knobs of one deployment; unset ones take the recipe's defaults (see `resolved`)."""
+
+    model: str = Field(
+        min_length=3, description="Hugging Face model id, e.g. Qwen/Qwen3.5-122B-A10B-FP8."
+    )
+    recipe: RecipeName = Field(default="vllm-ray", description="Engine and launch style.")
+    hosts: list[str] = Field(min_length=1, description="Inventory hosts; the first is the head.")
+    image: str | None = Field(default=None, description="Engine image present on every host.")
+    tensor_parallel: int | None = Field(
+        default=None, ge=1, description="Tensor-parallel size; default: one GPU per host."
+    )
+    port: int | None = Field(default=None, ge=1, le=65535, description="Serving port on the head.")
+    gpu_memory_utilization: float = Field(default=0.8, gt=0.05, le=0.95)
+    max_model_len: int | None = Field(default=None, ge=256)
+    hf_cache: str = Field(default="~/.cache/huggingface", description="HF cache on each host.")
+    container: str | None = Field(default=None, description="Engine container name.")
+    fabric_interface: str | None = Field(
+        default=None, description="Fabric netdev to use (default: the one found Up on all hosts)."
+    )
+    node_ips: dict[str, str] = Field(
+        default_factory=dict, description="Fabric IPv4 per host, when recon could not see it."
+    )
+    shm_size: str = "32g"
+    ray_port: int = Field(default=6379, ge=1, le=65535)
+    dist_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Rendezvous port (vLLM 29501, SGLang 20000)."
+    )
+
+    @field_validator("hosts")
+    @classmethod
+    def _distinct(cls, hosts: list[str]) -> list[str]:
+        if len(set(hosts)) != len(hosts):
+            raise ValueError(f"hosts must be distinct, got {hosts}")
+        return hosts
+
+    @property
+    def head(self) -> str:
+        return self.hosts[0]
+
+    @property
+    def workers(self) -> list[str]:
+        return self.hosts[1:]
+
+    def resolved(self) -> DeployChoices:
+        """A copy with every default filled in, so recipes read plain values."""
+        dist = self.dist_port or (20000 if self.recipe == "sglang" else 29501)
+        return self.model_copy(
+            update={
+                "image": self.image or DEFAULT_IMAGES[self.recipe],
+                "tensor_parallel": self.tensor_parallel or len(self.hosts),
+                "port": self.port or DEFAULT_PORTS[self.recipe],
+                "container": self.container or DEFAULT_CONTAINERS[self.recipe],
+                "dist_port": dist,
+            }
+        )

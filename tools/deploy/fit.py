@@ -1,0 +1,165 @@
+"""Does the model fit: weight size (Hub API, index file or a host's HF cache) against each node's
+memory budget, as a verdict with its numbers.
+
+The arithmetic is pure; looking the size up takes an injected `fetch` so tests serve the Hub's
+answers from a local server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from tools.recon.facts import HostFacts
+
+GB = 1_000_000_000
+KV_HEADROOM_FRACTION = 0.10
+Fetch = Callable[[str], Awaitable[bytes]]
+HUB_URL = "https://huggingface.co"
+
+
+class ModelSizeError(Exception):
+    """The size could not be found; the message says where it looked and what to do."""
+
+
+def gb(value: float) -> str:
+    return f"{value / GB:.1f} GB"
+
+
+@dataclass(frozen=True)
+class NodeBudget:
+    """Memory a model may use on one node, and which containers hold memory there now."""
+
+    host: str
+    available_bytes: int
+    total_bytes: int | None
+    holders: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def from_facts(cls, facts: HostFacts) -> NodeBudget | None:
+        budget = facts.memory.budget_bytes
+        if budget is None:
+            return None
+        holders = tuple(
+            (c.name, c.memory_bytes)
+            for c in facts.docker.containers
+            if c.state == "running" and c.memory_bytes
+        )
+        total = (
+            facts.memory.total_bytes
+            if facts.memory.unified_memory
+            else facts.memory.gpu_total_bytes
+        )
+        return cls(facts.host, budget, total, holders)
+
+    @property
+    def freeable_bytes(self) -> int:
+        """Available once the holders stop (never above the node's total)."""
+        freed = self.available_bytes + sum(b for _, b in self.holders)
+        return min(freed, self.total_bytes) if self.total_bytes else freed
+
+
+@dataclass
+class FitVerdict:
+    fits: bool
+    size_bytes: int
+    per_node_bytes: float
+    lines: list[str] = field(default_factory=list)
+    blocking_containers: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        return "; ".join(self.lines)
+
+
+def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) -> FitVerdict:
+    """Weights split evenly over the nodes, against `available × utilization` on each node."""
+    nodes = len(budgets)
+    share = size_bytes / nodes
+    verdict = FitVerdict(True, size_bytes, share)
+    verdict.lines.append(
+        f"{gb(size_bytes)} over {nodes} node{'s' * (nodes > 1)} = {gb(share)} per node"
+    )
+    for node in budgets:
+        usable = node.available_bytes * utilization
+        if share + share * KV_HEADROOM_FRACTION <= usable:
+            verdict.lines.append(
+                f"{node.host}: {gb(node.available_bytes)} available × {utilization:g} = "
+                f"{gb(usable)}, {gb(usable - share)} left for KV cache"
+            )
+            continue
+        verdict.fits = False
+        holders = ", ".join(name for name, _ in node.holders)
+        line = f"{node.host} has {gb(node.available_bytes)} available"
+        if holders:
+            line += f" while {holders} run{'s' * (len(node.holders) == 1)}"
+        line += f" (needs {gb(share)} + KV headroom at utilization {utilization:g})"
+        if holders and share * (1 + KV_HEADROOM_FRACTION) <= node.freeable_bytes * utilization:
+            verb = "is" if len(node.holders) == 1 else "are"
+            line += f" → does not fit until {holders} {verb} stopped"
+            verdict.blocking_containers[node.host] = [name for name, _ in node.holders]
+        else:
+            line += " → does not fit on this node"
+        verdict.lines.append(line)
+    return verdict
+
+
+def max_utilization(node: NodeBudget) -> float | None:
+    """The highest --gpu-memory-utilization vLLM's start check accepts on unified memory."""
+    if not node.total_bytes:
+        return None
+    return int(node.available_bytes / node.total_bytes * 100) / 100
+
+
+async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int:
+    """Sum of the *.safetensors sizes the Hub API lists, else the index file's total_size."""
+    problems = []
+    try:
+        api = json.loads(await fetch(f"{hub_url}/api/models/{model}?blobs=true"))
+        sizes = [
+            s.get("size")
+            for s in api.get("siblings", [])
+            if str(s.get("rfilename", "")).endswith(".safetensors")
+        ]
+        if sizes and all(isinstance(s, int) for s in sizes):
+            return sum(sizes)
+        problems.append("the Hub API listed no .safetensors sizes")
+    except (ValueError, AttributeError) as exc:
+        problems.append(f"the Hub API answer was unreadable ({exc})")
+    except Exception as exc:
+        problems.append(f"the Hub API failed: {exc}")
+    try:
+        index = json.loads(
+            await fetch(f"{hub_url}/{model}/resolve/main/model.safetensors.index.json")
+        )
+        total = index.get("metadata", {}).get("total_size")
+        if isinstance(total, int):
+            return total
+        problems.append("model.safetensors.index.json has no metadata.total_size")
+    except Exception as exc:
+        problems.append(f"model.safetensors.index.json failed: {exc}")
+    raise ModelSizeError(
+        f"could not find the size of {model}: {'; '.join(problems)}. Check the model id, or give "
+        "the size (model_size_gb) or run `du -sb` on a host's HF cache copy."
+    )
+
+
+def cache_dir(model: str, hf_cache: str = "~/.cache/huggingface") -> str:
+    """Where the Hub client keeps a model: hub/models--ORG--NAME."""
+    return f"{hf_cache}/hub/models--{model.replace('/', '--')}"
+
+
+def du_command(model: str, hf_cache: str = "~/.cache/huggingface") -> str:
+    return f"du -sb {cache_dir(model, hf_cache)}"
+
+
+def size_from_du(output: str) -> int | None:
+    """Bytes from `du -sb` output ("123456\tpath"), None when du printed no total."""
+    match = re.match(r"\s*(\d+)\s", output)
+    return int(match.group(1)) if match else None
+
+
+def budgets_for(hosts: Mapping[str, HostFacts], order: list[str]) -> list[NodeBudget]:
+    return [b for h in order if h in hosts and (b := NodeBudget.from_facts(hosts[h])) is not None]

@@ -1,0 +1,113 @@
+"""The parts every recipe is built from: engine env, `docker run`, container and serving checks.
+
+Every recipe runs its engine in one long-lived container per node (`sleep infinity` as the main
+process), then starts the engine parts with `docker exec`, so each part has its own success
+check and a failed part can be retried without re-creating containers.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric import FabricPath
+from tools.deploy.steps import DeployStep, StepCheck
+
+CONTAINER_MAIN = "sleep infinity"
+PREFLIGHT_COMMON = ("reachable", "fabric", "rdma", "docker", "image", "ports", "memory", "weights")
+
+
+@dataclass
+class Recipe:
+    """What a recipe produced: ordered steps, the preflight checks it relies on, where it serves."""
+
+    name: str
+    steps: list[DeployStep]
+    preflight: tuple[str, ...]
+    head: str
+    port: int
+    ports: dict[str, list[int]] = field(default_factory=dict)
+
+
+def socket_env(path: FabricPath) -> dict[str, str]:
+    """Every socket-level library pinned to the fabric netdev (NCCL, Gloo, TP, UCX, Open MPI)."""
+    return {
+        "NCCL_SOCKET_IFNAME": path.netdev,
+        "GLOO_SOCKET_IFNAME": path.netdev,
+        "TP_SOCKET_IFNAME": path.netdev,
+        "UCX_NET_DEVICES": path.netdev,
+        "OMPI_MCA_btl_tcp_if_include": path.netdev,
+    }
+
+
+def rdma_env(path: FabricPath) -> dict[str, str]:
+    """NCCL over RoCE on both PCIe twins of the cage (one twin caps at about half the link)."""
+    env = {"NCCL_IB_DISABLE": "0"}
+    if path.hcas:
+        env["NCCL_IB_HCA"] = ",".join(path.hcas)
+    return env
+
+
+def docker_run(
+    choices: DeployChoices, env: dict[str, str], *, command: str = CONTAINER_MAIN
+) -> str:
+    """`docker run -d` of the engine image with host networking, RDMA and the HF cache."""
+    env_flags = " ".join(f"-e {key}={_value(value)}" for key, value in env.items())
+    return (
+        f"docker run -d --name {choices.container} --network host --ipc host --gpus all "
+        f"--shm-size {choices.shm_size} --ulimit memlock=-1 --ulimit stack=67108864 "
+        f"--device /dev/infiniband -v {choices.hf_cache}:/root/.cache/huggingface "
+        f"{env_flags} {choices.image} {command}"
+    )
+
+
+def _value(value: str) -> str:
+    """Quote for the shell, but leave a `$(…)` lookup to be expanded on the host."""
+    if value.startswith("$(") and value.endswith(")"):
+        return f'"{value}"'
+    return shlex.quote(value)
+
+
+def container_step(
+    choices: DeployChoices, host: str, env: dict[str, str], needs: list[str]
+) -> DeployStep:
+    name = choices.container
+    return DeployStep(
+        id=f"container:{host}",
+        title=f"start the engine container {name}",
+        host=host,
+        actions=[docker_run(choices, env)],
+        check=StepCheck(
+            host=host,
+            command="docker ps --format '{{.Names}} {{.Status}}'",
+            expect=rf"^{name} Up",
+            description=f"{name} is Up",
+        ),
+        rollback=f"docker rm -f {name}",
+        needs=needs,
+    )
+
+
+def serving_check(choices: DeployChoices, host: str) -> StepCheck:
+    return StepCheck(
+        host=host,
+        command=f"curl -sf http://localhost:{choices.port}/v1/models",
+        expect=re.escape(choices.model),
+        description=f"/v1/models on port {choices.port} lists {choices.model} (loading can take "
+        "10–20 minutes; repeat the check until then)",
+    )
+
+
+def engine_flags(choices: DeployChoices, *, vllm: bool) -> list[str]:
+    flags = []
+    if vllm:
+        flags += [f"--gpu-memory-utilization {choices.gpu_memory_utilization:g}"]
+        if choices.max_model_len:
+            flags.append(f"--max-model-len {choices.max_model_len}")
+    else:
+        flags += [f"--mem-fraction-static {choices.gpu_memory_utilization:g}"]
+        if choices.max_model_len:
+            flags.append(f"--context-length {choices.max_model_len}")
+    return flags

@@ -1,0 +1,22 @@
+"""Recipes by name: the exact commands per host for one engine, from the fabric and the choices."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tools.deploy import sglang, vllm_multinode, vllm_ray
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric import FabricPath
+from tools.deploy.recipe_parts import Recipe
+
+RecipeBuilder = Callable[[DeployChoices, dict[str, FabricPath]], Recipe]
+BUILDERS: dict[str, RecipeBuilder] = {
+    "vllm-ray": vllm_ray.build,
+    "vllm-multinode": vllm_multinode.build,
+    "sglang": sglang.build,
+}
+
+
+def build_recipe(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
+    """The recipe the user chose, with every default resolved."""
+    return BUILDERS[choices.recipe](choices.resolved(), fabric)

@@ -1,0 +1,108 @@
+"""vLLM with Ray in Docker across N nodes: the NVIDIA two-Spark playbook, step by step.
+
+Head container and Ray head first, then each worker's container joins the Ray cluster, then
+`vllm serve` on the head with the Ray executor. Every node pins Ray and vLLM to its fabric IP
+(a multi-NIC host otherwise advertises its LAN address and placement waits forever).
+"""
+
+from __future__ import annotations
+
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric import FabricPath
+from tools.deploy.recipe_parts import (
+    PREFLIGHT_COMMON,
+    Recipe,
+    container_step,
+    engine_flags,
+    rdma_env,
+    serving_check,
+    socket_env,
+)
+from tools.deploy.steps import DeployStep, StepCheck
+
+
+def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
+    ip = path.ip_or_lookup()
+    return {
+        **socket_env(path),
+        **rdma_env(path),
+        "VLLM_HOST_IP": ip,
+        "RAY_NODE_IP_ADDRESS": ip,
+        "MASTER_ADDR": head.ip_or_lookup(),
+        "RAY_memory_monitor_refresh_ms": "0",
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+def _ray_status(choices: DeployChoices, head: str, gpus: int) -> StepCheck:
+    return StepCheck(
+        host=head,
+        command=f"docker exec {choices.container} ray status",
+        expect=rf"/{gpus}\.0 GPU",
+        description=f"ray status shows {gpus} node(s) and {gpus}.0 GPU",
+    )
+
+
+def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
+    head = fabric[choices.head]
+    c = choices.container
+    steps = [container_step(choices, choices.head, node_env(head, head), [])]
+    steps.append(
+        DeployStep(
+            id=f"ray-head:{choices.head}",
+            title="start the Ray head",
+            host=choices.head,
+            actions=[
+                f"docker exec {c} ray start --head --port {choices.ray_port} "
+                f"--node-ip-address {head.ip_or_lookup()} --disable-usage-stats"
+            ],
+            check=_ray_status(choices, choices.head, 1),
+            rollback=f"docker exec {c} ray stop",
+            needs=[f"container:{choices.head}"],
+        )
+    )
+    for joined, worker in enumerate(choices.workers, start=2):
+        path = fabric[worker]
+        steps.append(container_step(choices, worker, node_env(path, head), []))
+        steps.append(
+            DeployStep(
+                id=f"ray-join:{worker}",
+                title="join the Ray cluster",
+                host=worker,
+                actions=[
+                    f"docker exec {c} ray start --address={head.ip_or_lookup()}:{choices.ray_port} "
+                    f"--node-ip-address {path.ip_or_lookup()}"
+                ],
+                check=_ray_status(choices, choices.head, joined),
+                rollback=f"docker exec {c} ray stop",
+                needs=[f"container:{worker}", f"ray-head:{choices.head}"],
+            )
+        )
+    serve = " ".join(
+        [
+            f"docker exec -d {c} vllm serve {choices.model}",
+            f"--tensor-parallel-size {choices.tensor_parallel}",
+            "--distributed-executor-backend ray",
+            f"--host 0.0.0.0 --port {choices.port}",
+            *engine_flags(choices, vllm=True),
+        ]
+    )
+    steps.append(
+        DeployStep(
+            id=f"serve:{choices.head}",
+            title=f"serve {choices.model} with vLLM TP={choices.tensor_parallel}",
+            host=choices.head,
+            actions=[serve],
+            check=serving_check(choices, choices.head),
+            rollback=f"docker rm -f {c} on every node",
+            needs=[s.id for s in steps if s.id.startswith("ray-")],
+        )
+    )
+    return Recipe(
+        name="vllm-ray",
+        steps=steps,
+        preflight=PREFLIGHT_COMMON,
+        head=choices.head,
+        port=choices.port or 8000,
+        ports={choices.head: [choices.port or 8000, choices.ray_port]},
+    )
