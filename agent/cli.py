@@ -53,7 +53,7 @@ def _redrive(events: list, scenario: str, renderer: object, console: object) -> 
     console.print(result.report.describe())
     check = result.endpoint_check()
     if check is not None:
-        console.print(check.text.strip().splitlines()[-1])
+        console.print(check.text.strip().splitlines()[-1], soft_wrap=True)
     return EXIT_OK if result.report.clean else EXIT_ERROR
 
 

@@ -99,12 +99,12 @@ async def replay_demo(
     console.rule("summary")
     check = result.endpoint_check()
     if check is not None:
-        console.print(Text(check.text.strip().splitlines()[-1], style="bold green"))
+        console.print(Text(check.text.strip().splitlines()[-1], style="bold green"), soft_wrap=True)
     else:
         console.print(Text("no endpoint was verified in this run", style="yellow"))
     if not result.report.clean:
         console.print(Text(result.report.describe(), style="yellow"))
-    console.print(f"transcript saved: {result.transcript_path}")
+    console.print(f"transcript saved: {result.transcript_path}", soft_wrap=True)
     return 0 if check is not None and result.report.clean else 1
 
 
