@@ -19,7 +19,14 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy.choices import DeployChoices
 from tools.deploy.endpoint import EndpointClient, EndpointError, check_endpoint
 from tools.deploy.fabric import FabricPath
-from tools.deploy.fit import GB, ModelSizeError, du_command, size_from_du, size_from_hub
+from tools.deploy.fit import (
+    DEFAULT_HF_CACHE,
+    GB,
+    ModelSizeError,
+    du_command,
+    size_from_du,
+    size_from_hub,
+)
 from tools.deploy.preflight import Check, PreflightInput, PreflightReport, run_preflight
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
@@ -67,9 +74,9 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     async def run(self, params: PlanDeploymentInput, ctx: ToolContext) -> ToolResult:
         await self._refresh(params.hosts, ctx)
         size = await self._model_size(params, ctx)
-        cached = await _cached_sizes(params, ctx)
+        cached = await _measured_cache_sizes(params, ctx)
         if size is None:
-            size = max((v for v in cached.values() if v), default=None)
+            size = max((v for v in self._cached_sizes(params, cached) if v), default=None)
         choices = DeployChoices.model_validate(
             params.model_dump(exclude={"model_size_gb", "links_tried"})
         ).resolved()
@@ -144,10 +151,23 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             ctx.report(str(exc))
             return None
 
+    def _cached_sizes(
+        self, params: PlanDeploymentInput, measured: dict[str, int | None]
+    ) -> list[int | None]:
+        """The model's bytes in each host's cache: measured, else from recon's cache listing."""
+        listings = {h: f.hf_cache.models or {} for h, f in self.world.hosts.items()}
+        return [
+            measured[h] if h in measured else listings.get(h, {}).get(params.model)
+            for h in params.hosts
+        ]
 
-async def _cached_sizes(params: DeployChoices, ctx: ToolContext) -> dict[str, int | None]:
-    """Bytes of the model in each host's HF cache (None: not there or unknown)."""
-    if ctx.ssh is None:
+
+async def _measured_cache_sizes(params: DeployChoices, ctx: ToolContext) -> dict[str, int | None]:
+    """`du` of the model on each host when hf_cache is not the default folder recon lists.
+
+    None: not there or unknown. For the default folder the world model's facts already answer.
+    """
+    if ctx.ssh is None or params.hf_cache == DEFAULT_HF_CACHE:
         return {}
     pool = ctx.ssh
     command = du_command(params.model, params.hf_cache)

@@ -198,12 +198,27 @@ def link_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
                     severity=severity,
                     kind="roce_link_down",
                     hosts=[name],
-                    message=f"RoCE link down on {name}: no ConnectX port is up; reseat the "
-                    "cable (same cage on both ends) or bring the interface up",
+                    message=f"RoCE link down on {name}: no ConnectX port is up; "
+                    + _link_down_advice(facts),
                     evidence=[_port_line(p) for p in ports],
                 )
             )
     return findings
+
+
+def _link_down_advice(facts: HostFacts) -> str:
+    """Admin-down netdevs can be brought up from here; up-but-NO-CARRIER ones need a person."""
+    fabric = [n for n in facts.network.interfaces if n.fabric]
+    admin_down = [n.name for n in fabric if n.carrier is None and (n.state or "").upper() != "UP"]
+    if admin_down:
+        commands = " && ".join(f"sudo ip link set {n} up" for n in admin_down)
+        return f"bring the interfaces up (`{commands}`); if they stay down, reseat the cable"
+    if any(n.carrier is False for n in fabric):
+        return (
+            "every port is up but has no carrier (NO-CARRIER): reseat the cable in the same "
+            "cage on both ends (needs a person)"
+        )
+    return "reseat the cable (same cage on both ends) or bring the interface up"
 
 
 def _port_line(port: RdmaPort) -> str:

@@ -51,8 +51,8 @@ def host_block(facts: HostFacts) -> list[str]:
         f" · budget {_gib(mem.budget_bytes)}"
     )
     root = next((d for d in facts.disk.disks if d.mount == "/"), None)
-    if root is not None:
-        lines.append(f"  disk / {root.available_bytes / 1e12:.1f} TB free")
+    free = f"disk / {root.available_bytes / 1e12:.1f} TB free · " if root is not None else ""
+    lines.append(f"  {free}{_hf_cache_text(facts)}")
     lines.append("  " + _docker_line(facts))
     lines.append("  " + _fabric_line(facts))
     servers = ", ".join(
@@ -65,6 +65,18 @@ def host_block(facts: HostFacts) -> list[str]:
         f" · servers: {servers or 'none'}"
     )
     return lines
+
+
+def _hf_cache_text(facts: HostFacts, shown: int = 4) -> str:
+    """Cached models with sizes, at most `shown` of them (the rest counted)."""
+    models = facts.hf_cache.models
+    if models is None:
+        return "HF cache ?"
+    if not models:
+        return "HF cache: no models"
+    listed = [f"{m} {gb(b) if b is not None else '?'}" for m, b in sorted(models.items())]
+    more = f", +{len(listed) - shown} more" if len(listed) > shown else ""
+    return "HF cache: " + ", ".join(listed[:shown]) + more
 
 
 def _docker_line(facts: HostFacts) -> str:
@@ -90,10 +102,10 @@ def _fabric_line(facts: HostFacts) -> str:
     nics = {n.name: n for n in facts.network.interfaces}
     up, down = [], []
     for port in facts.rdma.ports:
-        if not port.up:
-            down.append(port.device)
-            continue
         nic = nics.get(port.netdev or "")
+        if not port.up:
+            down.append(port.device + (" (no carrier)" if nic and nic.carrier is False else ""))
+            continue
         speed = f" {nic.speed_mbps // 1000}G" if nic and nic.speed_mbps else ""
         addrs = " ".join(_ipv4(nic.addresses)) if nic else ""
         up.append(f"{port.device}→{port.netdev} Up{speed} {addrs or 'no IPv4'}".rstrip())

@@ -1,7 +1,7 @@
 """Lay out one simulated host on disk: its state file, home folder, sandbox and bin folder.
 
 HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
-HOST_DIR/home/           HOME and working folder of every command
+HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
 HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand)
 HOST_DIR/bin/            the only PATH: fake tools, wrapped and read-only text tools
 """
@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sim.fakehost.hfcache import lay_out
 from sim.fakehost.main import TOOLS
 from sim.fakehost.state import HOST_DIR_ENV, write_state
 from sim.fakehost.views import VIEW_DIR, VIRTUAL_PATHS
@@ -66,6 +67,7 @@ def materialize(host: Host, user: str, host_dir: Path) -> Path:
     for sub in ("home", "bin", "sandbox"):
         (host_dir / sub).mkdir(parents=True)
     write_state(host_dir, host_state(host, user, time.time()))
+    lay_out(host.hf_cache, host_dir / "home")
     _install_sandbox(host_dir, user)
     _install_bin(host, host_dir, user)
     return host_dir

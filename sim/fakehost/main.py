@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import curl, docker, gpu, memory, network, pkill, rdma, system
+from . import curl, docker, du, gpu, memory, network, pkill, rdma, system
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -34,6 +34,7 @@ TOOLS: dict[str, Runner] = {
     "nproc": _plain(system.run_nproc),
     "cat": system.run_cat,
     "df": _plain(system.run_df),
+    "du": du.run_du,
     "id": _plain(system.run_id),
     "whoami": _plain(system.run_whoami),
     "ps": _plain(system.run_ps),

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from agent.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
 from agent.world import WorldModel
+from agent.world_render import render_compact
 from agent.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
 from sim.cluster import SimCluster
-from tools.base import ToolContext
+from tools.base import ToolContext, ToolResult
 from tools.ssh import Inventory, SSHPool
 
 REPO = Path(__file__).parents[2]
@@ -139,3 +141,59 @@ async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
     assert "spark-a (spark-7d19) aarch64" in result.text
     assert list(result.data["hosts"]) == ["spark-a"] and "spark-b" in result.data["unreachable"]
+
+
+QWEN = "Qwen/Qwen3.5-122B-A10B-FP8"
+
+
+async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, ToolResult]:
+    """Recon the scenario over real SSH, then plan_deployment of the Qwen model on the pair."""
+    async with SimCluster(scenario, tmp_path / "sim") as running:
+        inventory = running.write_inventory(tmp_path / "inv" / "inventory.yaml")
+        world = WorldModel()
+        async with SSHPool(Inventory.load(inventory)) as pool:
+            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
+            await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
+            plan = await PlanDeploymentTool(world).run(
+                PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
+            )
+    return world, plan
+
+
+async def test_seed_pair_facts_list_the_cached_model_and_the_plan_trusts_them(
+    tmp_path: Path,
+) -> None:
+    world, plan = await recon_and_plan("seed-pair", tmp_path)
+    for name in ("spark-a", "spark-b"):
+        cache = world.hosts[name].hf_cache
+        assert cache.models == {QWEN: 119_000_000_000}
+        assert cache.sources[0].host == name and cache.sources[0].exit_status == 0
+    assert "not cached" not in plan.text and "hf download" not in plan.text
+    assert f"[ok] weights: {QWEN} cached on spark-b (119.0 GB)" in plan.text
+    assert f"HF cache: {QWEN} 119 GB" in render_compact(world)
+
+
+async def test_model_missing_on_the_worker_is_a_warning_to_download_there(tmp_path: Path) -> None:
+    world, plan = await recon_and_plan("seed-pair-no-model", tmp_path)
+    assert world.hosts["spark-b"].hf_cache.models == {}
+    assert (
+        f"[warning] weights: {QWEN} is not cached on spark-b; the engine runs with "
+        f"HF_HUB_OFFLINE=1 → download it first on spark-b: `hf download {QWEN}`" in plan.text
+    )
+    assert "not cached on spark-a" not in plan.text
+
+
+async def test_unplugged_worker_link_needs_a_person_without_trying_it_first(
+    tmp_path: Path,
+) -> None:
+    world, plan = await recon_and_plan("roce-unfixable", tmp_path)
+    nics = {n.name: n for n in world.hosts["spark-b"].network.interfaces}
+    assert nics["enp1s0f1np1"].carrier is False
+    assert world.hosts["spark-a"].network.interfaces[0].carrier is True
+    assert plan.is_error
+    assert plan.text.startswith(
+        "The plan cannot succeed until these are done (not fixable from here):\n"
+        "- spark-b's RoCE link (enp1s0f1np1) is up but has no carrier (NO-CARRIER on "
+    )
+    assert "reseat the QSFP cable" in plan.text and "needs a person" in plan.text
+    assert "sudo ip link set enp1s0f1np1 up" not in plan.text

@@ -79,3 +79,33 @@ def test_driver_skew_is_a_warning_not_a_blocker() -> None:
     assert [c.message for c in report.checks if c.name == "versions"] == [
         "driver differs: spark-a 580.95.05, spark-b 580.142"
     ]
+
+
+def weights_checks(hosts, **options):
+    choices = DeployChoices(model=MODEL, hosts=PAIR, **options)
+    report = run_preflight(PreflightInput(hosts, {}, 119 * GB), choices)
+    return {c.hosts[0]: c for c in report.checks if c.name == "weights"}
+
+
+def test_unplugged_link_needs_a_person_at_once() -> None:
+    hosts = seed_pair()
+    for nic in hosts["spark-b"].network.interfaces:
+        if nic.name in ("enp1s0f1np1", "enP2p1s0f1np1"):
+            nic.carrier = False
+    found = blockers(hosts)
+    assert found["fabric"].needs_person
+    assert "is up but has no carrier (NO-CARRIER on enp1s0f1np1" in found["fabric"].message
+
+
+def test_cached_models_come_from_the_facts() -> None:
+    hosts = reference_pair()
+    hosts["spark-a"].hf_cache.models = {MODEL: 119 * GB}
+    hosts["spark-b"].hf_cache.models = {MODEL: 40 * GB}
+    checks = weights_checks(hosts)
+    assert checks["spark-a"].status == "ok"
+    assert checks["spark-b"].status == "warning"
+    assert "only partly cached (40.0 GB of 119.0 GB) on spark-b" in checks["spark-b"].message
+    assert checks["spark-b"].fix == f"download it first on spark-b: `hf download {MODEL}`"
+    assert weights_checks(hosts, hf_cache="/data/hf")["spark-a"].message.endswith(
+        "not known to be cached on spark-a; the engine runs with HF_HUB_OFFLINE=1"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -129,3 +130,65 @@ def test_docker_socket_permission_denied_means_installed_but_unusable() -> None:
     assert (docker.installed, docker.usable, docker.permission_denied) == (True, False, True)
     assert docker.in_docker_group is False
     assert docker.problem.startswith("permission denied while trying to connect")
+
+
+HF_MODELS = (
+    "model models--Qwen--Qwen3.5-122B-A10B-FP8\n"
+    "119000000000\t/home/aurora/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8\n"
+    "model models--gpt2\n"
+    "548118077\t/home/aurora/.cache/huggingface/hub/models--gpt2\n"
+)
+
+
+def hf_cache_facts(output: str, status: int):
+    sections = split_sections(probe_output({"hf-models": (output, status)}))
+    return facts_from_sections("spark-a", sections, NOW).hf_cache
+
+
+def test_cached_models_by_hub_id_with_sizes_and_provenance() -> None:
+    cache = hf_cache_facts(HF_MODELS, 0)
+    assert cache.models == {"Qwen/Qwen3.5-122B-A10B-FP8": 119_000_000_000, "gpt2": 548118077}
+    assert cache.problem is None
+    assert cache.sources[0].command.startswith('for d in "$HOME"/.cache/huggingface/hub/models--*')
+    assert cache.sources[0].exit_status == 0
+
+
+def test_missing_du_leaves_the_sizes_unknown_not_the_listing() -> None:
+    said = "model models--Qwen--Qwen3.5-122B-A10B-FP8\nbash: line 1: du: command not found\n"
+    cache = hf_cache_facts(said, 127)
+    assert cache.models == {"Qwen/Qwen3.5-122B-A10B-FP8": None}
+    assert "no size for Qwen/Qwen3.5-122B-A10B-FP8" in cache.problem
+    assert "du: command not found" in cache.problem
+
+
+def test_empty_cache_is_no_models_and_an_old_probe_is_unknown() -> None:
+    assert hf_cache_facts("", 0).models == {}
+    assert spark_facts().hf_cache.models is None
+    assert "did not run" in spark_facts().hf_cache.problem
+
+
+def _nic(name: str, flags: list[str], state: str) -> str:
+    return (
+        f'{{"ifname":"{name}","flags":{json.dumps(flags)},"mtu":1500,"operstate":"{state}",'
+        '"addr_info":[]}'
+    )
+
+
+def test_interfaces_carry_the_carrier_only_when_administratively_up() -> None:
+    # `ip -j addr` objects in iproute2's layout, one per carrier case.
+    listing = (
+        "["
+        + ",".join(
+            [
+                _nic("enp1s0f0np0", ["NO-CARRIER", "BROADCAST", "MULTICAST", "UP"], "DOWN"),
+                _nic("enp1s0f1np1", ["BROADCAST", "MULTICAST"], "DOWN"),
+                _nic("enP7s7", ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"], "UP"),
+            ]
+        )
+        + "]"
+    )
+    sections = split_sections(probe_output({"ip-addr": (listing, 0)}))
+    nics = {n.name: n for n in facts_from_sections("x", sections, NOW).network.interfaces}
+    assert nics["enp1s0f0np0"].carrier is False
+    assert nics["enp1s0f1np1"].carrier is None
+    assert nics["enP7s7"].carrier is True

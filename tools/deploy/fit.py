@@ -18,6 +18,7 @@ GB = 1_000_000_000
 KV_HEADROOM_FRACTION = 0.10
 Fetch = Callable[[str], Awaitable[bytes]]
 HUB_URL = "https://huggingface.co"
+DEFAULT_HF_CACHE = "~/.cache/huggingface"  # the folder recon lists (`hf_cache` facts)
 
 
 class ModelSizeError(Exception):
@@ -146,12 +147,12 @@ async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int
     )
 
 
-def cache_dir(model: str, hf_cache: str = "~/.cache/huggingface") -> str:
+def cache_dir(model: str, hf_cache: str = DEFAULT_HF_CACHE) -> str:
     """Where the Hub client keeps a model: hub/models--ORG--NAME."""
     return f"{hf_cache}/hub/models--{model.replace('/', '--')}"
 
 
-def du_command(model: str, hf_cache: str = "~/.cache/huggingface") -> str:
+def du_command(model: str, hf_cache: str = DEFAULT_HF_CACHE) -> str:
     return f"du -sb {cache_dir(model, hf_cache)}"
 
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
-from tools.deploy.fit import FitVerdict, budgets_for, check_fit, gb
+from tools.deploy.fit import DEFAULT_HF_CACHE, FitVerdict, budgets_for, check_fit, gb
 from tools.recon.facts import HostFacts
 
 Status = Literal["ok", "warning", "blocker"]
@@ -129,14 +129,21 @@ def _fabric(
     if not down:
         ips = ", ".join(f"{p.host} {p.netdev} {p.ip}" for p in fabric.values())
         return Check("fabric", "ok", f"fabric Up on a shared subnet: {ips}", choices.hosts), fabric
-    path = down[0]
+    path = next((p for p in down if _no_carrier(hosts[p.host], p)), down[0])
     netdevs = path.down_netdevs or (path.netdev,)
-    if path.host in links_tried:
+    unplugged = _no_carrier(hosts[path.host], path)
+    if path.host in links_tried or unplugged:
+        why = (
+            f"is up but has no carrier (NO-CARRIER on {', '.join(unplugged)}): no cable or a "
+            "bad one"
+            if unplugged
+            else "stays down after `ip link set … up`"
+        )
         return (
             Check(
                 "fabric",
                 "blocker",
-                f"{path.host}'s RoCE link ({path.netdev}) stays down after `ip link set … up`",
+                f"{path.host}'s RoCE link ({path.netdev}) {why}",
                 [path.host],
                 fix=f"reseat the QSFP cable in the same cage on every node ({path.netdev}'s "
                 "cage) and reboot if it is still Down; this needs a person at the machine",
@@ -156,6 +163,16 @@ def _fabric(
         ),
         fabric,
     )
+
+
+def _no_carrier(facts: HostFacts, path: FabricPath) -> list[str]:
+    """Netdevs of the path that are administratively up yet see no link partner.
+
+    `ip link set … up` cannot fix those (a person must seat the cable); an admin-down netdev
+    has carrier None and can be brought up from here.
+    """
+    wanted = {path.netdev, *path.down_netdevs}
+    return [n.name for n in facts.network.interfaces if n.name in wanted and n.carrier is False]
 
 
 def _rdma(hosts: Mapping[str, HostFacts], choices: DeployChoices) -> Check:
@@ -277,27 +294,67 @@ def _memory(fit: FitVerdict) -> Check:
     return Check("memory", "blocker", fit.message, sorted(fit.blocking_containers), fix=fix)
 
 
+CacheState = Literal["cached", "absent", "unknown"]
+
+
+def _cache_state(
+    host: str, facts: HostFacts, choices: DeployChoices, data: PreflightInput
+) -> tuple[CacheState, int | None]:
+    """Whether the model is in the host's HF cache, and its bytes there (None: not measured).
+
+    A measurement passed in (`du` on a custom hf_cache) wins; else recon's listing of the
+    default cache answers.
+    """
+    if host in data.cached_bytes:
+        measured = data.cached_bytes[host]
+        return ("absent", None) if measured is None else ("cached", measured)
+    listing = facts.hf_cache.models
+    if listing is None or choices.hf_cache != DEFAULT_HF_CACHE:
+        return "unknown", None
+    if choices.model not in listing:
+        return "absent", None
+    return "cached", listing[choices.model]
+
+
 def _weights(
     hosts: Mapping[str, HostFacts], choices: DeployChoices, data: PreflightInput
 ) -> list[Check]:
     size = data.model_size_bytes or 0
     checks = []
     for host, facts in hosts.items():
-        cached = data.cached_bytes.get(host)
-        if cached is not None and cached >= size * 0.98:
+        state, cached = _cache_state(host, facts, choices, data)
+        if state == "cached" and cached is not None and cached >= size * 0.98:
             checks.append(
                 Check("weights", "ok", f"{choices.model} cached on {host} ({gb(cached)})", [host])
             )
             continue
+        if state == "cached" and cached is None:
+            checks.append(
+                Check(
+                    "weights",
+                    "warning",
+                    f"{choices.model} is in the HF cache on {host} but its size is unknown "
+                    "(no `du` there)",
+                    [host],
+                    fix=f"check the download is complete on {host}: `hf download {choices.model}` "
+                    "finishes at once when it is",
+                )
+            )
+            continue
         free = max((d.available_bytes for d in facts.disk.disks), default=None)
-        where = "not cached" if host in data.cached_bytes else "not known to be cached"
-        if free is not None and free < size * DISK_MARGIN:
+        where = {
+            "cached": f"only partly cached ({gb(cached or 0)} of {gb(size)})",
+            "absent": "not cached",
+            "unknown": "not known to be cached",
+        }[state]
+        needed = (size - (cached or 0)) * DISK_MARGIN
+        if free is not None and free < needed:
             checks.append(
                 Check(
                     "weights",
                     "blocker",
                     f"{choices.model} is {where} on {host} and "
-                    f"only {gb(free)} is free (needs {gb(size * DISK_MARGIN)})",
+                    f"only {gb(free)} is free (needs {gb(needed)})",
                     [host],
                     fix="free disk space or point hf_cache at a larger disk",
                 )

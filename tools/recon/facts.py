@@ -111,6 +111,15 @@ class DiskFacts(FactGroup):
     hf_cache_present: bool | None = None
 
 
+class ModelCacheFacts(FactGroup):
+    """Models in ~/.cache/huggingface/hub by Hub id, with bytes on disk (None: `du` gave none).
+
+    `models` is None when the listing did not run; an empty dict means no model is cached.
+    """
+
+    models: dict[str, int | None] | None = None
+
+
 class Container(BaseModel):
     name: str
     image: str
@@ -166,6 +175,7 @@ class Interface(BaseModel):
     speed_mbps: int | None = None
     fabric: bool = False
     link_local_only: bool = False
+    carrier: bool | None = None  # False: up but NO-CARRIER (no cable); None: admin down/unknown
 
 
 class NetworkFacts(FactGroup):
@@ -204,6 +214,7 @@ class HostFacts(BaseModel):
     gpu: GpuFacts = Field(default_factory=GpuFacts)
     toolkit: ToolkitFacts = Field(default_factory=ToolkitFacts)
     disk: DiskFacts = Field(default_factory=DiskFacts)
+    hf_cache: ModelCacheFacts = Field(default_factory=ModelCacheFacts)
     docker: DockerFacts = Field(default_factory=DockerFacts)
     rdma: RdmaFacts = Field(default_factory=RdmaFacts)
     network: NetworkFacts = Field(default_factory=NetworkFacts)

@@ -30,6 +30,7 @@ from tools.recon.facts import (
     InferenceServer,
     Interface,
     MemoryFacts,
+    ModelCacheFacts,
     NetworkFacts,
     OsFacts,
     Provenance,
@@ -97,6 +98,7 @@ def facts_from_sections(
     facts.memory = _memory(reader, unified, gpu_memory)
     facts.toolkit = _toolkit(reader)
     facts.disk = _disk(reader)
+    facts.hf_cache = _hf_cache(reader)
     facts.docker = _docker(reader, facts.gpu)
     facts.rdma = _rdma(reader)
     facts.network = _network(reader, facts.rdma)
@@ -265,6 +267,26 @@ def _disk(reader: _Reader) -> DiskFacts:
     return group
 
 
+def _hf_cache(reader: _Reader) -> ModelCacheFacts:
+    """Listed models even when `du` is missing or failed: then their sizes stay None."""
+    group = ModelCacheFacts()
+    section = reader.sections.get("hf-models")
+    if section is None:
+        group.problem = "hf-models did not run (the probe stopped before it)"
+        return group
+    group.sources.append(_source(reader, "hf-models"))
+    listed = p.parse_hf_cache_listing(section.output)
+    group.models = {m.repo_id: m.size_bytes for m in listed}
+    unsized = [m.repo_id for m in listed if m.size_bytes is None]
+    if unsized:
+        said = [line for line in section.output.splitlines() if not line.startswith("model ")]
+        reason = said[0].strip()[:160] if said else f"exit status {section.exit_status}"
+        group.problem = f"no size for {', '.join(unsized)} (du said: {reason})"
+    elif section.exit_status is None:
+        group.problem = section.problem()
+    return group
+
+
 def _docker(reader: _Reader, gpu: GpuFacts) -> DockerFacts:
     group = DockerFacts()
     version_section = reader.sections.get("docker-version")
@@ -414,6 +436,7 @@ def _network(reader: _Reader, rdma: RdmaFacts) -> NetworkFacts:
                 speed_mbps=speed,
                 fabric=nic.name in fabric,
                 link_local_only=nic.link_local_only,
+                carrier=nic.has_carrier if "UP" in nic.flags else None,
             )
         )
     return group

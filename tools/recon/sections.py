@@ -32,6 +32,11 @@ GPU_QUERY_FIELDS = (
     "index,name,uuid,driver_version,memory.total,memory.used,memory.free,"
     "utilization.gpu,temperature.gpu,power.draw"
 )
+# Each cached model: its folder name first (known even without `du`), then `du -sb` of it.
+HF_MODELS_COMMAND = (
+    'for d in "$HOME"/.cache/huggingface/hub/models--*; do if [ -d "$d" ]; then '
+    'echo "model ${d##*/}"; du -sb "$d"; fi; done'
+)
 
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -44,6 +49,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("meminfo", "cat /proc/meminfo"),
     ("free", "free -b"),
     ("hf-cache", 'if [ -d "$HOME/.cache/huggingface" ]; then echo present; else echo absent; fi'),
+    ("hf-models", HF_MODELS_COMMAND),
     (
         "df",
         'if [ -d "$HOME/.cache/huggingface" ]; then df -B1 / "$HOME/.cache/huggingface"; '

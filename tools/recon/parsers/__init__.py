@@ -20,6 +20,7 @@ from tools.recon.parsers.docker import (
 )
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.ethtool import EthtoolFec, EthtoolInfo, parse_ethtool, parse_ethtool_fec
+from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
 from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
 from tools.recon.parsers.missing import is_tool_missing
@@ -81,6 +82,7 @@ from tools.recon.parsers.sockets import ListeningSocket, parse_ss_listening
 from tools.recon.parsers.units import parse_size_bytes
 
 __all__ = [
+    "CachedModel",
     "ContainerStats",
     "CpuCoreType",
     "DgxRelease",
@@ -129,6 +131,7 @@ __all__ = [
     "parse_ethtool",
     "parse_ethtool_fec",
     "parse_free",
+    "parse_hf_cache_listing",
     "parse_ibdev2netdev",
     "parse_ibstat",
     "parse_ip_addr_show",
@@ -154,4 +157,5 @@ __all__ = [
     "parse_size_bytes",
     "parse_ss_listening",
     "parse_uname_a",
+    "repo_id_from_folder",
 ]

@@ -1,0 +1,47 @@
+"""The Hugging Face cache listing: `model models--ORG--NAME` lines, each followed by `du -sb`.
+
+The probe prints the folder name itself before running `du`, so a host without `du` still says
+which models it holds; their sizes are then unknown (None).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from tools.recon.parsers.errors import ParseError
+
+FOLDER_PREFIX = "models--"
+_NAMED = re.compile(r"^model (?P<folder>models--\S+)$")
+_DU_ROW = re.compile(r"^(?P<size>\d+)\s+(?P<path>.+)$")
+
+
+class CachedModel(BaseModel):
+    repo_id: str
+    folder: str
+    size_bytes: int | None = None
+
+
+def repo_id_from_folder(folder: str) -> str:
+    """`models--Qwen--Qwen3.5-122B-A10B-FP8` → `Qwen/Qwen3.5-122B-A10B-FP8` (the Hub's own rule)."""
+    if not folder.startswith(FOLDER_PREFIX) or folder == FOLDER_PREFIX:
+        raise ParseError("a Hub cache folder name 'models--ORG--NAME'", folder)
+    return folder.removeprefix(FOLDER_PREFIX).replace("--", "/")
+
+
+def parse_hf_cache_listing(text: str) -> list[CachedModel]:
+    """Models in listing order; a `du -sb` row sets the size of the folder its path ends in."""
+    models: dict[str, CachedModel] = {}
+    for line in (raw.strip() for raw in text.splitlines()):
+        named = _NAMED.match(line)
+        if named is not None:
+            folder = named["folder"]
+            models[folder] = CachedModel(repo_id=repo_id_from_folder(folder), folder=folder)
+            continue
+        row = _DU_ROW.match(line)
+        if row is not None:
+            folder = row["path"].rstrip("/").rsplit("/", 1)[-1]
+            if folder in models:
+                models[folder].size_bytes = int(row["size"])
+    return list(models.values())
