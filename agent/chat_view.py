@@ -94,12 +94,14 @@ class ChatView(SessionListener):
 
     def _batch_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
-        table.add_column(width=1, min_width=1, no_wrap=True)
-        table.add_column(no_wrap=True, max_width=16, style="cyan")
-        table.add_column(no_wrap=True, max_width=13)
-        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        table.add_column(justify="right", no_wrap=True, min_width=6)
-        table.add_column(no_wrap=True, min_width=9)
+        hosts_width, tool_width, time_width, status_width = 12, 14, 6, 10
+        summary_width = max(self.console.width - hosts_width - tool_width - 30, 16)
+        table.add_column(width=1, no_wrap=True)
+        table.add_column(width=hosts_width, no_wrap=True, overflow="ellipsis", style="cyan")
+        table.add_column(width=tool_width, no_wrap=True, overflow="ellipsis")
+        table.add_column(max_width=summary_width, no_wrap=True, overflow="ellipsis")
+        table.add_column(width=time_width, justify="right", no_wrap=True)
+        table.add_column(width=status_width, no_wrap=True)
         for row in self._rows.values():
             if row.ok is None:
                 mark: RenderableType = (
@@ -112,7 +114,7 @@ class ChatView(SessionListener):
                 mark,
                 _hosts_label(row.hosts),
                 row.tool,
-                row.summary,
+                _clip(row.summary, summary_width),
                 row.elapsed(),
                 Text(row.status, style=status_style),
             )
@@ -151,7 +153,8 @@ class ChatView(SessionListener):
         if isinstance(event, UserMessage | SessionStart):
             return  # the prompt line and the banner already show these
         if isinstance(event, ApprovalRequestEvent):
-            self.pause()  # the approver prompts next
+            self.pause()  # the approver shows the request and prompts next
+            return
         self.renderer.render(event)  # printed above the live region when there is one
 
     def _finish_row(self, event: ToolResultEvent) -> None:
@@ -173,6 +176,9 @@ class ChatView(SessionListener):
             row.status = f"exit {exit_status}"
         else:
             row.status = "done" if row.ok else "failed"
+        headline = event.meta.get("headline")
+        if headline and not event.is_error:
+            self.console.print(Text(f"  {headline}", style="bold green"))
         if event.is_error and not event.meta.get("cancelled"):
             first = event.text.strip().splitlines()[0] if event.text.strip() else "failed"
             self.console.print(Text(f"  ✗ {event.name}: {first[:200]}", style="red"))
@@ -182,3 +188,8 @@ def _hosts_label(hosts: list[str]) -> str:
     if not hosts:
         return "-"
     return hosts[0] if len(hosts) == 1 else f"{hosts[0]} +{len(hosts) - 1}"
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -27,7 +27,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     for problem in loaded.problems:
-        err.print(f"[yellow]warning:[/] {path}: {problem}")
+        err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
     if not loaded.events:
         err.print(f"scout replay: {path} holds no readable events")
         return EXIT_ERROR

@@ -32,21 +32,16 @@ DEMO_GOAL = (
 class VisibleApprover:
     """Shows each approval the way the operator saw it, then the recorded answer."""
 
-    def __init__(self, console: Console, inner: Approver) -> None:
+    def __init__(self, console: Console, inner: Approver, pause_s: float) -> None:
         self.console = console
         self.inner = inner
+        self.pause_s = pause_s
         self.shower = TerminalApprover(console, ask=_never_asked)
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         self.shower.show(request)
-        await asyncio.sleep(0.4)
-        decision = await self.inner.decide(request)
-        style = "green" if decision.allows else "red"
-        note = f": {decision.message}" if decision.message else ""
-        self.console.print(
-            Text(f"demo answers {decision.kind.replace('_', ' ')} (as recorded){note}", style=style)
-        )
-        return decision
+        await asyncio.sleep(self.pause_s)
+        return await self.inner.decide(request)  # the decision event shows the answer
 
 
 async def _never_asked(prompt: str) -> str:
@@ -74,7 +69,7 @@ async def replay_demo(
         recorded = recorded_answers(loaded.events)
 
         def factory(gate):  # type: ignore[no-untyped-def]
-            return VisibleApprover(console, recorded)
+            return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
 
     console.print(
         Text.assemble(

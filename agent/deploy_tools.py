@@ -379,5 +379,5 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return ToolResult(
             text=report.render(),
             data={"endpoint": where, **report.to_data()},
-            meta={"host": params.host},
+            meta={"host": params.host, "headline": report.render()},
         )

@@ -29,8 +29,10 @@ _RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold
 
 
 def call_line(name: str, summary: str, hosts: list[str]) -> str:
-    where = ",".join(hosts)
-    return f"{name} {where + ': ' if where else ''}{summary}".strip()
+    where = ", ".join(hosts)
+    if not where or summary.startswith(where):
+        return f"{name} {summary}".strip()
+    return f"{name} {where}: {summary}".strip()
 
 
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
@@ -91,7 +93,9 @@ class EventRenderer:
                 self.console.print(Text(f"      {extra}", style="red dim"))
             return
         self.console.print(Text(f"  ✓ {event.name}{took}", style="green"))
-        if self.verbose:
+        if event.meta.get("headline"):
+            self.console.print(Text(f"      {event.meta['headline']}", style="bold green"))
+        elif self.verbose:
             for line in first_lines(event.text, 6):
                 self.console.print(Text(f"      {line}", style="dim"))
 

@@ -173,6 +173,7 @@ class _Judge:
         self, redirect: Redirect, variables: dict[str, str | None], via: tuple[str, ...]
     ) -> list[Verdict]:
         op = redirect.op
+        shown = f"{redirect.fd}{op}" if redirect.fd is not None else op
         where = _where(via)
         targets = _expand(redirect.target, variables)
         target = targets[0] if len(targets) == 1 else RuntimeText(redirect.target.text)
@@ -183,19 +184,20 @@ class _Judge:
         if op not in TRUNCATING | APPENDING | {"<>"} or is_harmless_sink(target):
             return []
         if isinstance(target, RuntimeText):
-            reason = f"'{op}' writes to a file only known at run time ({target}){where}"
+            reason = f"'{shown}' writes to a file only known at run time ({target}){where}"
             return [Verdict(Risk.DESTRUCTIVE if op in TRUNCATING else Risk.MUTATING, reason)]
         if is_system_path(target):
-            return [Verdict(Risk.DESTRUCTIVE, f"'{op} {target}' writes into a system path{where}")]
+            reason = f"'{shown} {target}' writes into a system path{where}"
+            return [Verdict(Risk.DESTRUCTIVE, reason)]
         if op in APPENDING:
-            return [Verdict(Risk.MUTATING, f"'{op} {target}' appends to a file{where}")]
+            return [Verdict(Risk.MUTATING, f"'{shown} {target}' appends to a file{where}")]
         if op == "<>":
             return [Verdict(Risk.MUTATING, f"'<> {target}' opens a file for writing{where}")]
         exists = self.path_exists(target) if self.path_exists else None
         if exists is False:
-            return [Verdict(Risk.MUTATING, f"'{op} {target}' creates a new file{where}")]
-        state = "existing" if exists else "possibly existing"
-        return [Verdict(Risk.DESTRUCTIVE, f"'{op} {target}' truncates a {state} file{where}")]
+            return [Verdict(Risk.MUTATING, f"'{shown} {target}' creates a new file{where}")]
+        state = "an existing" if exists else "a possibly existing"
+        return [Verdict(Risk.DESTRUCTIVE, f"'{shown} {target}' truncates {state} file{where}")]
 
 
 def _where(via: tuple[str, ...]) -> str:

@@ -34,7 +34,7 @@ CURL_VALUE_OPTIONS = word_set(
 CURL_SENDS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii",
               "-F", "--form", "--form-string", "-T", "--upload-file", "--json")  # fmt: skip
 CURL_WRITES = ("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header")
-WGET_VALUE_OPTIONS = word_set("-O --output-document -o --output-file -P --directory-prefix -T")
+WGET_VALUE_OPTIONS = word_set("-O --output-document -o --output-file -P --directory-prefix -T -e")
 NMCLI_VALUE_OPTIONS = frozenset({"-f", "--fields", "-g", "--get-values", "-e", "--escape", "-c",
                                  "--colors", "-w", "--wait", "-m", "--mode"})  # fmt: skip
 NMCLI_DESTRUCTIVE = frozenset({"down", "delete", "del", "disconnect", "off"})
@@ -175,6 +175,8 @@ def _curl(name: str, args: list[str]) -> list[Outcome]:
 
 def _wget(name: str, args: list[str]) -> list[Outcome]:
     parsed = read_options(args, WGET_VALUE_OPTIONS)
+    if parsed.has("-e", "--execute"):
+        return mutating("'wget -e' runs wgetrc commands")
     if any(a.startswith(("--post", "--method", "--body")) for a in args):
         return mutating("'wget --post' sends data to the server")
     if parsed.has("--spider"):

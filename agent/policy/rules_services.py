@@ -13,6 +13,7 @@ from agent.policy.outcomes import (
     read_options,
     word_set,
 )
+from agent.policy.paths import is_system_path
 from agent.policy.rules_launch import exec_in_container
 
 DOCKER_GLOBAL_VALUE_OPTIONS = frozenset(
@@ -290,7 +291,7 @@ def _pip(name: str, args: list[str]) -> list[Outcome]:
 def _python(name: str, args: list[str]) -> list[Outcome]:
     if args[:1] and args[0] in ("--version", "-V", "-VV"):
         return read_only(f"'{name} --version' prints a version")
-    if args[:2] == ["-m", "json.tool"]:
+    if args[:2] == ["-m", "json.tool"] and len([a for a in args[2:] if a[:1] != "-"]) < 2:
         return read_only(f"'{name} -m json.tool' only formats JSON")
     if args[:2] in (["-m", "pip"], ["-m", "pip3"]):
         return _pip("pip", args[2:])
@@ -331,6 +332,13 @@ def _git(name: str, args: list[str]) -> list[Outcome]:
     tail = rest[1:]
     if parsed.has("-c"):
         return mutating("'git -c' sets options that can run commands (pager, ssh, diff)")
+    output = next((a.split("=", 1)[-1] for a in tail if a.startswith("--output")), None)
+    if output is not None and is_system_path(output):
+        return destructive(f"'git {verb} --output' writes into system path {output}")
+    if output is not None:
+        return mutating(f"'git {verb} --output' writes a file")
+    if any(a in ("-O", "--ext-diff") or a.startswith("--open-files-in-pager") for a in tail):
+        return mutating(f"'git {verb}' runs an external program")
     if verb == "reset" and "--hard" in tail:
         return destructive("'git reset --hard' discards local changes")
     if verb == "clean" and any(a.startswith("-") and "f" in a.lstrip("-") for a in tail):

@@ -60,7 +60,7 @@ def test_empty_command_runs_nothing():
     ("exists", "risk", "reason"),
     [
         (None, Risk.DESTRUCTIVE, "'> out.txt' truncates a possibly existing file"),
-        (True, Risk.DESTRUCTIVE, "'> out.txt' truncates a existing file"),
+        (True, Risk.DESTRUCTIVE, "'> out.txt' truncates an existing file"),
         (False, Risk.MUTATING, "'> out.txt' creates a new file"),
     ],
 )

@@ -1,0 +1,64 @@
+"""The seed story end to end: the recorded deployment session, re-driven and shown as the demo."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.transcript import read_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
+SCOUT = str(Path(sys.executable).with_name("scout"))
+
+
+def scout(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "120"}
+    return subprocess.run(
+        [SCOUT, *args], capture_output=True, text=True, timeout=240, env=env, cwd=ROOT
+    )
+
+
+def test_the_recording_tells_the_whole_story_in_order():
+    events = read_transcript(TRANSCRIPT).events
+    calls = [e for e in events if e.type == "tool_call"]
+    commands = [c.input.get("command", "") for c in calls if c.name == "ssh_exec"]
+    first_batch = {c.name for c in calls[:3]}
+    assert first_batch == {"todo_write", "recon", "web_fetch"}  # recon and the guide, one round
+    findings = [f["message"] for e in events if e.type == "world_update" for f in e.findings]
+    assert any("cannot start while vllm_node" in m for m in findings)
+    assert any("RoCE link down on spark-b" in m for m in findings)
+    order = [
+        next(i for i, c in enumerate(commands) if needle in c)
+        for needle in (
+            "docker stop vllm_node",
+            "ip link set enp1s0f1np1 up",
+            "ray start --head",
+            "ray start --address",
+            "vllm serve Qwen/Qwen3.5-122B-A10B-FP8 --tensor-parallel-size 2",
+        )
+    ]
+    assert order == sorted(order)
+    decisions = [e for e in events if e.type == "approval_decision"]
+    assert decisions and all(d.decision == "approved" for d in decisions)
+    assert [c.name for c in calls[-2:]] == ["endpoint_check", "todo_write"]
+    check = next(e for e in events if e.type == "tool_result" and e.name == "endpoint_check")
+    assert not check.is_error and check.data["single"]["tok_s"] > 0
+
+
+def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(tmp_path):
+    done = scout("replay", str(TRANSCRIPT), "--sim", "seed-pair", home=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert "no drift: 14 model turns replayed as recorded" in done.stdout
+    assert "tok/s" in lines[-1] and "single stream" in lines[-1]
+
+
+def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
+    done = scout("demo", "--fast", home=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    tail = done.stdout[done.stdout.index("summary") :]
+    assert "single stream" in tail and "tok/s" in tail
+    saved = tail.split("transcript saved: ")[1].split()[0]
+    assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
+    assert "approval needed" in done.stdout  # approvals are shown as they are answered
