@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field, PrivateAttr
 
 from agent.findings import Finding, compute_findings
-from tools.recon.facts import HostFacts
+from tools.recon.facts import Container, HostFacts, Image, Provenance
 
 DEFAULT_MAX_AGE_S = 600.0
 WorldListener = Callable[[str | None, str, list[Finding]], None]
@@ -58,6 +58,31 @@ class WorldModel(BaseModel):
         return self._refresh(
             None, f"probed {names}" + (f"; {len(failures)} unreachable" if failures else "")
         )
+
+    def refresh_docker(
+        self,
+        host: str,
+        containers: list[Container] | None,
+        images: list[Image] | None,
+        source: Provenance,
+    ) -> list[Finding]:
+        """Take the containers/images a Docker action just listed, keeping known memory use."""
+        facts = self.hosts.get(host)
+        if facts is None:
+            return []
+        docker = facts.docker
+        if containers is not None:
+            held = {c.name: c for c in docker.containers if c.memory_bytes is not None}
+            for container in containers:
+                previous = held.get(container.name)
+                if previous is not None and container.state == previous.state == "running":
+                    container.memory_bytes = previous.memory_bytes
+                    container.memory_source = previous.memory_source
+            docker.containers = containers
+        if images is not None:
+            docker.images = images
+        docker.sources = [*docker.sources, source]
+        return self._refresh(host, f"docker on {host} refreshed by {source.command}")
 
     def mark_unreachable(self, host: str, reason: str) -> None:
         """A host that did not answer keeps its old facts (with their age) and the reason."""

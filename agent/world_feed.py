@@ -1,0 +1,58 @@
+"""Tool results that refresh the world model: what docker_ctl lists replaces the host's rows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from agent.events import Event, ToolResultEvent
+from agent.recorder import SessionListener
+from agent.world import WorldModel
+from tools.recon.facts import Container, Image, Provenance
+
+
+def _container(row: dict[str, Any]) -> Container:
+    names = row.get("names") or [row.get("name", "?")]
+    return Container(
+        name=names[0],
+        image=row.get("image", ""),
+        state=row.get("state"),
+        status=row.get("status"),
+        ports=row.get("ports"),
+    )
+
+
+def _image(row: dict[str, Any]) -> Image:
+    return Image(
+        repository=row.get("repository", ""),
+        tag=row.get("tag"),
+        id=row.get("id"),
+        size=row.get("size"),
+    )
+
+
+class DockerFeed(SessionListener):
+    """After each successful docker_ctl call, refresh that host's containers and images."""
+
+    def __init__(self, world: WorldModel) -> None:
+        self.world = world
+
+    def on_event(self, event: Event) -> None:
+        if not isinstance(event, ToolResultEvent) or event.name != "docker_ctl":
+            return
+        host = event.data.get("host")
+        if not host or ("containers" not in event.data and "images" not in event.data):
+            return
+        rows = event.data.get("containers")
+        images = event.data.get("images")
+        self.world.refresh_docker(
+            host,
+            [_container(r) for r in rows] if rows is not None else None,
+            [_image(r) for r in images] if images is not None else None,
+            Provenance(
+                host=host,
+                command=str(event.meta.get("command", "docker_ctl")),
+                collected_at=datetime.now(UTC),
+                exit_status=event.meta.get("exit_status"),
+            ),
+        )

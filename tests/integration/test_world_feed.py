@@ -1,0 +1,48 @@
+"""docker_ctl results refresh the world model's view of that host's containers."""
+
+from agent.approvals.scripted import ScriptedApprover
+from agent.plan import Plan, PlanStep
+from agent.redrive import sim_runtime
+from agent.replay_server import MessagesAPIServer
+from agent.transcript import read_transcript
+from tests.support.session_kit import sdk_client, text_turn, tool_turn
+
+PLAN = Plan(
+    goal="free spark-a",
+    steps=[
+        PlanStep(
+            title="stop vllm_node",
+            hosts=["spark-a"],
+            actions=["docker_ctl stop vllm_node"],
+            expected_downtime="vllm_node stops",
+            rollback="docker start vllm_node",
+            success_check="docker ps shows it exited",
+        )
+    ],
+)
+
+
+async def test_stopping_a_container_updates_the_world(tmp_path):
+    script = [
+        tool_turn([("t1", "recon", {"hosts": ["spark-a"]})]),
+        tool_turn(
+            [("t2", "docker_ctl", {"host": "spark-a", "action": "stop", "container": "vllm_node"})]
+        ),
+        tool_turn([("t3", "docker_ctl", {"host": "spark-a", "action": "ps"})]),
+        text_turn("stopped"),
+    ]
+    approver = ScriptedApprover([("approved", "")], name="operator")
+    with MessagesAPIServer(script) as api:
+        async with sim_runtime(
+            "seed-pair",
+            client=sdk_client(api.url),
+            approver_factory=lambda gate: approver,
+            transcript_path=tmp_path / "t.jsonl",
+        ) as runtime:
+            runtime.plan.approve(PLAN)
+            await runtime.session.send("stop it")
+            containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
+    assert containers["vllm_node"].state == "exited"
+    assert approver.seen and approver.seen[0].risk == "destructive"
+    updates = [e for e in read_transcript(tmp_path / "t.jsonl").events if e.type == "world_update"]
+    assert any("docker on spark-a refreshed" in e.summary for e in updates)
