@@ -104,8 +104,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
     from agent.chat import chat
     from agent.logs import configure_logging
-    from agent.model_client import AnthropicClient
-    from agent.runtime import redactor_for
+    from agent.runtime import model_client_for, redactor_for
 
     settings = _load_settings(
         {
@@ -117,17 +116,14 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     )
     if settings is None:
         return EXIT_ERROR
-    if settings.api_key is None and not settings.base_url:
+    if not settings.can_reach_model:
         print(
             "scout chat: no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none.",
             file=sys.stderr,
         )
         return EXIT_ERROR
     configure_logging(settings.log_file, redactor_for(settings))
-    client = AnthropicClient(
-        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
-        base_url=settings.base_url,
-    )
+    client = model_client_for(settings)
     return asyncio.run(chat(settings, client))
 
 
@@ -149,7 +145,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
     console = Console(highlight=False)
     if args.live:
-        if settings.api_key is None and not settings.base_url:
+        if not settings.can_reach_model:
             print("scout demo --live: set ANTHROPIC_API_KEY first", file=sys.stderr)
             return EXIT_ERROR
         return asyncio.run(live_demo(console, settings, save_to))

@@ -105,12 +105,9 @@ async def replay_demo(
 
 async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
     from agent.chat import chat_on_runtime
-    from agent.model_client import AnthropicClient
+    from agent.runtime import model_client_for
 
-    client = AnthropicClient(
-        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
-        base_url=settings.base_url,
-    )
+    client = model_client_for(settings)
     view = ChatView(console)
     prompt: PromptSession[str] = PromptSession()
 

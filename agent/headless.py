@@ -11,9 +11,8 @@ from typing import TextIO
 
 from agent.approvals.webhook import WebhookApprover
 from agent.events import ApprovalDecisionEvent, Event
-from agent.model_client import AnthropicClient
 from agent.recorder import SessionListener
-from agent.runtime import open_runtime, redactor_for
+from agent.runtime import model_client_for, open_runtime, redactor_for
 from agent.session import TurnOutcome
 from agent.settings import Settings
 from tools.ssh import SSHError
@@ -58,7 +57,7 @@ async def run_goal(
 ) -> int:
     """Run one goal to the end of its turn without a human at the terminal."""
     err = err or sys.stderr
-    if settings.api_key is None and not settings.base_url:
+    if not settings.can_reach_model:
         err.write("scout run: no API key; set ANTHROPIC_API_KEY (or SCOUT_API_KEY).\n")
         return EXIT_ERROR
     approver = None
@@ -79,10 +78,7 @@ async def run_goal(
             return EXIT_ERROR
     else:
         settings = settings.model_copy(update={"mode": "ci"})
-    client = AnthropicClient(
-        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
-        base_url=settings.base_url,
-    )
+    client = model_client_for(settings)
     listener = JsonLinesListener(out)
     redactor = redactor_for(settings)
     if webhook_secret:

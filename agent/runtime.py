@@ -20,7 +20,7 @@ from agent.assembly import build_session
 from agent.deploy_tools import EndpointCheckTool, PlanDeploymentTool
 from agent.events import Notice
 from agent.executor import ExecutorLimits
-from agent.model_client import ModelClient
+from agent.model_client import AnthropicClient, ModelClient
 from agent.plan import PlanState, ProposePlanTool
 from agent.prompts import load_prompt
 from agent.recorder import SessionListener
@@ -62,6 +62,12 @@ class Runtime:
 def new_transcript_path(settings: Settings) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return settings.transcripts_dir / f"scout-{stamp}.jsonl"
+
+
+def model_client_for(settings: Settings) -> AnthropicClient:
+    """The real SDK client, with the key and base URL the settings resolved."""
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    return AnthropicClient(api_key=key, base_url=settings.base_url)
 
 
 def redactor_for(settings: Settings) -> Redactor:

@@ -43,6 +43,11 @@ class Settings(BaseModel):
     approval_timeout_s: float = 900.0
     web_allowed_hosts: list[str] = Field(default_factory=list)
 
+    @property
+    def can_reach_model(self) -> bool:
+        """A key, or a base URL (a proxy or a local Messages-API server) that needs none."""
+        return self.api_key is not None or bool(self.base_url)
+
     @field_validator("inventory", "transcripts_dir", "log_file")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:

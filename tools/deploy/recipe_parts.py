@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tools.deploy.choices import DeployChoices
@@ -111,3 +112,65 @@ def engine_flags(choices: DeployChoices, *, vllm: bool) -> list[str]:
         if choices.max_model_len:
             flags.append(f"--context-length {choices.max_model_len}")
     return flags
+
+
+@dataclass(frozen=True)
+class RankedLaunch:
+    """How one engine starts the same launch on every node with its rank (workers first)."""
+
+    name: str
+    engine: str
+    env: Callable[[FabricPath, FabricPath], dict[str, str]]
+    launch: Callable[[DeployChoices, FabricPath, int], str]
+    default_port: int
+    default_dist_port: int
+
+
+def ranked_recipe(
+    launch: RankedLaunch, choices: DeployChoices, fabric: dict[str, FabricPath]
+) -> Recipe:
+    """Workers' containers and ranks first (each waits for rank 0), then rank 0 serves."""
+    head = fabric[choices.head]
+    container = choices.container
+    steps: list[DeployStep] = []
+    for rank, worker in enumerate(choices.workers, start=1):
+        steps.append(container_step(choices, worker, launch.env(fabric[worker], head), []))
+        steps.append(
+            DeployStep(
+                id=f"rank:{worker}",
+                title=f"start {launch.engine} rank {rank}",
+                host=worker,
+                actions=[launch.launch(choices, head, rank)],
+                check=StepCheck(
+                    host=worker,
+                    command=f"docker logs {container}",
+                    expect=r"Traceback|Error",
+                    absent=True,
+                    description="the rank's log shows no error (it waits for rank 0)",
+                ),
+                rollback=f"docker rm -f {container}",
+                needs=[f"container:{worker}"],
+            )
+        )
+    ranks = [step.id for step in steps if step.id.startswith("rank:")]
+    steps.append(container_step(choices, choices.head, launch.env(head, head), ranks))
+    steps.append(
+        DeployStep(
+            id=f"serve:{choices.head}",
+            title=f"serve {choices.model} with {launch.engine} rank 0",
+            host=choices.head,
+            actions=[launch.launch(choices, head, 0)],
+            check=serving_check(choices, choices.head),
+            rollback=f"docker rm -f {container} on every node",
+            needs=[f"container:{choices.head}", *ranks],
+        )
+    )
+    port = choices.port or launch.default_port
+    return Recipe(
+        name=launch.name,
+        steps=steps,
+        preflight=PREFLIGHT_COMMON,
+        head=choices.head,
+        port=port,
+        ports={choices.head: [port, choices.dist_port or launch.default_dist_port]},
+    )
