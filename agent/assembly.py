@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from agent.events import SessionStart, TodoUpdate
+from agent.events import Notice, SessionStart, TodoUpdate
 from agent.executor import Executor, ExecutorLimits
 from agent.gate import Gate
 from agent.model_client import ModelClient
 from agent.recorder import Recorder, SessionListener
 from agent.redact import Redactor
+from agent.resume import RebuiltSession
 from agent.session import Budgets, Session, SessionParts
-from agent.todo import TodoList, TodoWriteTool
+from agent.todo import TodoItem, TodoList, TodoWriteTool
 from agent.transcript import TranscriptWriter
 from tools.base import Tool, ToolContext
 from tools.registry import ToolRegistry
@@ -34,6 +35,7 @@ def build_session(
     goal: str | None = None,
     session_id: str | None = None,
     listeners: list[SessionListener] | None = None,
+    resume: RebuiltSession | None = None,
 ) -> Session:
     """A ready session with `todo_write` registered and its start recorded."""
     redactor = redactor or Redactor()
@@ -61,5 +63,27 @@ def build_session(
         TodoUpdate(items=[item.model_dump() for item in items])
     )
     session = Session(parts, registry.definitions())
-    parts.recorder.emit(SessionStart(model=model, mode=mode, tools=registry.names(), goal=goal))
+    parts.recorder.emit(
+        SessionStart(
+            model=model,
+            mode=mode,
+            tools=registry.names(),
+            goal=goal,
+            resumed_from=resume.session_id if resume else None,
+        )
+    )
+    if resume is not None:
+        session.messages = resume.messages
+        todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
+        if resume.interrupted_calls:
+            parts.recorder.emit(
+                Notice(
+                    level="warning",
+                    kind="resumed",
+                    message=(
+                        f"{len(resume.interrupted_calls)} call(s) had not finished when the "
+                        "session stopped; the model is told their state is unknown"
+                    ),
+                )
+            )
     return session

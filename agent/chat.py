@@ -23,6 +23,7 @@ from rich.text import Text
 from agent.approvals.terminal import TerminalApprover
 from agent.chat_view import ChatView
 from agent.model_client import ModelClient
+from agent.resume import RebuiltSession
 from agent.runtime import Runtime, open_runtime
 from agent.settings import Settings, scout_home
 from agent.world_render import print_tables
@@ -142,8 +143,14 @@ async def _send(runtime: Runtime, view: ChatView, text: str) -> None:
         view.console.print(Text(outcome.message, style="yellow"))
 
 
-async def chat(settings: Settings, client: ModelClient, *, console: Console | None = None) -> int:
-    """A chat session on the hosts of the settings' inventory."""
+async def chat(
+    settings: Settings,
+    client: ModelClient,
+    *,
+    console: Console | None = None,
+    resume: RebuiltSession | None = None,
+) -> int:
+    """A chat session on the hosts of the settings' inventory (or one resumed from a transcript)."""
     console = console or Console(highlight=False)
     view = ChatView(console)
     approval_prompt: PromptSession[str] = PromptSession(history=InMemoryHistory())
@@ -157,6 +164,7 @@ async def chat(settings: Settings, client: ModelClient, *, console: Console | No
         client=client,
         approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
         listeners=[view],
+        resume=resume,
     )
     try:
         return await chat_on_runtime(runtime, view, console)

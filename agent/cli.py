@@ -122,9 +122,22 @@ def _cmd_chat(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+    resume = None
+    if args.resume:
+        from agent.resume import rebuild
+        from agent.transcript import read_transcript
+
+        path = Path(args.resume)
+        if not path.is_file():
+            print(f"scout chat: no such transcript: {path}", file=sys.stderr)
+            return EXIT_ERROR
+        loaded = read_transcript(path)
+        for problem in loaded.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
+        resume = rebuild(loaded.events)
     configure_logging(settings.log_file, redactor_for(settings))
     client = model_client_for(settings)
-    return asyncio.run(chat(settings, client))
+    return asyncio.run(chat(settings, client, resume=resume))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -240,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--mode", choices=["plan", "ask", "auto-safe", "ci"], help="approval mode")
     chat.add_argument(
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
+    )
+    chat.add_argument(
+        "--resume",
+        metavar="TRANSCRIPT",
+        help="continue a recorded session (calls it left unfinished are reported as unknown)",
     )
     chat.set_defaults(func=_cmd_chat)
 

@@ -25,6 +25,7 @@ from agent.plan import PlanState, ProposePlanTool
 from agent.prompts import load_prompt
 from agent.recorder import SessionListener
 from agent.redact import Redactor
+from agent.resume import RebuiltSession
 from agent.session import Budgets, Session
 from agent.settings import Settings
 from agent.world import WorldModel
@@ -89,6 +90,7 @@ async def open_runtime(
     listeners: list[SessionListener] | None = None,
     web_resolve: Resolver = system_resolve,
     web_transport: httpx.AsyncBaseTransport | None = None,
+    resume: RebuiltSession | None = None,
 ) -> Runtime:
     """A ready session; the caller owns it and must `aclose()` the runtime."""
     redactor = redactor or redactor_for(settings)
@@ -159,6 +161,7 @@ async def open_runtime(
         mode=settings.mode,
         goal=goal,
         listeners=listeners,
+        resume=resume,
     )
     gate.emit = session.recorder.emit
     world.on_change(transcript_listener(session.recorder.emit))

@@ -8,7 +8,7 @@ from agent.replay_server import MessagesAPIServer
 from agent.resume import INTERRUPTED_TEXT, rebuild
 from agent.transcript import TranscriptWriter, read_transcript
 from tests.support.probe_tools import EchoTool, FailTool
-from tests.support.session_kit import make_session, text_turn, tool_turn
+from tests.support.session_kit import make_session, sdk_client, text_turn, tool_turn
 from tools.base import ToolContext
 
 SCRIPT = [
@@ -103,3 +103,41 @@ def test_resume_answers_calls_that_never_finished(tmp_path):
         ],
     }
     assert [m["role"] for m in rebuilt.messages] == ["user", "assistant", "user"]
+
+
+async def test_a_resumed_session_continues_with_the_unfinished_call_answered(tmp_path):
+    crashed = tmp_path / "crashed.jsonl"
+    writer = TranscriptWriter(crashed, "s7", Redactor())
+    writer.write(SessionStart(model="claude-test"))
+    writer.write(UserMessage(text="stop the old container"))
+    writer.write(
+        ModelResponse(
+            turn=1,
+            content=[{"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "x"}}],
+            stop_reason="tool_use",
+        )
+    )
+    writer.write(ToolCallEvent(id="t1", name="echo", input={"text": "x"}))
+    writer.close()
+    rebuilt = rebuild(read_transcript(crashed).events)
+    with MessagesAPIServer([text_turn("I'll check the container's state first.")]) as api:
+        session = build_session(
+            client=sdk_client(api.url),
+            tools=[EchoTool()],
+            context=ToolContext(spill_dir=tmp_path / "spill"),
+            system_prompt="You are a test agent.",
+            model="claude-test",
+            transcript_path=tmp_path / "resumed.jsonl",
+            resume=rebuilt,
+        )
+        outcome = await session.send("where were we?")
+        sent = api.requests[-1].body["messages"]
+    assert outcome.text == "I'll check the container's state first."
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    result, question = sent[-1]["content"]
+    assert result["tool_use_id"] == "t1" and result["is_error"]
+    assert INTERRUPTED_TEXT in result["content"]
+    assert question["text"] == "where were we?"
+    events = read_transcript(tmp_path / "resumed.jsonl").events
+    assert events[0].resumed_from == "s7"
+    assert any(e.type == "notice" and e.kind == "resumed" for e in events)
