@@ -58,6 +58,10 @@ class ReconTool(Tool[ReconInput]):
             return list(self.inventory_hosts or [])
         return list(params.hosts)
 
+    def summary(self, params: ReconInput) -> str:
+        size = f" against a {params.model_size_gb:g} GB model" if params.model_size_gb else ""
+        return f"probe pack{size}"
+
     def timeout_s(self, params: ReconInput) -> float:
         return RECON_DEADLINE_S
 

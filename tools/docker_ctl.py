@@ -113,7 +113,7 @@ class DockerCtl(Tool[DockerCtlInput]):
         return deadline_for(params) + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S + REFRESH_DEADLINE_S
 
     def summary(self, params: DockerCtlInput) -> str:
-        return f"{params.host}: {display_command(params)}"[:200]
+        return display_command(params)[:200]  # the faces show the host beside it
 
     async def run(self, params: DockerCtlInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:

@@ -129,7 +129,7 @@ class SSHExec(Tool[SSHExecInput]):
         return params.timeout + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S
 
     def summary(self, params: SSHExecInput) -> str:
-        return f"{', '.join(params.targets())}: {params.command}"[:200]
+        return " ".join(params.command.split())[:200]  # the faces show the hosts beside it
 
     async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:

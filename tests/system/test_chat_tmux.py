@@ -56,7 +56,7 @@ async def test_a_person_chats_approves_and_cancels(tmp_path):
     async with SimCluster("seed-pair", tmp_path / "sim") as sim:
         inventory = sim.write_inventory(tmp_path / "sim" / "inventory.yaml")
         with MessagesAPIServer(SCRIPT) as api:
-            screen = TmuxScreen(tmp_path / "tmux.sock")
+            screen = TmuxScreen(tmp_path / "tmux.sock", width=80, height=40)
             env = (
                 f"SCOUT_HOME={tmp_path / 'home'} ANTHROPIC_API_KEY=test "
                 f"ANTHROPIC_BASE_URL={api.url} NO_COLOR=1"
@@ -67,8 +67,8 @@ async def test_a_person_chats_approves_and_cancels(tmp_path):
                 await screen.wait_for("scout ›")
                 screen.send("check the GPUs and fix the worker's link", "Enter")
                 # the batch panel: one line per call, hosts and the command
-                shown = await screen.wait_for("spark-a, spark-b: nvidia-smi -L")
-                assert "ssh_exec" in shown
+                shown = await screen.wait_for("nvidia-smi -L")
+                assert "spark-a +1" in shown and "ssh_exec" in shown
                 # the todo panel
                 shown = await screen.wait_for("Bring the worker's RoCE link up")
                 assert "Recon both Sparks" in shown
