@@ -29,7 +29,7 @@ from agent.resume import RebuiltSession
 from agent.session import Budgets, Session
 from agent.settings import Settings
 from agent.world import WorldModel
-from agent.world_feed import DockerFeed
+from agent.world_feed import DockerFeed, EndpointFeed
 from agent.world_tools import ReconTool, WorldNoteTool, transcript_listener
 from tools.base import Tool, ToolContext
 from tools.docker_ctl import DockerCtl
@@ -165,7 +165,7 @@ async def open_runtime(
     )
     gate.emit = session.recorder.emit
     world.on_change(transcript_listener(session.recorder.emit))
-    session.recorder.listeners.append(DockerFeed(world))
+    session.recorder.listeners += [DockerFeed(world), EndpointFeed(world)]
     runtime = Runtime(
         session, gate, plan, world, transcript_path, web, pool, list(extra_tools or [])
     )

@@ -28,6 +28,18 @@ class Note(BaseModel):
     recorded_at: datetime
 
 
+class Endpoint(BaseModel):
+    """A serving endpoint Scout verified, with what it measured there."""
+
+    where: str
+    model: str | None = None
+    single_stream_tok_s: float | None = None
+    ttft_s: float | None = None
+    aggregate_tok_s: float | None = None
+    concurrency: int | None = None
+    checked_at: datetime
+
+
 class WorldModel(BaseModel):
     """Everything Scout knows about the cluster; `model_json_schema()` describes `--json`."""
 
@@ -36,6 +48,7 @@ class WorldModel(BaseModel):
     notes: list[Note] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     model_size_bytes: int | None = None
+    endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     _listener: WorldListener | None = PrivateAttr(default=None)
 
     def on_change(self, listener: WorldListener | None) -> None:
@@ -83,6 +96,10 @@ class WorldModel(BaseModel):
             docker.images = images
         docker.sources = [*docker.sources, source]
         return self._refresh(host, f"docker on {host} refreshed by {source.command}")
+
+    def record_endpoint(self, endpoint: Endpoint) -> None:
+        self.endpoints[endpoint.where] = endpoint
+        self._refresh(None, f"endpoint {endpoint.where} verified")
 
     def mark_unreachable(self, host: str, reason: str) -> None:
         """A host that did not answer keeps its old facts (with their age) and the reason."""

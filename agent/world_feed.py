@@ -1,4 +1,5 @@
-"""Tool results that refresh the world model: what docker_ctl lists replaces the host's rows."""
+"""Tool results that refresh the world model: docker_ctl listings replace a host's container and
+image rows; a passed endpoint_check records the endpoint and what it measured."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from agent.events import Event, ToolResultEvent
 from agent.recorder import SessionListener
-from agent.world import WorldModel
+from agent.world import Endpoint, WorldModel
 from tools.recon.facts import Container, Image, Provenance
 
 
@@ -55,4 +56,29 @@ class DockerFeed(SessionListener):
                 collected_at=datetime.now(UTC),
                 exit_status=event.meta.get("exit_status"),
             ),
+        )
+
+
+class EndpointFeed(SessionListener):
+    """Record every endpoint that passed a check, with its measured rates."""
+
+    def __init__(self, world: WorldModel) -> None:
+        self.world = world
+
+    def on_event(self, event: Event) -> None:
+        if not isinstance(event, ToolResultEvent) or event.name != "endpoint_check":
+            return
+        if event.is_error or "endpoint" not in event.data:
+            return
+        single = event.data.get("single") or {}
+        self.world.record_endpoint(
+            Endpoint(
+                where=event.data["endpoint"],
+                model=event.data.get("model"),
+                single_stream_tok_s=single.get("tok_s"),
+                ttft_s=single.get("ttft_s"),
+                aggregate_tok_s=event.data.get("aggregate_tok_s"),
+                concurrency=event.data.get("concurrency"),
+                checked_at=datetime.now(UTC),
+            )
         )

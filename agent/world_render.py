@@ -132,6 +132,11 @@ def render_compact(world: WorldModel, hosts: Iterable[str] | None = None) -> str
         lines += [
             f"  - {n.host + ': ' if n.host else ''}{n.belief} [{n.evidence}]" for n in world.notes
         ]
+    for endpoint in world.endpoints.values():
+        lines.append(
+            f"endpoint {endpoint.where}: {endpoint.model}, {endpoint.single_stream_tok_s} tok/s "
+            f"single stream, {endpoint.aggregate_tok_s} tok/s at {endpoint.concurrency} streams"
+        )
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
     lines.append("findings:" if relevant else "findings: none")
     lines += finding_lines(relevant)
