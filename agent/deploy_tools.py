@@ -64,6 +64,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     def __init__(self, world: WorldModel, max_age_s: float = 600.0) -> None:
         self.world = world
         self.max_age_s = max_age_s
+        self.computed: dict[str, list[DeployStep]] = {}  # plan hash -> its steps, for rollout
 
     def hosts(self, params: PlanDeploymentInput) -> list[str]:
         return list(params.hosts)
@@ -103,6 +104,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             step.needs = [*step.needs, *(f.id for f in fixes)]
         ordered = order_steps([*fixes, *recipe.steps])
         plan = to_plan(choices, ordered, report, size)
+        self.computed[plan.digest()] = ordered
         data.update(
             plan=plan.model_dump(mode="json"),
             steps=[s.model_dump() for s in ordered],

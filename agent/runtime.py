@@ -26,6 +26,7 @@ from agent.prompts import load_prompt
 from agent.recorder import SessionListener
 from agent.redact import Redactor
 from agent.resume import RebuiltSession
+from agent.rollout_tool import RolloutStepTool
 from agent.session import Budgets, Session
 from agent.settings import Settings
 from agent.world import WorldModel
@@ -125,11 +126,13 @@ async def open_runtime(
             trust_new_hosts=settings.trust_new_hosts,
             on_new_host_key=on_new_host_key,
         )
+        planner = PlanDeploymentTool(world)
         tools += [
             SSHExec(),
             DockerCtl(),
             ReconTool(world, inventory.names()),
-            PlanDeploymentTool(world),
+            planner,
+            RolloutStepTool(planner, plan),
             EndpointCheckTool(),
         ]
     gate = PolicyGate(

@@ -110,6 +110,40 @@ class Rollout:
         )
 
 
+async def run_step(
+    rollout: Rollout,
+    run: CommandRunner,
+    *,
+    check_attempts: int = 1,
+    check_interval_s: float = 1.0,
+) -> StepOutcome:
+    """Run the current step's actions, then its check (retried); record and return the outcome.
+
+    Actions are never repeated; only the read-only check is, to give a service time to come up.
+    """
+    step = rollout.current
+    if step is None:
+        raise RuntimeError(f"no step to run: the rollout is {rollout.state}")
+    if step.by_hand:
+        rollout.record(False, "needs a person: " + "; ".join(step.actions))
+        return rollout.outcomes[-1]
+    output = ""
+    for action in step.actions:
+        status, output = await run(step.host, action)
+        if status != 0:
+            rollout.record(False, f"`{action}` exited {status}: {output}")
+            return rollout.outcomes[-1]
+    ok = False
+    for attempt in range(check_attempts):
+        status, output = await run(step.check.host, step.check.command)
+        ok = step.check.passes(status, output)
+        if ok or attempt + 1 == check_attempts:
+            break
+        await asyncio.sleep(check_interval_s)
+    rollout.record(ok, output)
+    return rollout.outcomes[-1]
+
+
 async def drive(
     rollout: Rollout,
     run: CommandRunner,
@@ -117,28 +151,11 @@ async def drive(
     check_attempts: int = 1,
     check_interval_s: float = 1.0,
 ) -> Rollout:
-    """Run every step's actions then its check (retried `check_attempts` times); stop on failure.
-
-    Actions are never repeated; only the read-only check is, to give a service time to come up.
-    """
-    while (step := rollout.current) is not None:
-        if step.by_hand:
-            rollout.record(False, "needs a person: " + "; ".join(step.actions))
+    """Run step after step until the rollout is done or a step fails."""
+    while rollout.current is not None:
+        outcome = await run_step(
+            rollout, run, check_attempts=check_attempts, check_interval_s=check_interval_s
+        )
+        if not outcome.ok:
             break
-        output = ""
-        failed_action = False
-        for action in step.actions:
-            status, output = await run(step.host, action)
-            if status != 0:
-                failed_action = True
-                break
-        ok = False
-        if not failed_action:
-            for attempt in range(check_attempts):
-                status, output = await run(step.check.host, step.check.command)
-                ok = step.check.passes(status, output)
-                if ok or attempt + 1 == check_attempts:
-                    break
-                await asyncio.sleep(check_interval_s)
-        rollout.record(ok, output)
     return rollout
