@@ -15,3 +15,14 @@ def load_prompt(name: str) -> str:
         known = ", ".join(sorted(p.stem for p in PROMPTS_DIR.glob("*.md")))
         raise FileNotFoundError(f"no prompt named {name!r} in {PROMPTS_DIR} (have: {known})")
     return path.read_text(encoding="utf-8")
+
+
+PLAYBOOKS = ("recon", "deploy-vllm-ray", "deploy-vllm-multinode", "deploy-sglang")
+
+
+@cache
+def system_prompt() -> str:
+    """The system prompt and every playbook: one static prefix, cached by the API as a whole."""
+    parts = [load_prompt("system"), "# Playbooks"]
+    parts += [load_prompt(name) for name in PLAYBOOKS]
+    return "\n\n".join(part.strip() for part in parts)

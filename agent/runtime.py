@@ -22,7 +22,7 @@ from agent.events import Notice
 from agent.executor import ExecutorLimits
 from agent.model_client import AnthropicClient, ModelClient
 from agent.plan import PlanState, ProposePlanTool
-from agent.prompts import load_prompt
+from agent.prompts import system_prompt
 from agent.recorder import SessionListener
 from agent.redact import Redactor
 from agent.resume import RebuiltSession
@@ -149,7 +149,7 @@ async def open_runtime(
         client=client,
         tools=tools,
         context=context,
-        system_prompt=load_prompt("system"),
+        system_prompt=system_prompt(),
         model=settings.model,
         transcript_path=transcript_path,
         gate=gate,
