@@ -282,7 +282,12 @@ def make_server(
         def log_message(self, format: str, *args: Any) -> None:
             print(f"{self.address_string()} {format % args}", file=log)
 
-    return ThreadingHTTPServer((host, port), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            # Scout gave up waiting (its deadline passed) or hung up: say so in one line.
+            print(f"connection from {client_address[0]} ended early: {sys.exc_info()[1]}", file=log)
+
+    return Server((host, port), Handler)
 
 
 def main(argv: list[str] | None = None) -> int:

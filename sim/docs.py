@@ -20,12 +20,17 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hangs up early (a byte cap, a timeout) is not the site's problem
+
+
 class DocsSite:
     """`with DocsSite() as site:` serves the pages on `site.port` until the block ends."""
 
     def __init__(self) -> None:
         handler = partial(_QuietHandler, directory=str(PAGES))
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
