@@ -101,7 +101,7 @@ async def open_runtime(
     web = WebFetcher(
         WebSettings(
             allowed_hosts=tuple(settings.web_allowed_hosts),
-            cache_dir=settings.transcripts_dir.parent / "web-cache",
+            cache_dir=settings.web_cache_dir,
         ),
         resolve=web_resolve,
         transport=web_transport,

@@ -31,6 +31,7 @@ class Settings(BaseModel):
     inventory: Path | None = None
     transcripts_dir: Path = Field(default_factory=lambda: scout_home() / "transcripts")
     log_file: Path = Field(default_factory=lambda: scout_home() / "logs" / "scout.log")
+    web_cache_dir: Path = Field(default_factory=lambda: scout_home() / "web-cache")
     max_turns: int = 60
     max_output_tokens: int = 400_000
     max_cost_usd: float = 10.0
@@ -48,7 +49,7 @@ class Settings(BaseModel):
         """A key, or a base URL (a proxy or a local Messages-API server) that needs none."""
         return self.api_key is not None or bool(self.base_url)
 
-    @field_validator("inventory", "transcripts_dir", "log_file")
+    @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         return path.expanduser() if path is not None else None
