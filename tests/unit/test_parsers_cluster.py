@@ -1,9 +1,8 @@
 """Ray cluster status and NCCL bandwidth: did the two nodes join, and is the link fast?"""
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_nccl_avg_bus_bandwidth,
@@ -11,15 +10,7 @@ from tools.recon.parsers import (
     parse_ray_status,
 )
 
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
 GIB = 1024**3
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def test_ray_status_two_sparks() -> None:

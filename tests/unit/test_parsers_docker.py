@@ -1,9 +1,8 @@
 """Docker: engine versions, runtimes/CDI, and what containers are running."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_docker_info,
@@ -11,15 +10,6 @@ from tools.recon.parsers import (
     parse_docker_ps_table,
     parse_docker_version,
 )
-
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def test_docker_info_on_spark() -> None:

@@ -1,9 +1,8 @@
 """Host identity and capacity: memory, disk, release files, kernel, CPU, CUDA, Python."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_df,
@@ -19,15 +18,7 @@ from tools.recon.parsers import (
     parse_uname_a,
 )
 
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
 GIB = 1024**3
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 # Hand-written: no /proc/meminfo capture exists; MemTotal is the value seen on a Spark.

@@ -1,10 +1,10 @@
 """Interfaces, addresses and link speed: is the CX-7 link usable between the two Sparks?"""
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_ethtool,
@@ -15,15 +15,7 @@ from tools.recon.parsers import (
     parse_ip_j_addr,
 )
 
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
 PROMPT = re.compile(r"^\S+@\S+:\S*\$ .*$", re.MULTILINE)
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def outputs_after_prompts(text: str) -> list[str]:

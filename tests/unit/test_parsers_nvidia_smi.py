@@ -1,9 +1,8 @@
 """nvidia-smi in all its forms, against real DGX Spark captures and small hand-written variants."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_nvidia_smi_list,
@@ -12,15 +11,6 @@ from tools.recon.parsers import (
     parse_nvidia_smi_query_csv,
     parse_nvidia_smi_table,
 )
-
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def test_gb10_table_reports_driver_cuda_and_unsupported_memory() -> None:

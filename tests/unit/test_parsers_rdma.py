@@ -1,19 +1,9 @@
 """RDMA devices: which ConnectX-7 ports are up, under either naming scheme."""
 
-from pathlib import Path
-
 import pytest
 
+from tests.support.captures import capture
 from tools.recon.parsers import ParseError, parse_ibdev2netdev, parse_ibstat, parse_rdma_link_show
-
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
-
-
-def capture(name: str) -> str:
-    """A shared capture without its `# source:` line."""
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def test_ibdev2netdev_up_and_down_per_device() -> None:

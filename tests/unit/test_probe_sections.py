@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
+from tests.support.captures import capture
 from tools.recon.probe import build_probe_script, split_sections
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import SECTIONS
 
-CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
-
-
-def capture(name: str) -> str:
-    source, _, output = (CAPTURES / name).read_text().partition("\n")
-    assert source.startswith("# source:")
-    return output
 
 
 def probe_output(sections: dict[str, tuple[str, int]]) -> str:
