@@ -57,14 +57,21 @@ def _redrive(events: list, scenario: str, renderer: object, console: object) -> 
     return EXIT_OK if result.report.clean else EXIT_ERROR
 
 
-def _load_settings(flags: dict) -> Settings | None:
+def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
+    """Settings from file, env and flags; with `log`, logging goes to the settings' log file."""
     from agent.settings import SettingsError, load_settings
 
     try:
-        return load_settings(flags)
+        settings = load_settings(flags)
     except SettingsError as exc:
         print(f"scout: {exc}", file=sys.stderr)
         return None
+    if log:
+        from agent.logs import configure_logging
+        from agent.runtime import redactor_for
+
+        configure_logging(settings.log_file, redactor_for(settings))
+    return settings
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -72,8 +79,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import os
 
     from agent.headless import run_goal
-    from agent.logs import configure_logging
-    from agent.runtime import redactor_for
 
     settings = _load_settings(
         {
@@ -82,11 +87,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "trust_new_hosts": args.trust_new_hosts or None,
             "webhook_url": args.webhook_url,
             "webhook_secret_env": args.webhook_secret_env,
-        }
+        },
+        log=True,
     )
     if settings is None:
         return EXIT_ERROR
-    configure_logging(settings.log_file, redactor_for(settings))
     secret = os.environ.get(settings.webhook_secret_env)
     return asyncio.run(
         run_goal(
@@ -103,8 +108,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     import asyncio
 
     from agent.chat import chat
-    from agent.logs import configure_logging
-    from agent.runtime import model_client_for, redactor_for
+    from agent.runtime import model_client_for
 
     settings = _load_settings(
         {
@@ -112,7 +116,8 @@ def _cmd_chat(args: argparse.Namespace) -> int:
             "model": args.model,
             "mode": args.mode,
             "trust_new_hosts": args.trust_new_hosts or None,
-        }
+        },
+        log=True,
     )
     if settings is None:
         return EXIT_ERROR
@@ -135,7 +140,6 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         for problem in loaded.problems:
             print(f"warning: {path}: {problem}", file=sys.stderr)
         resume = rebuild(loaded.events)
-    configure_logging(settings.log_file, redactor_for(settings))
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 
@@ -147,13 +151,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from agent.demo import DEMO_TRANSCRIPT, live_demo, replay_demo
-    from agent.logs import configure_logging
-    from agent.runtime import redactor_for
 
-    settings = _load_settings({"model": args.model})
+    settings = _load_settings({"model": args.model}, log=True)
     if settings is None:
         return EXIT_ERROR
-    configure_logging(settings.log_file, redactor_for(settings))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
     console = Console(highlight=False)
