@@ -7,7 +7,7 @@ client, the approver and what they show.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,7 +52,6 @@ class Runtime:
     transcript_path: Path
     web: WebFetcher
     pool: SSHPool | None = None
-    extra_tools: list[Tool] = field(default_factory=list)
 
     async def aclose(self) -> None:
         if self.pool is not None:
@@ -87,7 +86,6 @@ async def open_runtime(
     transcript_path: Path | None = None,
     goal: str | None = None,
     redactor: Redactor | None = None,
-    extra_tools: list[Tool] | None = None,
     listeners: list[SessionListener] | None = None,
     web_resolve: Resolver = system_resolve,
     web_transport: httpx.AsyncBaseTransport | None = None,
@@ -143,7 +141,6 @@ async def open_runtime(
     )
     gate.approver = approver_factory(gate)
     tools += [WorldNoteTool(world), WebFetchTool(), ProposePlanTool(plan, gate.review_plan)]
-    tools.extend(extra_tools or [])
     context = ToolContext(spill_dir=transcript_path.parent / "spill", ssh=pool, extras={"web": web})
     session = build_session(
         client=client,
@@ -169,8 +166,6 @@ async def open_runtime(
     gate.emit = session.recorder.emit
     world.on_change(transcript_listener(session.recorder.emit))
     session.recorder.listeners += [DockerFeed(world), EndpointFeed(world)]
-    runtime = Runtime(
-        session, gate, plan, world, transcript_path, web, pool, list(extra_tools or [])
-    )
+    runtime = Runtime(session, gate, plan, world, transcript_path, web, pool)
     runtime_ref.append(runtime)
     return runtime

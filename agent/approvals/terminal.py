@@ -35,17 +35,12 @@ def session_pattern(request: ApprovalRequest) -> str:
         fields.append(f"host={request.hosts[0] if len(request.hosts) == 1 else '*'}")
     command = request.input.get("command")
     if isinstance(command, str) and command.strip():
-        words = shlex.split(command)[:2] if _splits(command) else command.split()[:2]
+        try:
+            words = shlex.split(command)[:2]
+        except ValueError:  # unbalanced quotes: plain words will do for a pattern
+            words = command.split()[:2]
         fields.append(f'command="{" ".join(words)}*"')
     return f"{request.tool}({', '.join(fields)})" if fields else request.tool
-
-
-def _splits(command: str) -> bool:
-    try:
-        shlex.split(command)
-    except ValueError:
-        return False
-    return True
 
 
 class TerminalApprover:
