@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.executor import Executor, ExecutorLimits
-from agent.gate import ToolCall
+from agent.loop.calls import ToolCall
+from agent.loop.executor import Executor, ExecutorLimits
 from tests.support.probe_tools import EchoTool
 from tools.base import ToolContext
 from tools.registry import ToolRegistry

@@ -1,7 +1,7 @@
 """Start-up benchmark: how long `scout --help` takes as a fresh process (heavy imports deferred).
 
-Runs the installed `scout` entry point (or `python -m agent.cli`) several times and reports the
-median wall time. Last line: `startup scout --help: X.XX s` (goal: under 0.5 s).
+Runs the installed `scout` entry point (or `python -m agent.faces.cli`) several times and reports
+the median wall time. Last line: `startup scout --help: X.XX s` (goal: under 0.5 s).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def command() -> list[str]:
     if beside.exists():
         return [str(beside), "--help"]
     found = shutil.which("scout")
-    return [found, "--help"] if found else [sys.executable, "-m", "agent.cli", "--help"]
+    return [found, "--help"] if found else [sys.executable, "-m", "agent.faces.cli", "--help"]
 
 
 def main() -> None:

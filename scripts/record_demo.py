@@ -17,11 +17,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.approvals.scripted import ScriptedApprover
-from agent.demo import DEMO_GOAL, DEMO_SCENARIO, DEMO_TRANSCRIPT
-from agent.model_client import AnthropicClient
-from agent.redrive import sim_runtime
-from agent.replay_server import MessagesAPIServer
+from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO, DEMO_TRANSCRIPT
+from agent.loop.model_client import AnthropicClient
+from agent.replay.redrive import sim_runtime
+from agent.replay.server import MessagesAPIServer
+from agent.safety.approvers.scripted import ScriptedApprover
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 GUIDE = "http://docs.spark.sim/vllm-two-sparks.html"

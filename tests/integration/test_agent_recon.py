@@ -1,9 +1,9 @@
 """The agent's recon of both hosts: one batch, one model round, compact facts back to the model."""
 
-from agent.replay_server import MessagesAPIServer
-from agent.runtime import open_runtime
-from agent.settings import Settings
-from agent.transcript import read_transcript
+from agent.loop.transcript import read_transcript
+from agent.replay.server import MessagesAPIServer
+from agent.runtime.builder import open_runtime
+from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 

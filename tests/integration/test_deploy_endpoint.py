@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.deploy_tools import EndpointCheckInput, EndpointCheckTool
+from agent.world.deploy_tools import EndpointCheckInput, EndpointCheckTool
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
 from tools.deploy.fit import size_from_hub

@@ -2,11 +2,11 @@
 
 import pytest
 
-from agent.approvals.scripted import ScriptedApprover
-from agent.plan import Plan, PlanStep
-from agent.redrive import sim_runtime
-from agent.replay_server import MessagesAPIServer
+from agent.replay.redrive import sim_runtime
+from agent.replay.server import MessagesAPIServer
+from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tools.plan import Plan, PlanStep
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 

@@ -1,9 +1,9 @@
 import yaml
 
-from agent.approvals.rules import RuleSet
-from agent.doctor import run_checks
-from agent.settings import Settings
-from agent.setup_files import write_starter_files
+from agent.faces.doctor import run_checks
+from agent.faces.init_files import write_starter_files
+from agent.runtime.settings import Settings
+from agent.safety.rules import RuleSet
 from sim.cluster import SimCluster
 from tools.ssh import Inventory
 

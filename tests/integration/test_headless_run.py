@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from agent.headless import EXIT_STOPPED, run_goal
-from agent.replay_server import MessagesAPIServer
-from agent.settings import Settings
-from agent.transcript import read_transcript
+from agent.faces.headless import EXIT_STOPPED, run_goal
+from agent.loop.transcript import read_transcript
+from agent.replay.server import MessagesAPIServer
+from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
 from tests.support.session_kit import text_turn, tool_turn

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
-from agent.world import WorldModel
-from agent.world_render import render_compact
-from agent.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
+from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
+from agent.world.model import WorldModel
+from agent.world.render import render_compact
+from agent.world.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
 from tools.ssh import Inventory, SSHPool
@@ -38,7 +38,7 @@ async def scout_recon(*args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "agent.cli",
+        "agent.faces.cli",
         "recon",
         *args,
         cwd=REPO,

@@ -1,9 +1,9 @@
 """Recording a session on the simulated cluster and re-driving it against a fresh one."""
 
-from agent.approvals.scripted import ScriptedApprover
-from agent.redrive import redrive, sim_runtime
-from agent.replay_server import MessagesAPIServer
-from agent.transcript import read_transcript
+from agent.loop.transcript import read_transcript
+from agent.replay.redrive import redrive, sim_runtime
+from agent.replay.server import MessagesAPIServer
+from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
 PLAN = {

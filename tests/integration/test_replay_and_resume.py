@@ -1,12 +1,12 @@
 """Recorded sessions: re-driven through ReplayClient with drift reports, and resumed."""
 
-from agent.assembly import build_session
-from agent.events import ModelResponse, SessionStart, ToolCallEvent, UserMessage
-from agent.redact import Redactor
-from agent.replay import ReplayClient
-from agent.replay_server import MessagesAPIServer
-from agent.resume import INTERRUPTED_TEXT, rebuild
-from agent.transcript import TranscriptWriter, read_transcript
+from agent.loop.events import ModelResponse, SessionStart, ToolCallEvent, UserMessage
+from agent.loop.transcript import TranscriptWriter, read_transcript
+from agent.replay.client import ReplayClient
+from agent.replay.resume import INTERRUPTED_TEXT, rebuild
+from agent.replay.server import MessagesAPIServer
+from agent.runtime.session_builder import build_session
+from agent.safety.redact import Redactor
 from tests.support.probe_tools import EchoTool, FailTool
 from tests.support.session_kit import make_session, sdk_client, text_turn, tool_turn
 from tools.base import ToolContext

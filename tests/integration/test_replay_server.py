@@ -9,7 +9,7 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.replay_server import MessagesAPIServer
+from agent.replay.server import MessagesAPIServer
 
 MODEL = "claude-test"
 HISTORY = [{"role": "user", "content": "Check both hosts."}]

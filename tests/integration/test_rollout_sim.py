@@ -1,9 +1,9 @@
 """rollout_step on the simulated cluster: the approved plan, one proven step at a time."""
 
-from agent.approvals.scripted import ScriptedApprover
-from agent.redrive import sim_runtime
-from agent.replay_server import MessagesAPIServer
-from agent.transcript import read_transcript
+from agent.loop.transcript import read_transcript
+from agent.replay.redrive import sim_runtime
+from agent.replay.server import MessagesAPIServer
+from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
 PLAN_INPUT = {

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.transcript import read_transcript
+from agent.loop.transcript import read_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"

@@ -1,8 +1,8 @@
 """The agent loop end to end: the real anthropic SDK streaming from the local replay server."""
 
-from agent.replay_server import MessagesAPIServer
-from agent.session import Budgets
-from agent.transcript import read_transcript
+from agent.loop.session import Budgets
+from agent.loop.transcript import read_transcript
+from agent.replay.server import MessagesAPIServer
 from tests.support.probe_tools import EchoTool, FailTool, SleepTool, WriteTool
 from tests.support.session_kit import make_session, text_turn, tool_turn
 

@@ -25,8 +25,8 @@ import httpx
 import pytest
 from structlog.testing import capture_logs
 
-from agent.approvals.model import ApprovalRequest, fingerprint
-from agent.approvals.webhook import WebhookApprover
+from agent.safety.approvals import ApprovalRequest, fingerprint
+from agent.safety.approvers.webhook import WebhookApprover
 from tests.support.example_receiver import receiver, serving
 
 ROOT = Path(__file__).resolve().parents[2]

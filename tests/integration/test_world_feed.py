@@ -1,11 +1,11 @@
 """docker_ctl results refresh the world model's view of that host's containers."""
 
-from agent.approvals.scripted import ScriptedApprover
-from agent.plan import Plan, PlanStep
-from agent.redrive import sim_runtime
-from agent.replay_server import MessagesAPIServer
-from agent.transcript import read_transcript
+from agent.loop.transcript import read_transcript
+from agent.replay.redrive import sim_runtime
+from agent.replay.server import MessagesAPIServer
+from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tools.plan import Plan, PlanStep
 
 PLAN = Plan(
     goal="free spark-a",

@@ -7,10 +7,10 @@ from typing import Any
 
 from tenacity import wait_none
 
-from agent.assembly import build_session
-from agent.model_client import AnthropicClient
-from agent.redact import Redactor
-from agent.session import Budgets, Session
+from agent.loop.model_client import AnthropicClient
+from agent.loop.session import Budgets, Session
+from agent.runtime.session_builder import build_session
+from agent.safety.redact import Redactor
 from tools.base import Tool, ToolContext
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from agent.replay_server import MessagesAPIServer
+from agent.replay.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing

@@ -1,14 +1,14 @@
 import pytest
 from pydantic import BaseModel
 
-from agent.approvals.gate import PolicyGate
-from agent.approvals.rules import Rule, RuleError, RuleSet
-from agent.approvals.scripted import ScriptedApprover
-from agent.executor import Executor
-from agent.gate import ToolCall
-from agent.plan import Plan, PlanState, PlanStep
+from agent.loop.calls import ToolCall
+from agent.loop.executor import Executor
+from agent.safety.approvers.scripted import ScriptedApprover
+from agent.safety.gate import PolicyGate
+from agent.safety.rules import Rule, RuleError, RuleSet
 from tests.support.probe_tools import EchoTool
 from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.plan import Plan, PlanState, PlanStep
 from tools.registry import ToolRegistry
 
 

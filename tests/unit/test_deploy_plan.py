@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
-from agent.plan import Plan
-from agent.world import WorldModel
+from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
+from agent.world.model import WorldModel
 from tests.unit.test_deploy_facts import reference_pair, seed_pair, spark
 from tools.base import ToolContext
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
 from tools.deploy.steps import DeployStep, StepCheck
+from tools.plan import Plan
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 

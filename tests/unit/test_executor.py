@@ -2,8 +2,8 @@ import asyncio
 
 import pytest
 
-from agent.executor import Executor, ExecutorLimits
-from agent.gate import ToolCall
+from agent.loop.calls import ToolCall
+from agent.loop.executor import Executor, ExecutorLimits
 from tests.support.probe_tools import EchoTool, FailTool, SleepTool, WriteTool
 from tools.base import ToolContext
 from tools.registry import ToolRegistry

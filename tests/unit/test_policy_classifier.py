@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import Classification, classify_command
+from agent.safety.shell import Classification, classify_command
 from tools.base import Risk
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.cli import main
-from agent.policy.cli import classify_main
+from agent.faces.cli import main
+from agent.faces.policy import classify_main
 
 
 def test_prints_label_command_and_reason(capsys):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import classify_command
+from agent.safety.shell import classify_command
 from tools.base import Risk
 
 CORPUS = Path(__file__).parent / "data" / "policy_corpus.tsv"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agent.policy.shell_parse import RuntimeText, ShellSyntaxError, parse_script
+from agent.safety.shell.shell_parse import RuntimeText, ShellSyntaxError, parse_script
 
 
 def only_command(source: str):

@@ -2,8 +2,8 @@ import io
 
 from rich.console import Console
 
-from agent.approvals.model import ApprovalRequest
-from agent.approvals.terminal import TerminalApprover, session_pattern
+from agent.safety.approvals import ApprovalRequest
+from agent.safety.approvers.terminal import TerminalApprover, session_pattern
 
 
 def request(command="docker stop vllm_node", tool="ssh_exec"):

@@ -1,4 +1,4 @@
-from agent.events import (
+from agent.loop.events import (
     ModelResponse,
     Notice,
     SessionStart,
@@ -6,8 +6,8 @@ from agent.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.redact import Redactor
-from agent.transcript import TranscriptWriter, read_transcript
+from agent.loop.transcript import TranscriptWriter, read_transcript
+from agent.safety.redact import Redactor
 
 FAKE_KEY = "sk-ant-api03-" + "Z" * 48
 

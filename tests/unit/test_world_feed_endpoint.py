@@ -1,7 +1,7 @@
-from agent.events import ToolResultEvent
-from agent.world import WorldModel
-from agent.world_feed import EndpointFeed
-from agent.world_render import render_compact
+from agent.loop.events import ToolResultEvent
+from agent.world.feed import EndpointFeed
+from agent.world.model import WorldModel
+from agent.world.render import render_compact
 
 
 def test_a_passed_endpoint_check_is_recorded_with_its_rates():

@@ -1,1 +1,0 @@
-"""Approval requests, decisions, and the approvers that answer them (terminal, webhook)."""

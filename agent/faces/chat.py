@@ -1,0 +1,215 @@
+"""`scout chat`: a conversation in the terminal with streamed answers, live batches and approvals.
+
+Enter sends; Esc then Enter adds a line; Ctrl-C while Scout works stops the running batch (or the
+answer being streamed) and keeps the session; Ctrl-C at the prompt clears the line; Ctrl-D exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agent.faces.chat_view import ChatView
+from agent.loop.model_client import ModelClient
+from agent.replay.resume import RebuiltSession
+from agent.runtime.builder import Runtime, open_runtime
+from agent.runtime.settings import Settings, scout_home
+from agent.safety.approvers.terminal import TerminalApprover
+from agent.world.render import print_tables
+
+HELP = """\
+/todo          the todo list
+/world         what recon knows about every host, with findings
+/plan          the proposed and the approved plan
+/mode [MODE]   show or set the mode: plan, ask, auto-safe, ci
+/cost          tokens, cache hits and estimated cost
+/save [PATH]   copy the transcript to PATH
+/help          this help
+/exit          leave (Ctrl-D too)"""
+
+Command = Callable[[Runtime, Console, str], Awaitable[None] | None]
+
+
+def _keys() -> KeyBindings:
+    keys = KeyBindings()
+
+    @keys.add("escape", "enter")
+    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+        event.current_buffer.insert_text("\n")
+
+    return keys
+
+
+def _cmd_todo(runtime: Runtime, console: Console, arg: str) -> None:
+    console.print(runtime.session.todo.render())
+
+
+def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
+    if not runtime.world.hosts and not runtime.world.unreachable:
+        console.print("nothing probed yet: ask Scout to run recon")
+        return
+    print_tables(runtime.world, console)
+
+
+def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
+    plan = runtime.plan
+    if plan.approved is not None:
+        console.print(Text(f"approved ({plan.approved_hash})", style="green"))
+        console.print(plan.approved.render())
+    elif plan.proposed is not None:
+        console.print(Text("proposed, not approved", style="yellow"))
+        console.print(plan.proposed.render())
+    else:
+        console.print("no plan yet: the session is read-only until one is approved")
+
+
+def _cmd_mode(runtime: Runtime, console: Console, arg: str) -> None:
+    modes = ("plan", "ask", "auto-safe", "ci")
+    if arg:
+        if arg not in modes:
+            console.print(f"unknown mode {arg!r}; choose one of {', '.join(modes)}")
+            return
+        runtime.gate.mode = arg  # type: ignore[assignment]
+    console.print(f"mode: {runtime.gate.mode}")
+
+
+def _cmd_cost(runtime: Runtime, console: Console, arg: str) -> None:
+    usage = runtime.session.usage
+    table = Table(show_header=False, box=None)
+    table.add_row("model turns", str(usage.turns))
+    table.add_row("input tokens", str(usage.input_tokens))
+    table.add_row("cache writes", str(usage.cache_creation_input_tokens))
+    table.add_row("cache hits", str(usage.cache_read_input_tokens))
+    table.add_row("output tokens", str(usage.output_tokens))
+    table.add_row("cost (estimate)", f"${usage.cost_usd:.4f}")
+    console.print(table)
+
+
+def _cmd_save(runtime: Runtime, console: Console, arg: str) -> None:
+    target = Path(arg).expanduser() if arg else Path.cwd() / runtime.transcript_path.name
+    shutil.copyfile(runtime.transcript_path, target)
+    console.print(f"saved the transcript to {target}")
+
+
+def _cmd_help(runtime: Runtime, console: Console, arg: str) -> None:
+    console.print(HELP)
+
+
+COMMANDS: dict[str, Command] = {
+    "/todo": _cmd_todo,
+    "/world": _cmd_world,
+    "/plan": _cmd_plan,
+    "/mode": _cmd_mode,
+    "/cost": _cmd_cost,
+    "/save": _cmd_save,
+    "/help": _cmd_help,
+}
+
+
+async def run_slash(
+    line: str, runtime: Runtime, console: Console, commands: dict[str, Command]
+) -> None:
+    name, _, arg = line.strip().partition(" ")
+    command = commands.get(name)
+    if command is None:
+        console.print(f"unknown command {name}; /help lists them")
+        return
+    result = command(runtime, console, arg.strip())
+    if asyncio.iscoroutine(result):
+        await result
+
+
+async def _send(runtime: Runtime, view: ChatView, text: str) -> None:
+    """Run one message; Ctrl-C interrupts the work, not the program."""
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, runtime.session.interrupt)
+    try:
+        outcome = await runtime.session.send(text)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        view.settle()
+    if outcome.stop not in {"end_turn", "cancelled"} and outcome.message:
+        view.console.print(Text(outcome.message, style="yellow"))
+
+
+async def chat(
+    settings: Settings,
+    client: ModelClient,
+    *,
+    console: Console | None = None,
+    resume: RebuiltSession | None = None,
+) -> int:
+    """A chat session on the hosts of the settings' inventory (or one resumed from a transcript)."""
+    console = console or Console(highlight=False)
+    view = ChatView(console)
+    approval_prompt: PromptSession[str] = PromptSession(history=InMemoryHistory())
+
+    async def ask(question: str) -> str:
+        view.pause()
+        return await approval_prompt.prompt_async(question)
+
+    runtime = await open_runtime(
+        settings,
+        client=client,
+        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        listeners=[view],
+        resume=resume,
+    )
+    try:
+        return await chat_on_runtime(runtime, view, console)
+    finally:
+        with contextlib.suppress(Exception):
+            await runtime.aclose()
+
+
+async def chat_on_runtime(
+    runtime: Runtime, view: ChatView, console: Console, *, first_message: str | None = None
+) -> int:
+    """The conversation loop itself: prompt, send, show, until Ctrl-D or /exit."""
+    history_path = scout_home() / "chat_history"
+    history_path.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history_path)), key_bindings=_keys()
+    )
+    settings_line = f"model {runtime.session.parts.model} · mode {runtime.gate.mode}"
+    console.print(
+        Text.assemble(
+            ("Scout", "bold"),
+            f" · {settings_line} · transcript {runtime.transcript_path}\n",
+            ("Type a request. /help for commands, Ctrl-D to leave.", "dim"),
+        )
+    )
+    try:
+        if first_message:
+            console.print(Text.assemble(("you › ", "bold cyan"), first_message))
+            await _send(runtime, view, first_message)
+        while True:
+            try:
+                line = await prompt.prompt_async("scout › ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            if line.strip() in {"/exit", "/quit"}:
+                break
+            if line.startswith("/"):
+                await run_slash(line, runtime, console, COMMANDS)
+                continue
+            await _send(runtime, view, line)
+    finally:
+        runtime.session.end("exited")
+        console.print(Text(f"transcript saved: {runtime.transcript_path}", style="dim"))
+    return 0

@@ -1,0 +1,369 @@
+"""`scout` command line. Heavy imports happen inside each command, so `--help` starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.runtime.settings import Settings
+
+EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from agent.faces.render import EventRenderer
+    from agent.loop.transcript import read_transcript
+
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"scout replay: no such transcript: {path}", file=sys.stderr)
+        return EXIT_ERROR
+    loaded = read_transcript(path)
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    for problem in loaded.problems:
+        err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
+    if not loaded.events:
+        err.print(f"scout replay: {path} holds no readable events")
+        return EXIT_ERROR
+    renderer = EventRenderer(console, verbose=args.verbose)
+    if args.sim:
+        return _redrive(loaded.events, args.sim, renderer, console)
+    for event in loaded.events:
+        renderer.render(event)
+    return EXIT_OK
+
+
+def _redrive(events: list, scenario: str, renderer: object, console: object) -> int:
+    import asyncio
+
+    from agent.loop.recorder import SessionListener
+    from agent.replay.redrive import redrive
+
+    class Show(SessionListener):
+        def on_event(self, event: object) -> None:
+            renderer.render(event)
+
+    result = asyncio.run(redrive(events, scenario, listeners=[Show()]))
+    console.print(result.report.describe())
+    check = result.endpoint_check()
+    if check is not None:
+        console.print(check.text.strip().splitlines()[-1], soft_wrap=True)
+    return EXIT_OK if result.report.clean else EXIT_ERROR
+
+
+def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
+    """Settings from file, env and flags; with `log`, logging goes to the settings' log file."""
+    from agent.runtime.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(flags)
+    except SettingsError as exc:
+        print(f"scout: {exc}", file=sys.stderr)
+        return None
+    if log:
+        from agent.faces.logs import configure_logging
+        from agent.runtime.builder import redactor_for
+
+        configure_logging(settings.log_file, redactor_for(settings))
+    return settings
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from agent.faces.headless import run_goal
+
+    settings = _load_settings(
+        {
+            "inventory": args.inventory,
+            "model": args.model,
+            "trust_new_hosts": args.trust_new_hosts or None,
+            "webhook_url": args.webhook_url,
+            "webhook_secret_env": args.webhook_secret_env,
+        },
+        log=True,
+    )
+    if settings is None:
+        return EXIT_ERROR
+    secret = os.environ.get(settings.webhook_secret_env)
+    return asyncio.run(
+        run_goal(
+            settings,
+            args.goal,
+            approvals=args.approvals,
+            webhook_url=settings.webhook_url,
+            webhook_secret=secret,
+        )
+    )
+
+
+def _cmd_chat(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agent.faces.chat import chat
+    from agent.runtime.builder import model_client_for
+
+    settings = _load_settings(
+        {
+            "inventory": args.inventory,
+            "model": args.model,
+            "mode": args.mode,
+            "trust_new_hosts": args.trust_new_hosts or None,
+        },
+        log=True,
+    )
+    if settings is None:
+        return EXIT_ERROR
+    if not settings.can_reach_model:
+        print(
+            "scout chat: no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    resume = None
+    if args.resume:
+        from agent.loop.transcript import read_transcript
+        from agent.replay.resume import rebuild
+
+        path = Path(args.resume)
+        if not path.is_file():
+            print(f"scout chat: no such transcript: {path}", file=sys.stderr)
+            return EXIT_ERROR
+        loaded = read_transcript(path)
+        for problem in loaded.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
+        resume = rebuild(loaded.events)
+    client = model_client_for(settings)
+    return asyncio.run(chat(settings, client, resume=resume))
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import UTC, datetime
+
+    from rich.console import Console
+
+    from agent.faces.demo import DEMO_TRANSCRIPT, live_demo, replay_demo
+
+    settings = _load_settings({"model": args.model}, log=True)
+    if settings is None:
+        return EXIT_ERROR
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
+    console = Console(highlight=False)
+    if args.live:
+        if not settings.can_reach_model:
+            print("scout demo --live: set ANTHROPIC_API_KEY first", file=sys.stderr)
+            return EXIT_ERROR
+        return asyncio.run(live_demo(console, settings, save_to))
+    transcript = Path(args.transcript) if args.transcript else DEMO_TRANSCRIPT
+    if not transcript.is_file():
+        print(f"scout demo: no such transcript: {transcript}", file=sys.stderr)
+        return EXIT_ERROR
+    return asyncio.run(
+        replay_demo(
+            console,
+            interactive=args.interactive,
+            transcript=transcript,
+            pace_s=0.0 if args.fast else 0.012,
+            save_to=save_to,
+        )
+    )
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from agent.faces.init_files import write_starter_files
+    from agent.runtime.settings import scout_home
+
+    folder = Path(args.dir).expanduser() if args.dir else scout_home()
+    for line in write_starter_files(folder, force=args.force):
+        print(line)
+    print("next: edit the inventory, export ANTHROPIC_API_KEY, then run `scout doctor`")
+    return EXIT_OK
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from rich.console import Console
+
+    from agent.faces.doctor import print_checks, run_checks
+
+    settings = _load_settings({"inventory": args.inventory})
+    if settings is None:
+        return EXIT_ERROR
+    checks = asyncio.run(run_checks(settings, settings.inventory))
+    print_checks(Console(highlight=False), checks)
+    return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
+
+
+def _cmd_policy(args: argparse.Namespace) -> int:
+    from agent.faces.policy import classify_main
+
+    return classify_main(args.command)
+
+
+def _cmd_recon(args: argparse.Namespace) -> int:
+    from agent.faces.recon import recon_main
+
+    return recon_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scout",
+        description=(
+            "Scout stands a large LLM up across GPU hosts: reconnaissance, a plan, gated action, "
+            "proof. Every session is a transcript that can be replayed."
+        ),
+    )
+    sub = parser.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    replay = sub.add_parser(
+        "replay",
+        help="re-render a recorded session (no side effects)",
+        description="Re-render a recorded session transcript: messages, calls, results, decisions.",
+    )
+    replay.add_argument("file", help="transcript file (.jsonl)")
+    replay.add_argument("-v", "--verbose", action="store_true", help="show tool output lines")
+    replay.add_argument(
+        "--sim",
+        metavar="SCENARIO",
+        help="re-drive the session against a fresh simulated cluster (tools run for real) and "
+        "report any drift; exit 1 on drift",
+    )
+    replay.set_defaults(func=_cmd_replay)
+
+    chat = sub.add_parser(
+        "chat",
+        help="a conversation in the terminal: streamed answers, live batches, inline approvals",
+        description=(
+            "Talk to Scout in the terminal. Enter sends, Esc Enter adds a line, Ctrl-C stops "
+            "the running batch, Ctrl-D leaves. /help lists the slash commands."
+        ),
+    )
+    chat.add_argument("--inventory", help="inventory YAML of the hosts")
+    chat.add_argument("--model", help="model name (default from settings)")
+    chat.add_argument("--mode", choices=["plan", "ask", "auto-safe", "ci"], help="approval mode")
+    chat.add_argument(
+        "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
+    )
+    chat.add_argument(
+        "--resume",
+        metavar="TRANSCRIPT",
+        help="continue a recorded session (calls it left unfinished are reported as unknown)",
+    )
+    chat.set_defaults(func=_cmd_chat)
+
+    run = sub.add_parser(
+        "run",
+        help="headless: pursue a goal, approvals by webhook (or none in ci), JSON events on stdout",
+        description=(
+            "Run one goal without a terminal. Events stream to stdout as JSON lines (the "
+            "transcript's event types). Exit status: 0 done, 2 stopped by a denial or a budget, "
+            "1 error."
+        ),
+    )
+    run.add_argument("--goal", required=True, help="what Scout should achieve")
+    run.add_argument("--inventory", help="inventory YAML of the hosts")
+    run.add_argument(
+        "--approvals",
+        choices=["webhook", "ci"],
+        default="ci",
+        help="webhook: ask the webhook for every gated step; ci: deny whatever needs a human",
+    )
+    run.add_argument("--webhook-url", help="where approval requests are POSTed")
+    run.add_argument(
+        "--webhook-secret-env",
+        help="name of the environment variable holding the webhook's shared secret",
+    )
+    run.add_argument("--model", help="model name (default from settings)")
+    run.add_argument(
+        "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
+    )
+    run.set_defaults(func=_cmd_run)
+
+    recon = sub.add_parser(
+        "recon",
+        help="probe every host in parallel and print the world model (no LLM)",
+        description="Run the read-only probe pack on the inventory's hosts and print the facts "
+        "and findings as tables, or as JSON with --json. Exit status 1 if a host was unreachable.",
+    )
+    recon.add_argument("--inventory", required=True, help="inventory YAML file")
+    recon.add_argument("--hosts", help="comma-separated host names (default: all)")
+    recon.add_argument("--json", action="store_true", help="print the world model as JSON")
+    recon.add_argument("--model-size-gb", type=float, help="model weights in GB, to check the fit")
+    recon.add_argument(
+        "--trust-new-hosts",
+        action="store_true",
+        help="record unknown host keys (trust on first use)",
+    )
+    recon.set_defaults(func=_cmd_recon)
+
+    demo = sub.add_parser(
+        "demo",
+        help="the whole story on a simulated two-Spark cluster: no API key, no network",
+        description=(
+            "Start a simulated pair of DGX Sparks, replay a recorded deployment session through "
+            "the chat face with every tool running live against the simulator, and finish with "
+            "the endpoint's tokens/s."
+        ),
+    )
+    demo.add_argument("--interactive", action="store_true", help="answer the approvals yourself")
+    demo.add_argument("--fast", action="store_true", help="no pacing of the replayed text")
+    demo.add_argument(
+        "--live", action="store_true", help="a real model drives the simulated cluster (API key)"
+    )
+    demo.add_argument("--transcript", help="replay another recorded session instead")
+    demo.add_argument("--model", help="model for --live")
+    demo.set_defaults(func=_cmd_demo)
+
+    init = sub.add_parser(
+        "init",
+        help="write a commented inventory and settings file to start from",
+        description="Write inventory.yaml and settings.yaml (default folder: ~/.scout).",
+    )
+    init.add_argument("--dir", help="folder to write into (default ~/.scout or $SCOUT_HOME)")
+    init.add_argument("--force", action="store_true", help="replace existing files")
+    init.set_defaults(func=_cmd_init)
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="check settings, API key, SSH, host keys and Docker access; change nothing",
+    )
+    doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
+    doctor.set_defaults(func=_cmd_doctor)
+
+    policy = sub.add_parser("policy", help="inspect the safety policy")
+    policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
+    classify = policy_sub.add_parser(
+        "classify",
+        help="classify a shell command as read_only, mutating or destructive, and say why",
+    )
+    classify.add_argument("command", nargs="+", help="the command, quoted as one argument")
+    classify.set_defaults(func=_cmd_policy)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("\nscout: interrupted", file=sys.stderr)
+        return EXIT_STOPPED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Session events as lines a person reads; shared by replay, the chat face and the demo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+from agent.loop.events import (
+    ApprovalDecisionEvent,
+    ApprovalRequestEvent,
+    ErrorEvent,
+    Event,
+    ModelResponse,
+    Notice,
+    SessionEnd,
+    SessionStart,
+    TodoUpdate,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessage,
+    WorldUpdate,
+)
+
+_TODO_MARKS = {"pending": "☐", "in_progress": "▶", "completed": "☑", "blocked": "⚠"}
+_RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold red"}
+
+
+def call_line(name: str, summary: str, hosts: list[str]) -> str:
+    where = ", ".join(hosts)
+    if not where or summary.startswith(where):
+        return f"{name} {summary}".strip()
+    return f"{name} {where}: {summary}".strip()
+
+
+def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
+    lines = [line[:width] for line in text.strip().splitlines() if line.strip()]
+    if len(lines) > count:
+        return [*lines[:count], f"… ({len(lines) - count} more lines)"]
+    return lines
+
+
+class EventRenderer:
+    """Prints events to a rich console. With `stream_text`, the model's text was already shown."""
+
+    def __init__(self, console: Console, *, stream_text: bool = False, verbose: bool = False):
+        self.console = console
+        self.stream_text = stream_text
+        self.verbose = verbose
+        self._call_names: dict[str, str] = {}
+
+    def render(self, event: Event) -> None:
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_session_start(self, event: SessionStart) -> None:
+        title = f"session {event.session} · model {event.model} · mode {event.mode}"
+        if event.resumed_from:
+            title += " · resumed"
+        self.console.print(Text(title, style="dim"))
+
+    def _on_user_message(self, event: UserMessage) -> None:
+        self.console.print(Text.assemble(("you › ", "bold cyan"), event.text))
+
+    def _on_model_response(self, event: ModelResponse) -> None:
+        if self.stream_text:
+            return
+        for block in event.content:
+            if block.get("type") == "text" and block.get("text", "").strip():
+                self.console.print(Markdown(block["text"]))
+
+    def _on_tool_call(self, event: ToolCallEvent) -> None:
+        self._call_names[event.id] = event.name
+        summary = event.summary or _compact(event.input)
+        line = Text("  → ", style="dim")
+        line.append(call_line(event.name, summary, event.hosts))
+        if event.risk:
+            line.append(f"  [{event.risk}]", style=_RISK_STYLES.get(event.risk, ""))
+        self.console.print(line)
+
+    def _on_tool_result(self, event: ToolResultEvent) -> None:
+        duration = event.meta.get("duration_s")
+        took = f" ({duration:.2f} s)" if isinstance(duration, int | float) else ""
+        if event.is_error:
+            header = Text(f"  ✗ {event.name}{took}: ", style="red")
+            lines = first_lines(event.text, 2)
+            header.append(lines[0] if lines else "failed")
+            self.console.print(header)
+            for extra in lines[1:]:
+                self.console.print(Text(f"      {extra}", style="red dim"))
+            return
+        self.console.print(Text(f"  ✓ {event.name}{took}", style="green"))
+        if event.meta.get("headline"):
+            self.console.print(Text(f"      {event.meta['headline']}", style="bold green"))
+        elif self.verbose:
+            for line in first_lines(event.text, 6):
+                self.console.print(Text(f"      {line}", style="dim"))
+
+    def _on_approval_request(self, event: ApprovalRequestEvent) -> None:
+        line = Text("  ? approval needed ", style="bold yellow")
+        line.append(f"[{event.risk}] ", style=_RISK_STYLES.get(event.risk, ""))
+        line.append(f"{event.tool}: {event.reason}")
+        self.console.print(line)
+
+    def _on_approval_decision(self, event: ApprovalDecisionEvent) -> None:
+        ok = event.decision in {"approved", "approved_with_edit"}
+        style = "green" if ok else "red"
+        text = f"  {'✓' if ok else '✗'} {event.decision.replace('_', ' ')}"
+        if event.decided_by:
+            text += f" by {event.decided_by}"
+        if event.message:
+            text += f": {event.message}"
+        self.console.print(Text(text, style=style))
+
+    def _on_todo_update(self, event: TodoUpdate) -> None:
+        self.console.print(Text("  todo", style="bold"))
+        for item in event.items:
+            mark = _TODO_MARKS.get(item.get("status", "pending"), "☐")
+            style = "dim" if item.get("status") == "completed" else ""
+            self.console.print(Text(f"    {mark} {item.get('content', '')}", style=style))
+
+    def _on_world_update(self, event: WorldUpdate) -> None:
+        for finding in event.findings:
+            severity = finding.get("severity", "info")
+            style = "bold red" if severity == "blocker" else "yellow"
+            self.console.print(Text(f"  ! {finding.get('message', '')}", style=style))
+
+    def _on_notice(self, event: Notice) -> None:
+        style = "yellow" if event.level == "warning" else "dim"
+        self.console.print(Text(f"  ⓘ {event.message}", style=style))
+
+    def _on_error(self, event: ErrorEvent) -> None:
+        self.console.print(Text(f"  error ({event.kind}): {event.message}", style="bold red"))
+
+    def _on_session_end(self, event: SessionEnd) -> None:
+        usage = event.usage
+        parts = [f"session ended: {event.outcome}"]
+        if event.reason:
+            parts.append(event.reason)
+        if usage:
+            parts.append(
+                f"{usage.get('turns', 0)} model turns, {usage.get('output_tokens', 0)} output "
+                f"tokens, ≈${usage.get('cost_usd', 0):.2f}"
+            )
+        self.console.print(Text(" · ".join(parts), style="dim"))
+
+
+def _compact(data: dict[str, Any]) -> str:
+    text = ", ".join(f"{key}={value}" for key, value in data.items())
+    return text if len(text) <= 120 else text[:117] + "…"

@@ -1,0 +1,333 @@
+"""The agent loop: one user message in, model turns and tool batches until the model is done.
+
+Each turn is streamed; every `tool_use` of a turn runs as one batch; all results go back in one
+user message, `tool_result` blocks first and in call order. Every step is recorded as it happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import structlog
+
+from agent.loop.calls import PreparedCall, ToolCall
+from agent.loop.events import (
+    ErrorEvent,
+    ModelRequest,
+    ModelResponse,
+    Notice,
+    SessionEnd,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessage,
+)
+from agent.loop.executor import BatchObserver, Executor
+from agent.loop.model_client import AssistantTurn, ModelClient, ModelError, TurnRequest
+from agent.loop.pricing import price_for
+from agent.loop.recorder import Recorder
+from agent.safety.redact import Redactor
+from tools.base import ToolResult
+from tools.todo import TodoList
+
+log = structlog.get_logger(__name__)
+
+Stop = Literal[
+    "end_turn", "max_tokens", "refusal", "context_exceeded", "budget", "error", "cancelled"
+]
+
+NOT_RUN_TRUNCATED = (
+    "Not run: your reply was cut off by the output token limit, so this call may be incomplete. "
+    "Send it again in a shorter reply."
+)
+
+
+@dataclass
+class Budgets:
+    max_turns: int = 60
+    max_output_tokens: int = 400_000
+    max_cost_usd: float = 10.0
+    max_tokens_per_turn: int = 8192
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cost_usd: float = 0.0
+    turns: int = 0
+
+    def add(self, usage: dict[str, Any], model: str) -> None:
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ):
+            setattr(self, name, getattr(self, name) + (usage.get(name) or 0))
+        self.cost_usd += price_for(model).cost(usage)
+        self.turns += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "cost_usd": round(self.cost_usd, 4)}
+
+
+@dataclass
+class TurnOutcome:
+    stop: Stop
+    message: str = ""
+    text: str = ""
+
+
+@dataclass
+class SessionParts:
+    """What a session is assembled from; the faces build this, tests too."""
+
+    client: ModelClient
+    executor: Executor
+    recorder: Recorder
+    system_prompt: str
+    model: str
+    budgets: Budgets = field(default_factory=Budgets)
+    todo: TodoList = field(default_factory=TodoList)
+    redactor: Redactor = field(default_factory=Redactor)
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+
+class _RecordingObserver(BatchObserver):
+    """Records tool_call and tool_result events as the batch runs."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self.announced: set[str] = set()
+
+    def _announce(self, call: ToolCall, prepared: PreparedCall | None = None) -> None:
+        self.announced.add(call.id)
+        self.recorder.emit(
+            ToolCallEvent(
+                id=call.id,
+                name=call.name,
+                input=call.input,
+                risk=prepared.risk.label if prepared else None,
+                hosts=prepared.hosts if prepared else [],
+                summary=prepared.summary if prepared else "",
+            )
+        )
+
+    def call_prepared(self, prepared: PreparedCall) -> None:
+        self._announce(prepared.call, prepared)
+
+    def call_started(self, prepared: PreparedCall) -> None:
+        self.recorder.call_started(
+            call_id=prepared.call.id,
+            tool=prepared.tool.name,
+            summary=prepared.summary,
+            hosts=prepared.hosts,
+        )
+
+    def call_finished(self, call: ToolCall, result: ToolResult) -> None:
+        if call.id not in self.announced:
+            self._announce(call)
+        self.recorder.emit(
+            ToolResultEvent(
+                id=call.id,
+                name=call.name,
+                text=result.text,
+                is_error=result.is_error,
+                data=result.data,
+                meta=result.meta,
+            )
+        )
+
+
+def tool_result_block(call_id: str, result: ToolResult, redactor: Redactor) -> dict[str, Any]:
+    """The block the model reads; secrets in tool output are masked before they leave."""
+    text = redactor.text(result.text)
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+class Session:
+    def __init__(self, parts: SessionParts, tools: list[dict[str, Any]]) -> None:
+        self.parts = parts
+        self.id = parts.session_id
+        self.recorder = parts.recorder
+        self.executor = parts.executor
+        self.client = parts.client
+        self.todo = parts.todo
+        self.tools = tools
+        self.messages: list[dict[str, Any]] = []
+        self.usage = Usage()
+        self._stream_task: asyncio.Task[AssistantTurn] | None = None
+        self._in_batch = False
+        self._interrupted = False
+
+    # -- public surface -------------------------------------------------------------------
+    async def send(self, text: str) -> TurnOutcome:
+        """Handle one user message until the model ends its turn, a budget, or an interrupt."""
+        self._interrupted = False
+        self.recorder.emit(UserMessage(text=text))
+        self._append_user_text(text)
+        while True:
+            budget_stop = self._budget_exceeded()
+            if budget_stop:
+                self.recorder.emit(Notice(level="warning", kind="budget", message=budget_stop))
+                return TurnOutcome("budget", budget_stop)
+            try:
+                turn = await self._model_turn()
+            except asyncio.CancelledError:
+                if not self._interrupted:
+                    raise
+                return self._cancelled("Stopped while the model was answering.")
+            except ModelError as exc:
+                self.recorder.emit(ErrorEvent(kind="model", message=str(exc)))
+                return TurnOutcome("error", str(exc))
+            outcome = await self._handle(turn)
+            if outcome is not None:
+                return outcome
+
+    def interrupt(self) -> None:
+        """Ctrl-C: stop the running batch (its calls end as cancelled) or the model's stream."""
+        self._interrupted = True
+        if self._in_batch:
+            self.executor.cancel_batch()
+        elif self._stream_task is not None:
+            self._stream_task.cancel()
+
+    def end(self, outcome: str, reason: str = "") -> None:
+        self.recorder.emit(SessionEnd(outcome=outcome, reason=reason, usage=self.usage.as_dict()))
+
+    # -- one model turn -------------------------------------------------------------------
+    async def _model_turn(self) -> AssistantTurn:
+        request = TurnRequest(
+            model=self.parts.model,
+            max_tokens=self.parts.budgets.max_tokens_per_turn,
+            system=self.parts.system_prompt,
+            tools=self.tools,
+            messages=self.messages,
+        )
+        last = self.messages[-1]["content"] if self.messages else []
+        self.recorder.emit(
+            ModelRequest(
+                turn=self.usage.turns + 1,
+                digest=request.digest(),
+                message_count=len(self.messages),
+                last_user=last if isinstance(last, list) else [{"type": "text", "text": last}],
+            )
+        )
+
+        def on_retry(attempt: int, why: str) -> None:
+            self.recorder.emit(
+                Notice(
+                    level="warning",
+                    kind="retry",
+                    message=f"model turn failed (attempt {attempt}): {why}; retrying",
+                )
+            )
+
+        self._stream_task = asyncio.create_task(
+            self.client.stream(request, self.recorder.text, on_retry)
+        )
+        try:
+            turn = await self._stream_task
+        finally:
+            self._stream_task = None
+        self.usage.add(turn.usage, turn.model or self.parts.model)
+        self.recorder.emit(
+            ModelResponse(
+                turn=self.usage.turns,
+                content=turn.content,
+                stop_reason=turn.stop_reason,
+                usage=turn.usage,
+                model=turn.model,
+                request_id=turn.request_id,
+            )
+        )
+        return turn
+
+    async def _handle(self, turn: AssistantTurn) -> TurnOutcome | None:
+        """Act on the stop reason; None means: ask the model again."""
+        self.messages.append({"role": "assistant", "content": turn.content})
+        reason = turn.stop_reason
+        calls = [ToolCall(b["id"], b["name"], b.get("input") or {}) for b in turn.tool_uses()]
+        if reason == "max_tokens":
+            if calls:
+                results = [ToolResult.error(NOT_RUN_TRUNCATED, not_run=True) for _ in calls]
+                self._record_unrun(calls, results)
+                self._append_results(calls, results)
+            message = (
+                "The model's reply hit the output token limit and was cut off"
+                + (f"; its {len(calls)} tool call(s) were not run." if calls else ".")
+                + " Ask it to continue, or raise max_tokens_per_turn."
+            )
+            self.recorder.emit(Notice(level="warning", kind="max_tokens", message=message))
+            return TurnOutcome("max_tokens", message, turn.text())
+        if reason == "pause_turn":
+            return None
+        if reason == "refusal":
+            message = "The model declined to continue with this request (refusal)."
+            self.recorder.emit(Notice(level="warning", kind="refusal", message=message))
+            return TurnOutcome("refusal", message, turn.text())
+        if reason == "model_context_window_exceeded":
+            message = (
+                "The conversation no longer fits the model's context window. Start a new "
+                "session (the world model and todo list can be carried over with /save)."
+            )
+            self.recorder.emit(Notice(level="warning", kind="context", message=message))
+            return TurnOutcome("context_exceeded", message, turn.text())
+        if calls:
+            results = await self._run_batch(calls)
+            self._append_results(calls, results)
+            if self._interrupted:
+                return self._cancelled("Stopped the running batch; unfinished calls cancelled.")
+            return None
+        return TurnOutcome("end_turn", "", turn.text())
+
+    async def _run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
+        self._in_batch = True
+        try:
+            return await self.executor.run_batch(calls, _RecordingObserver(self.recorder))
+        finally:
+            self._in_batch = False
+
+    # -- history helpers ------------------------------------------------------------------
+    def _append_user_text(self, text: str) -> None:
+        block = {"type": "text", "text": text}
+        if self.messages and self.messages[-1]["role"] == "user":
+            self.messages[-1]["content"].append(block)  # after pending tool_results
+        else:
+            self.messages.append({"role": "user", "content": [block]})
+
+    def _append_results(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
+        redactor = self.parts.redactor
+        blocks = [tool_result_block(c.id, r, redactor) for c, r in zip(calls, results, strict=True)]
+        self.messages.append({"role": "user", "content": blocks})
+
+    def _record_unrun(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
+        observer = _RecordingObserver(self.recorder)
+        for call, result in zip(calls, results, strict=True):
+            observer.call_finished(call, result)
+
+    def _budget_exceeded(self) -> str | None:
+        budgets, usage = self.parts.budgets, self.usage
+        if usage.turns >= budgets.max_turns:
+            return f"Stopped: the session used its budget of {budgets.max_turns} model turns."
+        if usage.output_tokens >= budgets.max_output_tokens:
+            limit = budgets.max_output_tokens
+            return f"Stopped: the session used its output budget ({limit} tokens)."
+        if usage.cost_usd >= budgets.max_cost_usd:
+            return (
+                f"Stopped: the session reached its cost budget of ${budgets.max_cost_usd:.2f} "
+                f"(spent about ${usage.cost_usd:.2f})."
+            )
+        return None
+
+    def _cancelled(self, message: str) -> TurnOutcome:
+        self.recorder.emit(Notice(level="warning", kind="cancelled", message=message))
+        return TurnOutcome("cancelled", message)

@@ -1,0 +1,142 @@
+"""Driving a session from a recorded transcript, and noticing when the run drifts from it.
+
+`ReplayClient` answers each model call with the next recorded response. Before answering it
+compares what the agent is about to send (the newest message: the user's text, or the tool
+results with their ids and error flags) with what was sent when the session was recorded. Any
+difference is drift: the agent ran other calls, or they failed differently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.loop.events import Event, ModelRequest, ModelResponse
+from agent.loop.model_client import AssistantTurn, ModelError, RetrySink, TextSink, TurnRequest
+
+
+@dataclass
+class Drift:
+    turn: int
+    diff: str
+
+
+@dataclass
+class RecordedTurn:
+    expected_last: list[dict[str, Any]]
+    response: ModelResponse
+
+
+def recorded_turns(events: list[Event]) -> list[RecordedTurn]:
+    turns: list[RecordedTurn] = []
+    expected: list[dict[str, Any]] = []
+    for event in events:
+        if isinstance(event, ModelRequest):
+            expected = event.last_user
+        elif isinstance(event, ModelResponse):
+            turns.append(RecordedTurn(expected, event))
+    return turns
+
+
+def comparable(blocks: list[dict[str, Any]] | str) -> list[str]:
+    """What must match between runs: texts, and which calls answered with which error flag."""
+    if isinstance(blocks, str):
+        blocks = [{"type": "text", "text": blocks}]
+    lines = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "tool_result":
+            status = "error" if block.get("is_error") else "ok"
+            lines.append(f"tool_result {block.get('tool_use_id')} {status}")
+        elif kind == "text":
+            lines.append(f"text {json.dumps(block.get('text', ''))}")
+        elif kind == "tool_use":
+            lines.append(f"tool_use {block.get('name')} {json.dumps(block.get('input'))}")
+        else:
+            lines.append(str(kind))
+    return lines
+
+
+class ReplayClient:
+    """A ModelClient that plays back recorded turns; `pace_s` paces text like a live stream."""
+
+    def __init__(self, events: list[Event], *, pace_s: float = 0.0) -> None:
+        self._turns = recorded_turns(events)
+        self._next = 0
+        self.pace_s = pace_s
+        self.drift: list[Drift] = []
+
+    @property
+    def remaining(self) -> int:
+        return len(self._turns) - self._next
+
+    @property
+    def played(self) -> int:
+        return self._next
+
+    @property
+    def recorded(self) -> int:
+        return len(self._turns)
+
+    async def stream(
+        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
+    ) -> AssistantTurn:
+        if self._next >= len(self._turns):
+            raise ModelError(
+                f"The recording has no more model turns (it had {len(self._turns)}); the replay "
+                "asked for another, so the run went past what was recorded."
+            )
+        recorded = self._turns[self._next]
+        self._next += 1
+        self._check_drift(self._next, request, recorded)
+        response = recorded.response
+        for block in response.content:
+            if block.get("type") == "text":
+                await self._emit_text(block.get("text", ""), on_text)
+        return AssistantTurn(
+            content=response.content,
+            stop_reason=response.stop_reason,
+            usage=response.usage,
+            model=response.model,
+            request_id=response.request_id,
+        )
+
+    def _check_drift(self, turn: int, request: TurnRequest, recorded: RecordedTurn) -> None:
+        actual = request.messages[-1]["content"] if request.messages else []
+        want, got = comparable(recorded.expected_last), comparable(actual)
+        if want != got:
+            diff = "\n".join(
+                difflib.unified_diff(want, got, "recorded", "this run", lineterm="", n=1)
+            )
+            self.drift.append(Drift(turn, diff))
+
+    async def _emit_text(self, text: str, on_text: TextSink) -> None:
+        if self.pace_s <= 0:
+            on_text(text)
+            return
+        words = text.split(" ")
+        for index, word in enumerate(words):
+            on_text(word + (" " if index < len(words) - 1 else ""))
+            await asyncio.sleep(self.pace_s)
+
+
+@dataclass
+class ReplayReport:
+    turns_played: int
+    turns_recorded: int
+    drift: list[Drift] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.drift and self.turns_played == self.turns_recorded
+
+    def describe(self) -> str:
+        if self.clean:
+            return f"no drift: {self.turns_played} model turns replayed as recorded"
+        lines = [f"replayed {self.turns_played} of {self.turns_recorded} recorded model turns"]
+        for drift in self.drift:
+            lines.append(f"drift at model turn {drift.turn}:\n{drift.diff}")
+        return "\n".join(lines)

@@ -1,0 +1,168 @@
+"""Re-driving a recorded session against a fresh simulated cluster, with tools running for real.
+
+The model's turns come from the transcript (ReplayClient); every tool call runs live against the
+simulator; approvals are answered as they were recorded, or by a person. Whatever differs from
+the recording is reported as drift.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from agent.loop.events import (
+    ApprovalDecisionEvent,
+    Event,
+    SessionStart,
+    ToolResultEvent,
+    UserMessage,
+)
+from agent.loop.model_client import ModelClient
+from agent.loop.recorder import SessionListener
+from agent.replay.client import ReplayClient, ReplayReport
+from agent.runtime.builder import Runtime, open_runtime
+from agent.runtime.settings import Mode, Settings
+from agent.safety.approvals import Approver
+from agent.safety.approvers.scripted import ScriptedApprover
+from agent.safety.gate import PolicyGate
+from sim.cluster import SimCluster
+from sim.docs import DocsSite
+from tools.web.ssrf import system_resolve
+
+DOCS_HOST = "docs.spark.sim"
+ApproverFactory = Callable[[PolicyGate], Approver | None]
+
+
+@dataclass
+class RedriveResult:
+    report: ReplayReport
+    transcript_path: Path
+    results: list[ToolResultEvent] = field(default_factory=list)
+
+    def endpoint_check(self) -> ToolResultEvent | None:
+        """The last successful endpoint check: a deployment's proof."""
+        for result in reversed(self.results):
+            if result.name == "endpoint_check" and not result.is_error:
+                return result
+        return None
+
+
+class _Collect(SessionListener):
+    def __init__(self) -> None:
+        self.results: list[ToolResultEvent] = []
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ToolResultEvent):
+            self.results.append(event)
+
+
+def recorded_answers(events: list[Event]) -> ScriptedApprover:
+    answers = [
+        {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
+        for e in events
+        if isinstance(e, ApprovalDecisionEvent)
+    ]
+    return ScriptedApprover(answers, name="the recording")
+
+
+async def resolve_docs(host: str, port: int) -> list[str]:
+    """The simulated docs site lives on loopback; every other name resolves as usual."""
+    if host == DOCS_HOST:
+        return ["127.0.0.1"]
+    return await system_resolve(host, port)
+
+
+class DocsTransport(httpx.AsyncBaseTransport):
+    """Sends requests for the simulated docs site to its local port; others go out unchanged."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.headers.get("host") == DOCS_HOST:
+            request.url = request.url.copy_with(port=self.port)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@asynccontextmanager
+async def sim_runtime(
+    scenario: str,
+    *,
+    client: ModelClient,
+    approver_factory: ApproverFactory,
+    model: str = "claude-replay",
+    mode: Mode = "ask",
+    goal: str | None = None,
+    listeners: list[SessionListener] | None = None,
+    transcript_path: Path | None = None,
+) -> AsyncIterator[Runtime]:
+    """A live session on a fresh simulated cluster (and its docs site), torn down on exit."""
+    with tempfile.TemporaryDirectory(prefix="scout-sim-") as scratch, DocsSite() as docs:
+        root = Path(scratch)
+        async with SimCluster(scenario, root / "sim") as sim:
+            settings = Settings(
+                model=model,
+                mode=mode,
+                inventory=sim.write_inventory(root / "sim" / "inventory.yaml"),
+                transcripts_dir=transcript_path.parent if transcript_path else root / "t",
+                log_file=root / "scout.log",
+                web_allowed_hosts=[DOCS_HOST],
+            )
+            runtime = await open_runtime(
+                settings,
+                client=client,
+                approver_factory=approver_factory,
+                transcript_path=transcript_path,
+                goal=goal,
+                listeners=listeners,
+                web_resolve=resolve_docs,
+                web_transport=DocsTransport(docs.port),
+            )
+            try:
+                yield runtime
+            finally:
+                await runtime.aclose()
+
+
+async def redrive(
+    events: list[Event],
+    scenario: str,
+    *,
+    listeners: list[SessionListener] | None = None,
+    approver_factory: ApproverFactory | None = None,
+    pace_s: float = 0.0,
+    transcript_path: Path | None = None,
+) -> RedriveResult:
+    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result."""
+    client = ReplayClient(events, pace_s=pace_s)
+    answers = recorded_answers(events)
+    collect = _Collect()
+    start = next((e for e in events if isinstance(e, SessionStart)), None)
+    mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"
+    async with sim_runtime(
+        scenario,
+        client=client,
+        approver_factory=approver_factory or (lambda gate: answers),
+        model=start.model if start else "claude-replay",
+        mode=mode,  # type: ignore[arg-type]
+        goal=start.goal if start else None,
+        listeners=[collect, *(listeners or [])],
+        transcript_path=transcript_path,
+    ) as runtime:
+        for event in events:
+            if isinstance(event, UserMessage):
+                outcome = await runtime.session.send(event.text)
+                if outcome.stop == "error":
+                    break
+        runtime.session.end("replayed")
+    report = ReplayReport(client.played, client.recorded, client.drift)
+    return RedriveResult(report, runtime.transcript_path, collect.results)

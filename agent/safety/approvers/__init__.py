@@ -1,0 +1,1 @@
+"""Who answers an approval request: a person at the terminal, a webhook, or a recorded script."""

@@ -1,0 +1,76 @@
+"""The approval webhook's wire format: what Scout sends and which answers count as a decision.
+
+Only three verdicts can come from a webhook (`approved`, `approved_with_edit`, `denied`); the other
+two kinds (`timed_out`, `unavailable`) are Scout's own conclusions. An answer is bound to the
+request's fingerprint: one for any other call is rejected, never applied.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from agent.safety.approvals import ApprovalRequest, Decision
+
+WEBHOOK_VERDICTS = ("approved", "approved_with_edit", "denied")
+CALLBACK_PATH_PREFIX = "/scout/approvals/"
+
+
+class AnswerRejected(Exception):
+    """A signed answer that still cannot be taken as a decision (wrong step, malformed)."""
+
+
+def request_payload(
+    request: ApprovalRequest, *, expires_at: float, callback_url: str
+) -> dict[str, Any]:
+    """The JSON body POSTed to the webhook; `expires_at` is when Scout stops waiting."""
+    return {
+        "type": "approval_request",
+        "id": request.id,
+        "fingerprint": request.fingerprint,
+        "tool": request.tool,
+        "input": request.input,
+        "hosts": request.hosts,
+        "risk": request.risk,
+        "reason": request.reason,
+        "plan_step": request.plan_step,
+        "summary": request.summary,
+        "expires_at": request.expires_at
+        or datetime.fromtimestamp(expires_at, UTC).isoformat(timespec="seconds"),
+        "callback_url": callback_url,
+    }
+
+
+def decision_from_body(body: bytes, request: ApprovalRequest, *, source: str) -> Decision:
+    """Parse a verified answer for `request`; raise AnswerRejected when it does not fit."""
+    try:
+        answer = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise AnswerRejected(f"{source} is not JSON") from None
+    if not isinstance(answer, dict):
+        raise AnswerRejected(f"{source} is not a JSON object")
+    if answer.get("id") not in (None, request.id):
+        raise AnswerRejected(f"{source} answers request {answer.get('id')!r}, not {request.id!r}")
+    if answer.get("fingerprint") != request.fingerprint:
+        raise AnswerRejected(
+            f"fingerprint mismatch: {source} is for {answer.get('fingerprint')!r}, "
+            f"this step is {request.fingerprint!r}"
+        )
+    verdict = answer.get("decision")
+    if verdict not in WEBHOOK_VERDICTS:
+        raise AnswerRejected(
+            f"{source} has decision {verdict!r}; expected one of {', '.join(WEBHOOK_VERDICTS)}"
+        )
+    edited = answer.get("edited_input")
+    if verdict == "approved_with_edit" and not isinstance(edited, dict):
+        raise AnswerRejected(f"{source} is approved_with_edit without an edited_input object")
+    message = answer.get("message") or ""
+    decided_by = answer.get("decided_by") or "webhook"
+    return Decision(
+        kind=verdict,
+        fingerprint=request.fingerprint,
+        message=str(message),
+        edited_input=edited if verdict == "approved_with_edit" else None,
+        decided_by=str(decided_by),
+    )

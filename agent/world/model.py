@@ -1,0 +1,145 @@
+"""The world model: probed facts per host, the model's own notes, and findings over both hosts.
+
+Probed facts and the model's beliefs are kept apart: a note records what the model thinks and
+why, and is never mistaken for something a command printed. Facts carry their age so that stale
+ones are probed again before a decision rests on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field, PrivateAttr
+
+from agent.world.findings import Finding, compute_findings
+from tools.recon.facts import Container, HostFacts, Image, Provenance
+
+DEFAULT_MAX_AGE_S = 600.0
+WorldListener = Callable[[str | None, str, list[Finding]], None]
+
+
+class Note(BaseModel):
+    """A belief the model recorded, with the evidence it gave; not a probed fact."""
+
+    belief: str
+    evidence: str
+    host: str | None = None
+    recorded_at: datetime
+
+
+class Endpoint(BaseModel):
+    """A serving endpoint Scout verified, with what it measured there."""
+
+    where: str
+    model: str | None = None
+    single_stream_tok_s: float | None = None
+    ttft_s: float | None = None
+    aggregate_tok_s: float | None = None
+    concurrency: int | None = None
+    checked_at: datetime
+
+
+class WorldModel(BaseModel):
+    """Everything Scout knows about the cluster; `model_json_schema()` describes `--json`."""
+
+    hosts: dict[str, HostFacts] = Field(default_factory=dict)
+    unreachable: dict[str, str] = Field(default_factory=dict)
+    notes: list[Note] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    model_size_bytes: int | None = None
+    endpoints: dict[str, Endpoint] = Field(default_factory=dict)
+    _listener: WorldListener | None = PrivateAttr(default=None)
+
+    def on_change(self, listener: WorldListener | None) -> None:
+        """Call `listener(host, summary, new_findings)` after every change (the transcript)."""
+        self._listener = listener
+
+    def update(self, host: str, facts: HostFacts) -> list[Finding]:
+        """Replace a host's facts; returns findings that were not there before."""
+        self.hosts[host] = facts
+        self.unreachable.pop(host, None)
+        return self._refresh(host, f"probed {host}")
+
+    def apply_round(self, facts: dict[str, HostFacts], failures: dict[str, str]) -> list[Finding]:
+        """Take a whole probe round at once, so findings are computed over all hosts together."""
+        for host, host_facts in facts.items():
+            self.hosts[host] = host_facts
+            self.unreachable.pop(host, None)
+        self.unreachable.update(failures)
+        names = ", ".join([*facts, *failures])
+        return self._refresh(
+            None, f"probed {names}" + (f"; {len(failures)} unreachable" if failures else "")
+        )
+
+    def refresh_docker(
+        self,
+        host: str,
+        containers: list[Container] | None,
+        images: list[Image] | None,
+        source: Provenance,
+    ) -> list[Finding]:
+        """Take the containers/images a Docker action just listed, keeping known memory use."""
+        facts = self.hosts.get(host)
+        if facts is None:
+            return []
+        docker = facts.docker
+        if containers is not None:
+            held = {c.name: c for c in docker.containers if c.memory_bytes is not None}
+            for container in containers:
+                previous = held.get(container.name)
+                if previous is not None and container.state == previous.state == "running":
+                    container.memory_bytes = previous.memory_bytes
+                    container.memory_source = previous.memory_source
+            docker.containers = containers
+        if images is not None:
+            docker.images = images
+        docker.sources = [*docker.sources, source]
+        return self._refresh(host, f"docker on {host} refreshed by {source.command}")
+
+    def record_endpoint(self, endpoint: Endpoint) -> None:
+        self.endpoints[endpoint.where] = endpoint
+        self._refresh(None, f"endpoint {endpoint.where} verified")
+
+    def mark_unreachable(self, host: str, reason: str) -> None:
+        """A host that did not answer keeps its old facts (with their age) and the reason."""
+        self.unreachable[host] = reason
+        self._refresh(host, f"{host} unreachable: {reason}")
+
+    def set_model_size(self, size_bytes: int | None) -> list[Finding]:
+        self.model_size_bytes = size_bytes
+        return self._refresh(None, "model size set")
+
+    def add_note(self, belief: str, evidence: str, host: str | None = None) -> Note:
+        note = Note(belief=belief, evidence=evidence, host=host, recorded_at=datetime.now(UTC))
+        self.notes.append(note)
+        if self._listener is not None:
+            self._listener(host, f"note: {belief}", [])
+        return note
+
+    def age(self, host: str, now: datetime | None = None) -> float | None:
+        """Seconds since `host` was probed, or None if it never was."""
+        facts = self.hosts.get(host)
+        if facts is None:
+            return None
+        return ((now or datetime.now(UTC)) - facts.collected_at).total_seconds()
+
+    def is_stale(
+        self, host: str, max_age_s: float = DEFAULT_MAX_AGE_S, now: datetime | None = None
+    ) -> bool:
+        age = self.age(host, now)
+        return age is None or age > max_age_s
+
+    def stale_hosts(
+        self, names: list[str], max_age_s: float = DEFAULT_MAX_AGE_S, now: datetime | None = None
+    ) -> list[str]:
+        """Those of `names` to probe again before relying on their facts."""
+        return [name for name in names if self.is_stale(name, max_age_s, now)]
+
+    def _refresh(self, host: str | None, summary: str) -> list[Finding]:
+        before = {(f.kind, f.message) for f in self.findings}
+        self.findings = compute_findings(self.hosts, self.model_size_bytes)
+        new = [f for f in self.findings if (f.kind, f.message) not in before]
+        if self._listener is not None:
+            self._listener(host, summary, new)
+        return new
