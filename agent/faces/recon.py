@@ -8,9 +8,9 @@ import sys
 
 from rich.console import Console
 
-from agent.world.findings import GB
 from agent.world.model import WorldModel
 from agent.world.render import print_tables
+from tools.checks import GB
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError
 

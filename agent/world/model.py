@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from agent.world.findings import Finding, compute_findings
+from tools.checks import Finding, compute_findings
 from tools.recon.facts import Container, HostFacts, Image, Provenance
 
 DEFAULT_MAX_AGE_S = 600.0

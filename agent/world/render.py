@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from agent.world.findings import Finding, gb
 from agent.world.model import WorldModel
+from tools.checks import Finding, gb
 from tools.recon.facts import HostFacts
 
 GIB = 1024**3

@@ -8,10 +8,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.loop.events import WorldUpdate
-from agent.world.findings import GB, Finding
 from agent.world.model import WorldListener, WorldModel
 from agent.world.render import finding_lines, render_compact
 from tools.base import Tool, ToolContext, ToolResult
+from tools.checks import GB, Finding
 from tools.recon.probe import PROBE_TIMEOUT_S, probe_hosts
 from tools.ssh.errors import UnknownHostError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent.world.findings import GB, compute_findings
+from tools.checks import GB, compute_findings
 from tools.recon.facts import (
     Container,
     DockerFacts,

@@ -7,11 +7,11 @@ from datetime import timedelta
 
 from rich.console import Console
 
-from agent.world.findings import GB
 from agent.world.model import WorldModel
 from agent.world.render import print_tables, render_compact
 from agent.world.world_tools import transcript_listener
 from tests.unit.test_world_findings import NOW, VLLM, spark
+from tools.checks import GB
 
 COMPACT_LIMIT_BYTES = 3 * 1024
 
