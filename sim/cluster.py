@@ -26,6 +26,7 @@ from sim.fakehost.procs import signal_ours
 from sim.fakehost.state import locked_state, read_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import Faults, Scenario, load_scenario
+from sim.tool_servers import ToolServerProcess
 
 _UNSET: Any = object()
 
@@ -227,6 +228,7 @@ class SimCluster:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._endpoints: Endpoints | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._tool_servers: list[ToolServerProcess] = []
         self.head_port = 0
 
     async def __aenter__(self) -> SimCluster:
@@ -257,6 +259,9 @@ class SimCluster:
         """Lay out every host folder and start listening for the head on 127.0.0.1."""
         for name, host in self.scenario.hosts.items():
             materialize(host, self.scenario.user, self.host_dir(name))
+            server = ToolServerProcess(self.host_dir(name))
+            server.start()
+            self._tool_servers.append(server)
         self._endpoints = Endpoints({name: self.host_dir(name) for name in self.scenario.hosts})
         self._endpoints.start()
         self._acceptor = await asyncssh.create_server(
@@ -284,6 +289,9 @@ class SimCluster:
             self._endpoints = None
         for name in self.scenario.hosts:
             self._kill_engine_processes(name)
+        for server in self._tool_servers:
+            server.stop()
+        self._tool_servers.clear()
 
     def _kill_engine_processes(self, name: str) -> None:
         """End the detached engine processes (`docker exec -d`, engine main commands) of a host."""

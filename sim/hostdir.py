@@ -39,11 +39,12 @@ WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
 
+# A fake tool: a client of the host's tool server (sim/fakehost/client.py).
 _TOOL_STUB = """#!{python} -IS
 import sys
 sys.path.insert(0, {parent!r})
-from fakehost.main import main
-sys.exit(main({tool!r}, {host_dir!r}))
+from fakehost.client import forward
+sys.exit(forward({tool!r}, {host_dir!r}))
 """
 
 
