@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_run, gotemplate, procs
+from . import docker_run, gotemplate, procs, served
 from .state import locked_state
 from .units import docker_duration
 
@@ -287,6 +287,7 @@ def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
     if not refs:
         return _err(f"docker: '{verb}' requires at least 1 argument", 1)
     code = 0
+    before, closing = served.endpoints(host_dir), {}
     with locked_state(host_dir) as state:
         containers = state["docker"]["containers"]
         now = time.time()
@@ -296,6 +297,9 @@ def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
                 code = _err(f"Error response from daemon: No such container: {ref}")
                 continue
             name, c = hit
+            port = str((c.get("serve") or {}).get("port", ""))
+            if verb in ("rm", "stop") and port in before:
+                closing[port] = before[port]  # an engine serves here: wait for it to close
             if verb == "rm":
                 if c["state"] == "running" and not force:
                     code = _err(
@@ -317,6 +321,7 @@ def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
             else:
                 c.update(state="running", started_at=now)
             print(ref)
+    served.wait_closed(host_dir, closing)
     return code
 
 
