@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
 from rich.console import Console
 
 from agent.world.model import WorldModel
-from agent.world.render import print_tables
+from agent.world.render import grouping_data, print_tables
 from tools.checks import GB
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError
@@ -40,7 +41,9 @@ def recon_main(args: argparse.Namespace) -> int:
     if args.model_size_gb is not None:
         world.set_model_size(round(args.model_size_gb * GB))
     if args.json:
-        print(world.model_dump_json(indent=2))
+        data = json.loads(world.model_dump_json())
+        data["grouping"] = grouping_data(world)  # added next to the per-host facts
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print_tables(world, Console(highlight=False))
     for name, reason in world.unreachable.items():
