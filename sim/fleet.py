@@ -2,9 +2,9 @@
 
 Every copy is reached through the head, like the seed's worker. A copy differs from the worker
 only where two real machines must: name, hostname, addresses (management and fabric, one step
-up per copy), MACs and GPU UUIDs. Loopback and the docker bridge keep their addresses, as on any
-host. Names continue the head's letter (`spark-a` → spark-b … spark-z, spark-aa, …); a head not
-named that way gets `WORKER-2`, `WORKER-3`, ….
+up per copy), MACs, GPU UUIDs and InfiniBand LIDs. Loopback and the docker bridge keep their
+addresses, as on any host. Names continue the head's letter (`spark-a` → spark-b … spark-z,
+spark-aa, …); a head not named that way gets `WORKER-2`, `WORKER-3`, ….
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 from sim.scenario import Host, Scenario, ScenarioError
 
 MAX_HOSTS = 200
+MAX_LID = 0xC000  # unicast LIDs end at 0xBFFF
 
 
 def column_letters(index: int) -> str:
@@ -60,6 +61,8 @@ def copy_of(worker: Host, step: int) -> Host:
         if nic.kind in ("loopback", "bridge"):
             continue
         nic.mac = _shift_mac(nic.mac, step)
+        if nic.lid is not None:  # InfiniBand LIDs are unique in the subnet
+            nic.lid = (nic.lid + 3000 * step) % MAX_LID or 1
         nic.addresses = [a if ":" in a else _shift_ip(a, step) for a in nic.addresses]
     return host
 
