@@ -135,6 +135,11 @@ class SimCluster:
     def disconnected(self, host: str, conn: asyncssh.SSHServerConnection) -> None:
         self._connections[host].discard(conn)
 
+    def open_connections(self, host: str) -> int:
+        """How many SSH connections `host` is serving now (what its sshd would count)."""
+        self._check_host(host)
+        return len(self._connections[host])
+
     def faults(self, name: str) -> Faults:
         self._check_host(name)
         return self._faults[name]
