@@ -3,7 +3,9 @@
 HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
 HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
 HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand)
-HOST_DIR/bin/            the only PATH: fake tools, wrapped and read-only text tools
+HOST_DIR/bin/            the only PATH: fake tools (clients of the host's tool server), wrapped
+                         and read-only text tools
+HOST_DIR/run/            the tool server's socket and log, once sim/tool_servers.py started it
 """
 
 from __future__ import annotations
