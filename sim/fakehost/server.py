@@ -47,6 +47,7 @@ from .wire import (
 _FD_BYTES = struct.calcsize("i")
 _ANCILLARY = socket.CMSG_SPACE(len(STD_STREAMS) * _FD_BYTES)
 _UCRED = struct.Struct("3i")
+BAD_REQUEST_STATUS = 126  # what a shell reports for a command it could not run
 
 
 class _Stop(Exception):
@@ -165,8 +166,12 @@ class ToolServer:
                 return
             parsed = decode_request(bytes(request.data[HEADER_BYTES : HEADER_BYTES + length]))
         except (WireError, ValueError) as exc:
+            print(
+                f"tool server: refused a request from pid {request.peer_pid}: {exc}",
+                file=sys.stderr,
+            )
             with contextlib.suppress(OSError):
-                request.conn.send(f"bad request: {exc}\n".encode())
+                request.conn.send(exit_reply(BAD_REQUEST_STATUS << 8))
             self._drop(request)
             return
         self._start(request, *parsed)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -153,3 +154,18 @@ def test_stopping_the_server_ends_running_tools(host_dir: Path) -> None:
     _out, err = client.communicate(timeout=WAIT_S)
     assert client.returncode != 0 and "tool server went away" in err
     assert sh(host_dir, "pkill -0 -f '[n]vidia-smi'").returncode == 1
+
+
+def test_a_malformed_request_is_refused_and_the_server_keeps_serving(
+    host_dir: Path, server: ToolServerProcess
+) -> None:
+    run_dir = os.open(server.socket_path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(WAIT_S)
+            sock.connect(f"/proc/self/fd/{run_dir}/{server.socket_path.name}")
+            sock.sendall(b"\x00\x00\x00\x05hello")
+            assert sock.recv(64) == b"x126\n"
+    finally:
+        os.close(run_dir)
+    assert sh(host_dir, "hostname").stdout == "spark-7d19\n"
