@@ -6,12 +6,15 @@ fake tools are the clients in the host's bin folder and the server is a real sep
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -169,3 +172,42 @@ def test_a_malformed_request_is_refused_and_the_server_keeps_serving(
     finally:
         os.close(run_dir)
     assert sh(host_dir, "hostname").stdout == "spark-7d19\n"
+
+
+def test_output_streams_while_the_tool_is_still_running(
+    host_dir: Path, server: ToolServerProcess
+) -> None:
+    """`curl` of an engine that sends one line, then waits: the line is there before curl ends."""
+    release = threading.Event()
+
+    class SlowEngine(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"first\n")
+            self.wfile.flush()
+            release.wait(WAIT_S)
+            self.wfile.write(b"second\n")
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    engine = ThreadingHTTPServer(("127.0.0.1", 0), SlowEngine)
+    threading.Thread(target=engine.serve_forever, daemon=True).start()
+    (host_dir / "engine").mkdir(exist_ok=True)
+    (host_dir / "engine" / "endpoints.json").write_text(
+        json.dumps({"8000": engine.server_address[1]})
+    )
+    client = start(host_dir, "curl -s localhost:8000/stream")
+    try:
+        assert client.stdout is not None
+        assert client.stdout.readline() == "first\n"
+        assert client.poll() is None  # the engine holds the rest back until released
+        release.set()
+        assert client.stdout.read() == "second\n" and client.wait(WAIT_S) == 0
+    finally:
+        release.set()
+        engine.shutdown()
+        engine.server_close()
