@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 Mode = Literal["plan", "ask", "auto-safe", "ci"]
 
@@ -93,9 +94,9 @@ def load_settings(
     values: dict[str, Any] = {}
     if path.is_file():
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise SettingsError(f"{path} is not valid YAML: {exc}") from exc
+            loaded = read_yaml(path) or {}
+        except YAMLSyntaxError as exc:
+            raise SettingsError(f"{path} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
             raise SettingsError(f"{path} must hold a mapping of setting: value")
         values.update(loaded)
