@@ -76,7 +76,6 @@ def read_transcript(path: Path) -> TranscriptReadResult:
             else:
                 first = exc.errors()[0]
                 where = ".".join(str(part) for part in first.get("loc", ()))
-                result.problems.append(
-                    f"line {index + 1}: not a valid event ({where}: {first['msg']}); skipped"
-                )
+                why = f"{where}: {first['msg']}" if where else first["msg"]
+                result.problems.append(f"line {index + 1}: not a valid event ({why}); skipped")
     return result
