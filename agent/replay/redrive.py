@@ -141,9 +141,14 @@ async def redrive(
     approver_factory: ApproverFactory | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
+    stop_on_drift: bool = False,
 ) -> RedriveResult:
-    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result."""
-    client = ReplayClient(events, pace_s=pace_s)
+    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
+
+    With `stop_on_drift` the replay ends at the first request that differs from the recording
+    (a person denied or edited a step); otherwise it plays on and reports the drift at the end.
+    """
+    client = ReplayClient(events, pace_s=pace_s, stop_on_drift=stop_on_drift)
     answers = recorded_answers(events)
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
@@ -164,5 +169,5 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift)
+    report = ReplayReport(client.played, client.recorded, client.drift, client.ran_out)
     return RedriveResult(report, runtime.transcript_path, collect.results)

@@ -67,7 +67,7 @@ async def test_replay_past_the_recording_says_so(tmp_path):
     _client, session = _replay_session(events, [EchoTool()], tmp_path)
     await session.send("ask twice")
     outcome = await session.send("and again")
-    assert outcome.stop == "error" and "no more model turns" in outcome.message
+    assert outcome.stop == "error" and "The recording ends after 2 model turns" in outcome.message
 
 
 def test_resume_answers_calls_that_never_finished(tmp_path):
