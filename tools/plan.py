@@ -37,6 +37,10 @@ class Plan(BaseModel):
         body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return "plan:" + hashlib.sha256(body.encode()).hexdigest()[:16]
 
+    def step_count(self) -> str:
+        """`1 step`, `7 steps`."""
+        return f"{len(self.steps)} step" + ("" if len(self.steps) == 1 else "s")
+
     def render(self) -> str:
         lines = [f"Plan: {self.goal}"]
         for number, step in enumerate(self.steps, 1):
@@ -94,7 +98,7 @@ class ProposePlanTool(Tool[Plan]):
         self.review = review
 
     def summary(self, params: Plan) -> str:
-        return f"{params.goal} ({len(params.steps)} steps)"
+        return f"{params.goal} ({params.step_count()})"
 
     async def run(self, params: Plan, ctx: ToolContext) -> ToolResult:
         self.state.proposed = params

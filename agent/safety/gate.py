@@ -145,7 +145,7 @@ class PolicyGate:
             tool="propose_plan",
             input=plan.model_dump(mode="json"),
             risk="plan",
-            reason=f"approve the plan: {plan.goal} ({len(plan.steps)} steps)",
+            reason=f"approve the plan: {plan.goal} ({plan.step_count()})",
             summary=plan.render(),
             expires_at=_expiry(self.approval_ttl_s),
         )
