@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing(
 SCOUT = f"{os.path.dirname(sys.executable)}/scout"
 # A nested timeout, as the demo's own health wait has: GNU timeout takes a process group of its own
 NESTED = "timeout 600 sh -c 'sleep 317; true'"
+STALE_ROW = re.compile(r"\b(running|queued)\s*$")
 
 
 def write_long_call_recording(path: Path) -> None:
@@ -78,15 +80,28 @@ async def test_ctrl_c_mid_batch_stops_the_demo_and_everything_it_started(tmp_pat
         screen.kill()
 
 
-async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path) -> None:
-    screen = TmuxScreen(tmp_path / "tmux.sock", width=100, height=50)
+async def prompt_stays(screen: TmuxScreen, prompt: str, after: int) -> None:
+    """The prompt is the last line shown and stays so while the rest of its batch goes on."""
+    await screen.wait_for(prompt, after=after, timeout=90)
+    for _ in range(10):
+        shown = screen.visible()
+        assert shown[-1].strip() == prompt, "\n".join(shown)
+        assert not [line for line in shown if STALE_ROW.search(line)], "\n".join(shown)
+        await asyncio.sleep(0.2)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width: int) -> None:
+    screen = TmuxScreen(tmp_path / "tmux.sock", width=width, height=50)
     start(screen, tmp_path / "home", "--interactive --fast")
     try:
-        await screen.wait_for("approve? [y]es once / [n]o / [e]dit ›", timeout=90)  # the plan
+        await prompt_stays(screen, "approve? [y]es once / [n]o / [e]dit ›", after=0)  # the plan
         mark = len(screen.screen().rstrip())
         screen.send("y", "Enter")
         await screen.wait_for("$ docker stop vllm_node", after=mark, timeout=60)
-        await screen.wait_for("[a]llow like this ›", after=mark)
+        await prompt_stays(
+            screen, "approve? [y]es once / [n]o / [e]dit / [a]llow like this ›", after=mark
+        )
         screen.send("n", "Enter")
         await screen.wait_for("tell the agent why (optional) ›", after=mark)
         screen.send("Enter")
@@ -99,5 +114,6 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path) -> Non
         assert "spark-a has its memory back" not in story  # never claims what did not happen
         assert story.count("approve?") == 1  # the rest of the batch is not offered any more
         assert "Traceback" not in shown
+        assert not [line for line in shown.splitlines() if STALE_ROW.search(line)]
     finally:
         screen.kill()
