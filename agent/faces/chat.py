@@ -26,6 +26,7 @@ from agent.replay.resume import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.modes import MODES
 from agent.world.render import print_tables
 
 HELP = """\
@@ -75,10 +76,9 @@ def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_mode(runtime: Runtime, console: Console, arg: str) -> None:
-    modes = ("plan", "ask", "auto-safe", "ci")
     if arg:
-        if arg not in modes:
-            console.print(f"unknown mode {arg!r}; choose one of {', '.join(modes)}")
+        if arg not in MODES:
+            console.print(f"unknown mode {arg!r}; choose one of {', '.join(MODES)}")
             return
         runtime.gate.mode = arg  # type: ignore[assignment]
     console.print(f"mode: {runtime.gate.mode}")

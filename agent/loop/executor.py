@@ -28,11 +28,13 @@ CANCELLED_TEXT = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutorLimits:
-    default_timeout_s: float = 300.0
-    max_concurrency: int = 32
-    per_key_concurrency: int = 8
+    """Deadline and concurrency caps; the values come from Settings (one place for defaults)."""
+
+    default_timeout_s: float
+    max_concurrency: int
+    per_key_concurrency: int
 
 
 class BatchObserver:
@@ -60,13 +62,13 @@ class Executor:
         registry: ToolRegistry,
         context: ToolContext,
         *,
+        limits: ExecutorLimits,
         gate: Gate | None = None,
-        limits: ExecutorLimits | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
         self.gate: Gate = gate or ReadOnlyGate()
-        self.limits = limits or ExecutorLimits()
+        self.limits = limits
         self._global = asyncio.Semaphore(self.limits.max_concurrency)
         self._per_key: dict[str, asyncio.Semaphore] = defaultdict(
             lambda: asyncio.Semaphore(self.limits.per_key_concurrency)

@@ -44,12 +44,14 @@ NOT_RUN_TRUNCATED = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Budgets:
-    max_turns: int = 60
-    max_output_tokens: int = 400_000
-    max_cost_usd: float = 10.0
-    max_tokens_per_turn: int = 8192
+    """When a session stops on its own; the values come from Settings (one place for defaults)."""
+
+    max_turns: int
+    max_output_tokens: int
+    max_cost_usd: float
+    max_tokens_per_turn: int
 
 
 @dataclass
@@ -92,7 +94,7 @@ class SessionParts:
     recorder: Recorder
     system_prompt: str
     model: str
-    budgets: Budgets = field(default_factory=Budgets)
+    budgets: Budgets
     todo: TodoList = field(default_factory=TodoList)
     redactor: Redactor = field(default_factory=Redactor)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])

@@ -26,10 +26,11 @@ from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
 from agent.runtime.builder import Runtime, open_runtime
-from agent.runtime.settings import Mode, Settings
+from agent.runtime.settings import Settings
 from agent.safety.approvals import Approver
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
+from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tools.web.ssrf import system_resolve
@@ -147,7 +148,7 @@ async def redrive(
     answers = recorded_answers(events)
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
-    mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"
+    mode = start.mode if start and start.mode in MODES else "ask"
     async with sim_runtime(
         scenario,
         client=client,

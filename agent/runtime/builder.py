@@ -14,10 +14,9 @@ from pathlib import Path
 import httpx
 
 from agent.loop.events import Notice
-from agent.loop.executor import ExecutorLimits
 from agent.loop.model_client import AnthropicClient, ModelClient
 from agent.loop.recorder import SessionListener
-from agent.loop.session import Budgets, Session
+from agent.loop.session import Session
 from agent.replay.resume import RebuiltSession
 from agent.runtime.prompts import system_prompt
 from agent.runtime.session_builder import build_session
@@ -150,14 +149,9 @@ async def open_runtime(
         model=settings.model,
         transcript_path=transcript_path,
         gate=gate,
-        budgets=Budgets(
-            max_turns=settings.max_turns,
-            max_output_tokens=settings.max_output_tokens,
-            max_cost_usd=settings.max_cost_usd,
-            max_tokens_per_turn=settings.max_tokens_per_turn,
-        ),
+        budgets=settings.budgets(),
         redactor=redactor,
-        limits=ExecutorLimits(default_timeout_s=settings.tool_timeout_s),
+        limits=settings.executor_limits(),
         mode=settings.mode,
         goal=goal,
         listeners=listeners,

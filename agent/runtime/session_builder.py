@@ -13,6 +13,7 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
 from agent.replay.resume import RebuiltSession
+from agent.runtime.settings import Settings
 from agent.safety.redact import Redactor
 from tools.base import Tool, ToolContext
 from tools.registry import ToolRegistry
@@ -42,14 +43,14 @@ def build_session(
     parts_kwargs = {"session_id": session_id} if session_id else {}
     todo = TodoList()
     registry = ToolRegistry([*tools, TodoWriteTool(todo)])
-    executor = Executor(registry, context, gate=gate, limits=limits)
+    executor = Executor(registry, context, gate=gate, limits=limits or Settings().executor_limits())
     parts = SessionParts(
         client=client,
         executor=executor,
         recorder=Recorder(None, ""),
         system_prompt=system_prompt,
         model=model,
-        budgets=budgets or Budgets(),
+        budgets=budgets or Settings().budgets(),
         todo=todo,
         redactor=redactor,
         **parts_kwargs,

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 from agent.loop.calls import GateVerdict, PreparedCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error
-from agent.runtime.settings import Mode
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
+from agent.safety.modes import Mode
 from agent.safety.risk import assess_risk
 from agent.safety.rules import Rule, RuleSet
 from tools.base import Risk

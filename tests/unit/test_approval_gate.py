@@ -3,6 +3,7 @@ from pydantic import BaseModel
 
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.rules import Rule, RuleError, RuleSet
@@ -51,7 +52,9 @@ PLAN = Plan(
 
 
 def prepared(command, host="spark-a", tmp_path=None):
-    executor = Executor(ToolRegistry([FakeShell(), EchoTool()]), ToolContext(spill_dir=tmp_path))
+    registry = ToolRegistry([FakeShell(), EchoTool()])
+    limits = Settings().executor_limits()
+    executor = Executor(registry, ToolContext(spill_dir=tmp_path), limits=limits)
     return executor.prepare(ToolCall("c1", "ssh_exec", {"host": host, "command": command}))
 
 
