@@ -14,7 +14,7 @@ import shlex
 import time
 from typing import Any
 
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
 from tools.docker.failures import FailureKind, classify_failure, explain_failure
 from tools.docker.params import DockerCtlInput
@@ -35,6 +35,7 @@ from tools.docker.rows import (
 from tools.output import bound_text
 from tools.recon.parsers.docker import DockerContainer, parse_docker_ps_json
 from tools.recon.parsers.errors import ParseError
+from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
@@ -95,16 +96,18 @@ class DockerCtl(Tool[DockerCtlInput]):
     )
     Input = DockerCtlInput
 
-    def risk(self, params: DockerCtlInput) -> Risk:
-        return ACTION_RISK[params.action]
+    def __init__(self, judge: ShellJudge) -> None:
+        self.judge = judge
 
-    def risk_reason(self, params: DockerCtlInput) -> str:
-        return f"docker {params.action} is {self.risk(params).label}"
-
-    def shell_commands(self, params: DockerCtlInput) -> list[str]:
+    def risk(self, params: DockerCtlInput) -> RiskAssessment:
+        """By action; exec is at least mutating, worse when the command it runs is."""
+        risk = ACTION_RISK[params.action]
         if params.action != "exec":
-            return []
-        return [inner_command(params.argv())]
+            return RiskAssessment(risk, f"docker {params.action} is {risk.label}")
+        judged = self.judge(inner_command(params.argv()))
+        if judged.risk >= risk:
+            return judged
+        return RiskAssessment(risk, f"{self.name} itself is {risk.label}")
 
     def hosts(self, params: DockerCtlInput) -> list[str]:
         return [params.host]

@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
-from agent.safety.risk import assess_risk
-from tools.base import Risk, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
 
 log = structlog.get_logger(__name__)
@@ -56,6 +55,15 @@ def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
+def judge_risk(tool: Tool, params: BaseModel) -> RiskAssessment:
+    """`tool.risk(params)`; if judging fails, the call counts as destructive (fail closed)."""
+    try:
+        return tool.risk(params)
+    except Exception as exc:  # a classifier bug must not let a call through
+        log.exception("risk.failed", tool=tool.name)
+        return RiskAssessment(Risk.DESTRUCTIVE, f"risk could not be judged ({exc}); assumed worst")
+
+
 class Executor:
     def __init__(
         self,
@@ -89,17 +97,13 @@ class Executor:
             params = tool.Input.model_validate(call.input)
         except ValidationError as exc:
             return ToolResult.error(describe_validation_error(tool.name, exc))
-        try:
-            risk, reason = assess_risk(tool, params)
-        except Exception as exc:  # a classifier bug must not let a call through
-            log.exception("risk.failed", tool=tool.name)
-            risk, reason = Risk.DESTRUCTIVE, f"risk could not be judged ({exc}); assumed worst"
+        assessment = judge_risk(tool, params)
         return PreparedCall(
             call=call,
             tool=tool,
             params=params,
-            risk=risk,
-            risk_reason=reason,
+            risk=assessment.risk,
+            risk_reason=assessment.reason,
             hosts=tool.hosts(params),
             summary=tool.summary(params),
         )

@@ -25,6 +25,7 @@ from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
+from agent.safety.shell.judge import judge_shell
 from agent.world.deploy_tools import EndpointCheckTool, PlanDeploymentTool
 from agent.world.feed import DockerFeed, EndpointFeed
 from agent.world.model import WorldModel
@@ -125,11 +126,11 @@ async def open_runtime(
         )
         planner = PlanDeploymentTool(world)
         tools += [
-            SSHExec(),
-            DockerCtl(),
+            SSHExec(judge_shell),
+            DockerCtl(judge_shell),
             ReconTool(world, inventory.names()),
             planner,
-            RolloutStepTool(planner, plan),
+            RolloutStepTool(planner, plan, judge_shell),
             EndpointCheckTool(),
         ]
     gate = PolicyGate(

@@ -19,10 +19,9 @@ from pydantic import ValidationError
 
 from agent.loop.calls import GateVerdict, PreparedCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
-from agent.loop.executor import describe_validation_error
+from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
 from agent.safety.modes import Mode
-from agent.safety.risk import assess_risk
 from agent.safety.rules import Rule, RuleSet
 from tools.base import Risk
 from tools.plan import Plan, PlanState
@@ -131,7 +130,8 @@ class PolicyGate:
             except ValidationError as exc:
                 text = describe_validation_error(prepared.tool.name, exc)
                 return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
-            prepared.risk, prepared.risk_reason = assess_risk(prepared.tool, params)
+            assessment = judge_risk(prepared.tool, params)
+            prepared.risk, prepared.risk_reason = assessment.risk, assessment.reason
             return GateVerdict(allowed=True, params=params)
         return GateVerdict(allowed=True)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.world.deploy_tools import PlanDeploymentTool
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import Rollout, run_step
 from tools.deploy.steps import DeployStep
 from tools.plan import PlanState
+from tools.shell_judge import ShellJudge
 
 
 class RolloutStepInput(BaseModel):
@@ -34,9 +35,10 @@ class RolloutStepTool(Tool[RolloutStepInput]):
     )
     Input = RolloutStepInput
 
-    def __init__(self, planner: PlanDeploymentTool, plan: PlanState) -> None:
+    def __init__(self, planner: PlanDeploymentTool, plan: PlanState, judge: ShellJudge) -> None:
         self.planner = planner
         self.plan = plan
+        self.judge = judge
         self._rollouts: dict[str, Rollout] = {}
 
     def _rollout(self) -> Rollout | None:
@@ -53,15 +55,17 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             return None
         return rollout.steps[params.step - 1]
 
-    def shell_commands(self, params: RolloutStepInput) -> list[str]:
+    def risk(self, params: RolloutStepInput) -> RiskAssessment:
+        """The worst of the step's commands; with no step known, assume it changes things."""
         step = self._step(params)
-        return list(step.actions) if step else []
-
-    def intrinsic_risk(self, params: RolloutStepInput) -> Risk:
-        return Risk.READ_ONLY
-
-    def risk(self, params: RolloutStepInput) -> Risk:
-        return Risk.MUTATING  # without the classifier, assume it changes things
+        if step is None:
+            return RiskAssessment(Risk.MUTATING, f"{self.name} is {Risk.MUTATING.label}")
+        worst = RiskAssessment(Risk.READ_ONLY, f"{self.name} itself is {Risk.READ_ONLY.label}")
+        for action in step.actions:
+            judged = self.judge(action)
+            if judged.risk >= worst.risk:
+                worst = judged
+        return worst
 
     def hosts(self, params: RolloutStepInput) -> list[str]:
         step = self._step(params)

@@ -8,7 +8,7 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.rules import Rule, RuleError, RuleSet
 from tests.support.probe_tools import EchoTool
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.plan import Plan, PlanState, PlanStep
 from tools.registry import ToolRegistry
 
@@ -27,7 +27,8 @@ class FakeShell(Tool[CommandInput]):
 
     def risk(self, params):
         word = params.command.split()[0]
-        return {"rm": Risk.DESTRUCTIVE, "docker": Risk.MUTATING}.get(word, Risk.READ_ONLY)
+        risk = {"rm": Risk.DESTRUCTIVE, "docker": Risk.MUTATING}.get(word, Risk.READ_ONLY)
+        return RiskAssessment(risk, f"{self.name} is {risk.label}")
 
     def hosts(self, params):
         return [params.host]
