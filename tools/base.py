@@ -16,6 +16,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.page_fetcher import PageFetcher
+from tools.session_state import SessionState
+from tools.world_store import WorldStore
+
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
@@ -64,17 +68,21 @@ ProgressCallback = Callable[[str], None]
 
 @dataclass
 class ToolContext:
-    """Shared resources a tool may use while it runs.
+    """What the session lends a tool while it runs; every part is typed and made by the builder.
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
-    connections (absent when no inventory is loaded). `progress` lets a long call report a line to
-    the face while it runs.
+    connections (absent when no inventory is loaded). `world` is the world model, which tools
+    update with the typed facts they find; `web` the session's fetcher; `state` the session's
+    plans, computed deployments and rollouts. `progress` lets a long call report a line to the
+    face while it runs.
     """
 
     spill_dir: Path
     ssh: SSHPool | None = None
+    world: WorldStore | None = None
+    web: PageFetcher | None = None
+    state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def report(self, line: str) -> None:
         if self.progress is not None:

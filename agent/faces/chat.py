@@ -22,7 +22,7 @@ from rich.text import Text
 
 from agent.faces.chat_view import ChatView
 from agent.loop.model_client import ModelClient
-from agent.replay.resume import RebuiltSession
+from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
@@ -64,7 +64,7 @@ def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
-    plan = runtime.plan
+    plan = runtime.state.plan
     if plan.approved is not None:
         console.print(Text(f"approved ({plan.approved_hash})", style="green"))
         console.print(plan.approved.render())
@@ -162,7 +162,7 @@ async def chat(
     runtime = await open_runtime(
         settings,
         client=client,
-        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         listeners=[view],
         resume=resume,
     )

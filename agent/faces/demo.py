@@ -20,6 +20,7 @@ from agent.replay.redrive import recorded_answers, redrive, sim_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.rules import RuleSet
 
 DEMO_TRANSCRIPT = Path(__file__).resolve().parents[2] / "transcripts" / "seed-pair-deploy.jsonl"
 DEMO_SCENARIO = "seed-pair"
@@ -63,12 +64,12 @@ async def replay_demo(
             view.pause()
             return await approvals.prompt_async(question)
 
-        def factory(gate):  # type: ignore[no-untyped-def]
-            return TerminalApprover(console, ask, gate.allow_for_session)
+        def factory(rules: RuleSet) -> Approver:
+            return TerminalApprover(console, ask, rules.allow_for_session)
     else:
         recorded = recorded_answers(loaded.events)
 
-        def factory(gate):  # type: ignore[no-untyped-def]
+        def factory(rules: RuleSet) -> Approver:
             return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
 
     console.print(
@@ -118,7 +119,7 @@ async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
     async with sim_runtime(
         DEMO_SCENARIO,
         client=client,
-        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         model=settings.model,
         goal=DEMO_GOAL,
         listeners=[view],

@@ -63,12 +63,6 @@ class PolicyGate:
         self.approval_ttl_s = approval_ttl_s
         self._ask_lock = asyncio.Lock()
 
-    def allow_for_session(self, rule_text: str) -> Rule:
-        """The operator's `a` answer: allow calls like this one for the rest of the session."""
-        rule = Rule.parse("allow", rule_text, source="operator (this session)")
-        self.rules.add(rule)
-        return rule
-
     async def check(self, prepared: PreparedCall) -> GateVerdict:
         tool, tool_input, hosts = prepared.tool.name, prepared.call.input, prepared.hosts
         rule = self.rules.first_match(tool, tool_input, hosts)

@@ -20,7 +20,7 @@ async def test_recon_of_two_hosts_is_one_batch_and_one_round(tmp_path):
                 inventory=inventory, transcripts_dir=tmp_path / "t", log_file=tmp_path / "log"
             )
             runtime = await open_runtime(
-                settings, client=sdk_client(api.url), approver_factory=lambda gate: None
+                settings, client=sdk_client(api.url), approver_factory=lambda rules: None
             )
             try:
                 outcome = await runtime.session.send("what stands between us and Qwen3.5 TP=2?")

@@ -21,10 +21,10 @@ async def plan_on(scenario, plan_input, *, prepare=()):
     approver = ScriptedApprover([("approved", "")] * len(prepare), name="operator")
     with MessagesAPIServer(script) as api:
         async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda gate: approver
+            scenario, client=sdk_client(api.url), approver_factory=lambda rules: approver
         ) as runtime:
             if prepare:
-                runtime.plan.approve(PREPARE_PLAN)
+                runtime.state.approve_plan(PREPARE_PLAN)
             await runtime.session.send("plan it")
         posts = [r.body for r in api.requests if r.path == "/v1/messages"]
     return posts[-1]["messages"][-1]["content"][0]

@@ -42,7 +42,7 @@ async def _record(tmp_path):
         async with sim_runtime(
             "seed-pair",
             client=sdk_client(api.url),
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             transcript_path=path,
             goal="fix the worker's link",
         ) as runtime:

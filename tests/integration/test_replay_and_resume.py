@@ -5,7 +5,7 @@ from agent.loop.transcript import TranscriptWriter, read_transcript
 from agent.replay.client import ReplayClient
 from agent.replay.resume import INTERRUPTED_TEXT, rebuild
 from agent.replay.server import MessagesAPIServer
-from agent.runtime.session_builder import build_session
+from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
 from tests.support.probe_tools import EchoTool, FailTool
 from tests.support.session_kit import make_session, sdk_client, text_turn, tool_turn
@@ -28,12 +28,13 @@ async def _record(tmp_path):
 def _replay_session(events, tools, tmp_path):
     client = ReplayClient(events)
     session = build_session(
+        open_recorder(None, Redactor()),
         client=client,
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill2"),
         system_prompt="You are a test agent.",
         model="claude-test",
-        transcript_path=None,
+        redactor=Redactor(),
     )
     return client, session
 
@@ -122,12 +123,13 @@ async def test_a_resumed_session_continues_with_the_unfinished_call_answered(tmp
     rebuilt = rebuild(read_transcript(crashed).events)
     with MessagesAPIServer([text_turn("I'll check the container's state first.")]) as api:
         session = build_session(
+            open_recorder(tmp_path / "resumed.jsonl", Redactor()),
             client=sdk_client(api.url),
             tools=[EchoTool()],
             context=ToolContext(spill_dir=tmp_path / "spill"),
             system_prompt="You are a test agent.",
             model="claude-test",
-            transcript_path=tmp_path / "resumed.jsonl",
+            redactor=Redactor(),
             resume=rebuilt,
         )
         outcome = await session.send("where were we?")

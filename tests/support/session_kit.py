@@ -9,7 +9,7 @@ from tenacity import wait_none
 
 from agent.loop.model_client import AnthropicClient
 from agent.loop.session import Budgets, Session
-from agent.runtime.session_builder import build_session
+from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
 from tools.base import Tool, ToolContext
 
@@ -29,15 +29,16 @@ def make_session(
     redactor: Redactor | None = None,
     **kwargs: Any,
 ) -> Session:
+    redactor = redactor or Redactor()
     return build_session(
+        open_recorder(tmp_path / "session.jsonl", redactor),
         client=sdk_client(url),
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill"),
         system_prompt="You are a test agent.",
         model="claude-test",
-        transcript_path=tmp_path / "session.jsonl",
-        budgets=budgets,
         redactor=redactor,
+        budgets=budgets,
         **kwargs,
     )
 

@@ -152,7 +152,7 @@ async def test_deny_rule_beats_allow_and_read_only(tmp_path):
 
 async def test_operator_session_allow_skips_the_question_next_time(tmp_path):
     g, approver, _ = gate(answers=[("approved", "")])
-    g.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
+    g.rules.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
     assert (await g.check(prepared("docker run y", tmp_path=tmp_path))).allowed
     assert approver.seen == []
 

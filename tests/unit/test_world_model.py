@@ -7,9 +7,8 @@ from datetime import timedelta
 
 from rich.console import Console
 
-from agent.world.model import WorldModel
+from agent.world.model import WorldModel, transcript_listener
 from agent.world.render import print_tables, render_compact
-from agent.world.world_tools import transcript_listener
 from tests.unit.test_world_findings import NOW, VLLM, spark
 from tools.checks import GB
 
@@ -35,9 +34,10 @@ def test_age_and_staleness_follow_collected_at() -> None:
 
 
 def test_update_reports_new_findings_and_tells_the_listener() -> None:
-    world = WorldModel()
     seen = []
-    world.on_change(lambda host, summary, new: seen.append((host, summary, [f.kind for f in new])))
+    world = WorldModel(
+        on_change=lambda host, summary, new: seen.append((host, summary, [f.kind for f in new]))
+    )
     new = world.update("spark-a", spark("spark-a", containers=[VLLM]))
     assert "container_holds_memory" in [f.kind for f in new]
     assert seen[0][:2] == ("spark-a", "probed spark-a")
@@ -88,8 +88,7 @@ def test_tables_for_people() -> None:
 
 def test_changes_become_world_update_events() -> None:
     events = []
-    world = WorldModel()
-    world.on_change(transcript_listener(events.append))
+    world = WorldModel(on_change=transcript_listener(events.append))
     world.update("spark-a", spark("spark-a", containers=[VLLM]))
     assert events[0].type == "world_update" and events[0].host == "spark-a"
     assert "container vllm_node holds ~98 GB on spark-a" in [

@@ -1,30 +1,21 @@
-"""The `recon` and `world_note` tools: how the model fills the world model and annotates it."""
+"""`recon`: the probe pack on hosts in parallel, applied to the world model as one round.
+
+The model reads back the world model's compact view of those hosts and what is new since the
+last round, not the raw probe output.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.loop.events import WorldUpdate
-from agent.world.model import WorldListener, WorldModel
-from agent.world.render import finding_lines, render_compact
 from tools.base import Tool, ToolContext, ToolResult
-from tools.checks import GB, Finding
+from tools.checks import GB
 from tools.recon.probe import PROBE_TIMEOUT_S, probe_hosts
 from tools.ssh.errors import UnknownHostError
 
 RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
-
-
-def transcript_listener(emit: Callable[[WorldUpdate], None]) -> WorldListener:
-    """A world listener that records each change as a `world_update` event (pass recorder.emit)."""
-
-    def listener(host: str | None, summary: str, new: list[Finding]) -> None:
-        emit(WorldUpdate(host=host, summary=summary, findings=[f.model_dump() for f in new]))
-
-    return listener
 
 
 class ReconInput(BaseModel):
@@ -49,8 +40,7 @@ class ReconTool(Tool[ReconInput]):
     )
     Input = ReconInput
 
-    def __init__(self, world: WorldModel, inventory_hosts: list[str] | None = None) -> None:
-        self.world = world
+    def __init__(self, inventory_hosts: list[str] | None = None) -> None:
         self.inventory_hosts = inventory_hosts
 
     def hosts(self, params: ReconInput) -> list[str]:
@@ -68,57 +58,30 @@ class ReconTool(Tool[ReconInput]):
     async def run(self, params: ReconInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
             return ToolResult.error("recon needs an inventory: start Scout with --inventory FILE.")
+        if ctx.world is None:
+            return ToolResult.error("recon needs the session's world model, and there is none.")
+        world = ctx.world
         known = ctx.ssh.inventory.names()
         names = known if params.hosts == "all" else list(params.hosts)
         unknown = [name for name in names if name not in known]
         if unknown:
             return ToolResult.error(str(UnknownHostError(unknown[0], known)))
         if params.model_size_gb is not None:
-            self.world.model_size_bytes = round(params.model_size_gb * GB)  # applied with the round
+            world.model_size_bytes = round(params.model_size_gb * GB)  # applied with the round
         ctx.report(f"probing {', '.join(names)}")
         probe_round = await probe_hosts(ctx.ssh, names)
-        had_findings = bool(self.world.findings)
-        new = self.world.apply_round(probe_round.facts, probe_round.failures)
-        text = render_compact(self.world, names)
+        had_findings = bool(world.findings)
+        new = world.apply_round(probe_round.facts, probe_round.failures)
+        text = world.describe(names)
         if had_findings and new:
-            text += "\nnew since the last recon:\n" + "\n".join(finding_lines(new))
+            text += "\nnew since the last recon:\n" + world.describe_findings(new)
         return ToolResult(
             text=text,
             is_error=not probe_round.facts,
             data={
                 "hosts": {n: f.model_dump(mode="json") for n, f in probe_round.facts.items()},
                 "unreachable": probe_round.failures,
-                "findings": [f.model_dump() for f in self.world.findings],
+                "findings": [f.model_dump() for f in world.findings],
             },
             meta={"hosts": names, "unreachable": sorted(probe_round.failures)},
-        )
-
-
-class WorldNoteInput(BaseModel):
-    belief: str = Field(min_length=1, max_length=500, description="What you believe, one claim.")
-    evidence: str = Field(
-        min_length=1, max_length=500, description="Why: the tool output or source it rests on."
-    )
-    host: str | None = Field(default=None, description="The host it is about, if one.")
-
-
-class WorldNoteTool(Tool[WorldNoteInput]):
-    name = "world_note"
-    description = (
-        "Record a belief about the cluster with its evidence (e.g. 'enp1s0f1np1 is the cabled "
-        "port on both hosts'). Notes are shown apart from probed facts; they do not change them."
-    )
-    Input = WorldNoteInput
-
-    def __init__(self, world: WorldModel) -> None:
-        self.world = world
-
-    def hosts(self, params: WorldNoteInput) -> list[str]:
-        return [params.host] if params.host else []
-
-    async def run(self, params: WorldNoteInput, ctx: ToolContext) -> ToolResult:
-        note = self.world.add_note(params.belief, params.evidence, params.host)
-        return ToolResult(
-            text=f"noted ({len(self.world.notes)} notes): {note.belief}",
-            data={"note": note.model_dump(mode="json")},
         )

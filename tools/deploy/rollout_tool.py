@@ -1,20 +1,20 @@
 """`rollout_step`: run the approved deployment plan one step at a time, each proven before the next.
 
-The plan must be one that `plan_deployment` computed and a person approved (its hash matches).
-Each call runs the next step's actions on its host (they pass the gate like any command: the
-classifier judges every one) and then the step's success check; a failed check stops the
-rollout and names the step's rollback, which the model proposes through the gate.
+The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
+and its steps are the computed ones). Each call runs the next step's actions on its host (they
+pass the gate like any command: the ShellJudge judges every one) and then the step's success
+check; a failed check stops the rollout and names the step's rollback, which the model proposes
+through the gate. Where the rollout stands lives in the session state, which records each step.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.world.deploy_tools import PlanDeploymentTool
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.deploy.rollout import Rollout, run_step
+from tools.deploy.rollout import run_step
 from tools.deploy.steps import DeployStep
-from tools.plan import PlanState
+from tools.session_state import SessionState
 from tools.shell_judge import ShellJudge
 
 
@@ -35,22 +35,13 @@ class RolloutStepTool(Tool[RolloutStepInput]):
     )
     Input = RolloutStepInput
 
-    def __init__(self, planner: PlanDeploymentTool, plan: PlanState, judge: ShellJudge) -> None:
-        self.planner = planner
-        self.plan = plan
+    def __init__(self, state: SessionState, judge: ShellJudge) -> None:
+        """`state` is the session's (its risk, hosts and summary are judged before any run)."""
+        self.state = state
         self.judge = judge
-        self._rollouts: dict[str, Rollout] = {}
-
-    def _rollout(self) -> Rollout | None:
-        digest = self.plan.approved_hash
-        if digest is None or digest not in self.planner.computed:
-            return None
-        if digest not in self._rollouts:
-            self._rollouts[digest] = Rollout(list(self.planner.computed[digest]))
-        return self._rollouts[digest]
 
     def _step(self, params: RolloutStepInput) -> DeployStep | None:
-        rollout = self._rollout()
+        rollout = self.state.approved_rollout()
         if rollout is None or params.step > len(rollout.steps):
             return None
         return rollout.steps[params.step - 1]
@@ -81,7 +72,7 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         return 600.0 + params.check_attempts * (params.check_interval_s + 60.0)
 
     async def run(self, params: RolloutStepInput, ctx: ToolContext) -> ToolResult:
-        rollout = self._rollout()
+        rollout = self.state.approved_rollout()
         if rollout is None:
             return ToolResult.error(
                 "No approved deployment plan to roll out: compute one with plan_deployment, then "
@@ -107,12 +98,15 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             result = await ctx.ssh.run(host, command, timeout=600)  # type: ignore[union-attr]
             return result.exit_status, (result.stdout + result.stderr)[-2000:]
 
-        outcome = await run_step(
-            rollout,
-            run_command,
-            check_attempts=params.check_attempts,
-            check_interval_s=params.check_interval_s,
-        )
+        try:
+            outcome = await run_step(
+                rollout,
+                run_command,
+                check_attempts=params.check_attempts,
+                check_interval_s=params.check_interval_s,
+            )
+        finally:
+            self.state.rollout_moved()
         data = {"step": params.step, "of": total, "ok": outcome.ok, "state": rollout.state}
         if not outcome.ok:
             return ToolResult(

@@ -1,4 +1,4 @@
-"""docker_ctl results refresh the world model's view of that host's containers."""
+"""docker_ctl hands what it listed to the world model: the host's containers follow a stop."""
 
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
@@ -36,10 +36,10 @@ async def test_stopping_a_container_updates_the_world(tmp_path):
         async with sim_runtime(
             "seed-pair",
             client=sdk_client(api.url),
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             transcript_path=tmp_path / "t.jsonl",
         ) as runtime:
-            runtime.plan.approve(PLAN)
+            runtime.state.approve_plan(PLAN)
             await runtime.session.send("stop it")
             containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
     assert containers["vllm_node"].state == "exited"
