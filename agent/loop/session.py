@@ -28,7 +28,7 @@ from agent.loop.executor import BatchObserver, Executor
 from agent.loop.model_client import AssistantTurn, ModelClient, ModelError, TurnRequest
 from agent.loop.pricing import price_for
 from agent.loop.recorder import Recorder
-from agent.safety.redact import Redactor
+from agent.loop.redaction import Redaction
 from tools.base import ToolResult
 from tools.todo import TodoList
 
@@ -95,8 +95,8 @@ class SessionParts:
     system_prompt: str
     model: str
     budgets: Budgets
+    redactor: Redaction
     todo: TodoList = field(default_factory=TodoList)
-    redactor: Redactor = field(default_factory=Redactor)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
@@ -146,7 +146,7 @@ class _RecordingObserver(BatchObserver):
         )
 
 
-def tool_result_block(call_id: str, result: ToolResult, redactor: Redactor) -> dict[str, Any]:
+def tool_result_block(call_id: str, result: ToolResult, redactor: Redaction) -> dict[str, Any]:
     """The block the model reads; secrets in tool output are masked before they leave."""
     text = redactor.text(result.text)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}

@@ -15,7 +15,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
-from agent.safety.redact import Redactor
+from agent.loop.redaction import Redaction
 
 
 def utc_now() -> str:
@@ -25,7 +25,7 @@ def utc_now() -> str:
 class TranscriptWriter:
     """Appends events to a transcript file, numbering and stamping them, secrets masked."""
 
-    def __init__(self, path: Path, session_id: str, redactor: Redactor, *, start_seq: int = 0):
+    def __init__(self, path: Path, session_id: str, redactor: Redaction, *, start_seq: int = 0):
         self.path = path
         self.session_id = session_id
         self.redactor = redactor

@@ -19,7 +19,7 @@ from .memory import memory_kb
 from .state import locked_state, read_state
 
 if TYPE_CHECKING:
-    from .incontainer import Container
+    from .container import Container
 
 HF_MOUNT = "/root/.cache/huggingface"
 _GIB_KB = 1024 * 1024
@@ -228,13 +228,13 @@ def _gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
 
 
 def _as_ctr(node: Node) -> Container:
-    from .incontainer import Container
+    from .container import Container
 
     return Container(node.host_dir, node.container, node.id, node.env)
 
 
 def _env_of(host_dir: Path, name: str) -> dict[str, str]:
-    from .incontainer import env_of
+    from .container import env_of
 
     return env_of(read_state(host_dir)["docker"]["containers"][name], [])
 
