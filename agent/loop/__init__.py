@@ -2,5 +2,7 @@
 
 `session` runs turns; `executor` runs a turn's calls as one gated, concurrent batch; `calls`
 holds the call types and the gate protocol; `model_client` streams turns through the SDK;
-`events`, `recorder` and `transcript` are the record of it all; `pricing` turns usage into cost.
+`events`, `recorder` and `transcript` are the record of it all; `redaction` is what the loop asks
+of redaction; `resumed` what a resumed session starts from; `pricing` turns usage into cost.
+The loop imports nothing of the agent's other rooms, only `tools`.
 """
