@@ -6,7 +6,6 @@ and says why in the group's `problem`; it never fails the host.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TypeVar
@@ -289,25 +288,21 @@ def _hf_cache(reader: _Reader) -> ModelCacheFacts:
 
 def _docker(reader: _Reader, gpu: GpuFacts) -> DockerFacts:
     group = DockerFacts()
-    version_section = reader.sections.get("docker-version")
-    if version_section is not None and _docker_missing(version_section):
+    section = reader.sections.get("docker-version")
+    access = p.docker_access_problem(section.output, section.exit_status) if section else None
+    if section is not None and access is not None and access.kind != "daemon_unreachable":
         group.sources.append(_source(reader, "docker-version"))
-        group.installed, group.usable = False, False
-        group.problem = version_section.problem()
-    elif version_section is not None and _socket_refused(version_section.output):
-        group.sources.append(_source(reader, "docker-version"))
-        group.installed, group.usable, group.permission_denied = True, False, True
-        group.problem = _socket_refused(version_section.output)
+        group.permission_denied = access.kind == "permission_denied"
+        group.installed, group.usable = group.permission_denied, False
+        group.problem = access.line if group.permission_denied else section.problem()
     else:
         version = reader.read(group, "docker-version", p.parse_docker_version)
         if version is not None:
             group.installed = True
             group.client_version = version.client_version
             group.server_version = version.server_version
-            group.permission_denied = "permission denied" in (version.server_error or "").lower()
-            group.usable = version.server_version is not None and not group.permission_denied
-            if version.server_error:
-                group.problem = version.server_error
+            group.usable = version.server_version is not None
+            group.problem = version.server_error
     info = reader.read(DockerFacts(), "docker-info", p.parse_docker_info)
     if info is not None:
         group.runtimes = info.runtimes
@@ -319,19 +314,6 @@ def _docker(reader: _Reader, gpu: GpuFacts) -> DockerFacts:
         group.containers = _containers(reader, group, gpu)
         group.images = reader.read(group, "docker-images", _images) or []
     return group
-
-
-def _docker_missing(section: Section) -> bool:
-    """`docker` itself absent: 'command not found', not the daemon's 'permission denied'."""
-    return section.exit_status == 127 or "command not found" in section.output.lower()
-
-
-def _socket_refused(output: str) -> str | None:
-    """The daemon's 'permission denied' line: docker is there, this user may not use it."""
-    return next(
-        (line.strip() for line in output.splitlines() if "permission denied" in line.lower()),
-        None,
-    )
 
 
 def _containers(reader: _Reader, group: DockerFacts, gpu: GpuFacts) -> list[Container]:
@@ -372,23 +354,10 @@ def _container_pids(text: str) -> dict[str, int]:
 
 
 def _images(text: str) -> list[Image]:
-    images = []
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line:
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise p.ParseError("`docker images --format '{{json .}}'` lines", text) from None
-        images.append(
-            Image(
-                repository=obj.get("Repository", "<none>"),
-                tag=obj.get("Tag"),
-                id=obj.get("ID"),
-                size=obj.get("Size"),
-            )
-        )
-    return images
+    return [
+        Image(repository=i.repository, tag=i.tag, id=i.id or None, size=i.size)
+        for i in p.parse_docker_images_json(text)
+    ]
 
 
 def _rdma(reader: _Reader) -> RdmaFacts:

@@ -8,15 +8,27 @@ from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu
 from tools.recon.parsers.cuda import NvccInfo, parse_nvcc_version
 from tools.recon.parsers.disk import DiskUsage, parse_df
 from tools.recon.parsers.docker import (
-    ContainerStats,
-    DockerContainer,
+    DockerAccessProblem,
     DockerInfo,
     DockerVersion,
+    docker_access_problem,
     parse_docker_info,
+    parse_docker_version,
+)
+from tools.recon.parsers.docker_inspect import (
+    ContainerDetails,
+    ImageDetails,
+    parse_container_inspect,
+    parse_image_inspect,
+)
+from tools.recon.parsers.docker_rows import (
+    ContainerStats,
+    DockerContainer,
+    DockerImage,
+    parse_docker_images_json,
     parse_docker_ps_json,
     parse_docker_ps_table,
     parse_docker_stats_json,
-    parse_docker_version,
 )
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.ethtool import EthtoolFec, EthtoolInfo, parse_ethtool, parse_ethtool_fec
@@ -83,11 +95,14 @@ from tools.recon.parsers.units import parse_size_bytes
 
 __all__ = [
     "CachedModel",
+    "ContainerDetails",
     "ContainerStats",
     "CpuCoreType",
     "DgxRelease",
     "DiskUsage",
+    "DockerAccessProblem",
     "DockerContainer",
+    "DockerImage",
     "DockerInfo",
     "DockerVersion",
     "EthtoolFec",
@@ -101,6 +116,7 @@ __all__ = [
     "IbCa",
     "IbDevNetDev",
     "IbPort",
+    "ImageDetails",
     "IpAddress",
     "ListeningSocket",
     "LsbRelease",
@@ -120,9 +136,12 @@ __all__ = [
     "RayStatus",
     "RdmaLink",
     "UnameInfo",
+    "docker_access_problem",
     "is_tool_missing",
+    "parse_container_inspect",
     "parse_df",
     "parse_dgx_release",
+    "parse_docker_images_json",
     "parse_docker_info",
     "parse_docker_ps_json",
     "parse_docker_ps_table",
@@ -134,6 +153,7 @@ __all__ = [
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
     "parse_ibstat",
+    "parse_image_inspect",
     "parse_ip_addr_show",
     "parse_ip_br_addr",
     "parse_ip_br_link",
