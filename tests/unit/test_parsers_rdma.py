@@ -83,7 +83,7 @@ def test_rdma_link_show_on_spark() -> None:
         ("roceP2p1s0f0", 1): ("DOWN", "enP2p1s0f0np0"),
         ("roceP2p1s0f1", 1): ("ACTIVE", "enP2p1s0f1np1"),
     }
-    assert [link.is_active for link in links] == [False, True, False, True]
+    assert [link.is_up for link in links] == [False, True, False, True]
 
 
 def test_rdma_link_fields_by_key_with_state_mismatch() -> None:
@@ -93,5 +93,5 @@ def test_rdma_link_fields_by_key_with_state_mismatch() -> None:
     )
     [link] = parse_rdma_link_show(text)
     assert (link.state, link.physical_state, link.netdev) == ("DOWN", "LINK_UP", "enp1s0f1np1")
-    assert link.is_active is False
+    assert link.is_up is False
     assert link.attributes["lid"] == "0"

@@ -138,8 +138,9 @@ class RdmaLink(BaseModel):
 
     @computed_field
     @property
-    def is_active(self) -> bool:
-        return self.state == "ACTIVE"
+    def is_up(self) -> bool:
+        """Usable: the port is ACTIVE and the physical link is up (either alone is not enough)."""
+        return self.state == "ACTIVE" and self.physical_state == "LINK_UP"
 
 
 _LINK_HEADER = re.compile(r"^link\s+(?P<device>[^/\s]+)/(?P<port>\d+)\s*(?P<rest>.*)$")
