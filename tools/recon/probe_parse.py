@@ -371,7 +371,7 @@ def _rdma(reader: _Reader) -> RdmaFacts:
                 state=link.state,
                 physical_state=link.physical_state,
                 netdev=link.netdev,
-                up=link.state == "ACTIVE" and link.physical_state == "LINK_UP",
+                up=link.is_up,
             )
             for link in links
         ]
