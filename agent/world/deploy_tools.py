@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from agent.world.model import WorldModel
 from tools.base import Tool, ToolContext, ToolResult
+from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.endpoint import EndpointClient, EndpointError, check_endpoint
 from tools.deploy.fabric import FabricPath
@@ -26,7 +27,7 @@ from tools.deploy.fit import (
     size_from_du,
     size_from_hub,
 )
-from tools.deploy.preflight import Check, PreflightInput, PreflightReport, run_preflight
+from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep, StepCheck
@@ -91,7 +92,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             ),
             choices,
         )
-        data = {"preflight": [c.__dict__ for c in report.checks], "model_size_bytes": size}
+        data = {"preflight": [f.model_dump() for f in report.findings], "model_size_bytes": size}
         if report.fabric is None:
             return ToolResult(
                 text="Cannot plan this deployment yet:\n" + _blocker_lines(report.blockers),
@@ -185,28 +186,28 @@ async def _measured_cache_sizes(params: DeployChoices, ctx: ToolContext) -> dict
     return dict(zip(params.hosts, sizes, strict=True))
 
 
-def _blocker_lines(checks: list[Check]) -> str:
-    return "\n".join(f"- {c.message}" + (f" → {c.fix}" if c.fix else "") for c in checks)
+def _blocker_lines(findings: list[Finding]) -> str:
+    return "\n".join(f"- {f.summary}" for f in findings)
 
 
 def fix_steps(
     report: PreflightReport, choices: DeployChoices
-) -> tuple[list[DeployStep], list[Check]]:
+) -> tuple[list[DeployStep], list[Finding]]:
     """Steps that clear the blockers Scout can clear remotely, and the blockers it cannot."""
     steps: list[DeployStep] = []
-    unresolved: list[Check] = []
+    unresolved: list[Finding] = []
     holders = report.fit.blocking_containers if report.fit else {}
     stopped = {name for names in holders.values() for name in names}
     for check in report.blockers:
-        if check.name == "memory" and holders:
+        if check.check == "memory" and holders:
             steps += [
                 stop_container_step(h, name) for h, names in holders.items() for name in names
             ]
-        elif check.name == "fabric" and not check.needs_person and report.fabric:
+        elif check.check == "fabric" and not check.needs_person and report.fabric:
             steps += [link_up_step(p) for p in report.fabric.values() if not p.link_up]
-        elif check.name == "image":
+        elif check.check == "image":
             steps += [pull_step(h, choices.image or "") for h in check.hosts]
-        elif check.name == "ports" and any(name in check.message for name in stopped):
+        elif check.check == "ports" and any(name in check.message for name in stopped):
             continue
         else:
             unresolved.append(check)
@@ -271,10 +272,10 @@ def pull_step(host: str, image: str) -> DeployStep:
     )
 
 
-def by_hand_step(check: Check) -> DeployStep:
+def by_hand_step(check: Finding) -> DeployStep:
     host = check.hosts[0] if check.hosts else ""
     return DeployStep(
-        id=f"by-hand:{check.name}:{host}",
+        id=f"by-hand:{check.check}:{host}",
         title=f"by hand: {check.fix or check.message}",
         host=host,
         actions=[f"(a person) {check.fix or check.message}"],
@@ -292,9 +293,7 @@ def by_hand_step(check: Check) -> DeployStep:
 def to_plan(
     choices: DeployChoices, steps: list[DeployStep], report: PreflightReport, size: int | None
 ) -> Plan:
-    risks = [
-        c.message + (f" → {c.fix}" if c.fix else "") for c in report.checks if c.status == "warning"
-    ]
+    risks = [f.summary for f in report.findings if f.severity == "warning"]
     if report.fabric and any(p.ip is None for p in report.fabric.values()):
         unknown = [h for h, p in report.fabric.items() if p.ip is None]
         risks.append(

@@ -94,7 +94,7 @@ VLLM = Container(
 
 
 def messages(findings, kind: str) -> list[str]:
-    return [f.message for f in findings if f.kind == kind]
+    return [f.text for f in findings if f.kind == kind]
 
 
 def test_container_blocks_a_model_that_must_split_across_both_nodes() -> None:
@@ -182,9 +182,7 @@ def test_slow_link_nvcc_and_docker_permission() -> None:
     ]
     assert "nvcc is not on PATH on spark-a" in messages(findings, "nvcc_off_path")[0]
     docker = [f for f in findings if f.kind == "docker_permission_denied"]
-    assert (
-        docker[0].severity == "blocker" and "add the user to the docker group" in docker[0].message
-    )
+    assert docker[0].severity == "blocker" and "add the user to the docker group" in docker[0].text
 
 
 def test_docker_not_installed() -> None:

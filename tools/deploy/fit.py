@@ -12,9 +12,10 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
+from tools.checks import GB
+from tools.checks.memory import running_with_memory
 from tools.recon.facts import HostFacts
 
-GB = 1_000_000_000
 KV_HEADROOM_FRACTION = 0.10
 Fetch = Callable[[str], Awaitable[bytes]]
 HUB_URL = "https://huggingface.co"
@@ -26,6 +27,7 @@ class ModelSizeError(Exception):
 
 
 def gb(value: float) -> str:
+    """Bytes as decimal gigabytes to a tenth, for the fit arithmetic ("59.5 GB per node")."""
     return f"{value / GB:.1f} GB"
 
 
@@ -43,11 +45,7 @@ class NodeBudget:
         budget = facts.memory.budget_bytes
         if budget is None:
             return None
-        holders = tuple(
-            (c.name, c.memory_bytes)
-            for c in facts.docker.containers
-            if c.state == "running" and c.memory_bytes
-        )
+        holders = tuple(running_with_memory(facts))
         total = (
             facts.memory.total_bytes
             if facts.memory.unified_memory
@@ -105,13 +103,6 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
             line += " → does not fit on this node"
         verdict.lines.append(line)
     return verdict
-
-
-def max_utilization(node: NodeBudget) -> float | None:
-    """The highest --gpu-memory-utilization vLLM's start check accepts on unified memory."""
-    if not node.total_bytes:
-        return None
-    return int(node.available_bytes / node.total_bytes * 100) / 100
 
 
 async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int:
