@@ -19,6 +19,7 @@ from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
 from agent.safety.risk import assess_risk
 from tools.base import Risk, ToolContext, ToolResult
 from tools.registry import ToolRegistry
+from tools.validation_errors import validation_problems
 
 log = structlog.get_logger(__name__)
 
@@ -48,9 +49,7 @@ class BatchObserver:
 def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
     """Turn pydantic's errors into a short list the model can fix its input from."""
     lines = [f"Invalid input for {tool_name}; nothing was run. Fix these and call again:"]
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(input)"
-        lines.append(f"- {where}: {error['msg']}")
+    lines += [f"- {problem}" for problem in validation_problems(exc)]
     return "\n".join(lines)
 
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from tools.validation_errors import validation_problems
+
 Mode = Literal["plan", "ask", "auto-safe", "ci"]
 
 
@@ -104,7 +106,5 @@ def load_settings(
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc))
         raise SettingsError(f"invalid settings ({path} / SCOUT_* / flags): {problems}") from exc
