@@ -73,7 +73,7 @@ def test_compact_seed_pair_fits_in_3kb_with_the_key_facts() -> None:
 
 def test_unreachable_host_is_shown_with_its_reason() -> None:
     world = seed_world()
-    world.mark_unreachable("spark-b", "cannot reach spark-b through spark-a")
+    world.apply_round({}, {"spark-b": "cannot reach spark-b through spark-a"})
     assert "spark-b: UNREACHABLE — cannot reach spark-b through spark-a" in render_compact(world)
 
 

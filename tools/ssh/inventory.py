@@ -146,9 +146,6 @@ class Inventory(BaseModel):
     def names(self) -> list[str]:
         return list(self.hosts)
 
-    def by_role(self, role: str) -> list[HostSpec]:
-        return [spec for spec in self.hosts.values() if role in spec.roles]
-
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
     if path is None:

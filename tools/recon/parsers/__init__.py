@@ -27,22 +27,17 @@ from tools.recon.parsers.docker_rows import (
     DockerImage,
     parse_docker_images_json,
     parse_docker_ps_json,
-    parse_docker_ps_table,
     parse_docker_stats_json,
 )
 from tools.recon.parsers.errors import ParseError
-from tools.recon.parsers.ethtool import EthtoolFec, EthtoolInfo, parse_ethtool, parse_ethtool_fec
+from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
 from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
 from tools.recon.parsers.missing import is_tool_missing
-from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth
 from tools.recon.parsers.network import (
     IpAddress,
     NetInterface,
-    parse_ip_addr_show,
-    parse_ip_br_addr,
-    parse_ip_br_link,
     parse_ip_j_addr,
 )
 from tools.recon.parsers.nvidia_smi import (
@@ -52,13 +47,6 @@ from tools.recon.parsers.nvidia_smi import (
     NvidiaSmiReport,
     parse_nvidia_smi_list,
     parse_nvidia_smi_table,
-)
-from tools.recon.parsers.nvidia_smi_q import (
-    GpuDetails,
-    NvidiaSmiQReport,
-    QNode,
-    parse_nvidia_smi_q,
-    parse_nvidia_smi_q_xml,
 )
 from tools.recon.parsers.nvidia_smi_query import NvidiaSmiQueryResult, parse_nvidia_smi_query_csv
 from tools.recon.parsers.os_release import (
@@ -82,12 +70,9 @@ from tools.recon.parsers.ray import (
     parse_ray_status,
 )
 from tools.recon.parsers.rdma import (
-    IbCa,
     IbDevNetDev,
-    IbPort,
     RdmaLink,
     parse_ibdev2netdev,
-    parse_ibstat,
     parse_rdma_link_show,
 )
 from tools.recon.parsers.sockets import ListeningSocket, parse_ss_listening
@@ -105,17 +90,13 @@ __all__ = [
     "DockerImage",
     "DockerInfo",
     "DockerVersion",
-    "EthtoolFec",
     "EthtoolInfo",
     "FreeReport",
     "FreeRow",
-    "GpuDetails",
     "GpuInfo",
     "GpuListEntry",
     "GpuProcess",
-    "IbCa",
     "IbDevNetDev",
-    "IbPort",
     "ImageDetails",
     "IpAddress",
     "ListeningSocket",
@@ -124,14 +105,12 @@ __all__ = [
     "MemInfo",
     "NetInterface",
     "NvccInfo",
-    "NvidiaSmiQReport",
     "NvidiaSmiQueryResult",
     "NvidiaSmiReport",
     "OsRelease",
     "ParseError",
     "PipPackage",
     "PythonVersion",
-    "QNode",
     "RayResource",
     "RayStatus",
     "RdmaLink",
@@ -144,28 +123,19 @@ __all__ = [
     "parse_docker_images_json",
     "parse_docker_info",
     "parse_docker_ps_json",
-    "parse_docker_ps_table",
     "parse_docker_stats_json",
     "parse_docker_version",
     "parse_ethtool",
-    "parse_ethtool_fec",
     "parse_free",
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
-    "parse_ibstat",
     "parse_image_inspect",
-    "parse_ip_addr_show",
-    "parse_ip_br_addr",
-    "parse_ip_br_link",
     "parse_ip_j_addr",
     "parse_lsb_release",
     "parse_lscpu",
     "parse_meminfo",
-    "parse_nccl_avg_bus_bandwidth",
     "parse_nvcc_version",
     "parse_nvidia_smi_list",
-    "parse_nvidia_smi_q",
-    "parse_nvidia_smi_q_xml",
     "parse_nvidia_smi_query_csv",
     "parse_nvidia_smi_table",
     "parse_os_release",
