@@ -2,10 +2,10 @@
 
 import pytest
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
-from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tests.support.session_kit import text_turn, tool_turn
 from tools.plan import Plan, PlanStep
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
@@ -19,15 +19,14 @@ async def plan_on(scenario, plan_input, *, prepare=()):
         script.append(tool_turn([("t2", "recon", {"hosts": "all", "model_size_gb": 119})]))
     script += [tool_turn([("t3", "plan_deployment", plan_input)]), text_turn("done")]
     approver = ScriptedApprover([("approved", "")] * len(prepare), name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda gate: approver
-        ) as runtime:
-            if prepare:
-                runtime.plan.approve(PREPARE_PLAN)
-            await runtime.session.send("plan it")
-        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
-    return posts[-1]["messages"][-1]["content"][0]
+    client = ScriptedClient(script)
+    async with sim_runtime(
+        scenario, client=client, approver_factory=lambda gate: approver
+    ) as runtime:
+        if prepare:
+            runtime.plan.approve(PREPARE_PLAN)
+        await runtime.session.send("plan it")
+    return client.requests[-1].messages[-1]["content"][0]
 
 
 PREPARE_PLAN = Plan(

@@ -1,10 +1,10 @@
 """docker_ctl results refresh the world model's view of that host's containers."""
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
-from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tests.support.session_kit import text_turn, tool_turn
 from tools.plan import Plan, PlanStep
 
 PLAN = Plan(
@@ -32,16 +32,15 @@ async def test_stopping_a_container_updates_the_world(tmp_path):
         text_turn("stopped"),
     ]
     approver = ScriptedApprover([("approved", "")], name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            "seed-pair",
-            client=sdk_client(api.url),
-            approver_factory=lambda gate: approver,
-            transcript_path=tmp_path / "t.jsonl",
-        ) as runtime:
-            runtime.plan.approve(PLAN)
-            await runtime.session.send("stop it")
-            containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
+    async with sim_runtime(
+        "seed-pair",
+        client=ScriptedClient(script),
+        approver_factory=lambda gate: approver,
+        transcript_path=tmp_path / "t.jsonl",
+    ) as runtime:
+        runtime.plan.approve(PLAN)
+        await runtime.session.send("stop it")
+        containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
     assert containers["vllm_node"].state == "exited"
     assert approver.seen and approver.seen[0].risk == "destructive"
     updates = [e for e in read_transcript(tmp_path / "t.jsonl").events if e.type == "world_update"]

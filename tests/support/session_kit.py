@@ -1,4 +1,7 @@
-"""Building sessions for tests: the real SDK against the local Messages-API replay server."""
+"""Building sessions for tests: the real SDK against the local replay server, or any client.
+
+`text_turn` and `tool_turn` write script items that both the replay server and ScriptedClient read.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from tenacity import wait_none
 
-from agent.loop.model_client import AnthropicClient
+from agent.loop.model_client import AnthropicClient, ModelClient
 from agent.loop.session import Budgets, Session
 from agent.runtime.session_builder import build_session
 from agent.safety.redact import Redactor
@@ -29,8 +32,24 @@ def make_session(
     redactor: Redactor | None = None,
     **kwargs: Any,
 ) -> Session:
+    """A session whose model is the real SDK talking to the replay server at `url`."""
+    return session_with(
+        sdk_client(url), tools, tmp_path, budgets=budgets, redactor=redactor, **kwargs
+    )
+
+
+def session_with(
+    client: ModelClient,
+    tools: list[Tool],
+    tmp_path: Path,
+    *,
+    budgets: Budgets | None = None,
+    redactor: Redactor | None = None,
+    **kwargs: Any,
+) -> Session:
+    """A test session around any model client (e.g. ScriptedClient); transcript in tmp_path."""
     return build_session(
-        client=sdk_client(url),
+        client=client,
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill"),
         system_prompt="You are a test agent.",
