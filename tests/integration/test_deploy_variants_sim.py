@@ -5,8 +5,8 @@ import pytest
 from agent.loop.scripted_client import ScriptedClient
 from agent.replay.redrive import sim_runtime
 from agent.safety.approvers.scripted import ScriptedApprover
+from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
-from tools.plan import Plan, PlanStep
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 
@@ -29,18 +29,13 @@ async def plan_on(scenario, plan_input, *, prepare=()):
     return client.requests[-1].messages[-1]["content"][0]
 
 
-PREPARE_PLAN = Plan(
-    goal="try the worker's link",
-    steps=[
-        PlanStep(
-            title="bring the link up",
-            hosts=["spark-b"],
-            actions=["sudo ip link set enp1s0f1np1 up"],
-            expected_downtime="none",
-            rollback="sudo ip link set enp1s0f1np1 down",
-            success_check="ibdev2netdev shows (Up)",
-        )
-    ],
+PREPARE_PLAN = one_step_plan(
+    "try the worker's link",
+    title="bring the link up",
+    host="spark-b",
+    actions=["sudo ip link set enp1s0f1np1 up"],
+    rollback="sudo ip link set enp1s0f1np1 down",
+    success_check="ibdev2netdev shows (Up)",
 )
 BASE = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
 

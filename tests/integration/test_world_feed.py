@@ -4,21 +4,17 @@ from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
 from agent.safety.approvers.scripted import ScriptedApprover
+from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
-from tools.plan import Plan, PlanStep
 
-PLAN = Plan(
-    goal="free spark-a",
-    steps=[
-        PlanStep(
-            title="stop vllm_node",
-            hosts=["spark-a"],
-            actions=["docker_ctl stop vllm_node"],
-            expected_downtime="vllm_node stops",
-            rollback="docker start vllm_node",
-            success_check="docker ps shows it exited",
-        )
-    ],
+PLAN = one_step_plan(
+    "free spark-a",
+    title="stop vllm_node",
+    host="spark-a",
+    actions=["docker_ctl stop vllm_node"],
+    expected_downtime="vllm_node stops",
+    rollback="docker start vllm_node",
+    success_check="docker ps shows it exited",
 )
 
 

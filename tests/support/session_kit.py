@@ -23,19 +23,9 @@ def sdk_client(url: str, *, max_retries: int = 0) -> AnthropicClient:
     )
 
 
-def make_session(
-    url: str,
-    tools: list[Tool],
-    tmp_path: Path,
-    *,
-    budgets: Budgets | None = None,
-    redactor: Redactor | None = None,
-    **kwargs: Any,
-) -> Session:
+def make_session(url: str, tools: list[Tool], tmp_path: Path, **kwargs: Any) -> Session:
     """A session whose model is the real SDK talking to the replay server at `url`."""
-    return session_with(
-        sdk_client(url), tools, tmp_path, budgets=budgets, redactor=redactor, **kwargs
-    )
+    return session_with(sdk_client(url), tools, tmp_path, **kwargs)
 
 
 def session_with(

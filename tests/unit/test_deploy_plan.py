@@ -8,7 +8,7 @@ import pytest
 
 from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
 from agent.world.model import WorldModel
-from tests.unit.test_deploy_facts import reference_pair, seed_pair, spark
+from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
 from tools.deploy.steps import DeployStep, StepCheck

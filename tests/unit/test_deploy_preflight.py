@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.test_deploy_facts import VLLM_IMAGE, reference_pair, seed_pair, spark
+from tests.support.sparks import VLLM_IMAGE, reference_pair, seed_pair, spark
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import GB
 from tools.deploy.preflight import PreflightInput, run_preflight

@@ -40,6 +40,11 @@ class SectionReader:
             self._note(group, f"{name}: {exc}")
             return None
 
+    def marker(self, group: FactGroup, name: str) -> bool | None:
+        """A section that echoes `present` or `absent` (a file test), as True/False; else None."""
+        said = self.read(group, name, lambda text: text.strip())
+        return said == "present" if said in ("present", "absent") else None
+
     def source(self, name: str) -> Provenance:
         """Where a section's facts came from: host, command, time and exit status."""
         section = self.sections[name]

@@ -68,9 +68,7 @@ def read_toolkit(reader: SectionReader) -> ToolkitFacts:
             group.problem = f"nvcc: {exc}"
         else:
             group.nvcc_on_path, group.nvcc_version = nvcc.present, nvcc.version
-    marker = reader.read(group, "cuda-nvcc", lambda text: text.strip())
-    if marker in ("present", "absent"):
-        group.cuda_nvcc_present = marker == "present"
+    group.cuda_nvcc_present = reader.marker(group, "cuda-nvcc")
     return group
 
 
@@ -89,9 +87,7 @@ def read_disk(reader: SectionReader) -> DiskFacts:
                     available_bytes=row.available_bytes,
                 )
             )
-    marker = reader.read(group, "hf-cache", lambda text: text.strip())
-    if marker in ("present", "absent"):
-        group.hf_cache_present = marker == "present"
+    group.hf_cache_present = reader.marker(group, "hf-cache")
     return group
 
 
