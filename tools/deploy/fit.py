@@ -8,13 +8,13 @@ answers from a local server.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
 from tools.checks import GB
 from tools.checks.memory import running_with_memory
 from tools.recon.facts import HostFacts
+from tools.recon.parsers.disk import parse_du_sb
 
 KV_HEADROOM_FRACTION = 0.10
 Fetch = Callable[[str], Awaitable[bytes]]
@@ -149,8 +149,8 @@ def du_command(model: str, hf_cache: str = DEFAULT_HF_CACHE) -> str:
 
 def size_from_du(output: str) -> int | None:
     """Bytes from `du -sb` output ("123456\tpath"), None when du printed no total."""
-    match = re.match(r"\s*(\d+)\s", output)
-    return int(match.group(1)) if match else None
+    rows = parse_du_sb(output)
+    return rows[0].size_bytes if rows else None
 
 
 def budgets_for(hosts: Mapping[str, HostFacts], order: list[str]) -> list[NodeBudget]:

@@ -6,7 +6,7 @@ Each parser raises `ParseError` only for text that is clearly not what it reads;
 
 from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu
 from tools.recon.parsers.cuda import NvccInfo, parse_nvcc_version
-from tools.recon.parsers.disk import DiskUsage, parse_df
+from tools.recon.parsers.disk import DiskUsage, FolderSize, parse_df, parse_du_sb
 from tools.recon.parsers.docker import (
     DockerAccessProblem,
     DockerInfo,
@@ -91,6 +91,7 @@ __all__ = [
     "DockerInfo",
     "DockerVersion",
     "EthtoolInfo",
+    "FolderSize",
     "FreeReport",
     "FreeRow",
     "GpuInfo",
@@ -125,6 +126,7 @@ __all__ = [
     "parse_docker_ps_json",
     "parse_docker_stats_json",
     "parse_docker_version",
+    "parse_du_sb",
     "parse_ethtool",
     "parse_free",
     "parse_hf_cache_listing",
