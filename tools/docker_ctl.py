@@ -26,16 +26,16 @@ from tools.docker.render import (
     images_table,
     stats_table,
 )
-from tools.docker.rows import (
-    DockerImage,
-    parse_container_inspect,
-    parse_docker_images_json,
-    parse_docker_stats_json,
-    parse_image_inspect,
-)
 from tools.docker.world_facts import refresh_world
 from tools.output import bound_text
-from tools.recon.parsers.docker import DockerContainer, parse_docker_ps_json
+from tools.recon.parsers.docker_inspect import parse_container_inspect, parse_image_inspect
+from tools.recon.parsers.docker_rows import (
+    DockerContainer,
+    DockerImage,
+    parse_docker_images_json,
+    parse_docker_ps_json,
+    parse_docker_stats_json,
+)
 from tools.recon.parsers.errors import ParseError
 from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError

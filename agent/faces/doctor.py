@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.runtime.settings import Settings
+from tools.recon.parsers import docker_access_problem
 from tools.ssh import Inventory, SSHError, SSHPool
 
 
@@ -50,9 +51,10 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
     checks = [Check(f"{host}: ssh", True, f"reachable, command ran in {result.duration_s:.2f} s")]
     docker = await pool.run(host, "docker info --format '{{.ServerVersion}}'", timeout=20)
     text = (docker.stdout + docker.stderr).strip()
+    access = docker_access_problem(text, docker.exit_status)
     if docker.exit_status == 0:
         checks.append(Check(f"{host}: docker", True, f"server {text.splitlines()[-1]}"))
-    elif "permission denied" in text.lower():
+    elif access is not None and access.kind == "permission_denied":
         checks.append(
             Check(
                 f"{host}: docker",
@@ -61,7 +63,7 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
                 "sudo usermod -aG docker $USER on the host, then log in again",
             )
         )
-    elif docker.exit_status == 127 or "not found" in text:
+    elif access is not None and access.kind == "not_installed":
         checks.append(Check(f"{host}: docker", False, "docker is not installed", "install Docker"))
     else:
         first = text.splitlines()[0] if text else f"exit {docker.exit_status}"

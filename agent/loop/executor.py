@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
+from tools.validation_errors import validation_problems
 
 log = structlog.get_logger(__name__)
 
@@ -49,9 +50,7 @@ class BatchObserver:
 def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
     """Turn pydantic's errors into a short list the model can fix its input from."""
     lines = [f"Invalid input for {tool_name}; nothing was run. Fix these and call again:"]
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(input)"
-        lines.append(f"- {where}: {error['msg']}")
+    lines += [f"- {problem}" for problem in validation_problems(exc)]
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
+from tools.validation_errors import validation_problems
 
 
 def utc_now() -> str:
@@ -74,9 +75,6 @@ def read_transcript(path: Path) -> TranscriptReadResult:
                     "interrupted while writing it); skipped it and kept everything before"
                 )
             else:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first.get("loc", ()))
-                result.problems.append(
-                    f"line {index + 1}: not a valid event ({where}: {first['msg']}); skipped"
-                )
+                first = validation_problems(exc)[0]
+                result.problems.append(f"line {index + 1}: not a valid event ({first}); skipped")
     return result

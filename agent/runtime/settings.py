@@ -27,6 +27,7 @@ from pydantic_settings import (
 )
 
 from agent.safety.modes import Mode
+from tools.validation_errors import validation_problems
 
 if TYPE_CHECKING:
     from agent.loop.executor import ExecutorLimits
@@ -176,7 +177,5 @@ def load_settings(flags: dict[str, Any] | None = None) -> Settings:
     try:
         return _LoadedSettings(**given)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc))
         raise SettingsError(f"invalid settings ({path} / SCOUT_* / flags): {problems}") from exc

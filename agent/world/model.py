@@ -103,11 +103,6 @@ class WorldModel(BaseModel):
         self.endpoints[endpoint.where] = endpoint
         self._refresh(None, f"endpoint {endpoint.where} verified")
 
-    def mark_unreachable(self, host: str, reason: str) -> None:
-        """A host that did not answer keeps its old facts (with their age) and the reason."""
-        self.unreachable[host] = reason
-        self._refresh(host, f"{host} unreachable: {reason}")
-
     def set_model_size(self, size_bytes: int | None) -> list[Finding]:
         self.model_size_bytes = size_bytes
         return self._refresh(None, "model size set")

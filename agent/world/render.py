@@ -12,7 +12,7 @@ from tools.recon.facts import HostFacts
 from tools.world_store import WorldStore
 
 GIB = 1024**3
-_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan"}
+_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
 def _gib(value: int | None) -> str:
@@ -114,7 +114,7 @@ def _fabric_line(facts: HostFacts) -> str:
 
 
 def finding_lines(findings: Iterable[Finding]) -> list[str]:
-    return [f"  [{f.severity}] {f.message}" for f in findings]
+    return [f"  [{f.severity}] {f.text}" for f in findings]
 
 
 def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str:
@@ -220,5 +220,5 @@ def _findings_table(findings: list[Finding]) -> Table:
         table.add_column(column)
     for f in findings:
         style = _SEVERITY_STYLES[f.severity]
-        table.add_row(f"[{style}]{f.severity}[/]", ", ".join(f.hosts), f.message)
+        table.add_row(f"[{style}]{f.severity}[/]", ", ".join(f.hosts), f.text)
     return table

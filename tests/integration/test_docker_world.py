@@ -1,24 +1,20 @@
 """docker_ctl hands what it listed to the world model: the host's containers follow a stop."""
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
-from tests.support.session_kit import sdk_client, text_turn, tool_turn
-from tools.plan import Plan, PlanStep
+from tests.support.plans import one_step_plan
+from tests.support.session_kit import text_turn, tool_turn
 
-PLAN = Plan(
-    goal="free spark-a",
-    steps=[
-        PlanStep(
-            title="stop vllm_node",
-            hosts=["spark-a"],
-            actions=["docker_ctl stop vllm_node"],
-            expected_downtime="vllm_node stops",
-            rollback="docker start vllm_node",
-            success_check="docker ps shows it exited",
-        )
-    ],
+PLAN = one_step_plan(
+    "free spark-a",
+    title="stop vllm_node",
+    host="spark-a",
+    actions=["docker_ctl stop vllm_node"],
+    expected_downtime="vllm_node stops",
+    rollback="docker start vllm_node",
+    success_check="docker ps shows it exited",
 )
 
 
@@ -32,16 +28,15 @@ async def test_stopping_a_container_updates_the_world(tmp_path):
         text_turn("stopped"),
     ]
     approver = ScriptedApprover([("approved", "")], name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            "seed-pair",
-            client=sdk_client(api.url),
-            approver_factory=lambda rules: approver,
-            transcript_path=tmp_path / "t.jsonl",
-        ) as runtime:
-            runtime.state.approve_plan(PLAN)
-            await runtime.session.send("stop it")
-            containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
+    async with sim_runtime(
+        "seed-pair",
+        client=ScriptedClient(script),
+        approver_factory=lambda rules: approver,
+        transcript_path=tmp_path / "t.jsonl",
+    ) as runtime:
+        runtime.state.approve_plan(PLAN)
+        await runtime.session.send("stop it")
+        containers = {c.name: c for c in runtime.world.hosts["spark-a"].docker.containers}
     assert containers["vllm_node"].state == "exited"
     assert approver.seen and approver.seen[0].risk == "destructive"
     updates = [e for e in read_transcript(tmp_path / "t.jsonl").events if e.type == "world_update"]

@@ -1,5 +1,6 @@
 """rollout_step on the simulated cluster: the approved plan, one proven step at a time."""
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
 from agent.replay.resume import rebuild
@@ -30,15 +31,14 @@ async def _rollout(scenario, steps_to_run, plan):
     ]
     script.append(text_turn("done"))
     approver = ScriptedApprover([("approved", "")] * 20, name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda rules: approver
-        ) as runtime:
-            await runtime.session.send("deploy")
-        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+    client = ScriptedClient(script)
+    async with sim_runtime(
+        scenario, client=client, approver_factory=lambda rules: approver
+    ) as runtime:
+        await runtime.session.send("deploy")
     results = {}
-    for body in posts:
-        for block in body["messages"][-1]["content"]:
+    for request in client.requests:
+        for block in request.messages[-1]["content"]:
             if block.get("type") == "tool_result":
                 results[block["tool_use_id"]] = block
     return results, approver
@@ -50,12 +50,11 @@ async def _computed_plan(scenario):
         tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
         text_turn("ok"),
     ]
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda rules: None
-        ) as runtime:
-            await runtime.session.send("plan")
-            events = read_transcript(runtime.transcript_path).events
+    async with sim_runtime(
+        scenario, client=ScriptedClient(script), approver_factory=lambda rules: None
+    ) as runtime:
+        await runtime.session.send("plan")
+        events = read_transcript(runtime.transcript_path).events
     return next(e for e in events if e.type == "tool_result" and e.id == "p").data["plan"]
 
 

@@ -7,9 +7,10 @@ from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.rules import Rule, RuleError, RuleSet
+from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import Plan, PlanState, PlanStep
+from tools.plan import PlanState
 from tools.registry import ToolRegistry
 
 
@@ -37,18 +38,13 @@ class FakeShell(Tool[CommandInput]):
         return ToolResult(text="ran")
 
 
-PLAN = Plan(
-    goal="serve the model",
-    steps=[
-        PlanStep(
-            title="start ray head",
-            hosts=["spark-a"],
-            actions=["docker run -d --name ray-head img"],
-            expected_downtime="none",
-            rollback="docker rm -f ray-head",
-            success_check="ray status shows 1 node",
-        )
-    ],
+PLAN = one_step_plan(
+    "serve the model",
+    title="start ray head",
+    host="spark-a",
+    actions=["docker run -d --name ray-head img"],
+    rollback="docker rm -f ray-head",
+    success_check="ray status shows 1 node",
 )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.world.model import WorldModel
-from tests.unit.test_deploy_facts import reference_pair, seed_pair, spark
+from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps

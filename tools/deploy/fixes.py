@@ -5,30 +5,31 @@ from __future__ import annotations
 
 import re
 
+from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
-from tools.deploy.preflight import Check, PreflightReport
+from tools.deploy.preflight import PreflightReport
 from tools.deploy.steps import DeployStep, StepCheck
 
 
 def fix_steps(
     report: PreflightReport, choices: DeployChoices
-) -> tuple[list[DeployStep], list[Check]]:
+) -> tuple[list[DeployStep], list[Finding]]:
     """Steps that clear the blockers Scout can clear remotely, and the blockers it cannot."""
     steps: list[DeployStep] = []
-    unresolved: list[Check] = []
+    unresolved: list[Finding] = []
     holders = report.fit.blocking_containers if report.fit else {}
     stopped = {name for names in holders.values() for name in names}
     for check in report.blockers:
-        if check.name == "memory" and holders:
+        if check.check == "memory" and holders:
             steps += [
                 stop_container_step(h, name) for h, names in holders.items() for name in names
             ]
-        elif check.name == "fabric" and not check.needs_person and report.fabric:
+        elif check.check == "fabric" and not check.needs_person and report.fabric:
             steps += [link_up_step(p) for p in report.fabric.values() if not p.link_up]
-        elif check.name == "image":
+        elif check.check == "image":
             steps += [pull_step(h, choices.image or "") for h in check.hosts]
-        elif check.name == "ports" and any(name in check.message for name in stopped):
+        elif check.check == "ports" and any(name in check.message for name in stopped):
             continue
         else:
             unresolved.append(check)
@@ -93,10 +94,10 @@ def pull_step(host: str, image: str) -> DeployStep:
     )
 
 
-def by_hand_step(check: Check) -> DeployStep:
+def by_hand_step(check: Finding) -> DeployStep:
     host = check.hosts[0] if check.hosts else ""
     return DeployStep(
-        id=f"by-hand:{check.name}:{host}",
+        id=f"by-hand:{check.check}:{host}",
         title=f"by hand: {check.fix or check.message}",
         host=host,
         actions=[f"(a person) {check.fix or check.message}"],

@@ -12,6 +12,7 @@ import asyncio
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolResult
+from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
@@ -22,7 +23,7 @@ from tools.deploy.fit import (
     size_from_hub,
 )
 from tools.deploy.fixes import fix_steps
-from tools.deploy.preflight import Check, PreflightInput, PreflightReport, run_preflight
+from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
@@ -87,7 +88,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             ),
             choices,
         )
-        data = {"preflight": [c.__dict__ for c in report.checks], "model_size_bytes": size}
+        data = {"preflight": [f.model_dump() for f in report.findings], "model_size_bytes": size}
         if report.fabric is None:
             return ToolResult(
                 text="Cannot plan this deployment yet:\n" + _blocker_lines(report.blockers),
@@ -184,16 +185,14 @@ async def _measured_cache_sizes(params: DeployChoices, ctx: ToolContext) -> dict
     return dict(zip(params.hosts, sizes, strict=True))
 
 
-def _blocker_lines(checks: list[Check]) -> str:
-    return "\n".join(f"- {c.message}" + (f" → {c.fix}" if c.fix else "") for c in checks)
+def _blocker_lines(findings: list[Finding]) -> str:
+    return "\n".join(f"- {f.summary}" for f in findings)
 
 
 def to_plan(
     choices: DeployChoices, steps: list[DeployStep], report: PreflightReport, size: int | None
 ) -> Plan:
-    risks = [
-        c.message + (f" → {c.fix}" if c.fix else "") for c in report.checks if c.status == "warning"
-    ]
+    risks = [f.summary for f in report.findings if f.severity == "warning"]
     if report.fabric and any(p.ip is None for p in report.fabric.values()):
         unknown = [h for h, p in report.fabric.items() if p.ip is None]
         risks.append(

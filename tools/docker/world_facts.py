@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tools.docker.rows import DockerImage
 from tools.recon.facts import Container, Image, Provenance
-from tools.recon.parsers.docker import DockerContainer
+from tools.recon.parsers.docker_rows import DockerContainer, DockerImage
 from tools.world_store import WorldStore
 
 

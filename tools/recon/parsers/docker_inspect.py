@@ -1,8 +1,7 @@
-"""Typed rows from `docker images`, `docker stats` and `docker inspect` JSON.
+"""`docker inspect` of a container or an image, reduced to the facts an operator reads.
 
-Containers come from the recon parser (`parse_docker_ps_json`); these cover the other listings.
-`inspect` is reduced to the facts an operator reads (state, image, mounts, GPUs, network), with
-secret-looking environment values masked.
+State, image, mounts, GPUs and network for a container; tags, platform and size for an image.
+Secret-looking environment values are masked as they are read.
 """
 
 from __future__ import annotations
@@ -12,33 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.docker.masking import MASK, is_secret_name
+from tools.recon.parsers.env_secrets import MASK, is_secret_name
 from tools.recon.parsers.errors import ParseError
-
-
-class DockerImage(BaseModel):
-    repository: str
-    tag: str
-    id: str
-    created_since: str | None = None
-    size: str | None = None
-
-    @property
-    def reference(self) -> str:
-        if self.repository == "<none>":
-            return self.id.removeprefix("sha256:")[:12]
-        return f"{self.repository}:{self.tag}"
-
-
-class DockerStats(BaseModel):
-    name: str
-    id: str | None = None
-    cpu_percent: str | None = None
-    mem_usage: str | None = None
-    mem_percent: str | None = None
-    net_io: str | None = None
-    block_io: str | None = None
-    pids: str | None = None
 
 
 class ContainerDetails(BaseModel):
@@ -73,47 +47,6 @@ class ImageDetails(BaseModel):
     entrypoint: list[str] = Field(default_factory=list)
     cmd: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
-
-
-def _json_lines(text: str, what: str) -> list[dict[str, Any]]:
-    try:
-        objects = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError:
-        raise ParseError(f"{what} (one JSON object per line)", text) from None
-    if not all(isinstance(obj, dict) for obj in objects):
-        raise ParseError(f"{what} (JSON objects)", text)
-    return objects
-
-
-def parse_docker_images_json(text: str) -> list[DockerImage]:
-    """Read `docker images --format '{{json .}}'`."""
-    return [
-        DockerImage(
-            repository=obj.get("Repository", "<none>"),
-            tag=obj.get("Tag", "<none>"),
-            id=obj.get("ID", ""),
-            created_since=obj.get("CreatedSince"),
-            size=obj.get("Size"),
-        )
-        for obj in _json_lines(text, "`docker images --format json` output")
-    ]
-
-
-def parse_docker_stats_json(text: str) -> list[DockerStats]:
-    """Read `docker stats --no-stream --format '{{json .}}'`."""
-    return [
-        DockerStats(
-            name=obj.get("Name", ""),
-            id=obj.get("ID"),
-            cpu_percent=obj.get("CPUPerc"),
-            mem_usage=obj.get("MemUsage"),
-            mem_percent=obj.get("MemPerc"),
-            net_io=obj.get("NetIO"),
-            block_io=obj.get("BlockIO"),
-            pids=obj.get("PIDs"),
-        )
-        for obj in _json_lines(text, "`docker stats --format json` output")
-    ]
 
 
 def _inspect_object(text: str) -> dict[str, Any]:

@@ -1,4 +1,7 @@
-"""Which environment values are secrets, so they are masked in what the model and transcript see."""
+"""Which environment variable names hold secrets, so their values are masked wherever env is shown.
+
+Both `docker inspect`'s parsed env and docker_ctl's displayed command lines use this.
+"""
 
 from __future__ import annotations
 
