@@ -79,7 +79,7 @@ async def plan_for_seed_pair() -> dict[str, Any]:
         async with sim_runtime(
             DEMO_SCENARIO,
             client=client(api.url),
-            approver_factory=lambda g: None,
+            approver_factory=lambda rules: None,
             listeners=[Keep()],
         ) as runtime:
             await runtime.session.send("plan")
@@ -220,7 +220,7 @@ async def record(output: Path) -> None:
         async with sim_runtime(
             DEMO_SCENARIO,
             client=client(api.url),
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             model="claude-sonnet-4-5",
             goal=DEMO_GOAL,
             transcript_path=output,

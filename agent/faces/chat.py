@@ -23,10 +23,11 @@ from rich.text import Text
 from agent.faces.chat_view import ChatView
 from agent.faces.console import screen_console
 from agent.loop.model_client import ModelClient
-from agent.replay.resume import RebuiltSession
+from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.modes import MODES
 from agent.world.render import print_tables
 
 HELP = """\
@@ -64,7 +65,7 @@ def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
-    plan = runtime.plan
+    plan = runtime.state.plan
     if plan.approved is not None:
         console.print(Text(f"approved ({plan.approved_hash})", style="green"))
         console.print(plan.approved.render())
@@ -76,10 +77,9 @@ def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_mode(runtime: Runtime, console: Console, arg: str) -> None:
-    modes = ("plan", "ask", "auto-safe", "ci")
     if arg:
-        if arg not in modes:
-            console.print(f"unknown mode {arg!r}; choose one of {', '.join(modes)}")
+        if arg not in MODES:
+            console.print(f"unknown mode {arg!r}; choose one of {', '.join(MODES)}")
             return
         runtime.gate.mode = arg  # type: ignore[assignment]
     console.print(f"mode: {runtime.gate.mode}")
@@ -160,7 +160,7 @@ async def chat(
     runtime = await open_runtime(
         settings,
         client=client,
-        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         listeners=[view],
         resume=resume,
     )

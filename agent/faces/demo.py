@@ -25,6 +25,7 @@ from agent.replay.redrive import RedriveResult, recorded_answers, redrive, sim_r
 from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.rules import RuleSet
 
 DEMO_SCENARIO = "seed-pair"
 DEMO_GOAL = (
@@ -107,14 +108,14 @@ async def replay_demo(
         async def ask(question: str) -> str:
             return await view.ask(approvals, question)
 
-        def factory(gate):  # type: ignore[no-untyped-def]
+        def factory(rules: RuleSet) -> Approver:
             nonlocal yours
-            yours = StopsAtDeparture(TerminalApprover(console, ask, gate.allow_for_session))
+            yours = StopsAtDeparture(TerminalApprover(console, ask, rules.allow_for_session))
             return yours
     else:
         recorded = recorded_answers(loaded.events)
 
-        def factory(gate):  # type: ignore[no-untyped-def]
+        def factory(rules: RuleSet) -> Approver:
             return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
 
     console.print(
@@ -194,7 +195,7 @@ async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
     async with sim_runtime(
         DEMO_SCENARIO,
         client=client,
-        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         model=settings.model,
         goal=DEMO_GOAL,
         listeners=[view],

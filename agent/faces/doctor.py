@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agent.faces.render import plural
 from agent.runtime.settings import Settings
+from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 
 
@@ -95,14 +96,15 @@ def docker_check(host: str, exit_status: int | None, output: str) -> Check:
             return Check(name, False, "`docker info` shows no server", "start the Docker daemon")
         detail = f"Docker {version} answers" + (f"; runtimes: {runtimes}" if runtimes else "")
         return Check(name, True, detail)
-    if "permission denied" in text.lower():
+    access = docker_access_problem(text, exit_status)
+    if access is not None and access.kind == "permission_denied":
         return Check(
             name,
             False,
             "permission denied on the Docker socket",
             "sudo usermod -aG docker $USER on the host, then log in again",
         )
-    if exit_status == 127 or "not found" in text:
+    if access is not None and access.kind == "not_installed":
         return Check(name, False, "docker is not installed", "install Docker")
     errors = [line for line in text.splitlines() if "error" in line.lower()]
     first = (errors or text.splitlines() or [f"exit {exit_status}"])[0].strip()

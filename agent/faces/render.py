@@ -152,7 +152,8 @@ class EventRenderer:
         for finding in event.findings:
             severity = finding.get("severity", "info")
             style = "bold red" if severity == "blocker" else "yellow"
-            self.console.print(Text(f"  ! {finding.get('message', '')}", style=style))
+            fix = f"; {finding['fix']}" if finding.get("fix") else ""
+            self.console.print(Text(f"  ! {finding.get('message', '')}{fix}", style=style))
 
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"

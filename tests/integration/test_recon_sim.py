@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
 from agent.world.model import WorldModel
 from agent.world.render import render_compact
-from agent.world.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
+from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
+from tools.recon.tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
+from tools.world_note import WorldNoteInput, WorldNoteTool
 
 REPO = Path(__file__).parents[2]
 GIB = 1024**3
@@ -133,12 +134,11 @@ async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
 async def test_recon_tool_fills_the_world_and_stays_compact(
     inventory: Path, tmp_path: Path
 ) -> None:
-    world = WorldModel()
     updates: list[str] = []
-    world.on_change(lambda host, summary, new: updates.append(summary))
+    world = WorldModel(on_change=lambda host, summary, new: updates.append(summary))
     async with SSHPool(Inventory.load(inventory)) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-        tool = ReconTool(world, ["spark-a", "spark-b"])
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        tool = ReconTool(["spark-a", "spark-b"])
         result = await tool.run(ReconInput(model_size_gb=119), ctx)
     assert not result.is_error
     assert len(result.text.encode()) <= 3 * 1024
@@ -147,7 +147,7 @@ async def test_recon_tool_fills_the_world_and_stays_compact(
     assert set(result.data["hosts"]) == {"spark-a", "spark-b"} and not result.data["unreachable"]
     assert set(world.hosts) == {"spark-a", "spark-b"} and updates == ["probed spark-a, spark-b"]
     assert "exceeds" not in result.text  # findings are computed over the whole round at once
-    note = await WorldNoteTool(world).run(
+    note = await WorldNoteTool().run(
         WorldNoteInput(belief="spark-b p1 cable is seated", evidence="operator said so"), ctx
     )
     assert "noted (1 notes)" in note.text and world.notes[0].belief == "spark-b p1 cable is seated"
@@ -159,8 +159,8 @@ async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     cluster.inject("spark-b", down=True)
     world = WorldModel()
     async with SSHPool(Inventory.load(inventory), connect_attempts=1) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-        result = await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        result = await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
     assert not result.is_error
     assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
     assert "spark-a (spark-7d19) aarch64" in result.text
@@ -176,9 +176,9 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         inventory = running.write_inventory(tmp_path / "inv" / "inventory.yaml")
         world = WorldModel()
         async with SSHPool(Inventory.load(inventory)) as pool:
-            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-            await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
-            plan = await PlanDeploymentTool(world).run(
+            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+            await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
+            plan = await PlanDeploymentTool().run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
             )
     return world, plan

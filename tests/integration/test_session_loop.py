@@ -1,8 +1,8 @@
 """The agent loop end to end: the real anthropic SDK streaming from the local replay server."""
 
-from agent.loop.session import Budgets
 from agent.loop.transcript import read_transcript
 from agent.replay.server import MessagesAPIServer
+from agent.runtime.settings import Settings
 from tests.support.probe_tools import EchoTool, FailTool, SleepTool, WriteTool
 from tests.support.session_kit import make_session, text_turn, tool_turn
 
@@ -176,7 +176,8 @@ async def test_turn_budget_ends_cleanly(tmp_path):
         },
     ]
     with MessagesAPIServer(script) as server:
-        session = make_session(server.url, [EchoTool()], tmp_path, budgets=Budgets(max_turns=2))
+        budgets = Settings(max_turns=2).budgets()
+        session = make_session(server.url, [EchoTool()], tmp_path, budgets=budgets)
         outcome = await session.send("loop forever")
     assert outcome.stop == "budget" and "2 model turns" in outcome.message
 

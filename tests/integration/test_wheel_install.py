@@ -50,9 +50,17 @@ def build_wheel(tmp_path: Path) -> Path:
 
 
 def fill_wheelhouse(wheel: Path) -> None:
-    """Download what the wheel and the build need into the wheelhouse (the only online step)."""
+    """Download what the wheel and the build need into the wheelhouse (the only online step).
+
+    Scout's own wheel never stays there: pip reuses a file of the same name it finds in the
+    folder, so an old build would answer with its old dependencies.
+    """
+    for stale in WHEELHOUSE.glob("scout_agent-*.whl"):
+        stale.unlink()
     done = run(sys.executable, "-m", "pip", "download", "-d", WHEELHOUSE, *BUILD_NEEDS, wheel)
     assert done.returncode == 0, done.stdout + done.stderr
+    for built in WHEELHOUSE.glob("scout_agent-*.whl"):
+        built.unlink()
 
 
 @pytest.mark.timeout(1200)
@@ -64,10 +72,11 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     venv = tmp_path / "fresh"
     assert run(sys.executable, "-m", "venv", venv).returncode == 0
     python = venv / "bin" / "python"
-    if offline_pip(python, "download", "-d", tmp_path / "probe", wheel).returncode != 0:
-        fill_wheelhouse(wheel)
     assert offline_pip(python, "install", "-q", "-U", *BUILD_NEEDS[1:]).returncode == 0
     installed = offline_pip(python, "install", wheel)
+    if installed.returncode != 0:  # a dependency the wheelhouse does not hold yet
+        fill_wheelhouse(wheel)
+        installed = offline_pip(python, "install", wheel)
     output = installed.stdout + installed.stderr
     assert installed.returncode == 0, output
     warnings = [line for line in output.splitlines() if line.startswith("WARNING")]

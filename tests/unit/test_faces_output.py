@@ -62,5 +62,9 @@ def test_doctor_reads_docker_info_as_a_spark_prints_it() -> None:
     assert (
         check.ok and check.detail == "Docker 29.2.1 answers; runtimes: io.containerd.runc.v2 runc"
     )
-    denied = "Client:\n Version: 29.2.1\n\nServer:\npermission denied while trying to connect"
+    denied = (
+        "Client:\n Version: 29.2.1\n\nServer:\npermission denied while trying to connect to the "
+        "Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: "
+        "connect: permission denied"
+    )
     assert "usermod -aG docker" in docker_check("spark-a", 1, denied).fix

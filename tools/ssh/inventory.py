@@ -26,6 +26,7 @@ from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.ssh.errors import InventoryError, UnknownHostError
+from tools.validation_errors import validation_problems
 from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
@@ -115,9 +116,7 @@ class Inventory(BaseModel):
         try:
             raw = _InventoryFile.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-            )
+            problems = "; ".join(validation_problems(exc))
             raise InventoryError(f"{source} is not valid: {problems}") from None
         known_hosts = _local_path(raw.known_hosts, base_dir)
         ssh_config = _local_path(raw.ssh_config, base_dir)
@@ -146,9 +145,6 @@ class Inventory(BaseModel):
 
     def names(self) -> list[str]:
         return list(self.hosts)
-
-    def by_role(self, role: str) -> list[HostSpec]:
-        return [spec for spec in self.hosts.values() if role in spec.roles]
 
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
