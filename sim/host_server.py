@@ -9,14 +9,12 @@ the cluster's workers and to engines' HTTP ports, nothing else.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import asyncssh
 
+from sim.cluster_view import ClusterView
 from sim.ssh_session import CommandSession
-
-if TYPE_CHECKING:
-    from sim.cluster import SimCluster
 
 MAX_SESSIONS = 10
 
@@ -24,7 +22,7 @@ MAX_SESSIONS = 10
 class HostServer(asyncssh.SSHServer):
     """Auth by the cluster's client key; on the head, forwarding to workers only."""
 
-    def __init__(self, cluster: SimCluster, host: str) -> None:
+    def __init__(self, cluster: ClusterView, host: str) -> None:
         self._cluster, self._host = cluster, host
         self._conn: asyncssh.SSHServerConnection | None = None
         self._sessions = 0

@@ -14,21 +14,20 @@ import os
 import re
 import signal
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import asyncssh
 
+from sim.cluster_view import ClusterView
+from sim.fakehost.procs import session_members, signal_ours
 from sim.hostdir import sandbox_env
-
-if TYPE_CHECKING:
-    from sim.cluster import SimCluster
 
 
 class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     """One exec or shell request, run as a subprocess in the host's sandbox."""
 
     def __init__(
-        self, cluster: SimCluster, host: str, on_close: Callable[[], None] = lambda: None
+        self, cluster: ClusterView, host: str, on_close: Callable[[], None] = lambda: None
     ) -> None:
         self._cluster, self._host, self._on_close = cluster, host, on_close
         self._chan: asyncssh.SSHServerChannel[bytes] | None = None
@@ -79,6 +78,9 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self._proc and self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, sig)
+        if sig == signal.SIGKILL and self._proc:  # the whole session (procs.session_members)
+            members = session_members(self._proc.pid)  # the launcher leads its own session
+            signal_ours(members, self._cluster.host_dir(self._host), sig)
 
     async def _run(self) -> None:
         assert self._chan is not None
@@ -118,8 +120,17 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 chan.exit(code)
         finally:
             self._signal(signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
+            await _reap(proc)
+
+
+async def _reap(proc: asyncio.subprocess.Process, limit_s: float = 5.0) -> None:
+    """Wait for a killed command even when cancelled again meanwhile (the cluster stopping), so
+    its pipes close while the loop runs; one left over warns "Event loop is closed" at exit."""
+    waiting = asyncio.ensure_future(proc.wait())
+    deadline = asyncio.get_running_loop().time() + limit_s
+    while not waiting.done() and asyncio.get_running_loop().time() < deadline:
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(waiting), 0.5)
 
 
 async def pump(reader: asyncio.StreamReader, write: Any) -> None:

@@ -110,14 +110,14 @@ class FindingLine:
 
 
 def _masked(finding: Finding) -> str | None:
-    """The message with its one host's name as a placeholder, if it names exactly that host."""
+    """The finding's text with its one host's name as a placeholder, if it names just that host."""
     if len(finding.hosts) != 1:
         return None
     host = finding.hosts[0]
     pattern = rf"(?<![\w.-]){re.escape(host)}(?![\w.-])"
-    if not re.search(pattern, finding.message):
+    if not re.search(pattern, finding.text):
         return None
-    return re.sub(pattern, "\0", finding.message)
+    return re.sub(pattern, "\0", finding.text)
 
 
 def shorten_host_lists(message: str, order: Sequence[str]) -> str:
@@ -150,7 +150,7 @@ def aggregate_findings(findings: Sequence[Finding], order: Sequence[str]) -> lis
         key = (finding.severity, finding.kind, masked or "")
         same = by_key.get(key, []) if masked is not None else []
         if len(same) < MIN_GROUP:
-            message = shorten_host_lists(finding.message, order)
+            message = shorten_host_lists(finding.text, order)
             lines.append(FindingLine(finding.severity, message, finding.hosts, finding.kind))
             continue
         if key in done:

@@ -21,15 +21,15 @@ from agent.world.grouping import (
     hosts_phrase,
     name_span,
 )
-from agent.world.model import WorldModel
 from tools.checks import Finding, gb
 from tools.recon.facts import HostFacts
+from tools.world_store import WorldStore
 
 GIB = 1024**3
 COMPACT_LIMIT_CHARS = 8000
 GROUP_VALUES_CHARS = 400  # per group, the hosts' own values (hostname, addresses) up to this
 ASK_FOR_HOSTS = 'recon with hosts=["NAME", …] shows those hosts one by one'
-_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan"}
+_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
 def _gib(value: int | None) -> str:
@@ -193,11 +193,11 @@ def _finding_text(line: FindingLine) -> str:
     return f"  [{line.severity}] {line.message}"
 
 
-def _host_order(world: WorldModel, names: Sequence[str]) -> list[str]:
+def _host_order(world: WorldStore, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*names, *world.hosts, *world.unreachable]))
 
 
-def render_compact(world: WorldModel, hosts: Iterable[str] | None = None) -> str:
+def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str:
     """The model's view: one block per host (or per group of hosts with the same facts),
     unreachable hosts, notes, then findings; at most COMPACT_LIMIT_CHARS."""
     names = list(hosts) if hosts is not None else list(world.hosts)
@@ -268,7 +268,7 @@ def _bounded(
     return text()
 
 
-def print_tables(world: WorldModel, console: Console) -> None:
+def print_tables(world: WorldStore, console: Console) -> None:
     """The people's view: hosts, containers, fabric and findings as tables, one row per host
     or per group of hosts with the same facts."""
     order = _host_order(world, list(world.hosts))
@@ -287,7 +287,7 @@ def print_tables(world: WorldModel, console: Console) -> None:
     console.print(_findings_table(aggregate_findings(world.findings, order), order))
 
 
-def grouping_data(world: WorldModel) -> dict[str, list[dict[str, object]]]:
+def grouping_data(world: WorldStore) -> dict[str, list[dict[str, object]]]:
     """The grouping as data, for `scout recon --json` next to the per-host facts."""
     order = _host_order(world, list(world.hosts))
     groups = group_hosts([host_shape(facts) for facts in world.hosts.values()])
@@ -306,7 +306,7 @@ def _label(group: HostGroup, order: Sequence[str]) -> str:
     return f"{name_span(group.members, order)} ({len(group.members)} hosts)"
 
 
-def _hosts_table(world: WorldModel, groups: list[HostGroup], order: Sequence[str]) -> Table:
+def _hosts_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="hosts")
     for column in ("host", "hostname", "arch", "OS / DGX", "GPU", "driver", "CUDA", "memory"):
         table.add_column(column)
@@ -330,7 +330,7 @@ def _hosts_table(world: WorldModel, groups: list[HostGroup], order: Sequence[str
     return table
 
 
-def _containers_table(world: WorldModel, groups: list[HostGroup], order: Sequence[str]) -> Table:
+def _containers_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="containers")
     for column in ("host", "name", "image", "status", "memory held"):
         table.add_column(column)
@@ -342,7 +342,7 @@ def _containers_table(world: WorldModel, groups: list[HostGroup], order: Sequenc
     return table
 
 
-def _fabric_table(world: WorldModel, groups: list[HostGroup], order: Sequence[str]) -> Table:
+def _fabric_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="fabric (RDMA ports)")
     for column in ("host", "device", "netdev", "state", "speed", "addresses"):
         table.add_column(column)

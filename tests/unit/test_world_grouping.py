@@ -10,7 +10,8 @@ from agent.world.grouping import name_span
 from agent.world.model import WorldModel
 from agent.world.render import COMPACT_LIMIT_CHARS, grouping_data, print_tables, render_compact
 from sim.fleet import column_letters
-from tests.unit.test_world_findings import VLLM, spark
+from tests.support.sparks import VLLM_NODE as VLLM
+from tests.support.sparks import one_port_spark as spark
 from tools.checks import GB
 
 
