@@ -56,3 +56,8 @@ async def test_h100_pair_shows_eight_gpus_with_memory_and_infiniband_rails(
         assert facts.memory.budget_bytes == 8 * 81559 * MIB  # idle: every GPU's memory
         up = [port.device for port in facts.rdma.ports if port.up]
         assert len(up) == 9 and "mlx5_10" in up  # eight IB rails and enp170s0np0
+        # `rdma link` names no IPoIB netdev before Linux 6.7: it comes from ibdev2netdev
+        ports = {p.device: (p.netdev, p.link_layer) for p in facts.rdma.ports}
+        assert ports["mlx5_0"] == ("ibp24s0", "InfiniBand")
+        assert ports["mlx5_10"] == ("ibp220s0", "InfiniBand")
+        assert ports["mlx5_7"] == ("enp170s0np0", "Ethernet")

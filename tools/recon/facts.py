@@ -159,6 +159,11 @@ class RdmaPort(BaseModel):
     physical_state: str | None = None
     netdev: str | None = None
     up: bool
+    link_layer: str | None = None  # "InfiniBand" (a LID from the subnet manager) or "Ethernet"
+
+    @property
+    def infiniband(self) -> bool:
+        return self.link_layer == "InfiniBand"
 
 
 class RdmaFacts(FactGroup):

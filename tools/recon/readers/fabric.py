@@ -13,17 +13,25 @@ from tools.recon.readers.section_reader import SectionReader
 
 
 def read_rdma(reader: SectionReader) -> RdmaFacts:
+    """Ports from `rdma link`, their netdevs from `ibdev2netdev` where `rdma link` names none:
+    before Linux 6.7 it does not name an InfiniBand port's IPoIB netdev (see sim/fakehost/rdma.py),
+    while ibdev2netdev always does."""
     group = RdmaFacts()
     links = reader.read(group, "rdma-link", p.parse_rdma_link_show)
     if links:
+        netdevs = {}
+        if any(link.netdev is None for link in links):
+            entries = reader.read(group, "ibdev2netdev", p.parse_ibdev2netdev) or []
+            netdevs = {(e.device, e.port): e.netdev for e in entries}
         group.ports = [
             RdmaPort(
                 device=link.device,
                 port=link.port,
                 state=link.state,
                 physical_state=link.physical_state,
-                netdev=link.netdev,
+                netdev=link.netdev or netdevs.get((link.device, link.port)),
                 up=link.is_up,
+                link_layer=_link_layer(link),
             )
             for link in links
         ]
@@ -34,6 +42,13 @@ def read_rdma(reader: SectionReader) -> RdmaFacts:
         for e in entries
     ]
     return group
+
+
+def _link_layer(link: p.RdmaLink) -> str | None:
+    """An InfiniBand port has a LID in `rdma link`; a RoCE port names its Ethernet netdev."""
+    if "lid" in link.attributes:
+        return "InfiniBand"
+    return "Ethernet" if link.netdev else None
 
 
 def read_network(reader: SectionReader, rdma: RdmaFacts) -> NetworkFacts:
