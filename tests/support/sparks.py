@@ -192,3 +192,50 @@ def seed_pair() -> dict[str, HostFacts]:
         ),
         "spark-b": spark("spark-b", 11, link_up=False, available_gb=107),
     }
+
+
+def ring_spark(host: str, octet: int, port0: int, port1: int) -> HostFacts:
+    """A Spark of NVIDIA's three-Spark ring (connect-three-sparks README, netplan option 2):
+    both cages cabled, Port0's twins on 192.168.`port0`.x/24 and Port1's on 192.168.`port1`.x/24
+    (host addresses `octet` and `octet`+1), the management LAN on enP7s7 10.0.0.`octet`."""
+    facts = spark(host, octet)
+    nics = [Interface(name="enP7s7", state="UP", addresses=[f"10.0.0.{octet}/24"])]
+    ports = []
+    for cage, subnet in (("f0np0", port0), ("f1np1", port1)):
+        for twin, (domain, device) in enumerate(
+            (("enp1s0", "rocep1s0"), ("enP2p1s0", "roceP2p1s0"))
+        ):
+            name = f"{domain}{cage}"
+            nics.append(
+                Interface(
+                    name=name,
+                    state="UP",
+                    addresses=[f"192.168.{subnet}.{octet + twin}/24"],
+                    speed_mbps=200_000,
+                    fabric=True,
+                )
+            )
+            ports.append(
+                RdmaPort(
+                    device=device + cage.split("np")[0],
+                    port=1,
+                    state="ACTIVE",
+                    physical_state="LINK_UP",
+                    netdev=name,
+                    up=True,
+                    link_layer="Ethernet",
+                )
+            )
+    facts.network = NetworkFacts(interfaces=nics)
+    facts.rdma = RdmaFacts(ports=ports)
+    return facts
+
+
+def spark_ring() -> dict[str, HostFacts]:
+    """Three Sparks cabled node1 Port0 → node2 Port1, node2 Port0 → node3 Port1, node3 Port0 →
+    node1 Port1: each cable its own /24 (192.168.0.x, .2.x, .1.x), as NVIDIA's playbook does."""
+    return {
+        "spark-a": ring_spark("spark-a", 1, port0=0, port1=1),
+        "spark-b": ring_spark("spark-b", 3, port0=2, port1=0),
+        "spark-c": ring_spark("spark-c", 5, port0=1, port1=2),
+    }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tools.deploy.fit import GB, NodeBudget, check_fit, size_from_du
+from tools.checks.budget import NodeBudget
+from tools.deploy.fit import GB, check_fit, size_from_du
 
 TOTAL = 121 * GB
 

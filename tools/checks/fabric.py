@@ -7,13 +7,74 @@ the world model (preflight checks the one path the deployment will use: tools/de
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from tools.checks.finding import Finding, Severity
-from tools.recon.facts import HostFacts, RdmaPort
+from tools.recon.facts import HostFacts, Interface, RdmaPort
 
 FABRIC_SPEED_MBPS = 200_000
 CHECK = "fabric"
+LinkState = Literal["up", "unknown", "none"]
+
+
+@dataclass(frozen=True)
+class PairLink:
+    """Whether two hosts can talk over the fabric: `up` on a subnet both have on an Up port,
+    `unknown` when one of them has no Up fabric address yet (a link down), `none` when both have
+    addresses but on no common subnet (in NVIDIA's three-Spark ring each cable has its own /24,
+    so every pair has one; in a longer ring non-neighbours have none)."""
+
+    state: LinkState
+    subnet: ipaddress.IPv4Network | None = None
+
+
+def is_primary_path(netdev: str) -> bool:
+    """enp1s0f1np1 rather than its PCIe twin enP2p1s0f1np1: the path sockets are pinned to."""
+    return netdev.startswith("enp")
+
+
+def _up_ipv4(nic: Interface) -> list[ipaddress.IPv4Interface]:
+    if (nic.state or "").upper() != "UP":
+        return []
+    found = []
+    for cidr in nic.addresses:
+        address = ipaddress.ip_interface(cidr)
+        if isinstance(address, ipaddress.IPv4Interface) and not address.ip.is_link_local:
+            found.append(address)
+    return found
+
+
+def fabric_subnets(facts: HostFacts) -> dict[ipaddress.IPv4Network, list[str]]:
+    """Each IPv4 subnet on an Up fabric interface, with the netdevs in it (primary path first)."""
+    subnets: dict[ipaddress.IPv4Network, list[str]] = {}
+    for nic in facts.network.interfaces:
+        if nic.fabric:
+            for address in _up_ipv4(nic):
+                subnets.setdefault(address.network, []).append(nic.name)
+    for names in subnets.values():
+        names.sort(key=lambda name: (not is_primary_path(name), name))
+    return subnets
+
+
+def shared_subnets(hosts: Sequence[HostFacts]) -> list[ipaddress.IPv4Network]:
+    """Subnets every one of `hosts` has on an Up fabric port; the first host's primary first."""
+    if not hosts:
+        return []
+    first = fabric_subnets(hosts[0])
+    shared = set(first).intersection(*(fabric_subnets(h) for h in hosts[1:]))
+    return sorted(shared, key=lambda net: (not is_primary_path(first[net][0]), net))
+
+
+def pair_link(a: HostFacts, b: HostFacts) -> PairLink:
+    """How `a` and `b` can talk over the fabric (see PairLink)."""
+    shared = shared_subnets([a, b])
+    if shared:
+        return PairLink("up", shared[0])
+    if not fabric_subnets(a) or not fabric_subnets(b):
+        return PairLink("unknown")
+    return PairLink("none")
 
 
 def rdma_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
@@ -131,21 +192,48 @@ def _address_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
             )
     names = [n for n in hosts if hosts[n].rdma.ports or hosts[n].network.interfaces]
     if len(names) > 1:
-        networks = {name: _fabric_networks(hosts[name]) for name in names}
-        shared = set.intersection(*networks.values())
-        if not shared:
-            findings.append(
-                Finding(
-                    severity="warning",
-                    check=CHECK,
-                    kind="no_shared_fabric_subnet",
-                    hosts=names,
-                    message="no IPv4 subnet is shared by the ConnectX interfaces of "
-                    + ", ".join(names),
-                    evidence=[
-                        f"{name}: {', '.join(sorted(map(str, nets))) or 'no fabric IPv4 address'}"
-                        for name, nets in networks.items()
-                    ],
-                )
-            )
+        findings += _reachability_findings(hosts, names)
     return findings
+
+
+def _reachability_findings(hosts: Mapping[str, HostFacts], names: list[str]) -> list[Finding]:
+    """Hosts that reach no other host over a fabric subnet, judged per pair: a ring with one
+    /24 per cable is connected although no subnet spans all of it."""
+    groups = _connected(names, lambda a, b: pair_link(hosts[a], hosts[b]).state == "up")
+    if len(groups) == 1:
+        return []
+    networks = {name: _fabric_networks(hosts[name]) for name in names}
+    evidence = [
+        f"{name}: {', '.join(sorted(map(str, nets))) or 'no fabric IPv4 address'}"
+        for name, nets in networks.items()
+    ]
+    if all(len(group) == 1 for group in groups):
+        message = "no IPv4 subnet is shared by the ConnectX interfaces of " + ", ".join(names)
+    else:
+        main, *rest = sorted(groups, key=len, reverse=True)
+        apart = ", ".join(name for group in rest for name in group)
+        message = (
+            f"the ConnectX interfaces of {apart} share no IPv4 subnet with those of "
+            + ", ".join(main)
+        )
+    return [
+        Finding(
+            severity="warning",
+            check=CHECK,
+            kind="no_shared_fabric_subnet",
+            hosts=names,
+            message=message,
+            evidence=evidence,
+        )
+    ]
+
+
+def _connected(names: list[str], linked: Callable[[str, str], bool]) -> list[list[str]]:
+    """Groups of `names` joined by `linked(a, b)` pairs, each in the order of `names`."""
+    groups: list[list[str]] = []
+    for name in names:
+        joined = [g for g in groups if any(linked(name, other) for other in g)]
+        merged = [m for g in joined for m in g] + [name]
+        groups = [g for g in groups if g not in joined] + [merged]
+    order = {name: i for i, name in enumerate(names)}
+    return sorted((sorted(g, key=order.__getitem__) for g in groups), key=lambda g: order[g[0]])

@@ -1,27 +1,23 @@
 """Memory: what each host can give a model, who holds memory now, and whether a model fits.
 
-On unified memory (GB10) the budget is /proc/meminfo's MemAvailable, and a model is split evenly
-across every host that reported a budget.
+On unified memory (GB10) the budget is /proc/meminfo's MemAvailable. Whether a model fits is
+decided by the layout chooser (tools/checks/layout.py): the fewest nodes that hold it, the first
+host (the head) always among them; a node of that set that cannot hold its share now is a blocker
+for that node, whatever the number of hosts probed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for, running_with_memory
+from tools.checks.fabric import pair_link
 from tools.checks.finding import GB, Finding, gb
+from tools.checks.layout import Layout, LayoutRequest, choose_layout
 from tools.recon.facts import HostFacts
 
 PAGE_CACHE_WARN_BYTES = 10 * GB
 CHECK = "memory"
-
-
-def running_with_memory(facts: HostFacts) -> list[tuple[str, int]]:
-    """(name, bytes) of each running container that holds memory."""
-    return [
-        (c.name, c.memory_bytes)
-        for c in facts.docker.containers
-        if c.state == "running" and c.memory_bytes
-    ]
 
 
 def memory_findings(hosts: Mapping[str, HostFacts], model_size_bytes: int | None) -> list[Finding]:
@@ -87,35 +83,10 @@ def _fit_findings(
     known = {name: b for name, b in budgets.items() if b is not None}
     if not known:
         return []
-    share = size // len(known)
-    findings = []
-    for name, budget in known.items():
-        if budget >= share:
-            continue
-        holders = running_with_memory(hosts[name])
-        if holders:
-            held = ", ".join(f"{c} holds ~{gb(b)}" for c, b in holders)
-            message = (
-                f"a ~{gb(size)} model cannot start while {held} on {name}: {gb(budget)} available"
-            )
-        else:
-            message = f"a ~{gb(size)} model does not fit on {name}: {gb(budget)} available"
-        if len(known) > 1:
-            message += f" (needs ~{gb(share)} per node split over {len(known)} nodes)"
-        findings.append(
-            Finding(
-                severity="blocker",
-                check=CHECK,
-                kind="model_does_not_fit",
-                hosts=[name],
-                message=message,
-                evidence=_memory_evidence(hosts[name]),
-            )
-        )
     total = sum(known.values())
     if total < size:
         where = f"all {len(known)} hosts together" if len(known) > 1 else next(iter(known))
-        findings.append(
+        return [
             Finding(
                 severity="blocker",
                 check=CHECK,
@@ -123,19 +94,64 @@ def _fit_findings(
                 hosts=list(known),
                 message=f"a ~{gb(size)} model exceeds the {gb(total)} available on {where}",
             )
-        )
-    elif len(known) > 1 and max(known.values()) < size:
-        findings.append(
-            Finding(
-                severity="info",
-                check=CHECK,
-                kind="model_needs_all_nodes",
-                hosts=list(known),
-                message=f"a ~{gb(size)} model fits on no single host; it needs tensor "
-                f"parallelism across {len(known)} nodes",
-            )
-        )
+        ]
+    nodes = budgets_for(hosts, list(known))
+    layout = choose_layout(LayoutRequest(size), nodes, lambda a, b: pair_link(hosts[a], hosts[b]))
+    usable = {n.host: n.usable(DEFAULT_UTILIZATION) for n in nodes}
+    findings = [
+        _short_of_memory(hosts[name], known[name], size, layout)
+        for name in layout.hosts
+        if usable[name] < layout.need_bytes
+    ]
+    if layout.fits and len(layout.hosts) > 1:
+        findings.append(_needs_nodes(size, layout))
     return findings
+
+
+def _short_of_memory(facts: HostFacts, budget: int, size: int, layout: Layout) -> Finding:
+    """A node the model needs that cannot hold its share now: who holds the memory, if anyone."""
+    name, count = facts.host, len(layout.hosts)
+    holders = running_with_memory(facts)
+    if holders:
+        held = ", ".join(f"{c} holds ~{gb(b)}" for c, b in holders)
+        message = f"a ~{gb(size)} model cannot start while {held} on {name}: {gb(budget)} available"
+    else:
+        message = f"a ~{gb(size)} model does not fit on {name}: {gb(budget)} available"
+    needs = []
+    if count > 1:
+        needs.append(f"needs ~{gb(round(layout.share_bytes))} per node split over {count} nodes")
+    if budget >= layout.share_bytes or count == 1:
+        needs.append(f"plus KV headroom at memory utilization {DEFAULT_UTILIZATION:g}")
+    if needs:
+        message += f" ({', '.join(needs)})"
+    return Finding(
+        severity="blocker",
+        check=CHECK,
+        kind="model_does_not_fit",
+        hosts=[name],
+        message=message,
+        evidence=_memory_evidence(facts),
+    )
+
+
+def _needs_nodes(size: int, layout: Layout) -> Finding:
+    """Which nodes the model needs: all of them, or the fewest that hold it (named)."""
+    count = len(layout.hosts)
+    split = "tensor parallelism" if layout.pipeline_parallel == 1 else layout.label
+    if layout.chose_subset:
+        needs = (
+            f"it needs {count} of the {layout.of_nodes} nodes ({', '.join(layout.hosts)}) "
+            f"with {split} across them"
+        )
+    else:
+        needs = f"it needs {split} across {count} nodes"
+    return Finding(
+        severity="info",
+        check=CHECK,
+        kind="model_needs_all_nodes" if not layout.chose_subset else "model_needs_nodes",
+        hosts=list(layout.hosts),
+        message=f"a ~{gb(size)} model fits on no single host; {needs}",
+    )
 
 
 def _container_evidence(facts: HostFacts, container: str) -> str:

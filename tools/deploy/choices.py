@@ -1,10 +1,18 @@
-"""What the user chose for a deployment: model, engine recipe, hosts and engine settings."""
+"""What the user chose for a deployment: model, engine recipe, hosts, layout and engine settings.
+
+`hosts` are the nodes the plan may use, head first; unless `nodes` or the parallel sizes say
+otherwise, plan_deployment uses the fewest of them that hold the model (tools/checks/layout.py)
+and resolves the choices to that set (`with_layout`).
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
+
+from tools.checks.budget import DEFAULT_UTILIZATION
+from tools.checks.layout import Layout
 
 RecipeName = Literal["vllm-ray", "vllm-multinode", "sglang"]
 
@@ -21,6 +29,14 @@ DEFAULT_CONTAINERS: dict[str, str] = {
     "vllm-multinode": "scout-vllm",
     "sglang": "scout-sglang",
 }
+# Every recipe can split layers across nodes: vLLM with Ray or with --nnodes (mp) takes
+# --pipeline-parallel-size (docs/serving/parallelism_scaling.md), SGLang --pp-size (its
+# pipeline-parallelism guide); the flag each recipe passes:
+PIPELINE_FLAGS: dict[str, str] = {
+    "vllm-ray": "--pipeline-parallel-size",
+    "vllm-multinode": "--pipeline-parallel-size",
+    "sglang": "--pp-size",
+}
 
 
 class DeployChoices(BaseModel):
@@ -30,13 +46,23 @@ class DeployChoices(BaseModel):
         min_length=3, description="Hugging Face model id, e.g. Qwen/Qwen3.5-122B-A10B-FP8."
     )
     recipe: RecipeName = Field(default="vllm-ray", description="Engine and launch style.")
-    hosts: list[str] = Field(min_length=1, description="Inventory hosts; the first is the head.")
+    hosts: list[str] = Field(
+        min_length=1, description="Inventory hosts the plan may use; the first is the head."
+    )
+    nodes: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many of hosts to use; default: the fewest that hold the model.",
+    )
     image: str | None = Field(default=None, description="Engine image present on every host.")
     tensor_parallel: int | None = Field(
-        default=None, ge=1, description="Tensor-parallel size; default: one GPU per host."
+        default=None, ge=1, description="Tensor-parallel size; default: chosen with the nodes."
+    )
+    pipeline_parallel: int | None = Field(
+        default=None, ge=1, description="Pipeline-parallel size; default: chosen with the nodes."
     )
     port: int | None = Field(default=None, ge=1, le=65535, description="Serving port on the head.")
-    gpu_memory_utilization: float = Field(default=0.8, gt=0.05, le=0.95)
+    gpu_memory_utilization: float = Field(default=DEFAULT_UTILIZATION, gt=0.05, le=0.95)
     max_model_len: int | None = Field(default=None, ge=256)
     hf_cache: str = Field(default="~/.cache/huggingface", description="HF cache on each host.")
     container: str | None = Field(default=None, description="Engine container name.")
@@ -67,15 +93,35 @@ class DeployChoices(BaseModel):
     def workers(self) -> list[str]:
         return self.hosts[1:]
 
+    @property
+    def gpus_per_node(self) -> int:
+        """GPUs each node gives the engine (resolved choices: TP × PP over the nodes)."""
+        world = (self.tensor_parallel or len(self.hosts)) * (self.pipeline_parallel or 1)
+        return max(world // len(self.hosts), 1)
+
     def resolved(self) -> DeployChoices:
-        """A copy with every default filled in, so recipes read plain values."""
+        """A copy with every default filled in, so recipes read plain values (without a layout:
+        every host, one GPU each)."""
         dist = self.dist_port or (20000 if self.recipe == "sglang" else 29501)
         return self.model_copy(
             update={
                 "image": self.image or DEFAULT_IMAGES[self.recipe],
+                "nodes": self.nodes or len(self.hosts),
                 "tensor_parallel": self.tensor_parallel or len(self.hosts),
+                "pipeline_parallel": self.pipeline_parallel or 1,
                 "port": self.port or DEFAULT_PORTS[self.recipe],
                 "container": self.container or DEFAULT_CONTAINERS[self.recipe],
                 "dist_port": dist,
             }
         )
+
+    def with_layout(self, layout: Layout) -> DeployChoices:
+        """Resolved to the layout's nodes (head first) and parallel sizes."""
+        return self.model_copy(
+            update={
+                "hosts": list(layout.hosts),
+                "nodes": len(layout.hosts),
+                "tensor_parallel": layout.tensor_parallel,
+                "pipeline_parallel": layout.pipeline_parallel,
+            }
+        ).resolved()

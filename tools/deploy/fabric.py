@@ -1,8 +1,18 @@
-"""Which ConnectX path each node talks over: netdev, fabric IP, and both PCIe twins of its cage.
+"""Which fabric path each node talks over: socket netdev, its IP, and the HCAs NCCL uses.
 
-One QSFP cage shows up as two netdevs and two RDMA devices (enp1s0f1np1 / enP2p1s0f1np1,
-rocep1s0f1 / roceP2p1s0f1). NCCL wants both twins in NCCL_IB_HCA; sockets want the primary
-netdev that is Up with an address on a subnet every node shares.
+- A subnet every chosen node has on an Up port (two Sparks on one cable, Sparks behind a
+  switch, H100 nodes on one Ethernet subnet): each node's netdev in that subnet, which may have
+  another name on each node (in NVIDIA's three-Spark ring, node 1's Port0 cable goes to node 2's
+  Port1). On a Spark one QSFP cage shows up as two netdevs and two RDMA devices
+  (enp1s0f1np1 / enP2p1s0f1np1, rocep1s0f1 / roceP2p1s0f1): NCCL gets both twins.
+- InfiniBand nodes (8-GPU H100): sockets on that subnet, NCCL on every Up InfiniBand HCA (the
+  compute rails, mlx5_*); nothing RoCE-specific.
+- Every pair of nodes shares a subnet but no subnet spans them all (three Sparks in a ring, one
+  /24 per cable): engine sockets on the management network every node shares, NCCL on all Up
+  HCAs with subnet-aware routing, as NVIDIA's cluster setup runs its ring NCCL test
+  (dgx-spark-playbooks multi-sparks-through-switch/assets/spark_cluster_setup/
+  spark_cluster_setup.py: UCX/NCCL socket/OMPI on enP7s7, NCCL_IB_HCA = all four,
+  NCCL_IB_SUBNET_AWARE_ROUTING=1, and for a ring NCCL_IB_MERGE_NICS=0 NCCL_NET_PLUGIN=none).
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tools.checks.fabric import fabric_subnets, is_primary_path, pair_link, shared_subnets
 from tools.recon.facts import HostFacts, Interface
 
 _DOMAIN_PREFIX = re.compile(r"^en(?:P\d+)?p")
@@ -23,7 +34,8 @@ class FabricError(Exception):
 
 @dataclass(frozen=True)
 class FabricPath:
-    """One node's end of the fabric. `ip` is None when the link is down and no address is known."""
+    """One node's end of the fabric. `ip` is None when the link is down and no address is known;
+    `routed`: subnets differ per pair (a ring), so NCCL must route by subnet."""
 
     host: str
     netdev: str
@@ -31,6 +43,7 @@ class FabricPath:
     hcas: tuple[str, ...]
     link_up: bool
     down_netdevs: tuple[str, ...] = ()
+    routed: bool = False
 
     def ip_or_lookup(self) -> str:
         """The literal IP, or a shell lookup of it on the host (valid once the link is up)."""
@@ -63,8 +76,8 @@ def _nic(facts: HostFacts, name: str) -> Interface | None:
     return next((n for n in facts.network.interfaces if n.name == name), None)
 
 
-def _shared_candidates(hosts: Mapping[str, HostFacts], order: list[str]) -> list[str]:
-    """Netdev names Up with an address on every node, on one shared subnet; primary path first."""
+def _same_name_candidates(hosts: Mapping[str, HostFacts], order: list[str]) -> list[str]:
+    """Netdev names Up on every node with an address on one shared subnet; primary path first."""
     head = hosts[order[0]]
     found = []
     for nic in head.network.interfaces:
@@ -74,24 +87,29 @@ def _shared_candidates(hosts: Mapping[str, HostFacts], order: list[str]) -> list
         peers = [_nic(hosts[h], nic.name) for h in order[1:]]
         if all(p is not None and _usable(p) and _ipv4(p).network == network for p in peers):  # type: ignore[union-attr]
             found.append(nic.name)
-    return sorted(found, key=lambda name: (not _is_primary(name), name))
+    return sorted(found, key=lambda name: (not is_primary_path(name), name))
 
 
-def _is_primary(name: str) -> bool:
-    return name.startswith("enp")
+def _hcas(facts: HostFacts, netdev: str) -> tuple[str, ...]:
+    """NCCL's HCAs: every Up InfiniBand rail, else both PCIe twins of the netdev's cage."""
+    rails = [p.device for p in facts.rdma.ports if p.infiniband and p.up]
+    if rails:
+        return tuple(rails)
+    key = cage_key(netdev)
+    twins = sorted(
+        (p for p in facts.rdma.ports if p.netdev and cage_key(p.netdev) == key),
+        key=lambda p: (not is_primary_path(p.netdev or ""), p.device),
+    )
+    return tuple(p.device for p in twins)
 
 
 def _path(facts: HostFacts, netdev: str, node_ip: str | None) -> FabricPath:
     nic = _nic(facts, netdev)
     key = cage_key(netdev)
-    twins = sorted(
-        (p for p in facts.rdma.ports if p.netdev and cage_key(p.netdev) == key),
-        key=lambda p: (not _is_primary(p.netdev or ""), p.device),
-    )
     siblings = [n for n in facts.network.interfaces if n.fabric and cage_key(n.name) == key]
     down = tuple(
         n.name
-        for n in sorted(siblings, key=lambda n: (not _is_primary(n.name), n.name))
+        for n in sorted(siblings, key=lambda n: (not is_primary_path(n.name), n.name))
         if (n.state or "").upper() != "UP"
     )
     up = nic is not None and _usable(nic)
@@ -100,7 +118,7 @@ def _path(facts: HostFacts, netdev: str, node_ip: str | None) -> FabricPath:
         host=facts.host,
         netdev=netdev,
         ip=str(address.ip) if address else node_ip,
-        hcas=tuple(p.device for p in twins),
+        hcas=_hcas(facts, netdev),
         link_up=up,
         down_netdevs=down,
     )
@@ -124,31 +142,104 @@ def find_fabric(
 ) -> dict[str, FabricPath]:
     """Each node's fabric path, head (order[0]) first; raises FabricError when there is none."""
     node_ips = node_ips or {}
-    shared = _shared_candidates(hosts, order)
     if interface is not None:
-        missing = [h for h in order if _nic(hosts[h], interface) is None]
-        if missing:
-            raise FabricError(
-                f"{missing[0]} has no interface {interface} ({_describe(hosts[missing[0]])}); "
-                "leave fabric_interface unset to use the one found Up on every node"
-            )
-        dead = [h for h in order if not _usable(_nic(hosts[h], interface))]  # type: ignore[arg-type]
-        if dead and shared and interface not in shared:
-            first = shared[0]
-            addresses = ", ".join(
-                f"{h} {_ipv4(_nic(hosts[h], first))}"
-                for h in order  # type: ignore[arg-type]
-            )
-            raise FabricError(
-                f"{interface} has no link or address on {', '.join(dead)}; the fabric is on "
-                f"{first} ({addresses}): use fabric_interface={first} or leave it unset"
-            )
-        chosen = interface
-    elif shared:
-        chosen = shared[0]
-    else:
-        chosen = _head_choice(hosts, order)
+        chosen = _named(hosts, order, interface)
+        return {h: _path(hosts[h], chosen, node_ips.get(h)) for h in order}
+    shared = shared_subnets([hosts[h] for h in order])
+    if shared:
+        return {
+            h: _path(hosts[h], fabric_subnets(hosts[h])[shared[0]][0], node_ips.get(h))
+            for h in order
+        }
+    if len(order) == 1:
+        return _single(hosts[order[0]])
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
+    if len(order) > 2 and all(pair_link(hosts[a], hosts[b]).state == "up" for a, b in pairs):
+        return _routed(hosts, order)
+    chosen = _head_choice(hosts, order)
     return {h: _path(hosts[h], chosen, node_ips.get(h)) for h in order}
+
+
+def _named(hosts: Mapping[str, HostFacts], order: list[str], interface: str) -> str:
+    """The netdev the user named, if every node has it; else why not and what to use."""
+    missing = [h for h in order if _nic(hosts[h], interface) is None]
+    if missing:
+        raise FabricError(
+            f"{missing[0]} has no interface {interface} ({_describe(hosts[missing[0]])}); "
+            "leave fabric_interface unset to use the one found Up on every node"
+        )
+    shared = _same_name_candidates(hosts, order)
+    dead = [h for h in order if not _usable(_nic(hosts[h], interface))]  # type: ignore[arg-type]
+    if dead and shared and interface not in shared:
+        first = shared[0]
+        addresses = ", ".join(
+            f"{h} {_ipv4(_nic(hosts[h], first))}"
+            for h in order  # type: ignore[arg-type]
+        )
+        raise FabricError(
+            f"{interface} has no link or address on {', '.join(dead)}; the fabric is on "
+            f"{first} ({addresses}): use fabric_interface={first} or leave it unset"
+        )
+    return interface
+
+
+def _routed(hosts: Mapping[str, HostFacts], order: list[str]) -> dict[str, FabricPath]:
+    """A ring: sockets on the management subnet all nodes share, NCCL on every Up HCA."""
+    management = _shared_management(hosts, order)
+    if management is None:
+        raise FabricError(
+            f"every pair of {', '.join(order)} shares a fabric subnet of its own (a ring), but "
+            "no subnet reaches all of them for the engine's sockets (no management network in "
+            "common): use fewer nodes, or give every node an address on one network"
+        )
+    paths = {}
+    for h in order:
+        netdev, ip = management[h]
+        ports = hosts[h].rdma.ports
+        paths[h] = FabricPath(
+            host=h,
+            netdev=netdev,
+            ip=ip,
+            hcas=tuple(sorted((p.device for p in ports if p.up), key=_hca_order)),
+            link_up=True,
+            routed=True,
+        )
+    return paths
+
+
+def _single(facts: HostFacts) -> dict[str, FabricPath]:
+    """One node talks to nobody: its first Up address stands in for the rendezvous address."""
+    own = _shared_management({facts.host: facts}, [facts.host])
+    if own is None:
+        raise FabricError(f"{facts.host} has no interface Up with an IPv4 address")
+    netdev, ip = own[facts.host]
+    return {facts.host: FabricPath(facts.host, netdev, ip, (), link_up=True)}
+
+
+def _hca_order(device: str) -> tuple[bool, str]:
+    return (device.startswith("roceP"), device)
+
+
+def _shared_management(
+    hosts: Mapping[str, HostFacts], order: list[str]
+) -> dict[str, tuple[str, str]] | None:
+    """Per node (netdev, ip) on a non-fabric IPv4 subnet every node has Up, or None."""
+    by_host: list[dict[ipaddress.IPv4Network, tuple[str, str]]] = []
+    for h in order:
+        nets: dict[ipaddress.IPv4Network, tuple[str, str]] = {}
+        for nic in hosts[h].network.interfaces:
+            address = _ipv4(nic)
+            if nic.fabric or address is None or (nic.state or "").upper() != "UP":
+                continue
+            if nic.name.startswith(("docker", "br-", "veth")):
+                continue
+            nets.setdefault(address.network, (nic.name, str(address.ip)))
+        by_host.append(nets)
+    common = set(by_host[0]).intersection(*by_host[1:])
+    if not common:
+        return None
+    network = min(common)
+    return {h: nets[network] for h, nets in zip(order, by_host, strict=True)}
 
 
 def _head_choice(hosts: Mapping[str, HostFacts], order: list[str]) -> str:
@@ -156,7 +247,7 @@ def _head_choice(hosts: Mapping[str, HostFacts], order: list[str]) -> str:
     head = hosts[order[0]]
     usable = sorted(
         (n.name for n in head.network.interfaces if _usable(n)),
-        key=lambda name: (not _is_primary(name), name),
+        key=lambda name: (not is_primary_path(name), name),
     )
     if not usable:
         raise FabricError(

@@ -1,22 +1,22 @@
-"""Does the model fit: weight size (Hub API, index file or a host's HF cache) against each node's
-memory budget, as a verdict with its numbers.
+"""Does the model fit: weight size (Hub API, index file or a host's HF cache) against each chosen
+node's memory, as a verdict with its numbers.
 
-The arithmetic is pure; looking the size up takes an injected `fetch` so tests serve the Hub's
-answers from a local server.
+Which nodes and how the model is split is the layout chooser's (tools/checks/layout.py); what a
+node can give is tools/checks/budget.py's. The arithmetic is pure; looking the size up takes an
+injected `fetch` so tests serve the Hub's answers from a local server.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tools.checks import GB
-from tools.checks.memory import running_with_memory
-from tools.recon.facts import HostFacts
+from tools.checks.budget import NodeBudget
+from tools.checks.layout import KV_HEADROOM_FRACTION
 from tools.recon.parsers.disk import parse_du_sb
 
-KV_HEADROOM_FRACTION = 0.10
 Fetch = Callable[[str], Awaitable[bytes]]
 HUB_URL = "https://huggingface.co"
 DEFAULT_HF_CACHE = "~/.cache/huggingface"  # the folder recon lists (`hf_cache` facts)
@@ -29,35 +29,6 @@ class ModelSizeError(Exception):
 def gb(value: float) -> str:
     """Bytes as decimal gigabytes to a tenth, for the fit arithmetic ("59.5 GB per node")."""
     return f"{value / GB:.1f} GB"
-
-
-@dataclass(frozen=True)
-class NodeBudget:
-    """Memory a model may use on one node, and which containers hold memory there now."""
-
-    host: str
-    available_bytes: int
-    total_bytes: int | None
-    holders: tuple[tuple[str, int], ...] = ()
-
-    @classmethod
-    def from_facts(cls, facts: HostFacts) -> NodeBudget | None:
-        budget = facts.memory.budget_bytes
-        if budget is None:
-            return None
-        holders = tuple(running_with_memory(facts))
-        total = (
-            facts.memory.total_bytes
-            if facts.memory.unified_memory
-            else facts.memory.gpu_total_bytes
-        )
-        return cls(facts.host, budget, total, holders)
-
-    @property
-    def freeable_bytes(self) -> int:
-        """Available once the holders stop (never above the node's total)."""
-        freed = self.available_bytes + sum(b for _, b in self.holders)
-        return min(freed, self.total_bytes) if self.total_bytes else freed
 
 
 @dataclass
@@ -82,7 +53,7 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
         f"{gb(size_bytes)} over {nodes} node{'s' * (nodes > 1)} = {gb(share)} per node"
     )
     for node in budgets:
-        usable = node.available_bytes * utilization
+        usable = node.usable(utilization)
         if share + share * KV_HEADROOM_FRACTION <= usable:
             verdict.lines.append(
                 f"{node.host}: {gb(node.available_bytes)} available × {utilization:g} = "
@@ -95,7 +66,7 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
         if holders:
             line += f" while {holders} run{'s' * (len(node.holders) == 1)}"
         line += f" (needs {gb(share)} + KV headroom at utilization {utilization:g})"
-        if holders and share * (1 + KV_HEADROOM_FRACTION) <= node.freeable_bytes * utilization:
+        if holders and share * (1 + KV_HEADROOM_FRACTION) <= node.usable_freed(utilization):
             verb = "is" if len(node.holders) == 1 else "are"
             line += f" → does not fit until {holders} {verb} stopped"
             verdict.blocking_containers[node.host] = [name for name, _ in node.holders]
@@ -151,7 +122,3 @@ def size_from_du(output: str) -> int | None:
     """Bytes from `du -sb` output ("123456\tpath"), None when du printed no total."""
     rows = parse_du_sb(output)
     return rows[0].size_bytes if rows else None
-
-
-def budgets_for(hosts: Mapping[str, HostFacts], order: list[str]) -> list[NodeBudget]:
-    return [b for h in order if h in hosts and (b := NodeBudget.from_facts(hosts[h])) is not None]

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import Finding
+from tools.checks.layout import Layout
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
@@ -24,6 +25,7 @@ from tools.deploy.fit import (
 )
 from tools.deploy.fixes import fix_steps
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
+from tools.deploy.recipe_parts import split_label
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
@@ -77,7 +79,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             size = max((v for v in _cached_sizes(world, params, cached) if v), default=None)
         choices = DeployChoices.model_validate(
             params.model_dump(exclude={"model_size_gb", "links_tried"})
-        ).resolved()
+        )
         report = run_preflight(
             PreflightInput(
                 hosts=world.hosts,
@@ -89,6 +91,14 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             choices,
         )
         data = {"preflight": [f.model_dump() for f in report.findings], "model_size_bytes": size}
+        if report.layout is not None:
+            data["layout"] = {
+                "hosts": list(report.layout.hosts),
+                "tensor_parallel": report.layout.tensor_parallel,
+                "pipeline_parallel": report.layout.pipeline_parallel,
+                "reason": report.layout.reason,
+            }
+        choices = report.choices
         if report.fabric is None:
             return ToolResult(
                 text="Cannot plan this deployment yet:\n" + _blocker_lines(report.blockers),
@@ -203,11 +213,26 @@ def to_plan(
     where = f"{size / GB:.0f} GB " if size else ""
     goal = (
         f"serve {choices.model} ({where}weights) with {choices.recipe}, "
-        f"TP={choices.tensor_parallel}, on {', '.join(choices.hosts)}; "
+        f"{split_label(choices)}, on {', '.join(choices.hosts)}; "
         f"endpoint {choices.head}:{choices.port}"
     )
+    layout = report.layout
+    if layout is not None and _layout_worth_saying(layout):
+        goal += f" ({layout.reason})"
+    if choices.pipeline_parallel and choices.pipeline_parallel > 1:
+        risks.append(
+            "pipeline parallelism needs the model's implementation in the engine to support "
+            "it; if the engine refuses, ask for tensor_parallel over all GPUs instead"
+        )
     return Plan(
         goal=goal,
         steps=[s.plan_step() for s in steps],
         risks=risks,
     )
+
+
+def _layout_worth_saying(layout: Layout) -> bool:
+    """The goal says why these nodes and this split unless it is the plain case: every host
+    given, one GPU each, tensor parallelism across them."""
+    plain = layout.gpus_per_node == 1 and layout.pipeline_parallel == 1
+    return layout.chose_subset or not plain

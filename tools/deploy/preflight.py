@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tools.checks import Finding, Severity, by_severity, preflight_findings
-from tools.deploy.choices import DeployChoices
+from tools.checks.budget import budgets_for
+from tools.checks.fabric import pair_link
+from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
+from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
-from tools.deploy.fit import DEFAULT_HF_CACHE, FitVerdict, budgets_for, check_fit, gb
+from tools.deploy.fit import DEFAULT_HF_CACHE, FitVerdict, check_fit, gb
 from tools.recon.facts import HostFacts
 
 DISK_MARGIN = 1.1
@@ -44,9 +47,14 @@ def _finding(
 
 @dataclass
 class PreflightReport:
+    """The findings, and for a plan: the fabric paths, the fit, the layout and the choices
+    resolved to the layout's nodes (`choices.hosts` are the nodes the plan uses)."""
+
     findings: list[Finding]
     fabric: dict[str, FabricPath] | None
     fit: FitVerdict | None
+    choices: DeployChoices
+    layout: Layout | None = None
 
     @property
     def blockers(self) -> list[Finding]:
@@ -72,26 +80,68 @@ class PreflightInput:
 
 
 def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightReport:
-    """All checks for `choices` (resolved), blockers first."""
-    choices = choices.resolved()
-    findings = [_reachable(data, choices)]
+    """All checks for `choices` (not yet resolved: the layout picks the nodes), blockers first."""
     present = [h for h in choices.hosts if h in data.hosts and h not in data.unreachable]
-    if len(present) < len(choices.hosts):
-        return PreflightReport(findings, None, None)
-    hosts = {h: data.hosts[h] for h in choices.hosts}
+    if choices.head not in present:
+        return PreflightReport([_reachable(data, choices)], None, None, choices.resolved())
+    layout_finding, layout = _layout(data, choices, present)
+    if layout_finding is not None and layout_finding.severity == "blocker":
+        return PreflightReport([layout_finding], None, None, choices.resolved())
+    resolved = choices.with_layout(layout) if layout else choices.resolved()
+    missing = [h for h in resolved.hosts if h not in present]
+    if missing:
+        return PreflightReport([_reachable(data, choices)], None, None, resolved)
+    reach = _reachable(data, choices)
+    if reach.severity == "blocker":  # hosts the layout leaves out; its line names them
+        reach = _reachable(data, resolved)
+    findings = [reach, *([layout_finding] if layout_finding else [])]
+    hosts = {h: data.hosts[h] for h in resolved.hosts}
     shared = preflight_findings(hosts)
-    fabric_finding, fabric = _fabric(hosts, choices, data.links_tried)
-    findings += [*shared["rdma"], fabric_finding, *shared["docker"], _image(hosts, choices)]
-    findings += _ports(hosts, choices)
+    fabric_finding, fabric = _fabric(hosts, resolved, data.links_tried)
+    findings += [*shared["rdma"], fabric_finding, *shared["docker"], _image(hosts, resolved)]
+    findings += _ports(hosts, resolved)
     fit = None
     if data.model_size_bytes:
         fit = check_fit(
-            data.model_size_bytes, budgets_for(hosts, choices.hosts), choices.gpu_memory_utilization
+            data.model_size_bytes,
+            budgets_for(hosts, resolved.hosts),
+            resolved.gpu_memory_utilization,
         )
         findings.append(_memory(fit))
-        findings += _weights(hosts, choices, data)
+        findings += _weights(hosts, resolved, data)
     findings += shared["versions"]
-    return PreflightReport(by_severity(findings), fabric, fit)
+    return PreflightReport(by_severity(findings), fabric, fit, resolved, layout)
+
+
+def _layout(
+    data: PreflightInput, choices: DeployChoices, present: list[str]
+) -> tuple[Finding | None, Layout | None]:
+    """The nodes and split for the model: a `layout` finding (ok with its reason, or a blocker)
+    and the layout; without a model size every host given is used as it is."""
+    if not data.model_size_bytes:
+        return None, None
+    request = LayoutRequest(
+        size_bytes=data.model_size_bytes,
+        utilization=choices.gpu_memory_utilization,
+        nodes=choices.nodes,
+        tensor_parallel=choices.tensor_parallel,
+        pipeline_parallel=choices.pipeline_parallel,
+        pipeline_ok=choices.recipe in PIPELINE_FLAGS,
+    )
+    hosts = data.hosts
+    try:
+        layout = choose_layout(
+            request, budgets_for(hosts, present), lambda a, b: pair_link(hosts[a], hosts[b])
+        )
+    except LayoutError as exc:
+        return _finding("layout", "blocker", "layout_impossible", str(exc), choices.hosts), None
+    absent = [h for h in choices.hosts if h not in present]
+    if absent and not layout.fits:  # the hosts that did not answer might have made it fit
+        return _reachable(data, choices), None
+    message = layout.reason
+    if absent:
+        message += f" ({', '.join(absent)} did not answer and is left out)"
+    return _finding("layout", "ok", "layout_chosen", message, list(layout.hosts)), layout
 
 
 def _reachable(data: PreflightInput, choices: DeployChoices) -> Finding:
@@ -124,9 +174,7 @@ def _fabric(
         return _finding("fabric", "blocker", "no_fabric_path", str(exc), choices.hosts), None
     down = [p for p in fabric.values() if not p.link_up]
     if not down:
-        ips = ", ".join(f"{p.host} {p.netdev} {p.ip}" for p in fabric.values())
-        up = f"fabric Up on a shared subnet: {ips}"
-        return _finding("fabric", "ok", "fabric_up", up, choices.hosts), fabric
+        return _fabric_up(fabric, choices), fabric
     path = next((p for p in down if _no_carrier(hosts[p.host], p)), down[0])
     netdevs = path.down_netdevs or (path.netdev,)
     unplugged = _no_carrier(hosts[path.host], path)
@@ -162,6 +210,27 @@ def _fabric(
             "(needs a person)",
         ),
         fabric,
+    )
+
+
+def _fabric_up(fabric: dict[str, FabricPath], choices: DeployChoices) -> Finding:
+    ips = ", ".join(f"{p.host} {p.netdev} {p.ip}" for p in fabric.values())
+    if len(fabric) == 1:
+        one = f"one node: no fabric between nodes needed (rendezvous on {ips})"
+        return _finding("fabric", "ok", "single_node", one, choices.hosts)
+    if not any(p.routed for p in fabric.values()):
+        up = f"fabric Up on a shared subnet: {ips}"
+        return _finding("fabric", "ok", "fabric_up", up, choices.hosts)
+    return _finding(
+        "fabric",
+        "warning",
+        "fabric_routed",
+        "every pair of nodes shares a fabric subnet of its own (a ring) but none spans them "
+        f"all: engine sockets on the management network ({ips}), NCCL on every HCA with "
+        "subnet-aware routing",
+        choices.hosts,
+        fix="NVIDIA's ring test builds NCCL from a ring branch (dgxspark-3node-ring): if the "
+        "engine's log shows `NET/Socket` instead of `NET/IB`, use two nodes on one cable",
     )
 
 

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tools.deploy.choices import DeployChoices
+from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.steps import DeployStep, StepCheck
 
@@ -44,10 +44,18 @@ def socket_env(path: FabricPath) -> dict[str, str]:
 
 
 def rdma_env(path: FabricPath) -> dict[str, str]:
-    """NCCL over RoCE on both PCIe twins of the cage (one twin caps at about half the link)."""
+    """NCCL on the path's HCAs: both PCIe twins of a Spark's cage (one twin caps at about half
+    the link), or an InfiniBand node's rails; in a ring, every HCA routed by subnet with the
+    settings NVIDIA's ring NCCL test passes (tools/deploy/fabric.py)."""
     env = {"NCCL_IB_DISABLE": "0"}
     if path.hcas:
         env["NCCL_IB_HCA"] = ",".join(path.hcas)
+    if path.routed:
+        env |= {
+            "NCCL_IB_SUBNET_AWARE_ROUTING": "1",
+            "NCCL_IB_MERGE_NICS": "0",
+            "NCCL_NET_PLUGIN": "none",
+        }
     return env
 
 
@@ -99,6 +107,23 @@ def serving_check(choices: DeployChoices, host: str) -> StepCheck:
         description=f"/v1/models on port {choices.port} lists {choices.model} (loading can take "
         "10–20 minutes; repeat the check until then)",
     )
+
+
+def parallel_flags(choices: DeployChoices) -> list[str]:
+    """The tensor-parallel size, and the pipeline-parallel one when there are stages."""
+    tp = "--tp" if choices.recipe == "sglang" else "--tensor-parallel-size"
+    flags = [f"{tp} {choices.tensor_parallel}"]
+    if choices.pipeline_parallel and choices.pipeline_parallel > 1:
+        flags.append(f"{PIPELINE_FLAGS[choices.recipe]} {choices.pipeline_parallel}")
+    return flags
+
+
+def split_label(choices: DeployChoices) -> str:
+    """`TP=2`, or `TP=8 × PP=2`."""
+    label = f"TP={choices.tensor_parallel}"
+    if choices.pipeline_parallel and choices.pipeline_parallel > 1:
+        label += f" × PP={choices.pipeline_parallel}"
+    return label
 
 
 def engine_flags(choices: DeployChoices, *, vllm: bool) -> list[str]:

@@ -1,4 +1,5 @@
-"""SGLang across N nodes: the same launch on every node with its rank and one rendezvous address.
+"""SGLang across N nodes: the same launch on every node with its rank and one rendezvous address
+(`--tp` counts GPUs over all nodes, `--pp-size` the pipeline stages; reference/dgx-spark.md §5).
 
 Each container sets SGLANG_HOST_IP to its own fabric IP: without it SGLang advertises an
 auto-detected address (on a Spark, often Wi-Fi) and two-node start-up hangs after
@@ -13,6 +14,7 @@ from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
     engine_flags,
+    parallel_flags,
     ranked_recipe,
     rdma_env,
     socket_env,
@@ -29,12 +31,19 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
 
 
 def launch_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
+    parts = [
+        f"docker exec -d {choices.container} python3 -m sglang.launch_server",
+        f"--model-path {choices.model}",
+        *parallel_flags(choices),
+    ]
+    if len(choices.hosts) > 1:
+        parts += [
+            f"--nnodes {len(choices.hosts)} --node-rank {rank}",
+            f"--dist-init-addr {head.ip_or_lookup()}:{choices.dist_port}",
+        ]
     return " ".join(
         [
-            f"docker exec -d {choices.container} python3 -m sglang.launch_server",
-            f"--model-path {choices.model}",
-            f"--tp {choices.tensor_parallel} --nnodes {len(choices.hosts)} --node-rank {rank}",
-            f"--dist-init-addr {head.ip_or_lookup()}:{choices.dist_port}",
+            *parts,
             f"--host 0.0.0.0 --port {choices.port}",
             *engine_flags(choices, vllm=False),
             "--trust-remote-code",

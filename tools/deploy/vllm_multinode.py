@@ -11,6 +11,7 @@ from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
     engine_flags,
+    parallel_flags,
     ranked_recipe,
     rdma_env,
     socket_env,
@@ -30,12 +31,15 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
 def serve_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
     parts = [
         f"docker exec -d {choices.container} vllm serve {choices.model}",
-        f"--tensor-parallel-size {choices.tensor_parallel}",
+        *parallel_flags(choices),
         "--distributed-executor-backend mp",
-        f"--nnodes {len(choices.hosts)} --node-rank {rank}",
-        f"--master-addr {head.ip_or_lookup()} --master-port {choices.dist_port}",
-        *engine_flags(choices, vllm=True),
     ]
+    if len(choices.hosts) > 1:
+        parts += [
+            f"--nnodes {len(choices.hosts)} --node-rank {rank}",
+            f"--master-addr {head.ip_or_lookup()} --master-port {choices.dist_port}",
+        ]
+    parts += engine_flags(choices, vllm=True)
     parts.append("--headless" if rank else f"--host 0.0.0.0 --port {choices.port}")
     return " ".join(parts)
 

@@ -14,9 +14,11 @@ from tools.deploy.recipe_parts import (
     Recipe,
     container_step,
     engine_flags,
+    parallel_flags,
     rdma_env,
     serving_check,
     socket_env,
+    split_label,
 )
 from tools.deploy.steps import DeployStep, StepCheck
 
@@ -34,12 +36,13 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
     }
 
 
-def _ray_status(choices: DeployChoices, head: str, gpus: int) -> StepCheck:
+def _ray_status(choices: DeployChoices, head: str, nodes: int) -> StepCheck:
+    gpus = nodes * choices.gpus_per_node
     return StepCheck(
         host=head,
         command=f"docker exec {choices.container} ray status",
         expect=rf"/{gpus}\.0 GPU",
-        description=f"ray status shows {gpus} node(s) and {gpus}.0 GPU",
+        description=f"ray status shows {nodes} node(s) and {gpus}.0 GPU",
     )
 
 
@@ -81,7 +84,7 @@ def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
     serve = " ".join(
         [
             f"docker exec -d {c} vllm serve {choices.model}",
-            f"--tensor-parallel-size {choices.tensor_parallel}",
+            *parallel_flags(choices),
             "--distributed-executor-backend ray",
             f"--host 0.0.0.0 --port {choices.port}",
             *engine_flags(choices, vllm=True),
@@ -90,7 +93,7 @@ def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
     steps.append(
         DeployStep(
             id=f"serve:{choices.head}",
-            title=f"serve {choices.model} with vLLM TP={choices.tensor_parallel}",
+            title=f"serve {choices.model} with vLLM {split_label(choices)}",
             host=choices.head,
             actions=[serve],
             check=serving_check(choices, choices.head),
