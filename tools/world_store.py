@@ -64,10 +64,7 @@ class WorldStore(Protocol):
 
     def add_note(self, belief: str, evidence: str, host: str | None = None) -> Note: ...
 
-    def describe(self, hosts: list[str]) -> str:
-        """Compact text for the model: the hosts' facts, notes, endpoints and findings."""
-        ...
-
-    def describe_findings(self, findings: list[Finding]) -> str:
-        """Findings as lines for the model."""
+    def describe(self, hosts: list[str], new: list[Finding] | None = None) -> str:
+        """Compact text for the model: the hosts' facts, notes, endpoints and findings, then
+        those of them `new` since the last look; bounded as a whole."""
         ...

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from agent.loop.events import WorldUpdate
-from agent.world.render import finding_lines, render_compact
+from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
 from tools.recon.facts import Container, HostFacts, Image, Provenance
 from tools.world_store import Endpoint, Note
@@ -51,11 +51,8 @@ class WorldModel(BaseModel):
         super().__init__(**data)
         self._listener = on_change
 
-    def describe(self, hosts: list[str]) -> str:
-        return render_compact(self, hosts)
-
-    def describe_findings(self, findings: list[Finding]) -> str:
-        return "\n".join(finding_lines(findings))
+    def describe(self, hosts: list[str], new: list[Finding] | None = None) -> str:
+        return render_compact(self, hosts, new or ())
 
     def update(self, host: str, facts: HostFacts) -> list[Finding]:
         """Replace a host's facts; returns findings that were not there before."""

@@ -181,14 +181,6 @@ def _fabric_line(facts: HostFacts, *, addresses: bool = True) -> str:
     return text + (f"; down: {', '.join(down)}" if down else "")
 
 
-def finding_lines(findings: Iterable[Finding], order: Sequence[str] | None = None) -> list[str]:
-    """One line per finding; the same finding about many hosts is one line naming them all."""
-    findings = list(findings)
-    if order is None:
-        order = list(dict.fromkeys(h for f in findings for h in f.hosts))
-    return [_finding_text(line) for line in aggregate_findings(findings, order)]
-
-
 def _finding_text(line: FindingLine) -> str:
     return f"  [{line.severity}] {line.message}"
 
@@ -197,9 +189,12 @@ def _host_order(world: WorldStore, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*names, *world.hosts, *world.unreachable]))
 
 
-def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str:
+def render_compact(
+    world: WorldStore, hosts: Iterable[str] | None = None, new: Sequence[Finding] = ()
+) -> str:
     """The model's view: one block per host (or per group of hosts with the same facts),
-    unreachable hosts, notes, then findings; at most COMPACT_LIMIT_CHARS."""
+    unreachable hosts, notes, findings, then those of them `new` since the last look; at most
+    COMPACT_LIMIT_CHARS."""
     names = list(hosts) if hosts is not None else list(world.hosts)
     order = _host_order(world, names)
     shapes = [host_shape(world.hosts[name]) for name in names if name in world.hosts]
@@ -222,19 +217,23 @@ def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str
             f"single stream, {endpoint.aggregate_tok_s} tok/s at {endpoint.concurrency} streams"
         )
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
-    return _bounded(blocks, middle, aggregate_findings(relevant, order), order)
+    findings = aggregate_findings(relevant, order)
+    return _bounded(blocks, middle, findings, aggregate_findings(new, order), order)
 
 
 def _bounded(
     blocks: list[tuple[list[str], list[str]]],
     middle: list[str],
     findings: list[FindingLine],
+    new: list[FindingLine],
     order: Sequence[str],
 ) -> str:
-    """Join the parts; past COMPACT_LIMIT_CHARS drop host blocks from the end (never the first),
-    then findings that are not blockers, and say what was dropped and how to see it."""
+    """Join the parts; past COMPACT_LIMIT_CHARS drop the new findings' lines first (each also
+    stands among the findings), then host blocks from the end (never the first), then findings
+    that are not blockers, and say what was dropped and how to see it."""
     shown, hidden_hosts = list(blocks), []
     kept, hidden_findings = list(findings), []
+    fresh, hidden_fresh = list(new), 0
 
     def text() -> str:
         lines = [line for block, _members in shown for line in block]
@@ -256,8 +255,16 @@ def _bounded(
                 f"  ({len(hidden_findings)} more findings not shown ({counts}); recon with "
                 'hosts=["NAME", …] lists the findings about those hosts)'
             )
+        if fresh or hidden_fresh:
+            lines.append("new since the last recon:")
+            lines += [_finding_text(line) for line in fresh]
+        if hidden_fresh:
+            lines.append(f"  (+{hidden_fresh} more new, among the findings above)")
         return "\n".join(lines)
 
+    while len(text()) > COMPACT_LIMIT_CHARS and fresh:
+        fresh.pop()
+        hidden_fresh += 1
     while len(text()) > COMPACT_LIMIT_CHARS and len(shown) > 1:
         hidden_hosts[:0] = shown.pop()[1]
     while len(text()) > COMPACT_LIMIT_CHARS:

@@ -12,7 +12,7 @@ from agent.world.render import COMPACT_LIMIT_CHARS, grouping_data, print_tables,
 from sim.fleet import column_letters
 from tests.support.sparks import VLLM_NODE as VLLM
 from tests.support.sparks import one_port_spark as spark
-from tools.checks import GB
+from tools.checks import GB, Finding
 
 
 def names(count: int) -> list[str]:
@@ -92,3 +92,27 @@ def test_tables_and_json_group_the_same_way() -> None:
     assert groups == [{"hosts": names(32)[1:], "differ_in": ["hostname"]}]
     roce = [f for f in data["findings"] if "RoCE link down" in f["message"]]
     assert len(roce) == 1 and roce[0]["hosts"] == names(32)[1:]
+
+
+def test_new_findings_after_a_recon_fall_under_the_same_bound() -> None:
+    world = fleet_world(64)
+    fresh = [
+        Finding(
+            severity="warning",
+            check="docker",
+            kind="odd_container",
+            hosts=[name],
+            message=f"container job-{i} restarted {i + 3} times on {name}",
+        )
+        for i, name in enumerate(names(64))
+    ]
+    world.findings = [*world.findings, *fresh]
+    text = world.describe(names(64), new=fresh)
+    assert len(text) <= COMPACT_LIMIT_CHARS
+    new_part = text[text.index("new since the last recon:") :].splitlines()
+    assert new_part[-1].startswith("  (+") and "more new, among the findings above)" in new_part[-1]
+    assert "[blocker] a ~119 GB model cannot start while vllm_node holds ~98 GB" in text
+    small = fleet_world(2)
+    assert small.describe(names(2), new=small.findings[:1]).endswith(
+        "new since the last recon:\n  " + f"[{small.findings[0].severity}] {small.findings[0].text}"
+    )

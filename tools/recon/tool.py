@@ -72,9 +72,7 @@ class ReconTool(Tool[ReconInput]):
         probe_round = await probe_hosts(ctx.ssh, names)
         had_findings = bool(world.findings)
         new = world.apply_round(probe_round.facts, probe_round.failures)
-        text = world.describe(names)
-        if had_findings and new:
-            text += "\nnew since the last recon:\n" + world.describe_findings(new)
+        text = world.describe(names, new if had_findings else None)
         return ToolResult(
             text=text,
             is_error=not probe_round.facts,
