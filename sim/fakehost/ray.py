@@ -2,7 +2,9 @@
 
 A head records `ray: {role: head, ip, port}`; a worker joins only if it can reach the head's
 address over a link that is up and a running head container holds that address. Otherwise it
-waits (bounded by the scenario's `join_timeout_s`) and fails the way Ray does.
+waits (bounded by the scenario's `join_timeout_s`) and fails the way Ray does. `ray status`
+counts each node's GPUs (8 on an H100 node, as Ray detects them), one on a Spark
+(shared/fixtures/recon/spark_ray_status_2nodes.txt: `0.0/2.0 GPU` for two).
 """
 
 from __future__ import annotations
@@ -157,12 +159,13 @@ def _status(ctr: Container) -> int:
         return 1
     nodes = cluster_nodes(ctr.host_dir, head)
     used_gpu = _gpus_in_use(ctr.host_dir, head)
+    gpus = sum(read_state(node["host_dir"])["gpu"]["count"] for node in nodes)
     n = len(nodes)
     active = "\n".join(f" 1 node_{node['node_id']}" for node in nodes)
     print(f"======== Autoscaler status: {datetime.now().isoformat(sep=' ')} ========")
     print("Node status\n" + "-" * 63 + f"\nActive:\n{active}\nPending:\n (no pending nodes)")
     print("Recent failures:\n (no failures)\n\nResources\n" + "-" * 63 + "\nTotal Usage:")
-    print(f" 0.0/{NODE_CPUS * n:.1f} CPU\n {used_gpu:.1f}/{float(n):.1f} GPU")
+    print(f" 0.0/{NODE_CPUS * n:.1f} CPU\n {used_gpu:.1f}/{float(gpus):.1f} GPU")
     print(
         f" 0B/{NODE_MEM_GIB * n:.2f}GiB memory\n 0B/{NODE_STORE_GIB * n:.2f}GiB "
         "object_store_memory\n"
@@ -172,10 +175,10 @@ def _status(ctr: Container) -> int:
 
 
 def _gpus_in_use(host_dir: Path, head: str) -> float:
-    """GPUs held by a Ray-backed server of this cluster (one per node it spans)."""
+    """GPUs held by a Ray-backed server of this cluster: its TP × PP world."""
     for _path, state in fabric.hosts(host_dir):
         for c in state["docker"]["containers"].values():
             s = c.get("serve")
             if c["state"] == "running" and s and s.get("ray_head") == head:
-                return float(len(s["nodes"]))
+                return float(s.get("world", len(s["nodes"])))
     return 0.0

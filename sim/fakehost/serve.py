@@ -35,6 +35,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
         kind="vllm",
         model=model,
         tp=int(o.get("--tensor-parallel-size", o.get("-tp", "1"))),
+        pp=int(o.get("--pipeline-parallel-size", o.get("-pp", "1"))),
         port=int(o.get("--port", "8000")),
         host=o.get("--host", "0.0.0.0"),
         util=float(o.get("--gpu-memory-utilization", "0.9")),
@@ -57,6 +58,7 @@ def run_sglang(args: list[str], ctr: Container) -> int:
         kind="sglang",
         model=model,
         tp=int(o.get("--tp", o.get("--tp-size", "1"))),
+        pp=int(o.get("--pp-size", o.get("--pipeline-parallel-size", "1"))),
         port=int(o.get("--port", "30000")),
         host=o.get("--host", "127.0.0.1"),
         util=float(o.get("--mem-fraction-static", "0.88")),
@@ -83,14 +85,16 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
             "INFO",
             "utils.py:326",
             f"non-default args: {{'model': '{spec.model}', "
-            f"'tensor_parallel_size': {spec.tp}, 'gpu_memory_utilization': {spec.util}}}",
+            f"'tensor_parallel_size': {spec.tp}, "
+            + (f"'pipeline_parallel_size': {spec.pp}, " if spec.pp > 1 else "")
+            + f"'gpu_memory_utilization': {spec.util}}}",
         )
     else:
         log(
             ctr,
             "INFO",
             "server_args.py:612",
-            f"model_path='{spec.model}', tp_size={spec.tp}, "
+            f"model_path='{spec.model}', tp_size={spec.tp}, pp_size={spec.pp}, "
             f"nnodes={spec.nnodes}, node_rank={spec.rank}, mem_fraction_static={spec.util}",
         )
     try:
@@ -99,7 +103,7 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
         check_port(spec, ctr)
         nodes = gather_nodes(spec, me)
         for node in nodes:
-            check_node(spec, node, remote=node is not me)
+            check_node(spec, node, len(nodes), remote=node is not me)
         transport = nccl_transport(nodes)
     except EngineError as exc:
         sys.stderr.write(f"{exc}\n")
@@ -185,6 +189,7 @@ def _record(spec: ServeSpec, nodes: list[Node], transport: str, ctr: Container) 
                     "served_name": spec.served_name or spec.model,
                     "port": spec.port,
                     "tp": spec.tp,
+                    "world": spec.world,
                     "transport": transport,
                     "tok_s": tok_s,
                     "ttft_s": rates["ttft_s"],

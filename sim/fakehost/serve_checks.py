@@ -26,7 +26,8 @@ def check_port(spec: ServeSpec, ctr: Container) -> None:
             )
 
 
-def check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
+def check_node(spec: ServeSpec, node: Node, nodes: int, remote: bool) -> None:
+    """`node` is one of `nodes` that hold the model, each an equal share of its layers/shards."""
     state = read_state(node.host_dir)
     container = state["docker"]["containers"][node.container]
     prefix = f"(RayWorkerWrapper pid={4100 + len(node.container)}, ip={node.ip}) " if remote else ""
@@ -57,7 +58,12 @@ def check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
             f"({spec.util}, {wanted / _GIB_KB:.2f} GiB). Decrease GPU memory utilization or "
             "reduce GPU memory used by other processes."
         )
-    weights_kb = state["hf_cache"][spec.model]["size_gb"] * 1e9 / 1024 / max(spec.tp, 1)
+    weights_kb = state["hf_cache"][spec.model]["size_gb"] * 1e9 / 1024 / max(nodes, 1)
+    gpus = state["gpu"]["count"]
+    if state["gpu"].get("memory_total_mib"):  # discrete GPUs: each holds its shard
+        total_gib = state["gpu"]["memory_total_mib"] / 1024
+        wanted = spec.util * state["gpu"]["memory_total_mib"] * 1024
+        weights_kb /= min(gpus, spec.world)
     if weights_kb > wanted * 0.95:
         raise EngineError(
             f"{prefix}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. "
@@ -66,7 +72,7 @@ def check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
             f"{weights_kb / _GIB_KB:.1f} GiB per GPU but the budget "
             f"at gpu_memory_utilization={spec.util} is {wanted / _GIB_KB:.1f} GiB."
         )
-    if spec.tp > 1:
+    if spec.world > 1:
         for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
             if fabric.socket_ifname_problem(node.env.get(var), state):
                 raise EngineError(_ifname_error(var, node, prefix, state))

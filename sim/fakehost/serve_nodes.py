@@ -16,10 +16,12 @@ from .state import locked_state, read_state
 
 
 def gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
+    """The nodes whose GPUs make up the engine's TP × PP world, this one first."""
     state = read_state(me.host_dir)
     if spec.nnodes > 1:
         return [me, *_wait_for_ranks(spec, me, state)]
-    if spec.tp <= 1:
+    gpus = state["gpu"]["count"]
+    if spec.world <= gpus:
         return [me]
     if spec.kind == "vllm" and (spec.backend == "ray" or ray.head_of(as_container(me))):
         head = ray.head_of(as_container(me))
@@ -34,8 +36,9 @@ def gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
             )
             for m in members
         ] or [me]
-        if len(nodes) < spec.tp:
-            specs = [{"GPU": 1.0, f"node:{me.ip}": 0.001}] + [{"GPU": 1.0}] * (spec.tp - 1)
+        have = sum(read_state(n.host_dir)["gpu"]["count"] for n in nodes)
+        if have < spec.world:
+            specs = [{"GPU": 1.0, f"node:{me.ip}": 0.001}] + [{"GPU": 1.0}] * (spec.world - 1)
             log(
                 me,
                 "INFO",
@@ -53,12 +56,13 @@ def gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
                 f"ValueError: Cannot provide a placement group of placement_group_specs={specs} "
                 "within 1800 seconds. See `ray status` and `ray list nodes` to make sure the "
                 f"cluster has enough resources. (Ray cluster has {len(nodes)} node(s) with "
-                f"{len(nodes)} GPU(s); tensor_parallel_size={spec.tp} needs {spec.tp}.)"
+                f"{have} GPU(s); tensor_parallel_size={spec.tp} × pipeline_parallel_size="
+                f"{spec.pp} needs {spec.world}.)"
             )
-        return nodes[: spec.tp]
+        return nodes[: -(-spec.world // gpus)]
     raise EngineError(
-        f"ValueError: World size ({spec.tp}) is larger than the number of available GPUs (1) in "
-        "this node. If this is intentional and you are using:\n- ray, set "
+        f"ValueError: World size ({spec.world}) is larger than the number of available GPUs "
+        f"({gpus}) in this node. If this is intentional and you are using:\n- ray, set "
         "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately."
     )
 
@@ -104,7 +108,7 @@ def _ready_ranks(spec: ServeSpec, host_dir: Path) -> list[Node]:
 def run_rank(spec: ServeSpec, me: Node) -> int:
     """A headless rank: check this node, wait for the master to be reachable, then stay up."""
     state = read_state(me.host_dir)
-    check_node(spec, me, remote=False)
+    check_node(spec, me, spec.nnodes, remote=False)
     if not fabric.reachable(state, me.host_dir, spec.master):
         procs.wait_while_running(me.host_dir, me.id, float(state["rates"]["join_timeout_s"]))
         raise EngineError(

@@ -1,5 +1,6 @@
 """What an engine was asked to do: `vllm serve` / `sglang.launch_server` arguments as a spec,
-the nodes that serve it, and the log line format both engines print."""
+the nodes that serve it, and the log line format both engines print. The engine needs TP × PP
+GPUs (vLLM docs/serving/parallelism_scaling.md; SGLang `--tp`/`--pp-size`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class ServeSpec:
     kind: str
     model: str
     tp: int = 1
+    pp: int = 1
     port: int = 8000
     host: str = "0.0.0.0"
     util: float = 0.9
@@ -32,6 +34,11 @@ class ServeSpec:
     headless: bool = False
     served_name: str = ""
     max_model_len: int = 262144
+
+    @property
+    def world(self) -> int:
+        """GPUs the engine needs: tensor × pipeline parallel size (vLLM's world size)."""
+        return self.tp * self.pp
 
 
 @dataclass
