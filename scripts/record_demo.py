@@ -1,17 +1,25 @@
-"""Record agent/transcripts/seed-pair-deploy.jsonl: the demo's session, from recon to tokens/s.
+"""Record Scout's bundled sessions, each from recon to tokens/s on a fresh simulated cluster.
 
 The model's turns here are written by Scout's engineers (what a careful model would send), served
 through the real anthropic SDK by the local Messages-API server; every tool runs for real against
-a fresh simulated seed-pair cluster, and an approver answers yes to every gated step. A first
-pass asks `plan_deployment` for the plan so the scripted `propose_plan` carries it word for word.
+the story's simulated cluster, and an approver answers yes to every gated step. A first pass asks
+`plan_deployment` for the plan so the scripted `propose_plan` carries it word for word.
 
-    .venv/bin/python scripts/record_demo.py [OUTPUT]
+Stories (agent/transcripts/NAME.jsonl):
+- seed-pair-deploy: the demo; two Sparks, the old container must go, the worker's link come up.
+- spark-trio-deploy: three idle Sparks in NVIDIA's ring; the model needs two of them, and the
+  plan picks spark-a and spark-b on their own cable; rolled out with rollout_step.
+
+    .venv/bin/python scripts/record_demo.py [STORY] [OUTPUT]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +32,7 @@ from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO_TRANSCRIPT = REPO / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
+TRANSCRIPTS = REPO / "agent" / "transcripts"
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 GUIDE = "http://docs.spark.sim/vllm-two-sparks.html"
 PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
@@ -38,9 +46,21 @@ STEPS = [
 WAIT_READY = "timeout 600 sh -c 'until curl -sf localhost:8000/health; do sleep 2; done'"
 
 
-def todo(done: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Story:
+    """One recorded session: its cluster, the user's goal, what plan_deployment is asked, and
+    the model's turns given the plan that call returns."""
+
+    name: str
+    scenario: str
+    goal: str
+    plan_input: dict[str, Any]
+    script: Callable[[dict[str, Any]], list[dict]]
+
+
+def todo(done: int, steps: list[str] = STEPS) -> dict[str, Any]:
     items = []
-    for index, content in enumerate(STEPS):
+    for index, content in enumerate(steps):
         status = "completed" if index < done else "in_progress" if index == done else "pending"
         items.append({"content": content, "status": status})
     return {"items": items}
@@ -57,11 +77,12 @@ def client(url: str) -> AnthropicClient:
     return AnthropicClient(api_key="recording", base_url=url, max_retries=0)
 
 
-async def plan_for_seed_pair() -> dict[str, Any]:
-    """Pass 1: what plan_deployment proposes on a fresh seed-pair."""
+async def plan_for(story: Story) -> dict[str, Any]:
+    """Pass 1: what plan_deployment proposes on a fresh copy of the story's cluster."""
+    size = story.plan_input["model_size_gb"]
     script = [
-        turn("", [("p1", "recon", {"hosts": "all", "model_size_gb": 119})]),
-        turn("", [("p2", "plan_deployment", PLAN_INPUT)]),
+        turn("", [("p1", "recon", {"hosts": "all", "model_size_gb": size})]),
+        turn("", [("p2", "plan_deployment", story.plan_input)]),
         turn("done", [], stop="end_turn"),
     ]
     results: dict[str, Any] = {}
@@ -77,7 +98,7 @@ async def plan_for_seed_pair() -> dict[str, Any]:
 
     with MessagesAPIServer(script) as api:
         async with sim_runtime(
-            DEMO_SCENARIO,
+            story.scenario,
             client=client(api.url),
             approver_factory=lambda rules: None,
             listeners=[Keep()],
@@ -86,7 +107,7 @@ async def plan_for_seed_pair() -> dict[str, Any]:
     return results["p2"].data["plan"]
 
 
-def session_script(plan: dict[str, Any]) -> list[dict]:
+def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
     steps = plan["steps"]
 
     def action(step: int, index: int = 0) -> str:
@@ -211,25 +232,127 @@ def session_script(plan: dict[str, Any]) -> list[dict]:
     ]
 
 
-async def record(output: Path) -> None:
-    plan = await plan_for_seed_pair()
-    script = session_script(plan)
+TRIO_STEPS = [
+    "Recon the three Sparks and read the two-node guide",
+    "Choose the nodes and propose a plan",
+    "Start the engine containers and the Ray cluster on the chosen nodes",
+    "Serve the model and measure it",
+]
+TRIO_PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b", "spark-c"], "model_size_gb": 119}
+PATIENT = {"check_attempts": 60, "check_interval_s": 1.0}
+
+
+def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
+    """Three Sparks, a model that needs two: the plan picks the nodes, rollout_step runs it."""
+    count = len(plan["steps"])
+
+    def step(n: int) -> tuple[str, str, dict[str, Any]]:
+        return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
+
+    return [
+        turn(
+            "I'll map all three Sparks in one round and read the two-node guide first.",
+            [
+                ("toolu_01", "todo_write", todo(0, TRIO_STEPS)),
+                ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
+                ("toolu_03", "web_fetch", {"url": GUIDE}),
+            ],
+        ),
+        turn(
+            "All three Sparks are idle and alike, and every ConnectX port is up: NVIDIA's ring, "
+            "one /24 per cable. The ~119 GB model does not fit on one Spark but fits on two, so "
+            "I'll let plan_deployment choose the nodes from all three.",
+            [("toolu_04", "plan_deployment", TRIO_PLAN_INPUT)],
+        ),
+        turn(
+            "The plan uses spark-a and spark-b over their own cable (192.168.0.0/24) with "
+            "tensor parallelism 2; spark-c stays free. Here it is for your approval.",
+            [("toolu_05", "todo_write", todo(1, TRIO_STEPS)), ("toolu_06", "propose_plan", plan)],
+        ),
+        turn(
+            "Approved. I'll run it one proven step at a time, starting with spark-a's container.",
+            [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), step(1)],
+        ),
+        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(2, count)),
+        turn(
+            "Ray sees both nodes and both GPUs. Now vLLM itself.",
+            [("toolu_08", "todo_write", todo(3, TRIO_STEPS)), step(count)],
+        ),
+        turn(
+            "It lists the model. Now the proof: health, the model list, one completion, and a "
+            "benchmark through an SSH port forward.",
+            [
+                (
+                    "toolu_09",
+                    "endpoint_check",
+                    {
+                        "host": "spark-a",
+                        "port": 8000,
+                        "model": MODEL,
+                        "concurrency": 4,
+                        "max_tokens": 64,
+                    },
+                )
+            ],
+        ),
+        turn("", [("toolu_10", "todo_write", todo(4, TRIO_STEPS))]),
+        turn(
+            f"Done. `{MODEL}` is served with tensor parallelism 2 on spark-a and spark-b, over "
+            "the cable between them (NCCL on both PCIe twins of each end), at "
+            "http://spark-a:8000; spark-c is untouched. The endpoint check above has the "
+            "measured tokens/s. To roll back: `docker rm -f scout-vllm` on spark-a and spark-b.",
+            [],
+            stop="end_turn",
+        ),
+    ]
+
+
+STORIES = {
+    story.name: story
+    for story in (
+        Story("seed-pair-deploy", DEMO_SCENARIO, DEMO_GOAL, PLAN_INPUT, seed_pair_script),
+        Story(
+            "spark-trio-deploy",
+            "spark-trio",
+            "Serve Qwen/Qwen3.5-122B-A10B-FP8 on as few of the three Sparks as it needs, then "
+            "prove it works and how fast it is.",
+            TRIO_PLAN_INPUT,
+            spark_trio_script,
+        ),
+    )
+}
+
+
+async def record(story: Story, output: Path) -> None:
+    plan = await plan_for(story)
+    script = story.script(plan)
     approver = ScriptedApprover([("approved", "")] * 12, name="operator")  # spares go unused
     output.unlink(missing_ok=True)
     with MessagesAPIServer(script, model="claude-sonnet-4-5") as api:
         async with sim_runtime(
-            DEMO_SCENARIO,
+            story.scenario,
             client=client(api.url),
             approver_factory=lambda rules: approver,
             model="claude-sonnet-4-5",
-            goal=DEMO_GOAL,
+            goal=story.goal,
             transcript_path=output,
         ) as runtime:
-            outcome = await runtime.session.send(DEMO_GOAL)
+            outcome = await runtime.session.send(story.goal)
             runtime.session.end("done" if outcome.stop == "end_turn" else outcome.stop)
     print(f"{outcome.stop}: {outcome.text[:120]}")
     print(f"approvals asked: {len(approver.seen)}; transcript: {output}")
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("story", nargs="?", default="seed-pair-deploy", choices=sorted(STORIES))
+    parser.add_argument(
+        "output", nargs="?", type=Path, help="default: agent/transcripts/STORY.jsonl"
+    )
+    args = parser.parse_args()
+    story = STORIES[args.story]
+    asyncio.run(record(story, args.output or TRANSCRIPTS / f"{story.name}.jsonl"))
+
+
 if __name__ == "__main__":
-    asyncio.run(record(Path(sys.argv[1]) if len(sys.argv) > 1 else DEMO_TRANSCRIPT))
+    main()

@@ -1,23 +1,12 @@
 """The seed story end to end: the recorded deployment session, re-driven and shown as the demo."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from agent.loop.transcript import read_transcript
+from tests.support.scout_cli import ROOT, scout
 
-ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
-SCOUT = str(Path(sys.executable).with_name("scout"))
-
-
-def scout(*args: str, home: Path, columns: int = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", "COLUMNS": str(columns)}
-    return subprocess.run(
-        [SCOUT, *args], capture_output=True, text=True, timeout=240, env=env, cwd=ROOT
-    )
 
 
 def test_the_recording_tells_the_whole_story_in_order():
