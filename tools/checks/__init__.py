@@ -3,6 +3,8 @@
 One registry (`registry.CHECKS`) serves the world model, which lists every finding after each
 probe, and a deployment's preflight, which runs the checks it needs on the chosen hosts. One
 module per concept: memory, fabric, versions, toolkit, docker; `finding` is what they return.
+What a node can give a model (`budget`) and which nodes a model needs, split how (`layout`),
+serve the memory check and a deployment's plan alike.
 """
 
 from tools.checks.finding import GB, Finding, Severity, by_severity, gb

@@ -16,6 +16,8 @@ How the split is chosen, and where that comes from:
   two Sparks, TP=4 through a switch; reference/dgx-spark.md §2.3). A TP size must divide the
   model's attention heads, a power of two in the models served here [U: the engine checks it at
   start], so an odd count of nodes runs as pipeline stages (3 nodes: TP=1 × PP=3).
+Every recipe can do both across nodes: vLLM with Ray or with `--nnodes/--node-rank` (mp),
+reference/dgx-spark.md §4; SGLang `--tp/--nnodes/--node-rank` (§5) and `--pp-size`.
 """
 
 from __future__ import annotations
