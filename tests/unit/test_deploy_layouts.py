@@ -120,3 +120,36 @@ def test_one_node_needs_no_rendezvous_flags() -> None:
     steps = build_recipe(choices.resolved(), find_fabric(hosts, ["h100-a"])).steps
     launch = steps[-1].actions[0]
     assert "--tp 8" in launch and "--nnodes" not in launch and "--dist-init-addr" not in launch
+
+
+def test_without_a_model_size_the_hosts_given_are_used_or_as_many_as_asked() -> None:
+    hosts = {f"spark-{c}": spark(f"spark-{c}", 10 + i) for i, c in enumerate("abc")}
+    every = run_preflight(
+        PreflightInput(hosts=hosts), DeployChoices(model=MODEL, hosts=list(hosts))
+    )
+    assert every.choices.hosts == list(hosts) and every.choices.tensor_parallel == 1
+    assert every.choices.pipeline_parallel == 3  # three single-GPU nodes: pipeline stages
+    two = run_preflight(
+        PreflightInput(hosts=hosts), DeployChoices(model=MODEL, hosts=list(hosts), nodes=2)
+    )
+    assert two.choices.hosts == ["spark-a", "spark-b"] and two.choices.tensor_parallel == 2
+    layout = next(f for f in two.findings if f.check == "layout")
+    assert layout.message.startswith("2 of 3 nodes: the model's size is unknown")
+    down = run_preflight(
+        PreflightInput(hosts=hosts, unreachable={"spark-c": "connection refused"}),
+        DeployChoices(model=MODEL, hosts=list(hosts)),
+    )
+    assert [f.kind for f in down.blockers] == ["host_unreachable"]
+
+
+def test_a_worker_that_is_down_is_left_out_when_the_others_suffice() -> None:
+    hosts = {f"spark-{c}": spark(f"spark-{c}", 10 + i) for i, c in enumerate("abc")}
+    report = run_preflight(
+        PreflightInput(
+            hosts=hosts, unreachable={"spark-b": "timed out"}, model_size_bytes=119 * GB
+        ),
+        DeployChoices(model=MODEL, hosts=list(hosts)),
+    )
+    assert report.ok and report.choices.hosts == ["spark-a", "spark-c"]
+    layout = next(f for f in report.findings if f.check == "layout")
+    assert layout.message.endswith("(spark-b did not answer and is left out)")

@@ -96,6 +96,7 @@ def choose_layout(request: LayoutRequest, budgets: Sequence[NodeBudget], links: 
     asked for contradict each other or the hosts given."""
     if not budgets:
         raise LayoutError("no node reported its memory: run recon on the hosts first")
+    links = _remembered(links)
     gpus = budgets[0].gpus
     counts = _node_counts(request, len(budgets), gpus)
     for count in counts:
@@ -150,6 +151,9 @@ def _pick(
         return None
     chosen = [head]
     pool = [n for n in others if holds(n) and n.gpus == head.gpus]
+    if len(pool) < count - 1:
+        return None
+    position = {n.host: i for i, n in enumerate(others)}
     while len(chosen) < count and pool:
 
         def preference(node: NodeBudget) -> tuple[bool, bool, int, int]:
@@ -158,13 +162,26 @@ def _pick(
                 node.usable(utilization) < need,
                 not meshed,
                 _LINK_RANK[links(head.host, node.host).state],
-                others.index(node),
+                position[node.host],
             )
 
         best = min(pool, key=preference)
         chosen.append(best)
         pool.remove(best)
     return chosen if len(chosen) == count else None
+
+
+def _remembered(links: Links) -> Links:
+    """`links` asked once per pair: the greedy pick asks about the same pairs again and again."""
+    seen: dict[frozenset[str], PairLink] = {}
+
+    def remembered(a: str, b: str) -> PairLink:
+        key = frozenset((a, b))
+        if key not in seen:
+            seen[key] = links(a, b)
+        return seen[key]
+
+    return remembered
 
 
 def _split(request: LayoutRequest, count: int, gpus: int) -> tuple[int, int, str]:
@@ -234,7 +251,9 @@ def _why_nodes(
     size, need = request.size_bytes, need_per_node(request.size_bytes, count)
     of = f"{count} of {total} nodes" if total > 1 else "1 node"
     best = max(n.usable_freed(u) for n in budgets)
-    if request.nodes or request.tensor_parallel or request.pipeline_parallel:
+    if not size:
+        why = f"{of}: the model's size is unknown, so the nodes given are used"
+    elif request.nodes or request.tensor_parallel or request.pipeline_parallel:
         why = f"{of} as asked: ~{gb(size)} of weights, ~{gb(need)} per node with KV headroom"
     elif count == 1:
         why = f"{of}: ~{gb(need)} with KV headroom fits in {chosen[0].host}'s ~{gb(best)} usable"

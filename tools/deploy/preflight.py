@@ -117,13 +117,16 @@ def _layout(
     data: PreflightInput, choices: DeployChoices, present: list[str]
 ) -> tuple[Finding | None, Layout | None]:
     """The nodes and split for the model: a `layout` finding (ok with its reason, or a blocker)
-    and the layout; without a model size every host given is used as it is."""
+    and the layout; without a model size the hosts given are used (or `nodes` of them)."""
+    nodes = choices.nodes
     if not data.model_size_bytes:
-        return None, None
+        nodes = nodes or len(choices.hosts)
+        if nodes > len(present) and len(present) < len(choices.hosts):
+            return _reachable(data, choices), None
     request = LayoutRequest(
-        size_bytes=data.model_size_bytes,
+        size_bytes=data.model_size_bytes or 0,
         utilization=choices.gpu_memory_utilization,
-        nodes=choices.nodes,
+        nodes=nodes,
         tensor_parallel=choices.tensor_parallel,
         pipeline_parallel=choices.pipeline_parallel,
         pipeline_ok=choices.recipe in PIPELINE_FLAGS,
