@@ -115,7 +115,10 @@ def test_nodes_asked_for_are_used_even_when_fewer_would_do() -> None:
 @pytest.mark.parametrize(
     ("request_", "message"),
     [
-        (LayoutRequest(119 * GB, nodes=5), "5 nodes asked for, but only 4 hosts can serve"),
+        (
+            LayoutRequest(119 * GB, nodes=5),
+            "5 nodes asked for, but only 4 hosts with 1 GPU(s) each (like the head) can serve",
+        ),
         (
             LayoutRequest(119 * GB, nodes=3, tensor_parallel=2),
             "TP×PP = 2 GPUs fills 2 node(s) of 1 GPUs, not the 3 asked for",
@@ -172,3 +175,10 @@ def test_h100_facts_give_eight_gpus_per_node() -> None:
     )
     assert layout.label == "TP=8 × PP=2"
     assert layout.why_nodes.endswith("share the fabric subnet 10.10.0.0/24")
+
+
+def test_nodes_of_another_shape_than_the_head_are_not_mixed_in() -> None:
+    nodes = [idle("spark-a", 60), idle("h100-x", 648, gpus=8), idle("spark-b", 60)]
+    layout = choose_layout(LayoutRequest(500 * GB), nodes, mesh())
+    assert layout.hosts == ("spark-a", "spark-b") and not layout.fits
+    assert layout.of_nodes == 3

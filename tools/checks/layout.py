@@ -1,10 +1,11 @@
 """Which nodes a model runs on and how it is split across them: the fewest nodes that hold it,
 tensor parallelism (TP) within a node's GPUs, TP or pipeline parallelism (PP) across nodes.
 
-The head (the first node given) always serves, so it is always in the set; the other nodes are
-taken in this order: those that fit without stopping anything, those that share a fabric subnet
-with every node already taken, then inventory order. A node's usable memory comes from
-tools/checks/budget.py; this module only compares it with each node's share of the weights.
+The head (the first node given) always serves, so it is always in the set; nodes with another
+GPU count than the head's are not mixed in; the others are taken in this order: those that fit
+without stopping anything, those that share a fabric subnet with every node already taken, then
+inventory order. A node's usable memory comes from tools/checks/budget.py; this module only
+compares it with each node's share of the weights.
 
 How the split is chosen, and where that comes from:
 - several GPUs per node: TP = the node's GPUs, PP = the number of nodes (vLLM,
@@ -98,14 +99,15 @@ def choose_layout(request: LayoutRequest, budgets: Sequence[NodeBudget], links: 
         raise LayoutError("no node reported its memory: run recon on the hosts first")
     links = _remembered(links)
     gpus = budgets[0].gpus
-    counts = _node_counts(request, len(budgets), gpus)
+    alike = [budgets[0], *(b for b in budgets[1:] if b.gpus == gpus)]  # never mixed shapes
+    counts = _node_counts(request, len(alike), gpus)
     for count in counts:
         need = need_per_node(request.size_bytes, count)
-        chosen = _pick(budgets, count, need, request.utilization, links, fitting=True)
+        chosen = _pick(alike, count, need, request.utilization, links, fitting=True)
         if chosen is not None:
             return _layout(request, budgets, chosen, links)
-    chosen = _pick(budgets, counts[-1], 0.0, request.utilization, links, fitting=False)
-    assert chosen is not None  # without the fit condition every count up to len(budgets) works
+    chosen = _pick(alike, counts[-1], 0.0, request.utilization, links, fitting=False)
+    assert chosen is not None  # without the fit condition every count up to len(alike) works
     return _layout(request, budgets, chosen, links)
 
 
@@ -126,7 +128,10 @@ def _node_counts(request: LayoutRequest, available: int, gpus: int) -> list[int]
         wanted = world // gpus
     if wanted is not None:
         if wanted > available:
-            raise LayoutError(f"{wanted} nodes asked for, but only {available} hosts can serve")
+            raise LayoutError(
+                f"{wanted} nodes asked for, but only {available} hosts with {gpus} GPU(s) each "
+                "(like the head) can serve"
+            )
         return [wanted]
     return list(range(1, available + 1))
 
@@ -150,7 +155,7 @@ def _pick(
     if not holds(head):
         return None
     chosen = [head]
-    pool = [n for n in others if holds(n) and n.gpus == head.gpus]
+    pool = [n for n in others if holds(n)]
     if len(pool) < count - 1:
         return None
     position = {n.host: i for i, n in enumerate(others)}
