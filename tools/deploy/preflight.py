@@ -2,15 +2,15 @@
 
 Each finding is ok / warning / blocker with a message and what to do. The fact checks come from
 the shared registry (tools/checks: RDMA devices, docker, versions); the checks here need the
-chosen deployment (reachable nodes, its fabric path, image, ports, fit, weights). The caller
-re-probes stale hosts first. Checks only compute; nothing here changes a host.
+chosen deployment: its layout (which nodes, TP × PP: tools/checks/layout.py), reachable nodes,
+its fabric path, image, ports, fit, and weights (tools/deploy/weights.py). The caller re-probes
+stale hosts first. Checks only compute; nothing here changes a host.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
 from tools.checks import Finding, Severity, by_severity, preflight_findings
 from tools.checks.budget import budgets_for
@@ -18,10 +18,9 @@ from tools.checks.fabric import pair_link
 from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
-from tools.deploy.fit import DEFAULT_HF_CACHE, FitVerdict, check_fit, gb
+from tools.deploy.fit import FitVerdict, check_fit
+from tools.deploy.weights import weights_findings
 from tools.recon.facts import HostFacts
-
-DISK_MARGIN = 1.1
 
 
 def _finding(
@@ -108,7 +107,7 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
             resolved.gpu_memory_utilization,
         )
         findings.append(_memory(fit))
-        findings += _weights(hosts, resolved, data)
+        findings += weights_findings(hosts, resolved, data.model_size_bytes, data.cached_bytes)
     findings += shared["versions"]
     return PreflightReport(by_severity(findings), fabric, fit, resolved, layout)
 
@@ -317,90 +316,3 @@ def _memory(fit: FitVerdict) -> Finding:
     )
     blocked = sorted(fit.blocking_containers)
     return _finding("memory", "blocker", "model_does_not_fit", fit.message, blocked, fix)
-
-
-CacheState = Literal["cached", "absent", "unknown"]
-
-
-def _cache_state(
-    host: str, facts: HostFacts, choices: DeployChoices, data: PreflightInput
-) -> tuple[CacheState, int | None]:
-    """Whether the model is in the host's HF cache, and its bytes there (None: not measured).
-
-    A measurement passed in (`du` on a custom hf_cache) wins; else recon's listing of the
-    default cache answers.
-    """
-    if host in data.cached_bytes:
-        measured = data.cached_bytes[host]
-        return ("absent", None) if measured is None else ("cached", measured)
-    listing = facts.hf_cache.models
-    if listing is None or choices.hf_cache != DEFAULT_HF_CACHE:
-        return "unknown", None
-    if choices.model not in listing:
-        return "absent", None
-    return "cached", listing[choices.model]
-
-
-def _weights(
-    hosts: Mapping[str, HostFacts], choices: DeployChoices, data: PreflightInput
-) -> list[Finding]:
-    size = data.model_size_bytes or 0
-    findings = []
-    for host, facts in hosts.items():
-        state, cached = _cache_state(host, facts, choices, data)
-        if state == "cached" and cached is not None and cached >= size * 0.98:
-            findings.append(
-                _finding(
-                    "weights",
-                    "ok",
-                    "weights_cached",
-                    f"{choices.model} cached on {host} ({gb(cached)})",
-                    [host],
-                )
-            )
-            continue
-        if state == "cached" and cached is None:
-            findings.append(
-                _finding(
-                    "weights",
-                    "warning",
-                    "weights_size_unknown",
-                    f"{choices.model} is in the HF cache on {host} but its size is unknown "
-                    "(no `du` there)",
-                    [host],
-                    fix=f"check the download is complete on {host}: `hf download {choices.model}` "
-                    "finishes at once when it is",
-                )
-            )
-            continue
-        free = max((d.available_bytes for d in facts.disk.disks), default=None)
-        where = {
-            "cached": f"only partly cached ({gb(cached or 0)} of {gb(size)})",
-            "absent": "not cached",
-            "unknown": "not known to be cached",
-        }[state]
-        needed = (size - (cached or 0)) * DISK_MARGIN
-        if free is not None and free < needed:
-            findings.append(
-                _finding(
-                    "weights",
-                    "blocker",
-                    "disk_too_small",
-                    f"{choices.model} is {where} on {host} and "
-                    f"only {gb(free)} is free (needs {gb(needed)})",
-                    [host],
-                    fix="free disk space or point hf_cache at a larger disk",
-                )
-            )
-        else:
-            findings.append(
-                _finding(
-                    "weights",
-                    "warning",
-                    "weights_not_cached",
-                    f"{choices.model} is {where} on {host}; the engine runs with HF_HUB_OFFLINE=1",
-                    [host],
-                    fix=f"download it first on {host}: `hf download {choices.model}`",
-                )
-            )
-    return findings
