@@ -42,7 +42,7 @@ class WebFetchInput(BaseModel):
     select: str | None = Field(
         None,
         min_length=1,
-        description="Heading text (or a regex on headings): return only that section.",
+        description="Heading text (or words in it): return only that section.",
     )
     max_chars: int = Field(
         DEFAULT_MAX_CHARS,

@@ -103,10 +103,21 @@ def test_section_runs_to_the_next_heading_of_its_rank() -> None:
     assert "vllm serve" not in section
 
 
-def test_section_by_regex_and_not_found() -> None:
-    heading, section = select_section(MARKDOWN, r"^serv")
-    assert heading.text == "Serve" and section.endswith("vllm serve model")
+def test_section_by_its_words_and_not_found() -> None:
+    heading, section = select_section(
+        "# Guide\n\n## Step 3. Serve the model\n\nvllm serve", "serve model"
+    )
+    assert heading.text == "Step 3. Serve the model" and section.endswith("vllm serve")
     assert select_section(MARKDOWN, "Uninstall everything") is None
+    assert select_section(MARKDOWN, r"^serv") is None  # a regex is text here, never run
+
+
+def test_heading_forms() -> None:
+    found = headings("## Install ##\n# C#\n#not a heading\n####### seven\n#\tTabbed\n")
+    assert [(h.level, h.text) for h in found] == [(2, "Install"), (1, "C#"), (1, "Tabbed")]
+    assert [h.text for h in headings("# see [the docs](https://x.example/a) and [x]")] == [
+        "see the docs and [x]"
+    ]
 
 
 def test_exact_heading_beats_a_longer_one_containing_it() -> None:
