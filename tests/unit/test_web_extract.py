@@ -123,3 +123,27 @@ def test_heading_forms() -> None:
 def test_exact_heading_beats_a_longer_one_containing_it() -> None:
     text = "## Serve the model\n\na\n\n## Serve\n\nb\n"
     assert select_section(text, "serve")[1] == "## Serve\n\nb"
+
+
+def test_odd_or_unknown_charsets_read_as_utf8() -> None:
+    body = "caf\u00e9 \u2713".encode()
+    for charset in ("rot13", "rot_13", "base64", "no-such-charset", "idna", "unicode_escape"):
+        page = page_text(body, "text/plain", charset, "https://example.org/x.txt")
+        assert page.text == "caf\u00e9 \u2713", charset
+
+
+def test_meta_charset_scan_is_one_pass_over_hostile_heads() -> None:
+    hostile = b"<meta" * 2000 + b'<meta charset="windows-1251">'
+    assert page_text(hostile + "\u0416".encode("cp1251"), "", None, "u").kind == "text"
+    html = b"<html><head>" + b"<meta x" * 500 + b'><meta charset="koi8-r"></head><body>'
+    page = page_text(html + "\u0416".encode("koi8-r") + b"</body></html>", "text/html", None, "u")
+    assert "\u0416" in page.text
+
+
+def test_json_that_would_balloon_when_indented_comes_back_as_is() -> None:
+    deep = "[" * 500 + ",".join(["1"] * 20_000) + "]" * 500
+    page = page_text(deep.encode(), "application/json", None, "https://example.org/x.json")
+    assert (page.kind, page.text) == ("text", deep)
+    too_deep = "[" * 100_000 + "]" * 100_000
+    page = page_text(too_deep.encode(), "application/json", None, "https://example.org/x.json")
+    assert page.kind == "text"
