@@ -16,7 +16,8 @@ from rich.text import Text
 
 from agent.faces.chat_view import ChatView
 from agent.loop.transcript import read_transcript
-from agent.replay.redrive import recorded_answers, redrive, sim_runtime
+from agent.replay.recorded_approvals import RecordedApprover
+from agent.replay.redrive import redrive, sim_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
@@ -56,6 +57,7 @@ async def replay_demo(
         console.print(f"the demo transcript {transcript} holds no readable events")
         return 1
     view = ChatView(console)
+    recorded = RecordedApprover(loaded.events)
     if interactive:
         approvals: PromptSession[str] = PromptSession()
 
@@ -66,7 +68,6 @@ async def replay_demo(
         def factory(gate):  # type: ignore[no-untyped-def]
             return TerminalApprover(console, ask, gate.allow_for_session)
     else:
-        recorded = recorded_answers(loaded.events)
 
         def factory(gate):  # type: ignore[no-untyped-def]
             return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
@@ -87,6 +88,7 @@ async def replay_demo(
         DEMO_SCENARIO,
         listeners=[view],
         approver_factory=factory,
+        answers=recorded,
         pace_s=pace_s,
         transcript_path=save_to,
     )

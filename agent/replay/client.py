@@ -125,18 +125,25 @@ class ReplayClient:
 
 @dataclass
 class ReplayReport:
+    """How a replay went; `approval_drift` lists approvals the recording could not answer."""
+
     turns_played: int
     turns_recorded: int
     drift: list[Drift] = field(default_factory=list)
+    approval_drift: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not self.drift and self.turns_played == self.turns_recorded
+        return (
+            not self.drift and not self.approval_drift and self.turns_played == self.turns_recorded
+        )
 
     def describe(self) -> str:
         if self.clean:
             return f"no drift: {self.turns_played} model turns replayed as recorded"
         lines = [f"replayed {self.turns_played} of {self.turns_recorded} recorded model turns"]
+        for problem in self.approval_drift:
+            lines.append(f"drift: {problem}")
         for drift in self.drift:
             lines.append(f"drift at model turn {drift.turn}:\n{drift.diff}")
         return "\n".join(lines)

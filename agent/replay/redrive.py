@@ -1,8 +1,8 @@
 """Re-driving a recorded session against a fresh simulated cluster, with tools running for real.
 
 The model's turns come from the transcript (ReplayClient); every tool call runs live against the
-simulator; approvals are answered as they were recorded, or by a person. Whatever differs from
-the recording is reported as drift.
+simulator; approvals are answered as they were recorded (each only for the call and fingerprint
+it was made for), or by a person. Whatever differs from the recording is reported as drift.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 import httpx
 
 from agent.loop.events import (
-    ApprovalDecisionEvent,
     Event,
     SessionStart,
     ToolResultEvent,
@@ -25,10 +24,10 @@ from agent.loop.events import (
 from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
+from agent.replay.recorded_approvals import RecordedApprover
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Mode, Settings
 from agent.safety.approvals import Approver
-from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
@@ -59,15 +58,6 @@ class _Collect(SessionListener):
     def on_event(self, event: Event) -> None:
         if isinstance(event, ToolResultEvent):
             self.results.append(event)
-
-
-def recorded_answers(events: list[Event]) -> ScriptedApprover:
-    answers = [
-        {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
-        for e in events
-        if isinstance(e, ApprovalDecisionEvent)
-    ]
-    return ScriptedApprover(answers, name="the recording")
 
 
 async def resolve_docs(host: str, port: int) -> list[str]:
@@ -139,12 +129,18 @@ async def redrive(
     *,
     listeners: list[SessionListener] | None = None,
     approver_factory: ApproverFactory | None = None,
+    answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
 ) -> RedriveResult:
-    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result."""
+    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
+
+    Approvals come from `answers` (the recording's, made from `events` when not given) unless
+    `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
+    so its drift is reported.
+    """
     client = ReplayClient(events, pace_s=pace_s)
-    answers = recorded_answers(events)
+    answers = answers or RecordedApprover(events)
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"
@@ -164,5 +160,5 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift)
+    report = ReplayReport(client.played, client.recorded, client.drift, answers.drift)
     return RedriveResult(report, runtime.transcript_path, collect.results)

@@ -27,6 +27,9 @@ def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
 
 
 class ApprovalRequest(BaseModel):
+    """`id` names this question (each is new); `call_id` names the call it is about: the
+    tool_use id, or "plan" for the plan gate."""
+
     id: str
     fingerprint: str
     tool: str
@@ -37,6 +40,7 @@ class ApprovalRequest(BaseModel):
     plan_step: str | None = None
     summary: str = ""
     expires_at: str | None = None
+    call_id: str | None = None
 
 
 class Decision(BaseModel):

@@ -123,6 +123,7 @@ class PolicyGate:
             plan_step=step,
             summary=prepared.summary,
             expires_at=_expiry(self.approval_ttl_s),
+            call_id=prepared.call.id,
         )
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
@@ -188,6 +189,7 @@ class PolicyGate:
             reason=f"approve the plan: {plan.goal} ({len(plan.steps)} steps)",
             summary=plan.render(),
             expires_at=_expiry(self.approval_ttl_s),
+            call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
         return decision.allows, decision.message
