@@ -141,6 +141,8 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         for problem in loaded.problems:
             print(f"warning: {path}: {problem}", file=sys.stderr)
         resume = rebuild(loaded.events)
+        for problem in resume.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 

@@ -1,13 +1,17 @@
 """Rebuilding a session's conversation from its transcript, to resume after a stop or a crash.
 
 A call that was announced but never got a result is answered with an error that tells the model
-its effect is unknown, so every `tool_use` keeps exactly one `tool_result`.
+its effect is unknown, so every `tool_use` keeps exactly one `tool_result`. A transcript is a
+file anyone may have edited: todo items that do not validate are left out with a warning in
+`problems`, never a traceback.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import ValidationError
 
 from agent.loop.events import (
     Event,
@@ -17,6 +21,7 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
+from tools.todo import TodoItem
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 
@@ -29,6 +34,7 @@ class RebuiltSession:
     todo_items: list[dict[str, Any]] = field(default_factory=list)
     interrupted_calls: list[str] = field(default_factory=list)
     last_seq: int = 0
+    problems: list[str] = field(default_factory=list)
 
 
 def rebuild(events: list[Event]) -> RebuiltSession:
@@ -79,6 +85,26 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 block["is_error"] = True
             results[event.id] = block
         elif isinstance(event, TodoUpdate):
-            rebuilt.todo_items = event.items
+            rebuilt.todo_items, rebuilt.problems = _valid_todo_items(event, rebuilt.problems)
     flush_results()
     return rebuilt
+
+
+def _valid_todo_items(
+    event: TodoUpdate, problems: list[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The update's items that validate; the others named in the returned problems (which
+    replace earlier todo problems: only the last list counts)."""
+    kept: list[dict[str, Any]] = []
+    found = [problem for problem in problems if not problem.startswith("todo item")]
+    for number, item in enumerate(event.items, start=1):
+        try:
+            kept.append(TodoItem.model_validate(item).model_dump())
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(item)"
+            found.append(
+                f"todo item {number} of the last todo update is not valid ({where}: "
+                f"{first['msg']}); left it out of the resumed todo list"
+            )
+    return kept, found

@@ -75,6 +75,8 @@ def build_session(
     if resume is not None:
         session.messages = resume.messages
         todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
+        for problem in resume.problems:
+            parts.recorder.emit(Notice(level="warning", kind="resumed", message=problem))
         if resume.interrupted_calls:
             parts.recorder.emit(
                 Notice(

@@ -92,3 +92,27 @@ def test_redactor_patterns():
     for text, secret in samples.items():
         assert secret not in redactor.text(text), text
     assert redactor.text("nvidia-smi shows 580.95.05") == "nvidia-smi shows 580.95.05"
+
+
+def test_an_oversized_line_is_skipped_unread_and_reported(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "huge.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(UserMessage(text="before").model_dump_json() + "\n")
+        handle.write('{"type":"user_message","text":"' + "A" * 60_000_000 + '"}\n')
+        handle.write(
+            UserMessage(text="after \u2028 with a line separator").model_dump_json() + "\n"
+        )
+    tracemalloc.start()
+    try:
+        loaded = read_transcript(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [e.text for e in loaded.events] == ["before", "after \u2028 with a line separator"]
+    assert loaded.problems == [
+        "line 2: 57.2 MB, longer than the 8 MB a transcript line may hold; skipped without "
+        "reading it"
+    ]
+    assert peak < 20 * 1024 * 1024  # about two 8 MB buffers, never the whole 60 MB line
