@@ -14,6 +14,7 @@ from tools.web.sections import headings, select_section
 from tools.web.untrusted import strip_invisible
 
 HEADINGS_LISTED = 40
+HEADING_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,12 @@ def read_page(
         heading, content = picked
         return PageReading(content, title, page.kind, page.extractor, section=heading.text)
     titles = [heading.text for heading in headings(page.text)]
+    listed = tuple(
+        text if len(text) <= HEADING_CHARS else text[:HEADING_CHARS] + "…"
+        for text in titles[:HEADINGS_LISTED]
+    )
     return PageReading(
-        "",
-        title,
-        page.kind,
-        page.extractor,
-        headings=tuple(titles[:HEADINGS_LISTED]),
-        headings_total=len(titles),
+        "", title, page.kind, page.extractor, headings=listed, headings_total=len(titles)
     )
 
 
