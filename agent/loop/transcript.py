@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.safety.redact import Redactor
 
-MAX_LINE_BYTES = 8 * 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024
 _SKIP_CHUNK_BYTES = 1024 * 1024
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,13 +62,24 @@ def comparable(blocks: list[dict[str, Any]] | str) -> list[str]:
 
 
 class ReplayClient:
-    """A ModelClient that plays back recorded turns; `pace_s` paces text like a live stream."""
+    """A ModelClient that plays back recorded turns; `pace_s` paces text like a live stream.
 
-    def __init__(self, events: list[Event], *, pace_s: float = 0.0) -> None:
+    `halted` is asked before each turn: a reason (not None) ends the replay there with a
+    ModelError saying it, as when the recording's approvals stopped matching the run.
+    """
+
+    def __init__(
+        self,
+        events: list[Event],
+        *,
+        pace_s: float = 0.0,
+        halted: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self._turns = recorded_turns(events)
         self._next = 0
         self.pace_s = pace_s
         self.drift: list[Drift] = []
+        self._halted = halted
 
     @property
     def remaining(self) -> int:
@@ -84,6 +96,9 @@ class ReplayClient:
     async def stream(
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
     ) -> AssistantTurn:
+        reason = self._halted()
+        if reason is not None:
+            raise ModelError(f"The replay stopped: {reason}.")
         if self._next >= len(self._turns):
             raise ModelError(
                 f"The recording has no more model turns (it had {len(self._turns)}); the replay "

@@ -3,8 +3,8 @@
 A recorded decision answers only the request it was made for: the same call (tool_use id, or
 "plan") with the same fingerprint. Taking them in order instead let an edited recording approve
 whatever came next (a decision with fingerprint `sha256:0` ran `docker rm -f vllm_node`). A
-request the recording has no decision for is drift: it is denied, and so is every later one, so
-nothing runs on a recording that no longer matches the run.
+request the recording has no decision for is drift: it is denied, so is every later one, and
+`halt_reason` tells the replay to stop, so nothing runs on a recording that no longer matches.
 """
 
 from __future__ import annotations
@@ -50,6 +50,12 @@ class RecordedApprover:
             edited_input=event.edited_input,
             decided_by=self.name,
         )
+
+    def halt_reason(self) -> str | None:
+        """Why the replay must stop (an approval did not match the recording), or None."""
+        if not self.drift:
+            return None
+        return "an approval did not match the recording, so nothing more runs on it"
 
     def _deny(self, request: ApprovalRequest, message: str) -> Decision:
         return Decision(

@@ -139,8 +139,8 @@ async def redrive(
     `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
     so its drift is reported.
     """
-    client = ReplayClient(events, pace_s=pace_s)
     answers = answers or RecordedApprover(events)
+    client = ReplayClient(events, pace_s=pace_s, halted=answers.halt_reason)
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"

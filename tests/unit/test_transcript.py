@@ -112,7 +112,7 @@ def test_an_oversized_line_is_skipped_unread_and_reported(tmp_path):
         tracemalloc.stop()
     assert [e.text for e in loaded.events] == ["before", "after \u2028 with a line separator"]
     assert loaded.problems == [
-        "line 2: 57.2 MB, longer than the 8 MB a transcript line may hold; skipped without "
+        "line 2: 57.2 MB, longer than the 4 MB a transcript line may hold; skipped without "
         "reading it"
     ]
-    assert peak < 20 * 1024 * 1024  # about two 8 MB buffers, never the whole 60 MB line
+    assert peak < 20 * 1024 * 1024  # about two 4 MB buffers, never the whole 60 MB line

@@ -50,6 +50,8 @@ class _Worker:
     async def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+        if self.process.stdin is not None:
+            self.process.stdin.close()  # the last open pipe: its transport can now finish
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.process.wait(), 10)
 
