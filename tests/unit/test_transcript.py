@@ -116,3 +116,15 @@ def test_an_oversized_line_is_skipped_unread_and_reported(tmp_path):
         "reading it"
     ]
     assert peak < 20 * 1024 * 1024  # about two 4 MB buffers, never the whole 60 MB line
+
+
+def test_redaction_stays_linear_on_hostile_text():
+    """Patterns that retried every split of a long word took seconds per 20 KB of page text
+    (run on the event loop for every transcript line)."""
+    redactor = Redactor()
+    hostile = ["a" * 300_000, "password" * 40_000, "a+" * 150_000, "token_" * 50_000]
+    for text in hostile:  # quadratic patterns took minutes here (past the test timeout)
+        assert redactor.text(text) == text
+    assert redactor.text("DB_PASSWORD=hunter22 https://u:pw@h.example/x token: 'abcd1234'") == (
+        "DB_PASSWORD=[REDACTED] https://u:[REDACTED]@h.example/x token: '[REDACTED]'"
+    )
