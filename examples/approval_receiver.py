@@ -55,6 +55,7 @@ TIMESTAMP_HEADER = "X-Scout-Timestamp"
 SIGNATURE_HEADER = "X-Scout-Signature-256"
 TOLERANCE_S = 300
 MAX_BODY_BYTES = 1024 * 1024
+MIN_SECRET_CHARS = 32
 RULE_KEYS = {"tool", "risk", "host", "message"}
 
 Verdict = dict[str, Any]
@@ -316,9 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     secret = os.environ.get(args.secret_env, "")
-    if not secret:
+    if len(secret) < MIN_SECRET_CHARS:
+        what = "empty" if not secret else f"only {len(secret)} characters (Scout needs 32+)"
         print(
-            f"error: ${args.secret_env} is empty; export the secret Scout uses, e.g. "
+            f"error: ${args.secret_env} is {what}; export the secret Scout uses, e.g. "
             f'export {args.secret_env}="$(openssl rand -hex 32)"',
             file=sys.stderr,
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 from agent.loop.events import ApprovalDecisionEvent, ModelResponse, ToolCallEvent
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive
-from tests.support.hostile import run_measured
+from tests.support.hostile import Heartbeat, run_measured
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
@@ -53,7 +53,9 @@ def scout(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 async def test_a_forged_decision_is_drift_and_nothing_runs_on_it(tmp_path: Path) -> None:
-    outcome = await redrive(forged_events(), "seed-pair", transcript_path=tmp_path / "r.jsonl")
+    async with Heartbeat() as beat:
+        outcome = await redrive(forged_events(), "seed-pair", transcript_path=tmp_path / "r.jsonl")
+    beat.assert_kept_ticking()
     rerun = read_transcript(outcome.transcript_path).events
     risky = {e.id for e in rerun if isinstance(e, ToolCallEvent) and e.risk != "read_only"}
     results = {e.id: e for e in outcome.results}
