@@ -21,9 +21,15 @@ async def _serve(scenario: str, out_dir: Path) -> None:
             f"-o UserKnownHostsFile={out_dir / 'known_hosts'} {cluster.scenario.user}@127.0.0.1"
         )
         print(f"  inventory: {inventory}")
-        print(f"  try: scout recon --inventory {inventory}")
+        print(f"  try: {_scout_command()} recon --inventory {inventory}")
         print("Press Ctrl-C to stop.", flush=True)
         await asyncio.Event().wait()
+
+
+def _scout_command() -> str:
+    """`scout` by its full path when it sits beside this Python (a venv not yet on PATH)."""
+    beside = Path(sys.executable).with_name("scout")
+    return str(beside) if beside.is_file() else "scout"
 
 
 def main(argv: list[str] | None = None) -> int:

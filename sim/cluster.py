@@ -22,7 +22,7 @@ import asyncssh
 import yaml
 
 from sim.engine.endpoints import Endpoints
-from sim.fakehost.procs import signal_ours
+from sim.fakehost.procs import session_members, signal_ours
 from sim.fakehost.state import locked_state, read_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import Faults, Scenario, load_scenario
@@ -86,6 +86,9 @@ class _CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self._proc and self._proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._proc.pid, sig)
+        if sig == signal.SIGKILL and self._proc:  # the whole session (procs.session_members)
+            members = session_members(self._proc.pid)  # the launcher leads its own session
+            signal_ours(members, self._cluster.host_dir(self._host), sig)
 
     async def _run(self) -> None:
         assert self._chan is not None
@@ -125,8 +128,17 @@ class _CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 chan.exit(code)
         finally:
             self._signal(signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
+            await _reap(proc)
+
+
+async def _reap(proc: asyncio.subprocess.Process, limit_s: float = 5.0) -> None:
+    """Wait for a killed command even when cancelled again meanwhile (the cluster stopping), so
+    its pipes close while the loop runs; one left over warns "Event loop is closed" at exit."""
+    waiting = asyncio.ensure_future(proc.wait())
+    deadline = asyncio.get_running_loop().time() + limit_s
+    while not waiting.done() and asyncio.get_running_loop().time() < deadline:
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(waiting), 0.5)
 
 
 async def _pump(reader: asyncio.StreamReader, write: Any) -> None:

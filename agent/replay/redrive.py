@@ -1,14 +1,14 @@
 """Re-driving a recorded session against a fresh simulated cluster, with tools running for real.
 
 The model's turns come from the transcript (ReplayClient); every tool call runs live against the
-simulator; approvals are answered as they were recorded (each only for the call and fingerprint
-it was made for), or by a person. Whatever differs from the recording is reported as drift.
+simulator; approvals are answered as they were recorded, or by a person. Whatever differs from
+the recording is reported as drift.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,16 +25,14 @@ from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
 from agent.replay.recorded_approvals import RecordedApprover
-from agent.runtime.builder import Runtime, open_runtime
-from agent.runtime.settings import Mode, Settings
-from agent.safety.approvals import Approver
-from agent.safety.gate import PolicyGate
+from agent.runtime.builder import ApproverFactory, Runtime, open_runtime
+from agent.runtime.settings import Settings
+from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tools.web.ssrf import system_resolve
 
 DOCS_HOST = "docs.spark.sim"
-ApproverFactory = Callable[[PolicyGate], Approver | None]
 
 
 @dataclass
@@ -132,22 +130,28 @@ async def redrive(
     answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
+    stop_on_drift: bool = False,
 ) -> RedriveResult:
     """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
 
     Approvals come from `answers` (the recording's, made from `events` when not given) unless
     `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
-    so its drift is reported.
+    so its drift is reported. A recorded decision answers only its own call and fingerprint:
+    anything else is drift, and the replay stops at the next model turn. With `stop_on_drift`
+    the replay also ends at the first request that differs from the recording (a person denied
+    or edited a step); otherwise it plays on and reports that drift at the end.
     """
     answers = answers or RecordedApprover(events)
-    client = ReplayClient(events, pace_s=pace_s, halted=answers.halt_reason)
+    client = ReplayClient(
+        events, pace_s=pace_s, stop_on_drift=stop_on_drift, halted=answers.halt_reason
+    )
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
-    mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"
+    mode = start.mode if start and start.mode in MODES else "ask"
     async with sim_runtime(
         scenario,
         client=client,
-        approver_factory=approver_factory or (lambda gate: answers),
+        approver_factory=approver_factory or (lambda rules: answers),
         model=start.model if start else "claude-replay",
         mode=mode,  # type: ignore[arg-type]
         goal=start.goal if start else None,
@@ -160,5 +164,7 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift, answers.drift)
+    report = ReplayReport(
+        client.played, client.recorded, client.drift, client.ran_out, answers.drift
+    )
     return RedriveResult(report, runtime.transcript_path, collect.results)

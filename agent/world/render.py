@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from agent.world.model import WorldModel
 from tools.checks import Finding, gb
 from tools.recon.facts import HostFacts
+from tools.world_store import WorldStore
 
 GIB = 1024**3
-_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan"}
+_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
 def _gib(value: int | None) -> str:
@@ -114,10 +114,10 @@ def _fabric_line(facts: HostFacts) -> str:
 
 
 def finding_lines(findings: Iterable[Finding]) -> list[str]:
-    return [f"  [{f.severity}] {f.message}" for f in findings]
+    return [f"  [{f.severity}] {f.text}" for f in findings]
 
 
-def render_compact(world: WorldModel, hosts: Iterable[str] | None = None) -> str:
+def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str:
     """The model's view: one block per host, unreachable hosts, notes, then findings."""
     names = list(hosts) if hosts is not None else list(world.hosts)
     lines: list[str] = []
@@ -143,7 +143,7 @@ def render_compact(world: WorldModel, hosts: Iterable[str] | None = None) -> str
     return "\n".join(lines)
 
 
-def print_tables(world: WorldModel, console: Console) -> None:
+def print_tables(world: WorldStore, console: Console) -> None:
     """The people's view: hosts, containers, fabric and findings as tables."""
     console.print(_hosts_table(world))
     containers = _containers_table(world)
@@ -159,7 +159,7 @@ def print_tables(world: WorldModel, console: Console) -> None:
     console.print(_findings_table(world.findings))
 
 
-def _hosts_table(world: WorldModel) -> Table:
+def _hosts_table(world: WorldStore) -> Table:
     table = Table(title="hosts")
     for column in ("host", "hostname", "arch", "OS / DGX", "GPU", "driver", "CUDA", "memory"):
         table.add_column(column)
@@ -181,7 +181,7 @@ def _hosts_table(world: WorldModel) -> Table:
     return table
 
 
-def _containers_table(world: WorldModel) -> Table:
+def _containers_table(world: WorldStore) -> Table:
     table = Table(title="containers")
     for column in ("host", "name", "image", "status", "memory held"):
         table.add_column(column)
@@ -192,7 +192,7 @@ def _containers_table(world: WorldModel) -> Table:
     return table
 
 
-def _fabric_table(world: WorldModel) -> Table:
+def _fabric_table(world: WorldStore) -> Table:
     table = Table(title="fabric (RDMA ports)")
     for column in ("host", "device", "netdev", "state", "speed", "addresses"):
         table.add_column(column)
@@ -220,5 +220,5 @@ def _findings_table(findings: list[Finding]) -> Table:
         table.add_column(column)
     for f in findings:
         style = _SEVERITY_STYLES[f.severity]
-        table.add_row(f"[{style}]{f.severity}[/]", ", ".join(f.hosts), f.message)
+        table.add_row(f"[{style}]{f.severity}[/]", ", ".join(f.hosts), f.text)
     return table

@@ -41,6 +41,27 @@ def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> i
     return sent
 
 
+def session_members(sid: int) -> list[int]:
+    """Every process in session `sid`: an SSH command and whatever it started.
+
+    A command's process group is not enough: GNU timeout moves itself into a group of its own
+    (coreutils src/timeout.c calls setpgid(0, 0) unless --foreground), so a nested `timeout` and
+    its child would outlive a kill of the command's group. They stay in the command's session.
+    """
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # state, ppid, pgrp, session, ...
+        if len(fields) > 3 and int(fields[3]) == sid:
+            members.append(int(entry.name))
+    return members
+
+
 def log_path(host_dir: Path, container_id: str) -> Path:
     """Where a container's process output goes (what `docker logs` adds to the scenario logs)."""
     return host_dir / "containers" / f"{container_id}.log"

@@ -1,8 +1,9 @@
 """`vllm serve` and `python3 -m sglang.launch_server` inside a container: check what the real
 engine needs, print its log lines, and record a `serve` entry that the simulator turns into a
 real HTTP endpoint (sim.engine). Checks, in the engine's order: the port is free, the nodes are
-there (Ray placement group, or `--nnodes` ranks), the model is in every node's HF cache, memory
-is free, NCCL/Gloo find their interface; then RoCE or socket transport sets the token rate.
+there (Ray placement group, or `--nnodes` ranks), then every node's own checks (node_checks.py:
+the model in its HF cache, free memory, NCCL/Gloo interfaces); then RoCE or socket transport sets
+the token rate.
 """
 
 from __future__ import annotations
@@ -10,49 +11,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import fabric, procs, ray
+from .container import Container, env_of
+from .engine_spec import EngineError, Node, ServeSpec
 from .memory import memory_kb
+from .node_checks import check_node, transport_between
 from .state import locked_state, read_state
-
-if TYPE_CHECKING:
-    from .incontainer import Container
-
-HF_MOUNT = "/root/.cache/huggingface"
-_GIB_KB = 1024 * 1024
-
-
-class EngineError(Exception):
-    """The engine exits: the message is what its last log lines say."""
-
-
-@dataclass
-class ServeSpec:
-    kind: str
-    model: str
-    tp: int = 1
-    port: int = 8000
-    host: str = "0.0.0.0"
-    util: float = 0.9
-    backend: str = ""
-    nnodes: int = 1
-    rank: int = 0
-    master: str = ""
-    headless: bool = False
-    served_name: str = ""
-    max_model_len: int = 262144
-
-
-@dataclass
-class Node:
-    host_dir: Path
-    container: str
-    id: str
-    ip: str
-    env: dict[str, str] = field(default_factory=dict)
 
 
 def _options(args: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -151,8 +118,8 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
         _check_port(spec, ctr)
         nodes = _gather_nodes(spec, me)
         for node in nodes:
-            _check_node(spec, node, remote=node is not me)
-        transport = _transport(nodes)
+            check_node(spec, node, remote=node is not me)
+        transport = transport_between(nodes)
     except EngineError as exc:
         sys.stderr.write(f"{exc}\n")
         sys.stdout.flush()
@@ -228,14 +195,10 @@ def _gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
 
 
 def _as_ctr(node: Node) -> Container:
-    from .incontainer import Container
-
     return Container(node.host_dir, node.container, node.id, node.env)
 
 
 def _env_of(host_dir: Path, name: str) -> dict[str, str]:
-    from .incontainer import env_of
-
     return env_of(read_state(host_dir)["docker"]["containers"][name], [])
 
 
@@ -272,7 +235,7 @@ def _ready_ranks(spec: ServeSpec, host_dir: Path) -> list[Node]:
 def _run_rank(spec: ServeSpec, me: Node) -> int:
     """A headless rank: check this node, wait for the master to be reachable, then stay up."""
     state = read_state(me.host_dir)
-    _check_node(spec, me, remote=False)
+    check_node(spec, me, remote=False)
     if not fabric.reachable(state, me.host_dir, spec.master):
         procs.wait_while_running(me.host_dir, me.id, float(state["rates"]["join_timeout_s"]))
         raise EngineError(
@@ -291,82 +254,6 @@ def _run_rank(spec: ServeSpec, me: Node) -> int:
     )
     procs.wait_while_running(me.host_dir, me.id)
     return 0
-
-
-def _check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
-    state = read_state(node.host_dir)
-    container = state["docker"]["containers"][node.container]
-    prefix = f"(RayWorkerWrapper pid={4100 + len(node.container)}, ip={node.ip}) " if remote else ""
-    mounted = any(m.split(":")[1:2] == [HF_MOUNT] for m in container.get("mounts", []))
-    if not mounted or spec.model not in state.get("hf_cache", {}):
-        where = "" if mounted else f" ({HF_MOUNT} is not mounted in container {node.container})"
-        if node.env.get("HF_HUB_OFFLINE") == "1":
-            raise EngineError(
-                f"{prefix}ERROR: model {spec.model} not found in cache on {node.ip}{where} and "
-                "HF_HUB_OFFLINE=1\n"
-                f"{prefix}huggingface_hub.errors.LocalEntryNotFoundError: Cannot find an "
-                "appropriate cached snapshot folder for the specified revision on the local disk "
-                "and outgoing traffic has been disabled. To enable repo look-ups and downloads "
-                "online, pass 'local_files_only=False' as input."
-            )
-        raise EngineError(
-            f"{prefix}ERROR: model {spec.model} not found in cache on {node.ip}{where}\n"
-            f"{prefix}OSError: We couldn't connect to 'https://huggingface.co' to load the files, "
-            "and couldn't find them in the cached files."
-        )
-    mem = memory_kb(state)
-    total_gib = mem["MemTotal"] / _GIB_KB
-    wanted = spec.util * mem["MemTotal"]
-    if mem["MemAvailable"] < wanted:
-        raise EngineError(
-            f"{prefix}ValueError: Free memory on device ({mem['MemAvailable'] / _GIB_KB:.2f}/"
-            f"{total_gib:.2f} GiB) on startup is less than desired GPU memory utilization "
-            f"({spec.util}, {wanted / _GIB_KB:.2f} GiB). Decrease GPU memory utilization or "
-            "reduce GPU memory used by other processes."
-        )
-    weights_kb = state["hf_cache"][spec.model]["size_gb"] * 1e9 / 1024 / max(spec.tp, 1)
-    if weights_kb > wanted * 0.95:
-        raise EngineError(
-            f"{prefix}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. "
-            f"GPU 0 has a total capacity of {total_gib:.2f} GiB of which "
-            f"{wanted / _GIB_KB * 0.02:.2f} GiB is free. Model weights need "
-            f"{weights_kb / _GIB_KB:.1f} GiB per GPU but the budget "
-            f"at gpu_memory_utilization={spec.util} is {wanted / _GIB_KB:.1f} GiB."
-        )
-    if spec.tp > 1:
-        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
-            if fabric.socket_ifname_problem(node.env.get(var), state):
-                raise EngineError(_ifname_error(var, node, prefix, state))
-
-
-def _ifname_error(var: str, node: Node, prefix: str, state: dict[str, Any]) -> str:
-    value = node.env[var]
-    tag = f"{state['hostname']}:{4200 + len(node.container)}:{4200 + len(node.container)} [0]"
-    if var == "GLOO_SOCKET_IFNAME":
-        return (
-            f"{prefix}RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/"
-            f"device.cc:83] ifa != nullptr. Unable to find address for: {value}"
-        )
-    return (
-        f"{prefix}{tag} NCCL INFO NCCL_SOCKET_IFNAME set to {value}\n"
-        f"{prefix}{tag} NCCL WARN Bootstrap : no socket interface found\n"
-        f"{prefix}torch.distributed.DistBackendError: NCCL error in: "
-        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, internal error - please "
-        "report this issue to the NCCL developers, NCCL version 2.28.9\n"
-        "ncclInternalError: Internal check failed.\n"
-        "Last error:\nBootstrap : no socket interface found"
-    )
-
-
-def _transport(nodes: list[Node]) -> str:
-    if len(nodes) == 1:
-        return "local"
-    for node in nodes:
-        state = read_state(node.host_dir)
-        container = state["docker"]["containers"][node.container]
-        if not fabric.usable_rdma(node.env, container, state):
-            return "socket"
-    return "roce"
 
 
 def _announce(spec: ServeSpec, nodes: list[Node], transport: str, state: dict[str, Any]) -> None:

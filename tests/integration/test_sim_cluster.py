@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from sim.cluster import SimCluster
+from tests.support.sim_client import client_options
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "recon"
 
@@ -24,19 +25,6 @@ def capture(name: str) -> list[str]:
 async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
     async with SimCluster("seed-pair", tmp_path / "sim") as running:
         yield running
-
-
-def client_options(cluster: SimCluster) -> dict:
-    inventory = yaml.safe_load(
-        cluster.write_inventory(cluster.root_dir / "inventory.yaml").read_text()
-    )
-    return {
-        "username": inventory["defaults"]["user"],
-        "client_keys": [inventory["defaults"]["identity_file"]],
-        "known_hosts": inventory["known_hosts"],
-        "agent_path": None,
-        "config": None,
-    }
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from pathlib import Path
 import asyncssh
 import httpx
 import pytest
-import yaml
 
 from sim.cluster import SimCluster
+from tests.support.sim_client import client_options
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
@@ -73,17 +73,6 @@ class Pair:
             f"docker exec node-2 ray start --address={FABRIC['spark-a']}:6379 "
             f"--node-ip-address {FABRIC['spark-b']}",
         )
-
-
-def client_options(cluster: SimCluster) -> dict:
-    inventory = yaml.safe_load(cluster.write_inventory(cluster.root_dir / "inv.yaml").read_text())
-    return {
-        "username": inventory["defaults"]["user"],
-        "client_keys": [inventory["defaults"]["identity_file"]],
-        "known_hosts": inventory["known_hosts"],
-        "agent_path": None,
-        "config": None,
-    }
 
 
 async def open_pair(scenario: str, tmp_path: Path) -> AsyncIterator[Pair]:

@@ -55,7 +55,7 @@ STATUS_HINTS = {
 
 class WebFetcher:
     """Fetches URLs for one session, and reads them into text through its page reader (worker
-    processes); hold one per session (web_fetch keeps it in ctx.extras) and `aclose` it.
+    processes); hold one per session (tools get it as `ctx.web`) and `aclose` it.
 
     `resolve` and `transport` exist for tests and special set-ups; the defaults use the system
     resolver and a direct httpx connection (environment proxies are ignored on purpose).
