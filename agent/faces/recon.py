@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from rich.console import Console
 
 from agent.faces.console import screen_console
 from agent.world.model import WorldModel
-from agent.world.render import print_tables
+from agent.world.render import grouping_data, print_tables
 from tools.checks import GB
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError
@@ -42,7 +43,9 @@ def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_host
     if args.model_size_gb is not None:
         world.set_model_size(round(args.model_size_gb * GB))
     if args.json:
-        print(world.model_dump_json(indent=2))
+        data = json.loads(world.model_dump_json())
+        data["grouping"] = grouping_data(world)  # added next to the per-host facts
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print_tables(world, screen_console())
     for name, reason in world.unreachable.items():

@@ -19,6 +19,17 @@ from pathlib import Path
 from .state import HOST_DIR_ENV, read_state
 
 POLL_S = 0.25
+_spared: set[int] = set()
+
+
+def spare(pid: int) -> None:
+    """Never signal `pid`: the client process a tool server runs this command for."""
+    _spared.add(pid)
+
+
+def own_pids() -> set[int]:
+    """This command's own processes: itself, its parent and the client it runs for, if any."""
+    return {os.getpid(), os.getppid(), *_spared}
 
 
 def belongs_to(pid: int, host_dir: Path) -> bool:
@@ -34,7 +45,7 @@ def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> i
     """Signal the given processes that belong to this host; return how many were signalled."""
     sent = 0
     for pid in pids:
-        if pid != os.getpid() and belongs_to(pid, host_dir):
+        if pid not in own_pids() and belongs_to(pid, host_dir):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
                 sent += 1
