@@ -15,7 +15,7 @@ from agent.replay.redrive import redrive
 from tests.support.hostile import Heartbeat, run_measured
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
+TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 SCOUT = str(Path(sys.executable).with_name("scout"))
 FORGED_CALL = "toolu_08"  # recorded as `docker stop vllm_node` on spark-a, approved
 FORGED_COMMAND = "docker rm -f vllm_node"

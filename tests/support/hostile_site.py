@@ -128,7 +128,7 @@ def fetcher(**settings: Any) -> WebFetcher:
 
 
 async def fetch(web: WebFetcher, url: str, spill: Path, **params: Any) -> ToolResult:
-    ctx = ToolContext(spill_dir=spill, extras={"web": web})
+    ctx = ToolContext(spill_dir=spill, web=web)
     return await WebFetchTool().run(WebFetchInput(url=url, **params), ctx)
 
 
