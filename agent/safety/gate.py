@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from agent.loop.calls import GateVerdict, PreparedCall
+from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
@@ -28,6 +28,7 @@ from tools.plan import Plan, PlanState
 
 log = structlog.get_logger(__name__)
 
+MAX_EDIT_ROUNDS = 3
 _DENIAL_ADVICE = "Nothing ran. Do not seek the same effect another way; adapt or ask the user."
 
 
@@ -62,6 +63,7 @@ class PolicyGate:
         self.emit = emit
         self.approval_ttl_s = approval_ttl_s
         self._ask_lock = asyncio.Lock()
+        self._edit_rounds: dict[str, int] = {}
 
     async def check(self, prepared: PreparedCall) -> GateVerdict:
         tool, tool_input, hosts = prepared.tool.name, prepared.call.input, prepared.hosts
@@ -114,20 +116,58 @@ class PolicyGate:
             plan_step=step,
             summary=prepared.summary,
             expires_at=_expiry(self.approval_ttl_s),
+            call_id=prepared.call.id,
         )
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
             return _refuse(decision_words(decision))
-        if decision.kind == "approved_with_edit" and decision.edited_input is not None:
-            try:
-                params = prepared.tool.Input.model_validate(decision.edited_input)
-            except ValidationError as exc:
-                text = describe_validation_error(prepared.tool.name, exc)
-                return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
-            assessment = judge_risk(prepared.tool, params)
-            prepared.risk, prepared.risk_reason = assessment.risk, assessment.reason
-            return GateVerdict(allowed=True, params=params)
+        if decision.kind == "approved_with_edit":
+            return await self._check_edit(prepared, decision.edited_input)
         return GateVerdict(allowed=True)
+
+    async def _check_edit(
+        self, original: PreparedCall, edited_input: dict[str, Any] | None
+    ) -> GateVerdict:
+        """An approver's edit is a new call: validated, classified, held to the deny and ask
+        rules and the plan gate, and asked about again when it reaches other hosts, is riskier,
+        or meets an ask rule the original did not. On approval `original` takes the edit's
+        risk and hosts, so what runs and what is recorded is the edited call."""
+        if edited_input is None:
+            return _refuse(
+                "The approver answered 'approved with edit' without an edit; nothing ran."
+            )
+        call_id = original.call.id
+        rounds = self._edit_rounds.get(call_id, 0)
+        if rounds >= MAX_EDIT_ROUNDS:
+            return _refuse(
+                f"The approver edited this call {rounds + 1} times in a row; nothing ran. Ask the "
+                "user what they want instead."
+            )
+        edited = _prepare_edit(original, edited_input)
+        if isinstance(edited, GateVerdict):
+            return edited
+        self._edit_rounds[call_id] = rounds + 1
+        try:
+            tool = original.tool.name
+            rule = self.rules.first_match(tool, edited_input, edited.hosts)
+            before = self.rules.first_match(tool, original.call.input, original.hosts)
+            same_shape = set(edited.hosts) == set(original.hosts) and edited.risk <= original.risk
+            new_ask = rule is not None and rule.effect == "ask" and rule != before
+            denied = rule is not None and rule.effect == "deny"
+            if same_shape and not new_ask and not denied:
+                verdict = GateVerdict(allowed=True, params=edited.params)
+            else:
+                verdict = await self.check(edited)
+        finally:
+            if rounds == 0:
+                self._edit_rounds.pop(call_id, None)
+        if not verdict.allowed:
+            return _refuse(
+                f"The approver's edit is a new call, and it did not pass: {verdict.message}"
+            )
+        original.risk, original.risk_reason = edited.risk, edited.risk_reason
+        original.hosts, original.summary = edited.hosts, edited.summary
+        return GateVerdict(allowed=True, params=verdict.params or edited.params)
 
     async def review_plan(self, plan: Plan) -> tuple[bool, str]:
         """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash."""
@@ -142,6 +182,7 @@ class PolicyGate:
             reason=f"approve the plan: {plan.goal} ({plan.step_count()})",
             summary=plan.render(),
             expires_at=_expiry(self.approval_ttl_s),
+            call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
         return decision.allows, decision.message
@@ -197,6 +238,29 @@ class PolicyGate:
                     message=f"the approver failed ({type(exc).__name__}: {exc})",
                     decided_by="gate",
                 )
+
+
+def _prepare_edit(
+    original: PreparedCall, edited_input: dict[str, Any]
+) -> PreparedCall | GateVerdict:
+    """The edited call, prepared as the executor prepares a call, or the refusal saying why not."""
+    tool = original.tool
+    try:
+        params = tool.Input.model_validate(edited_input)
+    except ValidationError as exc:
+        text = describe_validation_error(tool.name, exc)
+        return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
+    assessment = judge_risk(tool, params)  # a classifier bug counts as destructive
+    risk, reason = assessment.risk, assessment.reason
+    return PreparedCall(
+        call=ToolCall(original.call.id, original.call.name, edited_input),
+        tool=tool,
+        params=params,
+        risk=risk,
+        risk_reason=reason,
+        hosts=tool.hosts(params),
+        summary=tool.summary(params),
+    )
 
 
 def _refuse(message: str) -> GateVerdict:

@@ -31,11 +31,18 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"(?i)\b(x-api-key|authorization)(\s*[:=]\s*)(?!bearer\b)[^\s'\"]{8,}"),
         rf"\1\2{MASK}",
     ),
-    (re.compile(r"([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@"), rf"\1{MASK}@"),
+    # A scheme starts only where a run of scheme characters starts (so a page of letters is
+    # scanned once, not once per letter).
+    (
+        re.compile(r"(?<![a-zA-Z0-9+.\-])([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@"),
+        rf"\1{MASK}@",
+    ),
+    # The name is taken whole (possessive), once the lookahead has seen a keyword in it: the
+    # form `[A-Z0-9_]*keyword[A-Z0-9_]*` retried every split of a long word (quadratic).
     (
         re.compile(
-            r"(?i)\b([A-Z0-9_]*(?:password|passwd|secret|token|api_key|apikey)[A-Z0-9_]*)"
-            r"(\s*[=:]\s*)(['\"]?)(?!\[REDACTED\])[^\s'\"]{4,}\3"
+            r"(?i)\b(?=[A-Z0-9_]*?(?:password|passwd|secret|token|api_key|apikey))"
+            r"([A-Z0-9_]*+)(\s*+[=:]\s*+)(['\"]?)(?!\[REDACTED\])[^\s'\"]{4,}\3"
         ),
         rf"\1\2\3{MASK}\3",
     ),
