@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import curl, docker, du, gpu, memory, network, pkill, rdma, system
+from . import curl, docker, du, gpu, kill, memory, network, pkill, rdma, system
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -47,6 +47,7 @@ TOOLS: dict[str, Runner] = {
     "docker": docker.run_docker,
     "curl": curl.run_curl,
     "pkill": pkill.run_pkill,
+    "kill": kill.run_kill,
 }
 
 

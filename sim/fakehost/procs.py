@@ -22,12 +22,44 @@ POLL_S = 0.25
 
 
 def belongs_to(pid: int, host_dir: Path) -> bool:
-    """True if process `pid` runs inside this simulated host (its environment names the host)."""
+    """True if process `pid` runs inside this simulated host.
+
+    Its environment names the host. A confined script (sandbox/confine.py) may not read the
+    environment of a process Landlock put in another domain (an earlier command's), so then the
+    command line of the process, of its group leader or of its session leader must name the host
+    folder: the sandbox's bash and the fake tools carry it in their arguments.
+    """
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except PermissionError:
+        return any(_names_host(leader, host_dir) for leader in _leaders(pid))
     except OSError:
         return False
     return f"{HOST_DIR_ENV}={host_dir}".encode() in environ.split(b"\0")
+
+
+def _leaders(pid: int) -> list[int]:
+    """The process itself, its process group leader and its session leader."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return []
+    return [pid, int(fields[2]), int(fields[3])]
+
+
+def _names_host(pid: int, host_dir: Path) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    prefix = f"{host_dir}/".encode()
+    return any(arg.startswith(prefix) for arg in argv)
+
+
+def host_processes(host_dir: Path) -> list[int]:
+    """Every process running inside this simulated host (jobs, engines, commands)."""
+    pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()]
+    return [pid for pid in pids if pid != os.getpid() and belongs_to(pid, host_dir)]
 
 
 def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> int:
