@@ -1,0 +1,30 @@
+"""Where a job lives on its host, and which names a job may have.
+
+`~/.scout/jobs/NAME/` holds `command`, `started` (epoch seconds, the host's clock), `pid` (the
+runner: leader of the job's session and process group), `log` (stdout and stderr together) and,
+once the job ends, `ended` and `exit`; `stop` when Scout stopped it. The folder is the job's
+only record: status, logs, wait, stop and resume read it, from any connection.
+"""
+
+from __future__ import annotations
+
+import re
+
+JOB_ROOT = "$HOME/.scout/jobs"
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+_NAME = re.compile(NAME_PATTERN)
+
+
+def check_name(name: str) -> str:
+    """The name, if it can be a folder name in any shell without quoting surprises."""
+    if not _NAME.match(name):
+        raise ValueError(
+            f"job name {name!r} must start with a letter or digit and use only letters, "
+            "digits, '.', '_' and '-' (at most 64)"
+        )
+    return name
+
+
+def job_dir(name: str) -> str:
+    """The folder as a shell word (double-quoted so $HOME expands)."""
+    return f'"{JOB_ROOT}/{check_name(name)}"'
