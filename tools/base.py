@@ -35,6 +35,14 @@ class Risk(IntEnum):
         return cls[label.upper()]
 
 
+@dataclass(frozen=True)
+class RiskAssessment:
+    """How risky one call is, and the reason in words the operator and the model can read."""
+
+    risk: Risk
+    reason: str
+
+
 class ToolResult(BaseModel):
     """What one call produced: `text` for the model, `data` for the world model and the faces."""
 

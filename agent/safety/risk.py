@@ -9,10 +9,13 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from agent.safety.shell.classifier import classify_command
-from tools.base import Risk, Tool
+from tools.base import Risk, RiskAssessment, Tool
 
 
 def assess_risk(tool: Tool, params: BaseModel) -> tuple[Risk, str]:
+    judged = tool.risk(params)
+    if isinstance(judged, RiskAssessment):  # a tool on the one risk path judges itself
+        return judged.risk, judged.reason
     commands = tool.shell_commands(params)
     if not commands:
         return tool.risk(params), tool.risk_reason(params)

@@ -1,7 +1,8 @@
 """The docker CLI against a simulated engine: containers are entries in the host state.
 
-No image can be pulled (there is no registry), a running container holds its memory, and
-stop/rm/start/restart/run change the state the way the real engine would.
+Only the scenario's `docker.pullable` images can be pulled (docker_pull.py), a running
+container holds its memory, and stop/rm/start/restart/run change the state the way the real
+engine would.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_run, gotemplate, procs
+from . import docker_pull, docker_run, gotemplate, procs
 from .state import locked_state
 from .units import docker_duration
 
@@ -70,7 +71,7 @@ def _denied(path: str) -> int:
 
 
 def _find_image(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
-    return docker_run.find_image(state["docker"]["images"], ref)
+    return docker_pull.find_image(state["docker"]["images"], ref)
 
 
 def _find_container(state: dict[str, Any], ref: str) -> tuple[str, dict[str, Any]] | None:
@@ -425,7 +426,7 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     if verb == "exec":
         return docker_run.exec_(rest, host_dir, _find_container)
     if verb == "pull":
-        return docker_run.pull(rest, host_dir)
+        return docker_pull.pull(rest, host_dir)
     if verb in ("stop", "rm", "start", "restart", "kill"):
         return _lifecycle("stop" if verb == "kill" else verb, rest, host_dir)
     return _err(f"docker: '{verb}' is not simulated on this host.\nSee 'docker --help'")

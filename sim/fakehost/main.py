@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import curl, docker, du, gpu, kill, memory, network, pkill, rdma, system
+from . import curl, docker, du, gpu, hf, kill, memory, network, pkill, rdma, system
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -48,6 +48,8 @@ TOOLS: dict[str, Runner] = {
     "curl": curl.run_curl,
     "pkill": pkill.run_pkill,
     "kill": kill.run_kill,
+    "hf": hf.run_hf,
+    "huggingface-cli": hf.run_huggingface_cli,
 }
 
 

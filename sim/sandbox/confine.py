@@ -13,7 +13,8 @@ redirections work as on a real host; this is the wall that replaces restricted b
 
 Landlock is inherited by every child and cannot be lifted. Where the kernel has no Landlock the
 command runs as restricted bash instead (fail closed: redirections are refused, with a note).
-Standalone on purpose (no imports from sim): it runs before anything else in the sandbox.
+Standalone on purpose (no imports from sim, nothing slow to import): it runs before every
+sandbox script.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import ctypes
 import os
 import struct
 import sys
-from pathlib import Path
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every arch
 CREATE_RULESET_VERSION = 1
@@ -93,7 +93,7 @@ def _create_ruleset(abi: int) -> tuple[int, int]:
 def _allow(ruleset: int, path: str, rights: int) -> None:
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
-        if not Path(path).is_dir():
+        if not os.path.isdir(path):
             rights &= FILE_RIGHTS
         attr = struct.pack("=Qi", rights, fd)
         buf = ctypes.create_string_buffer(attr, len(attr))
@@ -106,7 +106,8 @@ def _drop_capabilities() -> None:
     """A root simulator's sandbox runs without any capability (root's files stay read-only)."""
     if os.geteuid() != 0:
         return
-    last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
     for cap in range(last + 1):
         _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
@@ -116,17 +117,17 @@ def _drop_capabilities() -> None:
         raise ConfineError(f"capset failed: {os.strerror(ctypes.get_errno())}")
 
 
-def confine(host_dir: Path, executables: list[str]) -> int:
+def confine(host_dir: str, executables: list[str]) -> int:
     """Apply the rules above to this process; return the Landlock ABI used."""
     abi = abi_version()
     if abi < 1:
         raise ConfineError("this kernel has no Landlock (Linux 5.13+ with landlock in lsm=)")
     ruleset, handled = _create_ruleset(abi)
     try:
-        _allow(ruleset, str(host_dir), handled & ~EXECUTE)
+        _allow(ruleset, host_dir, handled & ~EXECUTE)
         for sub in ("bin", "bin-script", "sandbox"):
-            if (host_dir / sub).is_dir():
-                _allow(ruleset, str(host_dir / sub), EXECUTE)
+            if os.path.isdir(os.path.join(host_dir, sub)):
+                _allow(ruleset, os.path.join(host_dir, sub), EXECUTE)
         _allow(ruleset, os.devnull, WRITE_FILE | TRUNCATE)
         for path in executables:
             if os.path.exists(path):
@@ -140,14 +141,14 @@ def confine(host_dir: Path, executables: list[str]) -> int:
     return abi
 
 
-def restricted_fallback(host_dir: Path, command: list[str], reason: str) -> list[str]:
+def restricted_fallback(host_dir: str, command: list[str], reason: str) -> list[str]:
     """Without Landlock a script runs as an SSH command does: restricted bash, PATH = bin only."""
     if ">" in os.environ.get("SIM_CMD", ""):
         sys.stderr.write(
             f"sim sandbox: output redirection needs Landlock, which is unavailable ({reason}); "
             "this script runs in restricted bash\n"
         )
-    os.environ["PATH"] = str(host_dir / "bin")
+    os.environ["PATH"] = os.path.join(host_dir, "bin")
     at = command.index("-c") if "-c" in command else 1
     return [*command[:at], "-r", *command[at:]]
 
@@ -156,9 +157,10 @@ def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: confine.py HOST_DIR EXEC_ALLOW_FILE -- BASH [ARGS...]\n")
         return 2
-    host_dir, allow_file, command = Path(argv[0]), Path(argv[1]), argv[3:]
+    host_dir, allow_file, command = argv[0], argv[1], argv[3:]
     try:
-        executables = allow_file.read_text().split("\n")
+        with open(allow_file) as f:
+            executables = f.read().split("\n")
         confine(host_dir, [p for p in executables if p])
     except (ConfineError, OSError) as exc:
         command = restricted_fallback(host_dir, command, str(exc))

@@ -20,7 +20,7 @@ LIST_LIMIT = 40
 # of fabric benchmark tables, readiness and errors.
 MILESTONES = (
     r"^[0-9a-f]{12}: (Pulling fs layer|Already exists|Pull complete)|: Pulling from |"
-    r"^Downloading '|^Download complete|Traceback|Error|ERROR|error:|"
+    r"Downloading '|Download complete|Traceback|Error|ERROR|error:|"
     r"Application startup complete|fired up and ready|^# nccl-tests|BW Test|Device +:|#bytes"
 )
 

@@ -10,7 +10,7 @@ from tools.jobs.progress.lines import message
 # `ValueError: …`, `torch.OutOfMemoryError: …`, `huggingface_hub.errors.GatedRepoError: …`
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?")
 # `Error response from daemon: …`, `error getting credentials - …`, `rsync error: …`, `Error: …`
-_ERROR_WORD = re.compile(r"^(?:\w+ )?(?:error|ERROR|Error)\b[ :]")
+_ERROR_WORD = re.compile(r"^(?:[\w-]+:? )?(?:error|ERROR|Error)\b[ :]")
 _NOT_ERRORS = re.compile(r"can be ignored|error_on_|errors=|Error-free", re.I)
 
 

@@ -17,8 +17,8 @@ from tools.jobs.progress.model import Progress, percent
 from tools.jobs.progress.tqdm import bars, clock, human_bytes
 
 KIND = "hf_download"
-_STARTED = re.compile(r"^Downloading '(?P<file>[^']+)' to '")
-_FINISHED = re.compile(r"^Download complete\. Moving file to (?P<path>\S+)")
+_STARTED = re.compile(r"Downloading '(?P<file>[^']+)' to '")
+_FINISHED = re.compile(r"Download complete\. Moving file to (?P<path>\S+)")
 _LOCAL_PATH = re.compile(r"^/\S+$")
 
 
@@ -29,8 +29,9 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
         (b for b in reversed(states) if b.counts_bytes and not b.desc.startswith("Fetching")), None
     )
     lines = screen_lines(milestones + "\n" + tail)
-    started = {m["file"] for line in lines if (m := _STARTED.match(line))}
-    finished = {m["path"] for line in lines if (m := _FINISHED.match(line))}
+    pieces = list(segments(milestones + "\n" + tail))
+    started = {m["file"] for piece in pieces for m in _STARTED.finditer(piece)}
+    finished = {m["path"] for piece in pieces for m in _FINISHED.finditer(piece)}
     facts: dict[str, object] = {}
     parts = []
     if files is not None:
@@ -41,13 +42,18 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
         parts.append(f"{len(finished)}/{len(started)} files started are done")
     fraction = percent(files.done, files.total) if files and files.total else None
     if transfer is not None:
+        whole = files is None or transfer.desc.startswith(("Downloading", "Download complete"))
         facts.update(bytes_done=int(transfer.done), rate=transfer.rate)
         size = human_bytes(transfer.done)
         if transfer.total:
-            facts["bytes_total"] = int(transfer.total)
-            fraction = percent(transfer.done, transfer.total)
-            size += f"/{human_bytes(transfer.total)} ({round(100 * (fraction or 0))}%)"
-        parts.append(size if transfer.total else f"{size} downloaded")
+            share = percent(transfer.done, transfer.total)
+            size += f"/{human_bytes(transfer.total)} ({round(100 * (share or 0))}%)"
+            if whole:
+                facts["bytes_total"] = int(transfer.total)
+                fraction = share
+        parts.append(size if whole else f"current file {size}")
+        if transfer.total is None:
+            parts[-1] += " downloaded"
         if not transfer.rate.startswith("?"):
             parts.append(transfer.rate)
         if transfer.remaining_s is not None and transfer.total and transfer.done < transfer.total:
