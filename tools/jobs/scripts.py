@@ -72,34 +72,34 @@ def status_script(names: list[str] | None, token: str, until: str | None = None)
     loop = (
         "for n in " + " ".join(check_name(n) for n in names) + "; do"
         if names is not None
-        else f'c=0; for n in *; do [ -d "$n" ] || continue; c=$((c+1)); [ "$c" -gt {LIST_LIMIT} ] '
-        "&& break;"
+        else f'c=0; for p in "$R"/*; do [ -d "$p" ] || continue; c=$((c+1)); '
+        f'[ "$c" -gt {LIST_LIMIT} ] && break; n=${{p##*/}}'
     )
     match = (
-        f'  echo "$T match"; grep -aEm1 -e {shlex.quote(until)} "$n/log" 2>/dev/null '
+        f'  echo "$T match"; grep -aEm1 -e {shlex.quote(until)} "$d/log" 2>/dev/null '
         "| head -c 400; echo"
         if until
         else ""
     )
     lines = [
         f"T={token}",
+        f'R="{JOB_ROOT}"',
         _ALIVE,
-        f'cd "{JOB_ROOT}" 2>/dev/null || {{ echo "$T end"; exit 0; }}',
         'echo "$T now $(date +%s)"',
         loop,
-        '  echo "$T job $n"',
-        '  if [ ! -d "$n" ]; then echo "$T missing"; continue; fi',
+        '  d="$R/$n"; echo "$T job $n"',
+        '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
         "  for f in started ended exit stop pid; do",
-        '    if [ -s "$n/$f" ]; then read -r v < "$n/$f"; echo "$T $f $v"; fi',
+        '    if [ -s "$d/$f" ]; then read -r v < "$d/$f"; echo "$T $f $v"; fi',
         "  done",
-        f'  if [ -s "$n/pid" ] && [ ! -s "$n/exit" ]; then read -r p < "$n/pid"; '
-        f'alive "$p" "{JOB_ROOT}/$n" && echo "$T alive"; fi',
-        '  echo "$T size $(wc -c < "$n/log" 2>/dev/null || echo 0)"',
-        '  echo "$T command"; head -c 400 "$n/command" 2>/dev/null; echo',
-        f'  echo "$T milestones"; grep -aE {shlex.quote(MILESTONES)} "$n/log" 2>/dev/null '
+        '  if [ -s "$d/pid" ] && [ ! -s "$d/exit" ]; then read -r pid < "$d/pid"; '
+        'alive "$pid" "$d" && echo "$T alive"; fi',
+        '  echo "$T size $(wc -c < "$d/log" 2>/dev/null || echo 0)"',
+        '  echo "$T command"; head -c 400 "$d/command" 2>/dev/null; echo',
+        f'  echo "$T milestones"; grep -aE {shlex.quote(MILESTONES)} "$d/log" 2>/dev/null '
         f"| tail -n 60 | tail -c {MILESTONE_BYTES}; echo",
         *([match] if match else []),
-        f'  echo "$T tail"; tail -c {TAIL_BYTES} "$n/log" 2>/dev/null; echo',
+        f'  echo "$T tail"; tail -c {TAIL_BYTES} "$d/log" 2>/dev/null; echo',
         "done",
         'echo "$T end"',
     ]
@@ -135,15 +135,15 @@ def stop_script(names: list[str], token: str, grace_s: float) -> str:
         '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
         '  if [ -s "$d/exit" ]; then read -r c < "$d/exit"; echo "$T ended $c"; continue; fi',
         '  if [ ! -s "$d/pid" ]; then echo "$T notrunning"; continue; fi',
-        '  read -r p < "$d/pid"',
-        '  if ! alive "$p" "$d"; then echo "$T notrunning"; continue; fi',
+        '  read -r pid < "$d/pid"',
+        '  if ! alive "$pid" "$d"; then echo "$T notrunning"; continue; fi',
         '  date +%s > "$d/stop"',
-        '  kill -TERM "-$p" 2>/dev/null',
+        '  kill -TERM "-$pid" 2>/dev/null',
         "  i=0",
-        f'  while kill -0 "-$p" 2>/dev/null && [ "$i" -lt {tries} ]; do i=$((i+1)); '
+        f'  while kill -0 "-$pid" 2>/dev/null && [ "$i" -lt {tries} ]; do i=$((i+1)); '
         "sleep 0.1; done",
-        '  if kill -0 "-$p" 2>/dev/null; then kill -KILL "-$p" 2>/dev/null; echo "$T killed"; '
-        'else echo "$T terminated"; fi',
+        '  if kill -0 "-$pid" 2>/dev/null; then kill -KILL "-$pid" 2>/dev/null; '
+        'echo "$T killed"; else echo "$T terminated"; fi',
         "done",
         'echo "$T end"',
     ]
