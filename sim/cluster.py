@@ -22,7 +22,7 @@ import asyncssh
 import yaml
 
 from sim.engine.endpoints import Endpoints
-from sim.fakehost.procs import signal_ours
+from sim.fakehost.procs import host_processes, signal_ours
 from sim.fakehost.state import locked_state, read_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import Faults, Scenario, load_scenario
@@ -286,11 +286,13 @@ class SimCluster:
             self._kill_engine_processes(name)
 
     def _kill_engine_processes(self, name: str) -> None:
-        """End the detached engine processes (`docker exec -d`, engine main commands) of a host."""
+        """End what still runs inside a host: detached engine processes (`docker exec -d`,
+        engine main commands) and jobs, which outlive their SSH sessions by design."""
         host_dir = self.host_dir(name)
         with contextlib.suppress(OSError, ValueError):
             for container in read_state(host_dir)["docker"]["containers"].values():
                 signal_ours(container.get("pids", []), host_dir, signal.SIGKILL)
+        signal_ours(host_processes(host_dir), host_dir, signal.SIGKILL)
 
     def faults(self, name: str) -> Faults:
         self._check_host(name)

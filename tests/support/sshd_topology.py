@@ -170,7 +170,7 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
                 "UsePAM no",
                 "StrictModes no",
                 "AllowTcpForwarding yes",
-                "SetEnv SHLVL=1",
+                f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'}",  # not root's home
                 "",
             ]
         )

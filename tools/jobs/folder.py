@@ -1,6 +1,7 @@
 """Where a job lives on its host, and which names a job may have.
 
-`~/.scout/jobs/NAME/` holds `command`, `started` (epoch seconds, the host's clock), `pid` (the
+`~/.scout/jobs/NAME/` (or `$SCOUT_JOBS_DIR/NAME/` where the host's environment sets it: a larger
+disk, a shared folder, a test's own folder) holds `command`, `started` (epoch seconds, the host's clock), `pid` (the
 runner: leader of the job's session and process group), `log` (stdout and stderr together) and,
 once the job ends, `ended` and `exit`; `stop` when Scout stopped it. The folder is the job's
 only record: status, logs, wait, stop and resume read it, from any connection.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-JOB_ROOT = "$HOME/.scout/jobs"
+JOB_ROOT = "${SCOUT_JOBS_DIR:-$HOME/.scout/jobs}"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _NAME = re.compile(NAME_PATTERN)
 

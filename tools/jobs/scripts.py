@@ -44,7 +44,7 @@ def start_script(name: str, command: str, token: str) -> str:
             f'mkdir -p "{JOB_ROOT}" || exit 70',
             f"if ! mkdir {d} 2>/dev/null; then",
             f"  if [ -d {d} ]; then echo '{token} exists'; exit 0; fi",
-            f"  echo 'cannot create the job folder {JOB_ROOT}/{name}' >&2; exit 73",
+            f'  echo "cannot create the job folder {JOB_ROOT}/{name}" >&2; exit 73',
             "fi",
             f"printf '%s\\n' {shlex.quote(command)} > {d}/command",
             f"date +%s > {d}/started",
