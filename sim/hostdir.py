@@ -42,9 +42,10 @@ READING_TOOLS = (
 WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell", "confine.py")
-# Only in confined scripts (bin-script/): real tools that write files (Landlock keeps them inside
-# the host folder), guarded ones, and fake tools that signal this host's processes.
-SCRIPT_REAL_TOOLS = ("mkdir",)
+# Only in confined scripts (bin-script/): real tools that write files or run commands (awk's
+# system(); Landlock keeps them inside the host folder and its programs), guarded ones, and
+# fake tools that signal this host's processes.
+SCRIPT_REAL_TOOLS = ("mkdir", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
 SCRIPT_FAKE_TOOLS = frozenset({"kill"})
 

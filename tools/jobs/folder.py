@@ -1,10 +1,11 @@
 """Where a job lives on its host, and which names a job may have.
 
-`~/.scout/jobs/NAME/` (or `$SCOUT_JOBS_DIR/NAME/` where the host's environment sets it: a larger
-disk, a shared folder, a test's own folder) holds `command`, `started` (epoch seconds, the host's clock), `pid` (the
-runner: leader of the job's session and process group), `log` (stdout and stderr together) and,
-once the job ends, `ended` and `exit`; `stop` when Scout stopped it. The folder is the job's
-only record: status, logs, wait, stop and resume read it, from any connection.
+`~/.scout/jobs/NAME/` (or `$SCOUT_JOBS_DIR/NAME/` where the host's environment sets it: a
+larger disk, a shared folder, a test's own folder) holds `command`, `started` (epoch seconds,
+the host's clock), `pidstart` and `pid` (the runner: leader of the job's session and process
+group, and its start time, to tell a reused pid), `log` (stdout and stderr together) and, once
+the job ends, `ended` and `exit`; `stop` when Scout stopped it. The folder is the job's only
+record: status, logs, wait, stop and resume read it, from any connection.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tools.jobs.records import JobRecord, parse_status
-from tools.jobs.scripts import logs_script, start_script, status_script, stop_script
+from tools.jobs.scripts import logs_script, start_script, stop_script
+from tools.jobs.status_script import status_script
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import CommandResult
 

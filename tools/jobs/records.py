@@ -71,7 +71,7 @@ class JobRecord:
 
 
 def parse_status(host: str, output: str, token: str) -> tuple[int | None, list[JobRecord]]:
-    """(the host's clock, the records) from one status script's output."""
+    """(the host's uptime in seconds, the records) from one status script's output."""
     now: int | None = None
     records: list[JobRecord] = []
     current: dict[str, Any] | None = None
@@ -82,7 +82,7 @@ def parse_status(host: str, output: str, token: str) -> tuple[int | None, list[J
                 current[block].append(line)
             continue
         key, _, value = line[len(token) + 1 :].partition(" ")
-        if key == "now":
+        if key == "uptime":
             now = _int(value)
         elif key in ("job", "end"):
             if current is not None:
@@ -120,6 +120,7 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
     if "missing" in raw:
         return JobRecord(host, name, "missing")
     started, ended, code = _int(raw.get("started")), _int(raw.get("ended")), _int(raw.get("exit"))
+    since, until = _int(raw.get("startup")), _int(raw.get("endup"))
     stopped = "stop" in raw
     if code is not None:
         state = "stopped" if stopped else "exited"
@@ -127,12 +128,14 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
         state = "running"
     elif stopped:
         state = "stopped"
-    elif "pid" not in raw and now is not None and started is not None:
-        state = "starting" if now - started < STARTING_GRACE_S else "lost"
+    elif "pid" not in raw and now is not None and since is not None:
+        state = "starting" if now - since < STARTING_GRACE_S else "lost"
     else:
         state = "lost"
-    end = ended if ended is not None else now
-    elapsed = end - started if end is not None and started is not None else None
+    end = until if until is not None else (now if code is None else None)
+    elapsed = end - since if end is not None and since is not None else None
+    if elapsed is None and ended is not None and started is not None:
+        elapsed = ended - started
     command, tail = _block(raw["command"]), _block(raw["tail"])
     match = _block(raw["match"]) or None
     return JobRecord(

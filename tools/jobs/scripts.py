@@ -1,4 +1,5 @@
-"""The shell Scout sends to start, inspect and stop jobs: POSIX sh, the same on every host.
+"""The shell Scout sends to start, read and stop jobs: POSIX sh, the same on every host.
+(The status script, which must stay cheap for many jobs, is status_script.py.)
 
 Each script prints lines that begin with a random token (`records.py` reads them), so nothing a
 job logs can be mistaken for them. The runner writes its own pid, ignores the signals meant for
@@ -13,26 +14,19 @@ import shlex
 from tools.jobs.folder import JOB_ROOT, check_name, job_dir
 
 START_WAIT_TRIES = 200  # × 0.05 s for the runner to write its pid
-TAIL_BYTES = 3000
-MILESTONE_BYTES = 3000
-LIST_LIMIT = 40
-# Lines worth keeping from the whole log (grep -E): image layers, per-file downloads, the start
-# of fabric benchmark tables, readiness and errors.
-MILESTONES = (
-    r"^[0-9a-f]{12}: (Pulling fs layer|Already exists|Pull complete)|: Pulling from |"
-    r"Downloading '|Download complete|Traceback|Error|ERROR|error:|"
-    r"Application startup complete|fired up and ready|^# nccl-tests|BW Test|Device +:|#bytes"
-)
-
+# The runner: records its start time (field 22 of its /proc stat, to tell a reused pid) and
+# pid, runs the job, records when it ended (clock and uptime) and its exit status.
 RUNNER = (
-    'd=$1; echo $$ > "$d/pid"; trap : HUP INT TERM; sh -c "$2"; code=$?; '
-    'date +%s > "$d/ended"; echo "$code" > "$d/exit"'
+    'd=$1; c=$2; read -r s < "/proc/$$/stat"; s=${s##*) }; set -- $s; '
+    'echo "${20}" > "$d/pidstart"; echo $$ > "$d/pid"; trap : HUP INT TERM; sh -c "$c"; '
+    'code=$?; date +%s > "$d/ended"; read -r up _ < /proc/uptime; echo "${up%.*}" > "$d/endup"; '
+    'echo "$code" > "$d/exit"'
 )
 
-# Is the runner of job folder "$2" alive as pid $1? (the pid may have been reused since)
+# Is pid $1 still the runner that recorded start time $2 (empty: any process with that pid)?
 _ALIVE = (
-    'alive() { [ -r "/proc/$1/cmdline" ] && '
-    "tr '\\0' '\\n' < \"/proc/$1/cmdline\" | grep -qxF \"$2\"; }"
+    'alive() { [ -r "/proc/$1/stat" ] || return 1; [ -n "$2" ] || return 0; '
+    'read -r s < "/proc/$1/stat"; s=${s##*) }; set -- "$2" $s; [ "$1" = "${21}" ]; }'
 )
 
 
@@ -48,6 +42,7 @@ def start_script(name: str, command: str, token: str) -> str:
             "fi",
             f"printf '%s\\n' {shlex.quote(command)} > {d}/command",
             f"date +%s > {d}/started",
+            f'read -r up _ < /proc/uptime; echo "${{up%.*}}" > {d}/startup',
             f"pwd > {d}/cwd",
             f"setsid sh -c {shlex.quote(RUNNER)} scout-job {d} {shlex.quote(command)} "
             f"< /dev/null > {d}/log 2>&1 &",
@@ -59,51 +54,6 @@ def start_script(name: str, command: str, token: str) -> str:
             f'echo "{token} started $pid $t"',
         ]
     )
-
-
-def status_script(names: list[str] | None, token: str, until: str | None = None) -> str:
-    """One record per job (all of them when `names` is None), then `T end`.
-
-    A record: `T job NAME`, then `T missing`, or the folder's one-line files (`T started …`,
-    `T ended …`, `T exit …`, `T stop …`, `T pid …`), `T alive` when the runner runs, `T size N`
-    (log bytes), and the blocks `T command`, `T milestones`, `T match` (first line matching
-    `until`, when given) and `T tail`, each running to the next token line.
-    """
-    loop = (
-        "for n in " + " ".join(check_name(n) for n in names) + "; do"
-        if names is not None
-        else f'c=0; for p in "$R"/*; do [ -d "$p" ] || continue; c=$((c+1)); '
-        f'[ "$c" -gt {LIST_LIMIT} ] && break; n=${{p##*/}}'
-    )
-    match = (
-        f'  echo "$T match"; grep -aEm1 -e {shlex.quote(until)} "$d/log" 2>/dev/null '
-        "| head -c 400; echo"
-        if until
-        else ""
-    )
-    lines = [
-        f"T={token}",
-        f'R="{JOB_ROOT}"',
-        _ALIVE,
-        'echo "$T now $(date +%s)"',
-        loop,
-        '  d="$R/$n"; echo "$T job $n"',
-        '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
-        "  for f in started ended exit stop pid; do",
-        '    if [ -s "$d/$f" ]; then read -r v < "$d/$f"; echo "$T $f $v"; fi',
-        "  done",
-        '  if [ -s "$d/pid" ] && [ ! -s "$d/exit" ]; then read -r pid < "$d/pid"; '
-        'alive "$pid" "$d" && echo "$T alive"; fi',
-        '  echo "$T size $(wc -c < "$d/log" 2>/dev/null || echo 0)"',
-        '  echo "$T command"; head -c 400 "$d/command" 2>/dev/null; echo',
-        f'  echo "$T milestones"; grep -aE {shlex.quote(MILESTONES)} "$d/log" 2>/dev/null '
-        f"| tail -n 60 | tail -c {MILESTONE_BYTES}; echo",
-        *([match] if match else []),
-        f'  echo "$T tail"; tail -c {TAIL_BYTES} "$d/log" 2>/dev/null; echo',
-        "done",
-        'echo "$T end"',
-    ]
-    return "\n".join(lines)
 
 
 def logs_script(name: str, token: str, lines: int, max_bytes: int, grep: str | None) -> str:
@@ -135,8 +85,8 @@ def stop_script(names: list[str], token: str, grace_s: float) -> str:
         '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
         '  if [ -s "$d/exit" ]; then read -r c < "$d/exit"; echo "$T ended $c"; continue; fi',
         '  if [ ! -s "$d/pid" ]; then echo "$T notrunning"; continue; fi',
-        '  read -r pid < "$d/pid"',
-        '  if ! alive "$pid" "$d"; then echo "$T notrunning"; continue; fi',
+        '  read -r pid < "$d/pid"; since=; [ -s "$d/pidstart" ] && read -r since < "$d/pidstart"',
+        '  if ! alive "$pid" "$since"; then echo "$T notrunning"; continue; fi',
         '  date +%s > "$d/stop"',
         '  kill -TERM "-$pid" 2>/dev/null',
         "  i=0",

@@ -12,12 +12,15 @@ _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|
 # `Error response from daemon: …`, `error getting credentials - …`, `rsync error: …`, `Error: …`
 _ERROR_WORD = re.compile(r"^(?:[\w-]+:? )?(?:error|ERROR|Error)\b[ :]")
 _NOT_ERRORS = re.compile(r"can be ignored|error_on_|errors=|Error-free", re.I)
+_MAYBE = re.compile(r"rror|xception|Exit|Interrupt")  # cheap test before the real ones
 
 
 def first_error(lines: Iterable[str]) -> str | None:
     """The first exception line (`ValueError: …`) in the log, else its first `error: …` line."""
     worded = None
     for line in lines:
+        if not _MAYBE.search(line):
+            continue
         text = message(line).strip()
         if not text or _NOT_ERRORS.search(text):
             continue

@@ -29,8 +29,12 @@ def segments(text: str) -> Iterator[str]:
 
 def screen_lines(text: str) -> list[str]:
     """The lines a terminal shows at the end: for a line rewritten with \\r, its last state."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" not in text:
+        return [line.rstrip() for line in text.split("\n") if line.strip()]
     shown = []
-    for line in _ANSI.sub("", text).split("\n"):
+    for line in text.split("\n"):
         states = [s for s in line.split("\r") if s.strip()]
         if states:
             shown.append(states[-1].rstrip())
