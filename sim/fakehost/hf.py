@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from . import tqdm
-from .hfcache import GB, HUB_DIR, folder_name, lay_out
+from .hfcache import GB, HUB_DIR, folder_name, grow, lay_out
 from .pace import SimulatorGone, ticks
-from .state import locked_state, read_state
+from .state import read_state
 
 _VALUE_OPTS = {
     "--local-dir",
@@ -145,19 +145,6 @@ def _cached_bytes(state: dict[str, Any], repo: str) -> int:
     return round(cached["size_gb"] * GB) if cached else 0
 
 
-def _record(host_dir: Path, repo: str, done: int, total: int) -> None:
-    """The cache entry and the disk grow with what has been downloaded."""
-    with locked_state(host_dir) as state:
-        before = _cached_bytes(state, repo)
-        entry: dict[str, Any] = {"size_gb": done / GB}
-        if done < total:
-            entry["partial"] = True
-        state.setdefault("hf_cache", {})[repo] = entry
-        root = next((d for d in state.get("disks", []) if d["mount"] == "/"), None)
-        if root is not None:
-            root["used_kb"] += (done - before) // 1024
-
-
 def _rate(host_dir: Path) -> float:
     return float(read_state(host_dir)["rates"]["download_mb_s"]) * _MB
 
@@ -183,9 +170,9 @@ def _fetch_snapshot(
             "\r" + tqdm.bar("Downloading (incomplete total...)", done, total, passed, bytes_=True)
         )
         sys.stdout.flush()
-        _record(host_dir, repo, done, total)
+        grow(host_dir, repo, done, total)
     sys.stdout.write("\n\n" + tqdm.open_bar("Download complete: ", left, seconds) + "\n")
-    _record(host_dir, repo, total, total)
+    grow(host_dir, repo, total, total)
 
 
 def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, total: int) -> None:
@@ -210,7 +197,7 @@ def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, to
             done = offset + round((end - offset) * passed / seconds) if seconds else end
             sys.stdout.write("\r" + tqdm.bar(name, done - start, end - start, passed, bytes_=True))
             sys.stdout.flush()
-            _record(host_dir, repo, done, total)
+            grow(host_dir, repo, done, total)
         print(f"\nDownload complete. Moving file to {blobs}/{blob}", flush=True)
     print("\r" + tqdm.bar(fetching, files, files, clock, bytes_=False), flush=True)
-    _record(host_dir, repo, total, total)
+    grow(host_dir, repo, total, total)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import curl, docker, du, gpu, hf, kill, memory, network, pkill, rdma, system
+from . import curl, docker, du, gpu, hf, kill, memory, network, pkill, rdma, rsync, system
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -50,6 +50,7 @@ TOOLS: dict[str, Runner] = {
     "kill": kill.run_kill,
     "hf": hf.run_hf,
     "huggingface-cli": hf.run_huggingface_cli,
+    "rsync": rsync.run_rsync,
 }
 
 

@@ -1,12 +1,16 @@
-"""Confine this process to one simulated host's folder with Landlock, then exec a command.
+"""Confine this process to the simulator's folder with Landlock, then exec a command.
 
-Usage: python -IS confine.py HOST_DIR EXEC_ALLOW_FILE -- BASH [ARGS...]
+Usage: python -IS confine.py HOST_DIR WRITE_ROOT EXEC_ALLOW_FILE -- BASH [ARGS...]
 
 The sandbox's scripts (`sh -c`, `bash -c`) run in an unrestricted bash, so that output
 redirections work as on a real host; this is the wall that replaces restricted bash there:
 
-- files and folders are created, written, truncated, renamed and removed only beneath HOST_DIR
-  (and /dev/null may be written); reading stays open, as it is for the restricted shell;
+- files and folders are created, written, truncated, renamed and removed only beneath
+  WRITE_ROOT (and /dev/null may be written); reading stays open, as it is for the restricted
+  shell. The launcher passes the folder holding every simulated host: the fake tools a script
+  runs are confined with it, and some act on peers as a network would (a copy fills the
+  peer's HF cache, a multi-node engine takes the peer's memory). Once fake tools run outside
+  the sandbox (a per-host tool server), WRITE_ROOT can be the host's own folder;
 - only the programs listed in EXEC_ALLOW_FILE and the host's own bin/sandbox folders execute;
 - no TCP port can be bound, and abstract Unix sockets outside the sandbox cannot be reached;
 - a root simulator's sandbox keeps no capabilities.
@@ -117,14 +121,14 @@ def _drop_capabilities() -> None:
         raise ConfineError(f"capset failed: {os.strerror(ctypes.get_errno())}")
 
 
-def confine(host_dir: str, executables: list[str]) -> int:
+def confine(host_dir: str, write_root: str, executables: list[str]) -> int:
     """Apply the rules above to this process; return the Landlock ABI used."""
     abi = abi_version()
     if abi < 1:
         raise ConfineError("this kernel has no Landlock (Linux 5.13+ with landlock in lsm=)")
     ruleset, handled = _create_ruleset(abi)
     try:
-        _allow(ruleset, host_dir, handled & ~EXECUTE)
+        _allow(ruleset, write_root, handled & ~EXECUTE)
         for sub in ("bin", "bin-script", "sandbox"):
             if os.path.isdir(os.path.join(host_dir, sub)):
                 _allow(ruleset, os.path.join(host_dir, sub), EXECUTE)
@@ -154,14 +158,16 @@ def restricted_fallback(host_dir: str, command: list[str], reason: str) -> list[
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 4 or argv[2] != "--":
-        sys.stderr.write("usage: confine.py HOST_DIR EXEC_ALLOW_FILE -- BASH [ARGS...]\n")
+    if len(argv) < 5 or argv[3] != "--":
+        sys.stderr.write(
+            "usage: confine.py HOST_DIR WRITE_ROOT EXEC_ALLOW_FILE -- BASH [ARGS...]\n"
+        )
         return 2
-    host_dir, allow_file, command = argv[0], argv[1], argv[3:]
+    host_dir, write_root, allow_file, command = argv[0], argv[1], argv[2], argv[4:]
     try:
         with open(allow_file) as f:
             executables = f.read().split("\n")
-        confine(host_dir, [p for p in executables if p])
+        confine(host_dir, write_root, [p for p in executables if p])
     except (ConfineError, OSError) as exc:
         command = restricted_fallback(host_dir, command, str(exc))
     os.execv(command[0], command)

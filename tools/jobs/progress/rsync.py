@@ -4,7 +4,7 @@ The progress line (`  5,268,953,088 100%   87.36MB/s    0:00:57 (xfr#1, to-chk=0
 rewritten with \\r while it runs; `-h` prints `737.82M`; rsync 2.6.9 says `xfer#N, to-check=M/T`
 (tests/fixtures/jobs/rsync_*). The time is what is left while copying and the time taken once
 at 100%. `sent … bytes  received … bytes` and `total size is …` end a run; `rsync error: …` and
-`rsync: …` report failures.
+`rsync: …` report failures, after ssh's own line when the peer cannot be reached.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _PROGRESS = re.compile(
     r"(?:to-chk|ir-chk|to-check)=(?P<left>\d+)/(?P<total>\d+)\))?"
 )
 _SUMMARY = re.compile(r"^total size is (?P<size>[\d,.]+[KMGT]?)\s+speedup is")
-_FAILED = re.compile(r"^rsync(?: error)?: ")
+_FAILED = re.compile(r"^(?:rsync(?: error)?|ssh): ")
 
 
 def read_rsync(tail: str, milestones: str) -> Progress:
@@ -34,7 +34,8 @@ def read_rsync(tail: str, milestones: str) -> Progress:
             latest = match
     lines = screen_lines(milestones + "\n" + tail)
     summary = next((m for line in lines if (m := _SUMMARY.match(line.strip()))), None)
-    error = next((line.strip() for line in lines if _FAILED.match(line.strip())), None)
+    said = screen_lines(tail) + lines  # the tail holds the cause (ssh's line) before rsync's
+    error = next((line.strip() for line in said if _FAILED.match(line.strip())), None)
     facts: dict[str, object] = {}
     parts = []
     fraction = None
