@@ -1,5 +1,6 @@
 """Scripts in the simulated hosts' sandbox (`sh -c`, and jobs, which run as such scripts):
-redirections work inside the host folder and nowhere else (Landlock, sandbox/confine.py).
+redirections work in the host's folder and nothing outside the simulator's folders can be
+written, executed or signalled (Landlock, sandbox/confine.py).
 
 SSH commands themselves stay in restricted bash; test_sim_cluster.py covers those escapes.
 """

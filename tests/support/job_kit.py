@@ -20,6 +20,7 @@ from tools.registry import ToolRegistry
 from tools.ssh import SSHPool
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+SMALL_MODEL = "Qwen/Qwen3-8B"
 IMAGE = "nvcr.io/nvidia/vllm:26.06-py3"
 
 
@@ -33,7 +34,10 @@ def empty_pair(time_scale: float = 400.0) -> Scenario:
         newer.update(repository=IMAGE.split(":")[0], created="1 week ago", size="21.6GB")
         host["docker"]["pullable"] = [newer]
         host["hf_cache"] = {}
-        host["hub"] = {MODEL: {"size_gb": 119, "files": 14}}
+        host["hub"] = {
+            MODEL: {"size_gb": 119, "files": 14},
+            SMALL_MODEL: {"size_gb": 16, "files": 5},
+        }
         host["rates"]["time_scale"] = time_scale
     return Scenario.model_validate(raw)
 
