@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import READ_TIMEOUT_S, JobCommandError, job_log
+from tools.jobs.params import NO_INVENTORY
 from tools.jobs.progress.lines import screen_lines
 from tools.output import bound_text
 from tools.ssh.errors import SSHError
@@ -37,7 +38,7 @@ class JobLogs(Tool[JobLogsInput]):
 
     async def run(self, params: JobLogsInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
-            return ToolResult.error("job_logs is unavailable: no SSH inventory is loaded.")
+            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
         try:
             found = await job_log(
                 ctx.ssh,

@@ -8,7 +8,7 @@ the moment before the runner wrote its pid, and `missing` when the host has no s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tools.jobs.progress import Progress, read_progress
@@ -32,7 +32,6 @@ class JobRecord:
     match: str | None = None
     progress: Progress | None = None
     stop_requested: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def finished(self) -> bool:
