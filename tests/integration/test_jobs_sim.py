@@ -4,6 +4,8 @@ downloads and pulls in one batch, progress, waiting, failures, stopping, dropped
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -160,3 +162,17 @@ async def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not reached in time")
         await asyncio.sleep(0.05)
+
+
+async def test_a_job_killed_outside_scout_is_lost_not_failed_silently(
+    cluster: SimCluster, desk: JobDesk
+) -> None:
+    start = await desk.call("job_start", name="nap", command="sleep 300", hosts=["spark-a"])
+    pid = start.data["jobs"][0]["pid"]
+    os.killpg(pid, signal.SIGKILL)  # the host's OOM killer or an operator, not Scout
+
+    await _until(lambda: not Path(f"/proc/{pid}").exists())
+    status = await desk.call("job_status", hosts=["spark-a"], names=["nap"])
+
+    assert job_facts(status)[("spark-a", "nap")]["state"] == "lost" and status.is_error
+    assert "== spark-a/nap: lost: its runner is gone without an exit status" in status.text

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tools.jobs.records import JobRecord, parse_status
 from tools.jobs.scripts import logs_script, start_script, stop_script
-from tools.jobs.status_script import status_script
+from tools.jobs.status_script import NO_PROGRAM, status_script
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import CommandResult
 
@@ -83,6 +83,9 @@ async def job_status(
     """The host's clock and one record per job, from one round trip."""
     token = _token()
     result = await pool.run(host, status_script(names, token, until), timeout=READ_TIMEOUT_S)
+    if result.ok and result.stdout.strip() == f"{token} {NO_PROGRAM}":
+        script = status_script(names, token, until, inline=True)
+        result = await pool.run(host, script, timeout=READ_TIMEOUT_S)
     if not result.ok:
         raise _failed(result, "reading job status")
     return parse_status(host, result.stdout, token)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 
 from tools.jobs.folder import JOB_ROOT, check_name, job_dir
+from tools.jobs.status_script import install_program
 
 START_WAIT_TRIES = 200  # × 0.05 s for the runner to write its pid
 # The runner: records its start time (field 22 of its /proc stat, to tell a reused pid) and
@@ -36,6 +37,7 @@ def start_script(name: str, command: str, token: str) -> str:
     return "\n".join(
         [
             f'mkdir -p "{JOB_ROOT}" || exit 70',
+            install_program(),
             f"if ! mkdir {d} 2>/dev/null; then",
             f"  if [ -d {d} ]; then echo '{token} exists'; exit 0; fi",
             f'  echo "cannot create the job folder {JOB_ROOT}/{name}" >&2; exit 73',

@@ -7,15 +7,21 @@ checks the runner is alive (its /proc stat, start time compared with
 the one it recorded, so a reused pid does not count), and reads the log once for its size, its
 last bytes, its milestone lines and the first line matching `until`. It prints the records
 `records.py` reads, each line behind the call's random token.
+
+The awk program is most of the script's bytes, and sending it costs more than running it; so
+starting a job also leaves the program in the job root (named by its hash, so a changed program
+is a new file), and a poll only names it. Where it is missing the poll says so, and the caller
+sends the program inline once (`inline=True`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 
 from tools.jobs.folder import JOB_ROOT, check_name
 
-TAIL_BYTES = 1500
+TAIL_BYTES = 1000
 MILESTONE_LINES = 60
 MILESTONE_CHARS = 1500
 COMMAND_CHARS = 400
@@ -88,14 +94,29 @@ BEGIN {
 """
 
 
-def status_script(names: list[str] | None, token: str, until: str | None = None) -> str:
+PROGRAM_FILE = f".status-{hashlib.sha256(_AWK.encode()).hexdigest()[:12]}.awk"
+NO_PROGRAM = "noprogram"
+
+
+def install_program() -> str:
+    """Shell that leaves the awk program in the job root (run by the start script)."""
+    return (
+        f'[ -s "{JOB_ROOT}/{PROGRAM_FILE}" ] || '
+        f"printf '%s' {shlex.quote(_AWK)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
+    )
+
+
+def status_script(
+    names: list[str] | None, token: str, until: str | None = None, *, inline: bool = False
+) -> str:
     """One record per job (all of them, up to LIST_LIMIT, when `names` is None), then `T end`.
 
     First `T uptime SECONDS`. A record: `T job NAME`, then `T missing`, or the folder's one-line
     files (`T started …`, `T ended …`, `T exit …`, `T stop …`, `T pid …`, `T pidstart …`,
     `T startup …`, `T endup …`), `T alive` when the runner runs, `T size N`
     (log bytes), and the blocks `T command`, `T milestones`, `T match` (the first log line
-    matching `until`, when given) and `T tail`, each running to the next token line.
+    matching `until`, when given) and `T tail`, each running to the next token line. Without
+    `inline`, only `T noprogram` when the job root holds no copy of the program.
     """
     if names is not None:
         folders = " ".join(f'"$R/{check_name(n)}"' for n in names)
@@ -112,11 +133,18 @@ def status_script(names: list[str] | None, token: str, until: str | None = None)
         "COMMAND": COMMAND_CHARS,
     }
     assigns = " ".join(f"-v {key}={value}" for key, value in settings.items())
+    program = shlex.quote(_AWK) if inline else f'-f "$R/{PROGRAM_FILE}"'
+    lines = [f'R="{JOB_ROOT}"']
+    if not inline:
+        lines.append(
+            f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NO_PROGRAM}; exit 0; }}'
+        )
     return "\n".join(
         [
-            f'R="{JOB_ROOT}"',
+            *lines,
             collect,
             f"T={shlex.quote(token)} M={shlex.quote(MILESTONES)} U={shlex.quote(until or '')} "
-            f'LC_ALL=C awk {assigns} {shlex.quote(_AWK)} "$@"',
+            "LC_ALL=C; export T M U LC_ALL",
+            f'exec awk {assigns} {program} "$@"',  # awk replaces the shell: no fork
         ]
     )
