@@ -4,9 +4,11 @@ HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
 HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
 HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand),
                          and `sh -c` scripts in bash confined by Landlock (sandbox/confine.py)
-HOST_DIR/bin/            the only PATH: fake tools, wrapped and read-only text tools
+HOST_DIR/bin/            the only PATH: fake tools (clients of the host's tool server), wrapped
+                         and read-only text tools
 HOST_DIR/bin-script/     added to PATH for confined scripts only: tools that write or signal
 HOST_DIR/tmp/            TMPDIR of confined scripts
+HOST_DIR/run/            the tool server's socket and log, once sim/tool_servers.py started it
 """
 
 from __future__ import annotations
@@ -49,11 +51,12 @@ SCRIPT_REAL_TOOLS = ("mkdir", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
 SCRIPT_FAKE_TOOLS = frozenset({"kill"})
 
+# A fake tool: a client of the host's tool server (sim/fakehost/client.py).
 _TOOL_STUB = """#!{python} -IS
 import sys
 sys.path.insert(0, {parent!r})
-from fakehost.main import main
-sys.exit(main({tool!r}, {host_dir!r}))
+from fakehost.client import forward
+sys.exit(forward({tool!r}, {host_dir!r}))
 """
 
 

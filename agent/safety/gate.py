@@ -19,10 +19,9 @@ from pydantic import ValidationError
 
 from agent.loop.calls import GateVerdict, PreparedCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
-from agent.loop.executor import describe_validation_error
-from agent.runtime.settings import Mode
+from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
-from agent.safety.risk import assess_risk
+from agent.safety.modes import Mode
 from agent.safety.rules import Rule, RuleSet
 from tools.base import Risk
 from tools.plan import Plan, PlanState
@@ -63,12 +62,6 @@ class PolicyGate:
         self.emit = emit
         self.approval_ttl_s = approval_ttl_s
         self._ask_lock = asyncio.Lock()
-
-    def allow_for_session(self, rule_text: str) -> Rule:
-        """The operator's `a` answer: allow calls like this one for the rest of the session."""
-        rule = Rule.parse("allow", rule_text, source="operator (this session)")
-        self.rules.add(rule)
-        return rule
 
     async def check(self, prepared: PreparedCall) -> GateVerdict:
         tool, tool_input, hosts = prepared.tool.name, prepared.call.input, prepared.hosts
@@ -131,7 +124,8 @@ class PolicyGate:
             except ValidationError as exc:
                 text = describe_validation_error(prepared.tool.name, exc)
                 return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
-            prepared.risk, prepared.risk_reason = assess_risk(prepared.tool, params)
+            assessment = judge_risk(prepared.tool, params)
+            prepared.risk, prepared.risk_reason = assessment.risk, assessment.reason
             return GateVerdict(allowed=True, params=params)
         return GateVerdict(allowed=True)
 
@@ -145,7 +139,7 @@ class PolicyGate:
             tool="propose_plan",
             input=plan.model_dump(mode="json"),
             risk="plan",
-            reason=f"approve the plan: {plan.goal} ({len(plan.steps)} steps)",
+            reason=f"approve the plan: {plan.goal} ({plan.step_count()})",
             summary=plan.render(),
             expires_at=_expiry(self.approval_ttl_s),
         )

@@ -90,6 +90,12 @@ class RuleSet:
     def add(self, rule: Rule) -> None:
         self.rules.append(rule)
 
+    def allow_for_session(self, rule_text: str) -> Rule:
+        """The operator's `a` answer: allow calls like this one for the rest of the session."""
+        rule = Rule.parse("allow", rule_text, source="operator (this session)")
+        self.add(rule)
+        return rule
+
     def first_match(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> Rule | None:
         for effect in ("deny", "ask", "allow"):
             for rule in self.rules:

@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from agent.safety.shell.judge import judge_shell
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
@@ -61,7 +62,9 @@ class JobDesk:
         self.gate = ApprovingGate()
         tools = [JobStart(judge_shell), JobStatus(), JobLogs(), JobWait(), JobStop()]
         context = ToolContext(spill_dir=spill_dir, ssh=pool, progress=self.progress.append)
-        self.executor = Executor(ToolRegistry(tools), context, gate=self.gate)
+        self.executor = Executor(
+            ToolRegistry(tools), context, limits=Settings().executor_limits(), gate=self.gate
+        )
         self._ids = 0
 
     async def batch(self, *calls: tuple[str, dict[str, Any]]) -> list[ToolResult]:
