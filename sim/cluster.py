@@ -3,10 +3,11 @@
 The head is an asyncssh server on 127.0.0.1 (port 0). Workers have no listener at all: the head's
 `connection_requested` hands a forwarded channel to an in-process worker server over a socketpair,
 so reaching a worker needs the head as jump host and sends no traffic to its 192.168.x address.
-Every command runs in the host's sandbox (`HOST_DIR/sandbox/launch`, sim/ssh_session.py), its
-fake tools in the host's tool server (sim/tool_servers.py). sim/host_server.py is the SSH
-server of one host (auth, session limit, forwarding); this module holds the cluster: start and
-stop, faults, routing of forwarded channels, and the inventory it writes for Scout.
+Every command runs in the host's sandbox: the host's tool server (sim/tool_servers.py) launches
+it walled in (sim/ssh_session.py, sim/host_command.py) and runs its fake tools.
+sim/host_server.py is the SSH server of one host (auth, session limit, forwarding); this module
+holds the cluster: start and stop, faults, routing of forwarded channels, and the inventory it
+writes for Scout.
 """
 
 from __future__ import annotations

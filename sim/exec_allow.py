@@ -1,8 +1,10 @@
-"""The programs a confined sandbox script may execute (Landlock's list; see sandbox/confine.py).
+"""The programs a walled-in sandbox command may execute (Landlock's list; fakehost/confinement.py).
 
-Every entry is a resolved file: the shells, the Python that runs the fake tools, the real tools
+Every entry is a resolved file: the shells, the Python of the fake tools' clients, the real tools
 behind the host's bin folder, and the ELF interpreter (ld.so) each of them needs, since the kernel
-checks execute permission on the interpreter too.
+checks execute permission on the interpreter too. (A loader runs any program it is handed; what
+such a program may do is still bounded by the rest of the wall: no writes outside the host's
+home, no sockets, no signals out.)
 """
 
 from __future__ import annotations

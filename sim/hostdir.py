@@ -2,12 +2,13 @@
 
 HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
 HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
-HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand),
-                         and `sh -c` scripts in bash confined by Landlock (sandbox/confine.py)
+HOST_DIR/sandbox/launch  runs a command line in restricted bash, and `sh -c` scripts in bash
+                         when the tool server launched it inside the host's wall
+                         (sim/fakehost/confinement.py; exec-allow lists what it may run)
 HOST_DIR/bin/            the only PATH: fake tools (clients of the host's tool server), wrapped
                          and read-only text tools
-HOST_DIR/bin-script/     added to PATH for confined scripts only: tools that write or signal
-HOST_DIR/tmp/            TMPDIR of confined scripts
+HOST_DIR/bin-script/     added to PATH for walled-in scripts only: tools that write or signal
+HOST_DIR/tmp/            TMPDIR of scripts (with home/, all a command may write)
 HOST_DIR/run/            the tool server's socket and log, once sim/tool_servers.py started it
 """
 
@@ -43,9 +44,9 @@ READING_TOOLS = (
 # Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/).
 WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
 SHELL_NAMES = ("sh", "bash")
-SANDBOX_FILES = ("launch", "rc.bash", "shell", "confine.py")
-# Only in confined scripts (bin-script/): real tools that write files or run commands (awk's
-# system(); Landlock keeps them inside the host folder and its programs), guarded ones, and
+SANDBOX_FILES = ("launch", "rc.bash", "shell")
+# Only in walled-in scripts (bin-script/): real tools that write files or run commands (awk's
+# system(); the wall keeps them inside the host's home and its programs), guarded ones, and
 # fake tools that signal this host's processes.
 SCRIPT_REAL_TOOLS = ("mkdir", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
@@ -104,7 +105,6 @@ def _fill(template: str, host_dir: Path, user: str) -> str:
         .replace("@HOST_DIR@", str(host_dir))
         .replace("@USER@", user)
         .replace("@BASH@", BASH)
-        .replace("@PYTHON@", sys.executable)
     )
 
 

@@ -1,8 +1,9 @@
 """Scripts in the simulated hosts' sandbox (`sh -c`, and jobs, which run as such scripts):
-redirections work in the host's folder and nothing outside the simulator's folders can be
-written, executed or signalled (Landlock, sandbox/confine.py).
+redirections work in the host's home and nothing outside it can be written, executed or
+signalled (the host's wall, sim/fakehost/confinement.py).
 
-SSH commands themselves stay in restricted bash; test_sim_cluster.py covers those escapes.
+SSH commands themselves stay in restricted bash; test_sim_cluster.py covers those escapes, and
+test_sim_sandbox_walls.py what a real Python run by path still cannot do.
 """
 
 from __future__ import annotations
@@ -91,10 +92,10 @@ async def test_a_jobs_writes_stay_inside_the_host_folder(
     assert (job_dir / "exit").read_text() == "1\n"
 
 
-async def test_without_landlock_scripts_fall_back_to_restricted_bash(
+async def test_without_the_wall_scripts_fall_back_to_restricted_bash(
     cluster: SimCluster, tmp_path: Path
 ) -> None:
-    (cluster.host_dir("spark-a") / "sandbox" / "exec-allow").unlink()  # confine.py cannot start
+    (cluster.host_dir("spark-a") / "sandbox" / "exec-allow").unlink()  # no wall can be built
     options = {
         "username": cluster.scenario.user,
         "client_keys": [cluster.client_key],
@@ -107,7 +108,8 @@ async def test_without_landlock_scripts_fall_back_to_restricted_bash(
         plain = await conn.run("sh -c 'hostname'", stdin=asyncssh.DEVNULL)
 
     assert result.exit_status != 0
-    assert "output redirection needs Landlock" in result.stderr
+    assert "output redirection needs the sandbox's wall" in result.stderr
+    assert "exec-allow" in result.stderr  # why, in the note
     assert "restricted: cannot redirect output" in result.stderr
     assert not (cluster.host_dir("spark-a") / "home" / "f").exists()
     assert plain.stdout == "spark-7d19\n" and plain.stderr == ""
