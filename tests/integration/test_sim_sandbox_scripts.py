@@ -17,6 +17,7 @@ import pytest
 from sim.cluster import SimCluster
 from tools.jobs.host import job_status, start_job
 from tools.ssh import Inventory, SSHPool
+from tools.ssh.remote_command import stop_command, wrap_command
 
 
 @pytest.fixture
@@ -113,3 +114,23 @@ async def test_without_the_wall_scripts_fall_back_to_restricted_bash(
     assert "restricted: cannot redirect output" in result.stderr
     assert not (cluster.host_dir("spark-a") / "home" / "f").exists()
     assert plain.stdout == "spark-7d19\n" and plain.stderr == ""
+
+
+async def test_scouts_stop_command_ends_a_nested_timeout_by_its_session(pool: SSHPool) -> None:
+    """What Scout sends to stop a cancelled run works here as on a real host (grep over /proc,
+    `pkill -s`), while the run's own channel is still open."""
+    marker = "scout-run-00000000feedbeef"
+    wrapped = wrap_command("timeout 600 sh -c 'sleep 56.4321'", timeout=300, marker=marker)
+    conn = await pool.connection("spark-b")
+    running = await conn.create_process(wrapped, stdin=asyncssh.DEVNULL)
+    for _ in range(200):
+        probe = await pool.run("spark-b", "pkill -0 -f '^sleep 56[.]4321' && echo running")
+        if probe.stdout:
+            break
+    stop = await conn.run(stop_command(marker), stdin=asyncssh.DEVNULL)
+    await running.wait_closed()
+    after = await pool.run("spark-b", "pkill -0 -f '56[.]4321' || echo none")
+
+    assert probe.stdout == "running\n" and stop.exit_status == 0
+    assert running.exit_signal is not None and running.exit_signal[0] == "KILL"
+    assert after.stdout == "none\n"

@@ -216,6 +216,27 @@ async def test_cancelled_command_is_stopped_on_the_host(local_hosts: LocalHosts)
     assert leftovers.stdout == "none\n"
 
 
+async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
+    local_hosts: LocalHosts,
+) -> None:
+    """GNU timeout takes a process group of its own, so only the session holds it and its child."""
+    await local_hosts.add("a")
+    local_hosts.write_known_hosts("a")
+    async with SSHPool(local_hosts.inventory()) as pool:
+        nested = "timeout 600 sh -c 'sleep 57.4321'"
+        task = asyncio.create_task(pool.run("a", nested, timeout=300))
+        for _ in range(100):
+            probe = await pool.run("a", "pgrep -f '^sleep 57[.]4321' || true")
+            if probe.stdout:
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        leftovers = await pool.run("a", "pgrep -f '57[.]4321' || echo none")
+    assert probe.stdout
+    assert leftovers.stdout == "none\n"
+
+
 async def test_output_is_capped_on_the_way_in(local_hosts: LocalHosts) -> None:
     await local_hosts.add("a")
     local_hosts.write_known_hosts("a")
