@@ -12,7 +12,7 @@ import pytest
 from agent.safety.shell.judge import judge_shell
 from tests.support.sshd_topology import Topology
 from tools.base import ToolContext
-from tools.ssh import HostKeyError, HostUnreachableError, Inventory, SSHPool
+from tools.ssh import HostKeyError, HostUnreachableError, Inventory, SSHPool, remote_command
 from tools.ssh_exec import SSHExec, SSHExecInput
 
 pytestmark = pytest.mark.system
@@ -104,6 +104,20 @@ async def test_a_cancelled_nested_timeout_leaves_no_process(sshd_topology: Topol
         after = await pool.run("worker", "echo still-usable")
     assert sleeper in commands
     assert after.stdout == "still-usable\n"
+    left = sshd_topology.namespace_commands(sshd_topology.worker)
+    assert not [line for line in left if sleeper in line], left
+
+
+async def test_a_timed_out_nested_timeout_leaves_no_process(
+    sshd_topology: Topology, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wrapper's `timeout` ends its own group only; what is left holds the channel until
+    Scout's local deadline, then dies with the session, found by the run's environment."""
+    monkeypatch.setattr(remote_command, "LOCAL_GRACE_S", 1.0)
+    sleeper = f"sleep 597.{os.getpid()}"
+    async with SSHPool(inventory(sshd_topology)) as pool:
+        result = await pool.run("worker", f"timeout 600 sh -c '{sleeper}'", timeout=1)
+    assert result.timed_out
     left = sshd_topology.namespace_commands(sshd_topology.worker)
     assert not [line for line in left if sleeper in line], left
 

@@ -13,6 +13,7 @@ import shlex
 
 from tools.jobs.folder import JOB_ROOT, check_name, job_dir
 from tools.jobs.status_script import install_program
+from tools.ssh.remote_command import MARKER_ENV
 
 START_WAIT_TRIES = 200  # × 0.05 s for the runner to write its pid
 # The runner: records its start time (field 22 of its /proc stat, to tell a reused pid) and
@@ -46,6 +47,7 @@ def start_script(name: str, command: str, token: str) -> str:
             f"date +%s > {d}/started",
             f'read -r up _ < /proc/uptime; echo "${{up%.*}}" > {d}/startup',
             f"pwd > {d}/cwd",
+            f"unset {MARKER_ENV}",  # the job outlives this call: a stop of the call must not end it
             f"setsid sh -c {shlex.quote(RUNNER)} scout-job {d} {shlex.quote(command)} "
             f"< /dev/null > {d}/log 2>&1 &",
             "i=0",

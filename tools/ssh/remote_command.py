@@ -1,13 +1,15 @@
 """Running one command on a host so that a timeout or a cancel kills it there, not just here.
 
 The command is wrapped in `timeout --kill-after=5s N sh -c '…'` on the host (the only method that
-works whatever the login user and OpenSSH version) and carries a unique marker. A cancelled run
-is stopped by session: sshd starts every channel's command in a session of its own (session.c
-calls setsid), so the host's shell finds the processes that carry the marker and kills every
-process of their sessions. Killing by marker or process group is not enough: GNU timeout moves
-itself into a group of its own (coreutils src/timeout.c: setpgid(0, 0)), so a nested
-`timeout 600 sh -c 'sleep 600'` carries no marker and is outside the command's group, but stays
-in its session. Output is read with a cap so a chatty command cannot fill memory.
+works whatever the login user and OpenSSH version) and carries a unique marker, in its command
+line and in the environment (SCOUT_RUN) of everything it starts. A cancelled run, or one still
+holding its channel after its time, is stopped by session: sshd starts every channel's command
+in a session of its own (session.c calls setsid), so the host's shell finds the processes that
+carry the marker and kills every process of their sessions. The process group is not enough:
+GNU timeout moves itself into a group of its own (coreutils src/timeout.c: setpgid(0, 0)), so
+a nested `timeout 600 sh -c 'sleep 600'` is outside the command's group, and outlives the
+wrapper's own `timeout`, but stays in the session. Output is read with a cap so a chatty command
+cannot fill memory.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ LOCAL_GRACE_S = 10.0
 CLEANUP_WAIT_S = 3.0
 SESSION_OPEN_ATTEMPTS = 6
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
+MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 log = structlog.get_logger()
@@ -67,7 +70,7 @@ def wrap_command(
     marker: str = "",
 ) -> str:
     """The host-side command line: cd, env and the command inside a killing `timeout`."""
-    lines = [f": {marker}"] if marker else []
+    lines = [f"export {MARKER_ENV}={marker}"] if marker else []
     if cwd is not None:
         lines.append(f"cd {shlex.quote(cwd)} || exit 1")
     for name, value in (env or {}).items():
@@ -177,7 +180,8 @@ async def run_remote(
 
 
 def stop_command(marker: str) -> str:
-    """POSIX sh that kills every session holding a process whose command line has `marker`.
+    """POSIX sh that kills every session holding a process with `marker` in its command line
+    or environment.
 
     The pattern is written `[s]cout-run-…` so that it matches the run, not this shell or its
     grep. Sessions 0 and 1 and this shell's own are never killed. Needs /proc, grep and procps
@@ -186,8 +190,8 @@ def stop_command(marker: str) -> str:
     pattern = shlex.quote(f"[{marker[0]}]{marker[1:]}")
     script = (
         'read -r s < /proc/$$/stat; s=${s##*) }; set -- $s; own=$4; sids=""\n'
-        f"for f in $(grep -las -e {pattern} /proc/[0-9]*/cmdline); do\n"
-        '  { read -r s < "${f%/cmdline}/stat"; } 2>/dev/null || continue\n'
+        f"for f in $(grep -las -e {pattern} /proc/[0-9]*/cmdline /proc/[0-9]*/environ); do\n"
+        '  { read -r s < "${f%/*}/stat"; } 2>/dev/null || continue\n'
         "  s=${s##*) }; set -- $s\n"
         '  [ "$4" -gt 1 ] && [ "$4" != "$own" ] && sids="$sids,$4"\n'
         "done\n"
