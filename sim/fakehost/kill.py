@@ -1,9 +1,11 @@
-"""`kill` for confined scripts: signals only this simulated host's own processes.
+"""`kill` for walled-in scripts: signals only this simulated host's own processes.
 
-The shell's own `kill` builtin is disabled in the sandbox (sandbox/rc.bash): it could reach any
-process of the machine's user. This one takes what scripts give the builtin (`kill PID`,
-`kill -TERM -- -PGID` for a whole process group, `kill -0 PID` to test, `-s NAME`, `-9`, `-l`)
-and refuses every process that does not run inside this host, as if it did not exist.
+The shell's own `kill` builtin is disabled in the sandbox (sandbox/rc.bash): inside the wall it
+could not reach another command's processes (a job started by an earlier command), outside it
+any process of the machine's user. This one runs in the tool server, in the host's domain; it
+takes what scripts give the builtin (`kill PID`, `kill -TERM -- -PGID` for a whole process
+group, `kill -0 PID` to test, `-s NAME`, `-9`, `-l`) and refuses every process that does not run
+inside this host, as if it did not exist.
 """
 
 from __future__ import annotations
