@@ -310,7 +310,7 @@ class ToolServer:
                 os.kill(pid, signal.SIGKILL)
 
     def _ended(self, request: _Request, status: int) -> None:
-        if request.command:  # what it left in its session goes with it, as the sshd's would
+        if request.command:  # what it left in its session goes with it (detached work has its own)
             self._end_session(request.child)
         if request.conn.fileno() != -1:
             with contextlib.suppress(OSError):

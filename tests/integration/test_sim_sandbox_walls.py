@@ -22,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+import sim
 from sim.cluster import SimCluster
 from sim.exec_allow import elf_interpreter
 from sim.fakehost import landlock
+from tools.jobs.host import start_job, stop_jobs
 from tools.ssh import Inventory, SSHPool
 
 PYTHON = os.path.realpath(sys.executable)
@@ -193,6 +195,27 @@ async def test_a_command_without_its_broker_cannot_reach_the_tool_server(pool: S
     assert "hostname: cannot reach the tool server of this simulated host" in result.stderr
 
 
+async def test_a_command_cannot_launch_commands_through_its_broker(
+    cluster: SimCluster, pool: SSHPool
+) -> None:
+    """Only the simulator, on the server's socket, may ask for a new command of the host."""
+    sim_dir = Path(sim.__file__).parent
+    code = (
+        f"import socket, sys; sys.path.insert(0, {str(sim_dir)!r}); "
+        "from fakehost.wire import BROKER_FD, LAUNCH, encode_request; "
+        "broker = socket.socket(fileno=BROKER_FD); ours, theirs = socket.socketpair(); "
+        "fd = theirs.fileno().to_bytes(4, sys.byteorder); "
+        "broker.sendmsg([b'c'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fd)]); "
+        "request = encode_request(LAUNCH, b'', b'', [b'hostname'], []); "
+        "ours.sendall(request); print(ours.recv(64))"
+    )
+    result = await pool.run("spark-a", python(code))
+    log = (cluster.host_dir("spark-a") / "run" / "server.log").read_text()
+
+    assert result.stdout == "b'x126\\n'\n"
+    assert "a command may not launch commands through its broker" in log
+
+
 async def test_a_client_cannot_point_its_tools_at_a_peer(
     cluster: SimCluster, pool: SSHPool
 ) -> None:
@@ -203,10 +226,13 @@ async def test_a_client_cannot_point_its_tools_at_a_peer(
 
 
 async def test_jobs_still_start_and_stop_inside_the_wall(pool: SSHPool) -> None:
-    started = await pool.run("spark-a", "setsid sleep 600 > /dev/null 2>&1 & echo $!")
-    pid = int(started.stdout)
-    alive = await pool.run("spark-a", f"kill -0 {pid} && echo running")
-    stopped = await pool.run("spark-a", f"kill -TERM {pid}; sleep 0.2; kill -0 {pid} || echo gone")
+    """A job outlives the command that started it, in a Landlock domain of that command; a later
+    command still signals it, through the fake `kill` in the host's own domain."""
+    started = await start_job(pool, "spark-a", "sleeper", "sleep 600")
+    alive = await pool.run("spark-a", f"kill -0 {started.pid} && echo running")
+    stopped = await stop_jobs(pool, "spark-a", ["sleeper"], grace_s=5)
+    gone = await pool.run("spark-a", f"kill -0 {started.pid} || echo gone")
 
     assert alive.stdout == "running\n"
-    assert stopped.stdout == "gone\n"
+    assert stopped == {"sleeper": "terminated"}
+    assert gone.stdout == "gone\n"
