@@ -46,6 +46,7 @@ class ModelRequest(EventBase):
     digest: str
     message_count: int
     last_user: list[dict[str, Any]] = Field(default_factory=list)
+    compacted_results: int = 0  # tool results the history held as compaction stubs
 
 
 class ModelResponse(EventBase):
@@ -54,6 +55,7 @@ class ModelResponse(EventBase):
     content: list[dict[str, Any]]
     stop_reason: str | None
     usage: dict[str, Any] = Field(default_factory=dict)
+    usage_source: Literal["api", "estimate"] = "api"  # estimate: counted from the request
     model: str = ""
     request_id: str | None = None
 
@@ -97,6 +99,23 @@ class ToolResultEvent(EventBase):
     is_error: bool = False
     data: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class HistoryEdit(EventBase):
+    """Tool results the model reads were replaced: a batch over its budget, or compaction.
+
+    `replaced` maps tool_use ids to the text the model reads from now on (the full text stays
+    in the tool_result event); a compaction also brings the new `briefing`. Resume replays these
+    edits, so it rebuilds exactly the messages the live session sent.
+    """
+
+    type: Literal["history_edit"] = "history_edit"
+    reason: Literal["batch_budget", "compaction"]
+    turn: int
+    replaced: dict[str, str]
+    briefing: str | None = None
+    chars_before: int = 0
+    chars_after: int = 0
 
 
 class TodoUpdate(EventBase):
@@ -149,6 +168,7 @@ Event = Annotated[
     | ApprovalRequestEvent
     | ApprovalDecisionEvent
     | ToolResultEvent
+    | HistoryEdit
     | TodoUpdate
     | WorldUpdate
     | StateChangeEvent
