@@ -18,7 +18,9 @@ from pathlib import Path
 
 import httpx
 
+from agent.loop.briefing import render_briefing
 from agent.loop.calls import Gate
+from agent.loop.compaction import CallLedger, CompactionPolicy
 from agent.loop.events import Notice, SessionStart, StateChangeEvent, TodoUpdate
 from agent.loop.executor import Executor, ExecutorLimits
 from agent.loop.model_client import AnthropicClient, ModelClient
@@ -40,6 +42,7 @@ from tools.deploy.plan_tool import PlanDeploymentTool
 from tools.deploy.rollout_tool import RolloutStepTool
 from tools.docker_ctl import DockerCtl
 from tools.propose_plan import ProposePlanTool
+from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
 from tools.registry import ToolRegistry
 from tools.session_state import SessionState
@@ -115,19 +118,26 @@ def build_session(
     gate: Gate | None = None,
     budgets: Budgets | None = None,
     limits: ExecutorLimits | None = None,
+    compaction: CompactionPolicy | None = None,
+    batch_budget_chars: int | None = None,
     mode: str = "ask",
     goal: str | None = None,
     resume: RebuiltSession | None = None,
 ) -> Session:
-    """A ready session with `todo_write` registered, resumed if asked, and its start recorded."""
+    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded."""
     defaults = Settings()
     todo = TodoList(
         on_change=lambda items: recorder.emit(
             TodoUpdate(items=[item.model_dump() for item in items])
         )
     )
-    registry = ToolRegistry([*tools, TodoWriteTool(todo)])
+    ledger = resume.ledger if resume is not None else CallLedger()
+    registry = ToolRegistry([*tools, TodoWriteTool(todo), RecallResultTool(ledger.full_text)])
     executor = Executor(registry, context, gate=gate, limits=limits or defaults.executor_limits())
+
+    def briefing(turn: int) -> str:
+        return render_briefing(turn, todo=todo, state=context.state, world=context.world)
+
     parts = SessionParts(
         client=client,
         executor=executor,
@@ -135,8 +145,12 @@ def build_session(
         system_prompt=system_prompt,
         model=model,
         budgets=budgets or defaults.budgets(),
-        todo=todo,
         redactor=redactor,
+        compaction=compaction or defaults.compaction_policy(),
+        batch_budget_chars=batch_budget_chars or defaults.batch_result_chars,
+        briefing=briefing,
+        todo=todo,
+        ledger=ledger,
         session_id=recorder.session_id,
     )
     session = Session(parts, registry.definitions())
@@ -232,6 +246,8 @@ async def open_runtime(
         gate=gate,
         budgets=settings.budgets(),
         limits=settings.executor_limits(),
+        compaction=settings.compaction_policy(),
+        batch_budget_chars=settings.batch_result_chars,
         mode=settings.mode,
         goal=goal,
         resume=resume,
