@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.page_fetcher import PageFetcher
+from tools.schema import compact_schema
 from tools.session_state import SessionState
 from tools.world_store import WorldStore
 
@@ -124,7 +125,8 @@ class Tool(ABC, Generic[InputT]):
     async def run(self, params: InputT, ctx: ToolContext) -> ToolResult: ...
 
     def definition(self) -> dict[str, Any]:
-        """The tool as the Messages API wants it."""
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
+        """The tool as the Messages API wants it: the schema compact, without the input model's
+        docstring (the tool's description says it for the model)."""
+        schema = compact_schema(self.Input.model_json_schema())
+        schema.pop("description", None)
         return {"name": self.name, "description": self.description, "input_schema": schema}

@@ -88,13 +88,10 @@ def inner_command(argv: list[str]) -> str:
 class DockerCtl(Tool[DockerCtlInput]):
     name = "docker_ctl"
     description = (
-        "Docker on one inventory host over SSH. Actions: ps, images, inspect, logs (tail, since), "
-        "stats, pull, run (image, name, command, env, volumes, ports, network, ipc, gpus, "
-        "devices, ulimits, shm_size, restart_policy, detach, entrypoint, privileged, labels), "
-        "exec (container, command, user, workdir, env), start, stop/restart (timeout), rm (force, "
-        "remove_volumes), rmi (image, force). Returns a compact table or facts; after a change "
-        "the fresh container/image list. Known failures (socket permission, daemon down, no "
-        "such container, missing image, name in use) come with their fix."
+        "Docker on one inventory host over SSH. An action reads only the fields whose "
+        "description names it. Returns a compact table or facts, and after a change the fresh "
+        "container list; known failures (permission, daemon down, no such container, name in "
+        "use) come with their fix."
     )
     Input = DockerCtlInput
 

@@ -28,16 +28,14 @@ class SSHExecInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    host: str | None = Field(None, description="Inventory name of one host.")
+    host: str | None = Field(None, description="One inventory host.")
     hosts: list[str] | None = Field(
-        None, min_length=1, description="Inventory names to run on in parallel (instead of host)."
+        None, min_length=1, description="Several hosts, run in parallel (instead of host)."
     )
-    command: str = Field(min_length=1, description="Shell command, run with `sh -c`.")
-    timeout: float = Field(
-        120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; the command is killed on the host."
-    )
-    cwd: str | None = Field(None, description="Working folder on the host.")
-    env: dict[str, str] | None = Field(None, description="Extra environment variables.")
+    command: str = Field(min_length=1, description="Shell command (sh -c).")
+    timeout: float = Field(120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; then killed.")
+    cwd: str | None = None
+    env: dict[str, str] | None = None
 
     @model_validator(mode="after")
     def _one_target(self) -> SSHExecInput:
@@ -60,10 +58,9 @@ class SSHExecInput(BaseModel):
 class SSHExec(Tool[SSHExecInput]):
     name = "ssh_exec"
     description = (
-        "Run a shell command over SSH on one inventory host (`host`) or on several in parallel "
-        "(`hosts`). Returns one section per host with exit status, duration, stdout and stderr. "
-        "The command is killed on the host after `timeout` seconds (default 120). Long output is "
-        "cut to its head and tail; the full text is saved to a file named in the result."
+        "Run a shell command over SSH on one host or on several in parallel. One section per "
+        "distinct output, naming its hosts and exit status. Long output keeps head and tail; "
+        "the full text is saved to a file named in the result."
     )
     Input = SSHExecInput
 
