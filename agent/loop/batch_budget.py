@@ -18,6 +18,7 @@ from tools.base import ToolResult
 from tools.output import bound_text
 
 MIN_SHARE = 600
+CUT_ALLOWANCE = 320  # the note and the cut marker (with the spill file's path) a cut adds
 
 
 def shape_batch(
@@ -29,7 +30,7 @@ def shape_batch(
     total = sum(len(text) for text in texts.values())
     if total <= budget_chars:
         return changed
-    cap = _fair_cap([len(text) for text in texts.values()], budget_chars)
+    cap = max(MIN_SHARE, _fair_cap([len(t) for t in texts.values()], budget_chars) - CUT_ALLOWANCE)
     for call_id, text in texts.items():
         if len(text) > cap:
             bounded = bound_text(text, limit=cap, spill_dir=spill_dir, label=f"batch-{call_id}")

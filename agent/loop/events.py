@@ -31,6 +31,9 @@ class SessionStart(EventBase):
     tools: list[str] = Field(default_factory=list)
     goal: str | None = None
     resumed_from: str | None = None
+    # The settings that shape what the model reads (compaction, the batch budget), by their
+    # Settings names, so a replay edits its history exactly as the recording did.
+    history: dict[str, Any] = Field(default_factory=dict)
 
 
 class UserMessage(EventBase):

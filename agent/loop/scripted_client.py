@@ -65,7 +65,8 @@ class ScriptedClient:
         body = cached_request_params(request)
         problem = check_request(body)
         if problem is not None:
-            raise RequestRefused(f"the API would refuse request {len(self.requests)}: {problem.message}")
+            number = len(self.requests)
+            raise RequestRefused(f"the API would refuse request {number}: {problem.message}")
         if not self._script:
             raise ScriptExhausted(
                 f"the script has {self._length} turns and the session asked for turn "

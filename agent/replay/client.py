@@ -7,7 +7,9 @@ with what was sent when the session was recorded. Any difference is drift: the a
 calls, they failed differently, or it compacted its history differently.
 
 A replay calls no API, so its usage is counted from the request it actually built (marked as an
-estimate, agent/loop/token_estimate.py), not copied from the recording.
+estimate, agent/loop/token_estimate.py), not copied from the recording. The request must still
+be one the API would accept (agent/loop/request_rules.py); if not, the turn fails as it would
+live.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agent.loop.model_client import (
     TurnRequest,
     cached_request_params,
 )
+from agent.loop.request_rules import check_request
 from agent.loop.token_estimate import PromptCacheModel, content_tokens
 
 
@@ -113,6 +116,13 @@ class ReplayClient:
                 f"The recording has no more model turns (it had {len(self._turns)}); the replay "
                 "asked for another, so the run went past what was recorded."
             )
+        body = cached_request_params(request)
+        problem = check_request(body)
+        if problem is not None:
+            raise ModelError(
+                f"The API would refuse this request ({problem.status} {problem.type}): "
+                f"{problem.message}"
+            )
         recorded = self._turns[self._next]
         self._next += 1
         self._check_drift(self._next, request, recorded)
@@ -120,7 +130,7 @@ class ReplayClient:
         for block in response.content:
             if block.get("type") == "text":
                 await self._emit_text(block.get("text", ""), on_text)
-        usage = self._cache.usage(cached_request_params(request))
+        usage = self._cache.usage(body)
         usage["output_tokens"] = content_tokens(response.content)
         return AssistantTurn(
             content=response.content,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -73,6 +74,17 @@ class Runtime:
             await self.pool.close()
         await self.web.aclose()
         self.session.recorder.close()
+
+
+def history_settings(compaction: CompactionPolicy, batch_budget_chars: int) -> dict[str, Any]:
+    """The Settings that shape the history, as the session start records them for replays."""
+    return {
+        "compact_history": compaction.enabled,
+        "compact_keep_turns": compaction.keep_turns,
+        "compact_min_chars": compaction.min_chars,
+        "compact_chunk_chars": compaction.chunk_chars,
+        "batch_result_chars": batch_budget_chars,
+    }
 
 
 def new_transcript_path(settings: Settings) -> Path:
@@ -161,6 +173,7 @@ def build_session(
             tools=registry.names(),
             goal=goal,
             resumed_from=resume.session_id if resume else None,
+            history=history_settings(parts.compaction, parts.batch_budget_chars),
         )
     )
     if resume is not None:

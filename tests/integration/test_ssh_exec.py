@@ -52,6 +52,18 @@ async def test_fan_out_has_one_section_per_host(pool: SSHPool, tmp_path: Path) -
     assert tool.hosts(params) == ["spark-a", "spark-b"]
 
 
+async def test_identical_outputs_share_one_section_that_names_the_hosts(
+    pool: SSHPool, tmp_path: Path
+) -> None:
+    params = SSHExecInput(hosts=["spark-a", "spark-b"], command="uname -s; exit 3")
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+
+    assert result.text == "== 2 hosts: spark-a, spark-b (exit 3, same output on each) ==\nLinux"
+    assert result.data["hosts"]["spark-a"]["exit_status"] == 3
+    assert result.data["hosts"]["spark-b"]["exit_status"] == 3
+    assert result.is_error
+
+
 async def test_one_failing_host_marks_the_result_but_keeps_the_others(
     pool: SSHPool, tmp_path: Path
 ) -> None:
