@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
+from agent.faces.usage_view import usage_line
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
@@ -142,10 +143,7 @@ class EventRenderer:
         if event.reason:
             parts.append(event.reason)
         if usage:
-            parts.append(
-                f"{usage.get('turns', 0)} model turns, {usage.get('output_tokens', 0)} output "
-                f"tokens, ≈${usage.get('cost_usd', 0):.2f}"
-            )
+            parts.append(usage_line(usage))
         self.console.print(Text(" · ".join(parts), style="dim"))
 
 
