@@ -1,14 +1,19 @@
 """The briefing: the approved plan, the todo list and the world model, compact, in one place.
 
 When older tool results are compacted (agent/loop/compaction.py), the facts they carried must
-stay in front of the model. The session renders this briefing at that moment and puts it at the
-head of the first message (agent/loop/history.py), replacing the previous one. It changes only
-when the history is compacted anyway, so it never costs the prompt cache a turn of its own;
-between compactions, whatever changed is in the uncompacted results that follow it.
+stay in front of the model. The session renders this briefing at that moment and puts it right
+after the newest compacted result (agent/loop/history.py), removing the previous one: above it
+the history is compacted, below it whole. It moves only when the history is compacted anyway,
+so it costs the prompt cache no turn of its own; what changed since is in the whole results
+that follow it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from agent.loop.compaction import CallRecord, fold_line
 from agent.loop.history import BRIEFING_MARK
 from tools.plan import PlanState
 from tools.session_state import SessionState
@@ -17,18 +22,42 @@ from tools.world_store import WorldStore
 
 
 def render_briefing(
-    turn: int, *, todo: TodoList, state: SessionState, world: WorldStore | None
+    turn: int,
+    *,
+    todo: TodoList,
+    state: SessionState,
+    world: WorldStore | None,
+    folded: Sequence[CallRecord] = (),
 ) -> str:
     lines = [
-        f"{BRIEFING_MARK}, refreshed at model turn {turn}: older tool results below are "
-        "compacted to stubs; what they found is summarised here.]"
+        f"{BRIEFING_MARK} at model turn {turn}: the tool results above are compacted to "
+        "stubs; what they found is summarised here, and the results below are whole.]"
     ]
     lines += _plan_lines(state.plan, state)
     if todo.items:
         lines += ["Todo:", todo.render()]
     if world is not None and (world.hosts or world.unreachable):
-        lines += ["World model:", world.describe([*world.hosts, *world.unreachable])]
+        lines += [_world_heading(world), world.describe([*world.hosts, *world.unreachable])]
+    if folded:
+        lines.append("Earlier calls, folded out of the history (recall_result reads any):")
+        lines += [fold_line(record) for record in folded]
     return "\n".join(lines)
+
+
+def _world_heading(world: WorldStore) -> str:
+    """When each host was last probed: later changes show only in the results since."""
+    now = datetime.now(UTC)
+    ages = [
+        f"{name} {_minutes((now - facts.collected_at).total_seconds())} ago"
+        for name, facts in world.hosts.items()
+    ]
+    probed = f" (recon last probed {', '.join(ages)})" if ages else ""
+    return f"World model{probed}:"
+
+
+def _minutes(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes else "under a minute"
 
 
 def _plan_lines(plan: PlanState, state: SessionState) -> list[str]:

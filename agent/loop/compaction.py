@@ -11,6 +11,12 @@ the head of the conversation (agent/loop/briefing.py).
 Compaction rewrites the history from the first replaced block on, which costs the prompt cache
 everything after it; so it waits until at least `chunk_chars` can go at once, then takes every
 candidate, and the history stays byte-stable (and cached) until the next chunk is due.
+
+Older still, whole turns fold away: a reply of tool calls and its results, older than the
+newest `fold_after_turns` turns and with nothing protected in it, leaves the history and each of
+its calls becomes one line (what, outcome, transcript event) in the briefing's log. Folding
+rewrites the history from the oldest folded turn on, so it too waits for a chunk:
+`fold_after_turns` turns at once.
 """
 
 from __future__ import annotations
@@ -20,9 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.events import ToolCallEvent, ToolResultEvent
-from agent.loop.history import Message, result_blocks, text_of
+from agent.loop.history import STUB_MARK, Message, is_briefing_block, result_blocks, text_of
 
-STUB_MARK = "[compacted:"
 PROTECTED_TOOLS = frozenset({"propose_plan"})
 _SPILL = re.compile(r"full output saved to (\S+?)(?= \.\.\.\]|;|\s|$)")
 
@@ -35,6 +40,7 @@ class CompactionPolicy:
     keep_turns: int
     min_chars: int
     chunk_chars: int
+    fold_after_turns: int = 0  # 0: never fold whole turns into the briefing's log
 
 
 @dataclass
@@ -51,6 +57,7 @@ class CallRecord:
     outcome: str = ""
     text: str = ""
     spills: list[str] = field(default_factory=list)
+    folded: bool = False  # its turn left the history; a line in the briefing's log stands for it
 
 
 class CallLedger:
@@ -79,6 +86,14 @@ class CallLedger:
         if event.meta.get("spill_path"):
             record.spills.append(str(event.meta["spill_path"]))
 
+    def fold(self, call_ids: list[str]) -> None:
+        for call_id in call_ids:
+            if call_id in self.records:
+                self.records[call_id].folded = True
+
+    def folded(self) -> list[CallRecord]:
+        return [record for record in self.records.values() if record.folded]
+
     def full_text(self, call_id: str) -> str | None:
         record = self.records.get(call_id)
         return record.text if record is not None and record.seq is not None else None
@@ -94,7 +109,10 @@ def outcome_of(event: ToolResultEvent) -> str:
     if meta.get("gated"):
         return "not run (refused at the gate)"
     per_host = event.data.get("hosts")
-    if isinstance(per_host, dict) and per_host:
+    statuses = per_host.values() if isinstance(per_host, dict) else []
+    if statuses and all(
+        isinstance(s, dict) and ("exit_status" in s or "error" in s) for s in statuses
+    ):
         return _exit_statuses(per_host)
     if meta.get("exit_status") is not None:
         return f"exit {meta['exit_status']}"
@@ -102,6 +120,11 @@ def outcome_of(event: ToolResultEvent) -> str:
         first = event.text.strip().splitlines()[0] if event.text.strip() else ""
         return f"error: {first[:100]}"
     return "ok"
+
+
+def _has_status(facts: Any) -> bool:
+    """A command's outcome on one host (ssh_exec), not the facts found there (recon)."""
+    return isinstance(facts, dict) and ("exit_status" in facts or "error" in facts)
 
 
 def _exit_statuses(per_host: dict[str, Any]) -> str:
@@ -116,19 +139,20 @@ def _exit_statuses(per_host: dict[str, Any]) -> str:
         else:
             status = f"exit {facts.get('exit_status')}"
         groups.setdefault(status, []).append(host)
+    if len(groups) == 1:
+        return next(iter(groups))  # the same on every host the call names
     return "; ".join(f"{status} on {', '.join(hosts)}" for status, hosts in groups.items())
 
 
 def stub_for(record: CallRecord, chars: int) -> str:
-    """The line that replaces a compacted result."""
-    where = f" on {', '.join(record.hosts)}" if record.hosts else ""
+    """The line that replaces a compacted result; the tool_use above it holds the full call."""
     what = " ".join(record.summary.split())
-    what = what if len(what) <= 80 else what[:79] + "…"
-    sources = [f"transcript event {record.seq}"] if record.seq is not None else []
-    sources += record.spills[:1]
+    what = f' "{what}"' if len(what) <= 40 else f' "{what[:39]}…"' if what else ""
+    where = f"transcript event {record.seq}" if record.seq is not None else "the transcript"
+    spill = f" and {record.spills[0]}" if record.spills else ""
     return (
-        f"{STUB_MARK} {record.tool}{where} `{what}` → {record.outcome}; {chars} chars, full text "
-        f'in {" and ".join(sources)}; recall_result("{record.id}") reads it again]'
+        f"{STUB_MARK} {record.tool}{what} → {record.outcome}; {chars} chars in {where}{spill}; "
+        "recall_result reads it]"
     )
 
 
@@ -136,35 +160,96 @@ def is_stub(text: str) -> bool:
     return text.startswith(STUB_MARK)
 
 
+@dataclass
+class CompactionPlan:
+    """One compaction: results to replace by their stubs, and calls whose turns fold away."""
+
+    stubs: dict[str, str] = field(default_factory=dict)
+    folded: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.stubs or self.folded)
+
+
 def plan_compaction(
     messages: list[Message], ledger: CallLedger, policy: CompactionPolicy, *, force: bool = False
-) -> dict[str, str]:
-    """The results to replace now, with their stubs; empty unless a whole chunk is due.
+) -> CompactionPlan:
+    """What to compact now; empty unless a whole chunk is due.
 
     `force` compacts every candidate however little it saves (for a prompt over the window).
     """
     replies = [index for index, message in enumerate(messages) if message["role"] == "assistant"]
     if not policy.enabled or len(replies) <= policy.keep_turns:
-        return {}
+        return CompactionPlan()
     boundary = replies[-policy.keep_turns] if policy.keep_turns else len(messages)
     turn_of = _turn_of_calls(messages)
-    candidates: dict[str, str] = {}
+    stubs: dict[str, str] = {}
     saved = 0
     for call_id, block in result_blocks(messages[:boundary]).items():
         text = text_of(block)
         record = ledger.records.get(call_id)
         if record is None or is_stub(text) or len(text) < policy.min_chars:
             continue
-        if record.tool in PROTECTED_TOOLS or record.gated:
-            continue
-        if record.is_error and not _answered(record, turn_of, ledger):
+        if _protected(record, turn_of, ledger):
             continue
         stub = stub_for(record, len(text))
-        candidates[call_id] = stub
+        stubs[call_id] = stub
         saved += len(text) - len(stub)
-    if saved < policy.chunk_chars and not (force and candidates):
-        return {}
-    return candidates
+    folded = _foldable(messages, replies, ledger, policy, turn_of)
+    if saved < policy.chunk_chars and not (force and stubs) and not folded:
+        return CompactionPlan()
+    return CompactionPlan(stubs, folded)
+
+
+def _protected(record: CallRecord, turn_of: dict[str, int], ledger: CallLedger) -> bool:
+    """The plan and its approval, gate refusals, and errors the model has not answered."""
+    if record.tool in PROTECTED_TOOLS or record.gated:
+        return True
+    return record.is_error and not _answered(record, turn_of, ledger)
+
+
+def _foldable(
+    messages: list[Message],
+    replies: list[int],
+    ledger: CallLedger,
+    policy: CompactionPolicy,
+    turn_of: dict[str, int],
+) -> list[str]:
+    """Calls of whole turns older than `fold_after_turns`, once that many can fold at once.
+
+    A turn folds when it is a reply of tool calls answered by a message of results only, and
+    none of its calls is protected; its calls become lines in the briefing's log.
+    """
+    if not policy.fold_after_turns or len(replies) <= policy.fold_after_turns:
+        return []
+    horizon = replies[-policy.fold_after_turns]
+    turns: list[list[str]] = []
+    for index in replies:
+        if index >= horizon or index == 0 or index + 1 >= len(messages):
+            continue
+        uses = [b["id"] for b in messages[index]["content"] if b.get("type") == "tool_use"]
+        answer = messages[index + 1]
+        only_results = answer["role"] == "user" and all(
+            block.get("type") == "tool_result" or is_briefing_block(block)
+            for block in answer["content"]
+        )
+        records = [ledger.records.get(call_id) for call_id in uses]
+        if not uses or not only_results or None in records:
+            continue
+        if any(_protected(record, turn_of, ledger) for record in records if record is not None):
+            continue
+        turns.append(uses)
+    if len(turns) < max(1, policy.fold_after_turns):
+        return []
+    return [call_id for uses in turns for call_id in uses]
+
+
+def fold_line(record: CallRecord) -> str:
+    """A folded call in the briefing's log."""
+    where = f" on {', '.join(record.hosts)}" if record.hosts else ""
+    what = " ".join(record.summary.split())
+    what = what if len(what) <= 60 else what[:59] + "…"
+    return f"- {record.tool}{where} `{what}` → {record.outcome} (event {record.seq})"
 
 
 def _turn_of_calls(messages: list[Message]) -> dict[str, int]:

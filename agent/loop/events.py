@@ -108,8 +108,9 @@ class HistoryEdit(EventBase):
     """Tool results the model reads were replaced: a batch over its budget, or compaction.
 
     `replaced` maps tool_use ids to the text the model reads from now on (the full text stays
-    in the tool_result event); a compaction also brings the new `briefing`. Resume replays these
-    edits, so it rebuilds exactly the messages the live session sent.
+    in the tool_result event); a compaction also brings the new `briefing` and may fold whole
+    old turns away (`folded`). Resume replays these edits, so it rebuilds exactly the messages
+    the live session sent.
     """
 
     type: Literal["history_edit"] = "history_edit"
@@ -117,7 +118,8 @@ class HistoryEdit(EventBase):
     turn: int
     replaced: dict[str, str]
     briefing: str | None = None
-    chars_before: int = 0
+    folded: list[str] = Field(default_factory=list)  # calls whose whole turns left the history
+    chars_before: int = 0  # the history's size (its JSON) before and after the edit
     chars_after: int = 0
 
 

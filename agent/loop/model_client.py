@@ -26,6 +26,7 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
+from agent.loop import history
 from agent.loop.token_estimate import USAGE_ESTIMATE_HEADER
 
 log = structlog.get_logger(__name__)
@@ -109,23 +110,21 @@ _DROPPED_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, _StreamI
 
 
 def cached_request_params(request: TurnRequest) -> dict[str, Any]:
-    """The request with its cache breakpoints (three of the four the API allows).
+    """The request with its cache breakpoints (at most the four the API allows).
 
     The API finds a cached prefix by looking back only about 20 blocks from each breakpoint, and
-    one turn of 16 parallel calls adds 33 blocks (text, 16 tool_use, 16 tool_result). So besides
-    the static prefix (tools and system prompt, marked on the system block) and the newest
-    message's last block (what the next turn reads), the end of the message the previous
-    request ended with is marked too: that prefix is read back exactly, however many blocks
-    the turn added.
+    one turn of 16 parallel calls adds 33 blocks (text, 16 tool_use, 16 tool_result). So:
+    1. the system prompt: the static prefix (tools and system prompt);
+    2. the block before the briefing, where compaction last stopped: a compaction rewrites only
+       what follows it, so the next one reads everything older from the cache;
+    3. the end of the message the previous request ended with: read back exactly, however many
+       blocks the turn added;
+    4. the newest message's last block: what the next turn reads.
     """
     system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
     messages = copy.deepcopy(request.messages)
-    for index in _breakpoint_messages(messages):
-        content = messages[index].get("content")
-        if isinstance(content, str):
-            messages[index]["content"] = content = [{"type": "text", "text": content}]
-        if content:
-            content[-1]["cache_control"] = {"type": "ephemeral"}
+    for content in _breakpoint_blocks(messages):
+        content["cache_control"] = {"type": "ephemeral"}
     return {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -135,15 +134,23 @@ def cached_request_params(request: TurnRequest) -> dict[str, Any]:
     }
 
 
-def _breakpoint_messages(messages: list[dict[str, Any]]) -> list[int]:
-    """The newest message, and the one before the newest assistant reply (the previous end)."""
-    if not messages:
-        return []
-    marked = [len(messages) - 1]
+def _breakpoint_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks to mark: before the briefing, the previous request's end, the newest."""
+    for message in messages:
+        if isinstance(message.get("content"), str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+    ends: list[tuple[int, int]] = []
+    where = history.briefing_position(messages)
+    if where is not None and where[1] > 0:
+        ends.append((where[0], where[1] - 1))
     replies = [i for i, message in enumerate(messages) if message.get("role") == "assistant"]
-    if replies and replies[-1] > 0 and replies[-1] - 1 not in marked:
-        marked.insert(0, replies[-1] - 1)
-    return marked
+    if replies and replies[-1] > 0:
+        previous = replies[-1] - 1
+        ends.append((previous, len(messages[previous]["content"]) - 1))
+    if messages:
+        ends.append((len(messages) - 1, len(messages[-1]["content"]) - 1))
+    marked = sorted({end for end in ends if end[1] >= 0})
+    return [messages[index]["content"][position] for index, position in marked]
 
 
 def explain_api_error(exc: BaseException) -> str:

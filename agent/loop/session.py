@@ -7,6 +7,7 @@ user message, `tool_result` blocks first and in call order. Every step is record
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -134,6 +135,10 @@ class _RecordingObserver(BatchObserver):
         )
         assert isinstance(event, ToolResultEvent)
         self.ledger.finished(event)
+
+
+def _size(messages: list[dict[str, Any]]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")))
 
 
 class Session:
@@ -309,28 +314,35 @@ class Session:
 
     def _compact(self, *, force: bool = False) -> bool:
         """Compact old results if a chunk is due (or all there is, with `force`)."""
-        stubs = plan_compaction(self.messages, self.ledger, self.parts.compaction, force=force)
-        if not stubs:
+        plan = plan_compaction(self.messages, self.ledger, self.parts.compaction, force=force)
+        if not plan:
             return False
         redact = self.parts.redactor.text
+        self.ledger.fold(plan.folded)
         briefing = redact(self.parts.briefing(self.usage.turns + 1))
-        old_briefing = history.briefing_of(self.messages)
-        removed = self._edit("compaction", {k: redact(v) for k, v in stubs.items()}, briefing)
-        self.usage.compaction(len(stubs), removed - len(briefing) + len(old_briefing))
+        stubs = {key: redact(text) for key, text in plan.stubs.items()}
+        removed = self._edit("compaction", stubs, briefing, plan.folded)
+        self.usage.compaction(len(plan.stubs), removed)
         return True
 
-    def _edit(self, reason: str, replaced: dict[str, str], briefing: str | None = None) -> int:
-        """Apply and record one history edit; returns the characters it took out."""
-        blocks = history.result_blocks(self.messages)
-        before = sum(len(history.text_of(blocks[key])) for key in replaced if key in blocks)
-        after = sum(len(text) for key, text in replaced.items() if key in blocks)
-        history.apply_edit(self.messages, replaced, briefing)
+    def _edit(
+        self,
+        reason: str,
+        replaced: dict[str, str],
+        briefing: str | None = None,
+        folded: list[str] | None = None,
+    ) -> int:
+        """Apply and record one history edit; returns how many characters the history lost."""
+        before = _size(self.messages)
+        history.apply_edit(self.messages, replaced, briefing, folded)
+        after = _size(self.messages)
         self.recorder.emit(
             HistoryEdit(
                 reason=reason,  # type: ignore[arg-type]
                 turn=self.usage.turns,
                 replaced=replaced,
                 briefing=briefing,
+                folded=folded or [],
                 chars_before=before,
                 chars_after=after,
             )

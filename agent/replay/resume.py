@@ -76,7 +76,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 results[event.id] = history.tool_result_block(event.id, event.text, event.is_error)
         elif isinstance(event, HistoryEdit):
             flush_results()
-            history.apply_edit(messages, event.replaced, event.briefing)
+            history.apply_edit(messages, event.replaced, event.briefing, event.folded)
+            rebuilt.ledger.fold(event.folded)
         elif isinstance(event, TodoUpdate):
             rebuilt.todo_items = event.items
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:

@@ -83,6 +83,7 @@ def history_settings(compaction: CompactionPolicy, batch_budget_chars: int) -> d
         "compact_keep_turns": compaction.keep_turns,
         "compact_min_chars": compaction.min_chars,
         "compact_chunk_chars": compaction.chunk_chars,
+        "compact_fold_after_turns": compaction.fold_after_turns,
         "batch_result_chars": batch_budget_chars,
     }
 
@@ -148,7 +149,9 @@ def build_session(
     executor = Executor(registry, context, gate=gate, limits=limits or defaults.executor_limits())
 
     def briefing(turn: int) -> str:
-        return render_briefing(turn, todo=todo, state=context.state, world=context.world)
+        return render_briefing(
+            turn, todo=todo, state=context.state, world=context.world, folded=ledger.folded()
+        )
 
     parts = SessionParts(
         client=client,

@@ -65,11 +65,14 @@ class Settings(BaseSettings):
     )
     compact_history: bool = True
     compact_keep_turns: int = Field(
-        3, ge=1, description="The newest model turns whose results are never compacted."
+        2, ge=1, description="The newest model turns whose results are never compacted."
     )
-    compact_min_chars: int = Field(1_200, ge=0, description="Shorter results stay whole.")
+    compact_min_chars: int = Field(500, ge=0, description="Shorter results stay whole.")
+    compact_fold_after_turns: int = Field(
+        8, ge=0, description="Older turns fold into the briefing's log (0: never)."
+    )
     compact_chunk_chars: int = Field(
-        12_000, ge=0, description="Compact only when at least this much can go at once."
+        20_000, ge=0, description="Compact only when at least this much can go at once."
     )
     tool_timeout_s: float = Field(300.0, gt=0)
     max_concurrency: int = Field(32, gt=0, description="Tool calls running at once.")
@@ -116,6 +119,7 @@ class Settings(BaseSettings):
             keep_turns=self.compact_keep_turns,
             min_chars=self.compact_min_chars,
             chunk_chars=self.compact_chunk_chars,
+            fold_after_turns=self.compact_fold_after_turns,
         )
 
     def executor_limits(self) -> ExecutorLimits:

@@ -22,7 +22,9 @@ from agent.safety.redact import Redactor
 from tests.support.session_kit import make_session, text_turn, tool_turn
 from tools.base import Tool, ToolContext, ToolResult
 
-POLICY = CompactionPolicy(enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=6_000)
+POLICY = CompactionPolicy(
+    enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=6_000, fold_after_turns=4
+)
 
 
 class RunInput(BaseModel):
@@ -71,27 +73,31 @@ def stripped(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def test_a_long_session_compacts_in_chunks_and_resume_rebuilds_the_same_messages(tmp_path):
-    script = [run_turn(f"toolu_{n:02d}") for n in range(1, 10)] + [text_turn("All checked.")]
+    script = [run_turn(f"toolu_{n:02d}") for n in range(1, 13)] + [text_turn("All checked.")]
     with MessagesAPIServer(script) as server:
         session = make_session(server.url, [RunTool()], tmp_path, compaction=POLICY)
-        outcome = await session.send("Check spark-a nine times.")
+        outcome = await session.send("Check spark-a twelve times.")
         session.end("done")
     assert outcome.stop == "end_turn"
     assert {request.served for request in server.requests} == {"turn"}  # nothing refused
 
     events = read_transcript(tmp_path / "session.jsonl").events
     edits = [e for e in events if e.type == "history_edit" and e.reason == "compaction"]
-    assert 1 <= len(edits) < 5  # in chunks, not every turn
+    assert 1 <= len(edits) < 6  # in chunks, not every turn
+    assert any(edit.folded for edit in edits)
     last = stripped(server.requests[-1].body["messages"])
+    assert last[0]["content"] == [{"type": "text", "text": "Check spark-a twelve times."}]
     blocks = result_blocks(last)
     stubbed = [key for key, block in blocks.items() if is_stub(text_of(block))]
-    assert "toolu_01" in stubbed and "toolu_09" not in stubbed and "toolu_08" not in stubbed
-    assert text_of(blocks["toolu_09"]).endswith("exit 0")
-    assert last[0]["content"][0]["text"].startswith(BRIEFING_MARK)
-    assert last[0]["content"][1]["text"] == "Check spark-a nine times."
+    assert "toolu_01" not in blocks  # folded away with its call
+    assert stubbed and "toolu_12" not in stubbed and "toolu_11" not in stubbed
+    assert text_of(blocks["toolu_12"]).endswith("exit 0")
+    holder = next(m for m in last if any(b.get("tool_use_id") == stubbed[-1] for b in m["content"]))
+    briefing = holder["content"][-1]["text"]  # right after the newest compacted result
+    assert briefing.startswith(BRIEFING_MARK) and str(last).count(BRIEFING_MARK) == 1
+    assert "- run on spark-a `check --lines 120` → exit 0 (event " in briefing
 
     assert rebuild(events).messages == session.messages  # resume sends what live would
-    assert session.usage.compacted.results == len(stubbed)
     assert session.usage.compacted.tokens_not_sent > 0
 
 
@@ -105,8 +111,9 @@ async def test_a_result_the_model_is_about_to_act_on_is_never_compacted(tmp_path
         run_turn("toolu_b8", host="spark-b"),
         text_turn("spark-a's port is free now."),
     ]
+    stubs_only = CompactionPolicy(enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=6_000)
     with MessagesAPIServer(script) as server:
-        session = make_session(server.url, [RunTool()], tmp_path, compaction=POLICY)
+        session = make_session(server.url, [RunTool()], tmp_path, compaction=stubs_only)
         await session.send("Check both hosts.")
     failure_seen = []
     for request in server.requests[1:]:

@@ -66,11 +66,11 @@ def test_old_large_results_become_stubs_that_say_what_how_and_where():
     story = Story()
     for number in range(1, 6):
         story.turn(f"toolu_{number}")
-    stubs = plan_compaction(story.messages, story.ledger, POLICY)
+    stubs = plan_compaction(story.messages, story.ledger, POLICY).stubs
     assert sorted(stubs) == ["toolu_1", "toolu_2", "toolu_3"]  # the newest two turns stay whole
     assert stubs["toolu_1"] == (
-        "[compacted: ssh_exec on spark-a `cat /var/log/toolu_1.log` → exit 0; 3000 chars, full "
-        'text in transcript event 12; recall_result("toolu_1") reads it again]'
+        '[compacted: ssh_exec "cat /var/log/toolu_1.log" → exit 0; 3000 chars in transcript '
+        "event 12; recall_result reads it]"
     )
 
 
@@ -79,8 +79,8 @@ def test_nothing_is_compacted_until_a_whole_chunk_can_go():
     for number in range(1, 6):
         story.turn(f"toolu_{number}")
     waiting = CompactionPolicy(enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=20_000)
-    assert plan_compaction(story.messages, story.ledger, waiting) == {}
-    assert len(plan_compaction(story.messages, story.ledger, waiting, force=True)) == 3
+    assert not plan_compaction(story.messages, story.ledger, waiting)
+    assert len(plan_compaction(story.messages, story.ledger, waiting, force=True).stubs) == 3
 
 
 def test_small_results_the_plan_and_gate_refusals_stay_whole():
@@ -91,7 +91,7 @@ def test_small_results_the_plan_and_gate_refusals_stay_whole():
     story.turn("toolu_log", BIG)
     story.turn("toolu_new1")
     story.turn("toolu_new2")
-    assert sorted(plan_compaction(story.messages, story.ledger, POLICY)) == ["toolu_log"]
+    assert sorted(plan_compaction(story.messages, story.ledger, POLICY).stubs) == ["toolu_log"]
 
 
 def test_an_error_stays_whole_until_the_model_has_answered_it():
@@ -101,10 +101,10 @@ def test_an_error_stays_whole_until_the_model_has_answered_it():
     story.turn("toolu_other_host", hosts=("spark-b",))
     story.turn("toolu_a", tool="web_fetch", hosts=())
     story.turn("toolu_b", tool="docker_ctl")
-    assert "toolu_fail" not in plan_compaction(story.messages, story.ledger, POLICY)
+    assert "toolu_fail" not in plan_compaction(story.messages, story.ledger, POLICY).stubs
     story.turn("toolu_retry")  # the same tool on the same host again: the error is answered
     story.turn("toolu_c", tool="docker_ctl")
-    stubs = plan_compaction(story.messages, story.ledger, POLICY)
+    stubs = plan_compaction(story.messages, story.ledger, POLICY).stubs
     assert "toolu_fail" in stubs and "→ exit 1;" in stubs["toolu_fail"]
 
 
@@ -119,9 +119,9 @@ def test_a_fan_out_stub_names_each_hosts_exit_status_and_the_spill_file():
     story.turn("toolu_fan", text, hosts=("spark-a", "spark-b", "spark-c"), data={"hosts": per_host})
     story.turn("toolu_1")
     story.turn("toolu_2")
-    stub = plan_compaction(story.messages, story.ledger, POLICY)["toolu_fan"]
+    stub = plan_compaction(story.messages, story.ledger, POLICY).stubs["toolu_fan"]
     assert "→ exit 0 on spark-a, spark-b; exit 2 on spark-c;" in stub
-    assert "transcript event 12 and /tmp/spill/x.txt" in stub
+    assert "transcript event 12 and /tmp/spill/x.txt;" in stub
 
 
 def test_compaction_off_compacts_nothing():
@@ -129,4 +129,35 @@ def test_compaction_off_compacts_nothing():
     for number in range(1, 6):
         story.turn(f"toolu_{number}")
     off = CompactionPolicy(enabled=False, keep_turns=2, min_chars=0, chunk_chars=0)
-    assert plan_compaction(story.messages, story.ledger, off, force=True) == {}
+    assert not plan_compaction(story.messages, story.ledger, off, force=True)
+
+
+def test_old_whole_turns_fold_in_a_chunk_but_never_the_plan_or_an_open_error():
+    story = Story()
+    story.turn("toolu_plan", BIG, tool="propose_plan", hosts=())
+    story.turn("toolu_open", BIG, tool="docker_ctl", is_error=True)
+    for number in range(1, 9):
+        story.turn(f"toolu_{number}")
+    folding = CompactionPolicy(
+        enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=10**9, fold_after_turns=3
+    )
+    plan = plan_compaction(story.messages, story.ledger, folding)
+    assert plan.folded == [f"toolu_{n}" for n in range(1, 6)]  # turns older than the newest 3
+    # a chunk of folds is due though no chunk of stubs is; rewriting anyway, every stub goes too
+    assert sorted(plan.stubs) == [f"toolu_{n}" for n in range(1, 7)]
+
+
+def test_folding_waits_until_a_whole_chunk_of_turns_can_go():
+    story = Story()
+    for number in range(1, 6):
+        story.turn(f"toolu_{number}")
+    folding = CompactionPolicy(
+        enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=10**9, fold_after_turns=3
+    )
+    assert not plan_compaction(story.messages, story.ledger, folding)  # 2 foldable, 3 needed
+    story.turn("toolu_6")
+    assert plan_compaction(story.messages, story.ledger, folding).folded == [
+        "toolu_1",
+        "toolu_2",
+        "toolu_3",
+    ]

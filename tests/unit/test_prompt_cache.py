@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from agent.loop.history import apply_edit, briefing_position
 from agent.loop.model_client import TurnRequest, cached_request_params
 from agent.loop.request_rules import MAX_BREAKPOINTS, check_request
 from agent.loop.token_estimate import PromptCacheModel, estimate_input_tokens, prefix_blocks
@@ -81,3 +82,22 @@ def test_scout_places_at_most_four_breakpoints_and_its_requests_pass_the_rules()
         )
         assert marks == 3 <= MAX_BREAKPOINTS
         assert check_request(body) is None
+
+
+def test_after_a_compaction_the_history_before_the_old_boundary_is_still_read():
+    history = [{"role": "user", "content": [{"type": "text", "text": LONG}]}]
+    for turn in range(8):
+        history += wide_turn(turn * 10, 1)
+    stub = "[compacted: echo → ok; 9 chars in transcript event 3; recall_result reads it]"
+    apply_edit(history, {"toolu_0": stub, "toolu_10": stub}, "[Scout briefing at turn 3]")
+    cache = PromptCacheModel()
+    cache.usage(request(history))
+    history += wide_turn(100, 1)
+    cache.usage(request(history))
+    index, position = briefing_position(history)  # the old boundary
+    kept = [*history[:index], {**history[index], "content": history[index]["content"][:position]}]
+    before = sum(block.tokens for block in prefix_blocks(request(kept)))
+    apply_edit(history, {"toolu_20": stub, "toolu_30": stub}, "[Scout briefing at turn 5]")
+    body = request(history)
+    assert sum("cache_control" in b for m in body["messages"] for b in m["content"]) == 3
+    assert cache.usage(body)["cache_read_input_tokens"] >= before
