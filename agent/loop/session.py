@@ -1,7 +1,10 @@
 """The agent loop: one user message in, model turns and tool batches until the model is done.
 
 Each turn is streamed; every `tool_use` of a turn runs as one batch; all results go back in one
-user message, `tool_result` blocks first and in call order. Every step is recorded as it happens.
+user message, `tool_result` blocks first and in call order, within the turn's budget
+(agent/loop/batch_budget.py). Before each model call, old results are compacted when a chunk is
+due (agent/loop/compaction.py). Every step, edits of the history included, is recorded as it
+happens.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 One case per invariant: the request is refused with `400 invalid_request_error` and the API's
 message, and no script item is used up. Then the other side: every request Scout built in the
-recorded transcripts passes the same rules, sent through the SDK's count_tokens.
+recorded transcripts passes the same rules, sent through the SDK's count_tokens, as recorded and
+compacted as hard as compaction goes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 import anthropic
 import pytest
 
+from agent.loop.compaction import CompactionPolicy, plan_compaction
+from agent.loop.history import STUB_MARK, apply_edit
 from agent.loop.model_client import TurnRequest, cached_request_params
 from agent.loop.token_estimate import estimate_input_tokens
 from agent.loop.transcript import read_transcript
@@ -165,27 +168,40 @@ async def test_count_tokens_answers_the_documented_estimate(server: MessagesAPIS
     assert server.remaining() == 1
 
 
-def _requests_of(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+# As hard as compaction can go: every result stubbed, every old turn folded, at every turn.
+SQUEEZE = CompactionPolicy(
+    enabled=True, keep_turns=1, min_chars=0, chunk_chars=0, fold_after_turns=1
+)
+
+
+def _requests_of(path: Path, compacted: bool) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each model request the transcript recorded, rebuilt as Scout would send it."""
     events = read_transcript(path).events
     start = next(e for e in events if e.type == "session_start")
     tools = [{"name": name, "input_schema": {"type": "object"}} for name in start.tools]
     for index, event in enumerate(events):
         if event.type == "model_request":
-            messages = rebuild(events[:index]).messages
+            rebuilt = rebuild(events[:index])
+            messages = rebuilt.messages
+            if compacted:
+                plan = plan_compaction(messages, rebuilt.ledger, SQUEEZE, force=True)
+                apply_edit(messages, plan.stubs, "[Scout briefing at this turn]", plan.folded)
             request = TurnRequest(start.model, 8192, "You are Scout.", tools, messages)
             yield event.turn, cached_request_params(request)
 
 
+@pytest.mark.parametrize("compacted", [False, True], ids=["as recorded", "compacted"])
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "transcripts").glob("*.jsonl")))
 async def test_every_request_in_the_recorded_transcripts_passes(
-    server: MessagesAPIServer, name: str
+    server: MessagesAPIServer, name: str, compacted: bool
 ) -> None:
-    turns = []
+    turns, stubbed = [], 0
     async with sdk(server) as client:
-        for turn, body in _requests_of(ROOT / "transcripts" / name):
+        for turn, body in _requests_of(ROOT / "transcripts" / name, compacted):
             del body["max_tokens"]
             counted = await client.messages.count_tokens(**body)
             assert counted.input_tokens == estimate_input_tokens(body)
             turns.append(turn)
+            stubbed += STUB_MARK in str(body["messages"])
     assert turns == list(range(1, len(turns) + 1)) and turns
+    assert stubbed if compacted else not stubbed
