@@ -60,6 +60,13 @@ class _Collect(SessionListener):
             self.results.append(event)
 
 
+def recorded_history_settings(start: SessionStart | None) -> dict[str, Any]:
+    """The recording's compaction settings; a recording from before compaction had none."""
+    if start is None or not start.history:
+        return {"compact_history": False}
+    return start.history
+
+
 def recorded_answers(events: list[Event]) -> ScriptedApprover:
     answers = [
         {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
@@ -161,7 +168,7 @@ async def redrive(
         goal=start.goal if start else None,
         listeners=[collect, *(listeners or [])],
         transcript_path=transcript_path,
-        settings=start.history if start else None,
+        settings=recorded_history_settings(start),
     ) as runtime:
         for event in events:
             if isinstance(event, UserMessage):
