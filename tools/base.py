@@ -35,6 +35,14 @@ class Risk(IntEnum):
         return cls[label.upper()]
 
 
+@dataclass(frozen=True)
+class RiskAssessment:
+    """How much one call can change the world, and the words that say why."""
+
+    risk: Risk
+    reason: str
+
+
 class ToolResult(BaseModel):
     """What one call produced: `text` for the model, `data` for the world model and the faces."""
 

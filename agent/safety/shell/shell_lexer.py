@@ -21,7 +21,6 @@ WORD_BREAK = frozenset(" \t\n|&;()<>")
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
 BRACE_RE = re.compile(r"\{[^{}\x00]*(?:,|\.\.)[^{}\x00]*\}")
-GLOB_FIRST = frozenset("*?[")
 QUOTED_MARK = "\x00"
 SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
 ANSI_C_ESCAPES = {
@@ -57,7 +56,8 @@ class _WordBuilder:
     def build(self, raw: str) -> Word:
         match = ASSIGNMENT_RE.match(raw)
         bare = "".join(self.bare)
-        pattern = bool(bare) and (bare[0] in GLOB_FIRST or BRACE_RE.search(bare) is not None)
+        leading_glob = bare[:1] in ("*", "?") or (bare[:1] == "[" and "]" in bare[1:])
+        pattern = leading_glob or BRACE_RE.search(bare) is not None
         return Word(
             text="".join(self.parts),
             dynamic=self.dynamic,
