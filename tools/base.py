@@ -67,13 +67,15 @@ class ToolContext:
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
     connections (absent when no inventory is loaded). `progress` lets a long call report a line to
-    the face while it runs.
+    the face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
+    files); the session passes its redactor.
     """
 
     spill_dir: Path
     ssh: SSHPool | None = None
     progress: ProgressCallback | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    redact: Callable[[str], str] = field(default=lambda text: text)
 
     def report(self, line: str) -> None:
         if self.progress is not None:

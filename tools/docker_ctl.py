@@ -10,7 +10,6 @@ the error can name what does exist. Known failures are explained with their fix.
 from __future__ import annotations
 
 import asyncio
-import shlex
 import time
 from typing import Any
 
@@ -25,6 +24,7 @@ from tools.docker.render import (
     images_table,
     stats_table,
 )
+from tools.docker.risk import ACTION_RISK
 from tools.docker.rows import (
     DockerImage,
     parse_container_inspect,
@@ -39,27 +39,11 @@ from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 
-ACTION_RISK: dict[str, Risk] = {
-    "ps": Risk.READ_ONLY,
-    "images": Risk.READ_ONLY,
-    "inspect": Risk.READ_ONLY,
-    "logs": Risk.READ_ONLY,
-    "stats": Risk.READ_ONLY,
-    "pull": Risk.MUTATING,
-    "run": Risk.MUTATING,
-    "exec": Risk.MUTATING,
-    "start": Risk.MUTATING,
-    "restart": Risk.MUTATING,
-    "stop": Risk.DESTRUCTIVE,
-    "rm": Risk.DESTRUCTIVE,
-    "rmi": Risk.DESTRUCTIVE,
-}
 LONG_ACTIONS = frozenset({"pull", "run"})
 LONG_DEADLINE_S = 1800.0
 DEFAULT_DEADLINE_S = 120.0
 REFRESH_DEADLINE_S = 30.0
 CONNECT_ALLOWANCE_S = 30.0
-SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
 CHANGES_CONTAINERS = frozenset({"run", "start", "stop", "restart", "rm"})
 CHANGES_IMAGES = frozenset({"pull", "rmi", "run"})
 PAST_TENSE = {"start": "started", "stop": "stopped", "restart": "restarted", "rm": "removed"}
@@ -73,13 +57,6 @@ def deadline_for(params: DockerCtlInput) -> float:
     if params.action == "run" and not params.detach:
         return base
     return base + (params.timeout or 0)
-
-
-def inner_command(argv: list[str]) -> str:
-    """The shell text a command list runs: the script of `sh -c '…'`, else the quoted argv."""
-    if len(argv) >= 3 and argv[0] in SHELLS and argv[1] == "-c":
-        return argv[2]
-    return shlex.join(argv)
 
 
 class DockerCtl(Tool[DockerCtlInput]):
@@ -100,11 +77,6 @@ class DockerCtl(Tool[DockerCtlInput]):
 
     def risk_reason(self, params: DockerCtlInput) -> str:
         return f"docker {params.action} is {self.risk(params).label}"
-
-    def shell_commands(self, params: DockerCtlInput) -> list[str]:
-        if params.action != "exec":
-            return []
-        return [inner_command(params.argv())]
 
     def hosts(self, params: DockerCtlInput) -> list[str]:
         return [params.host]
@@ -282,6 +254,7 @@ class _DockerCall:
             text.rstrip("\n"),
             spill_dir=self.ctx.spill_dir,
             label=f"docker_ctl-{self.host}-{self.params.action}-{part}",
+            redact=self.ctx.redact,
         )
         self.truncated = self.truncated or bounded.truncated
         return bounded.text

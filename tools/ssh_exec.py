@@ -194,13 +194,18 @@ def _section(
 ) -> tuple[str, dict[str, object]]:
     """One host's part of the text, and its facts for `data`."""
     stdout = bound_text(
-        result.stdout, limit=limit, spill_dir=ctx.spill_dir, label=f"ssh_exec-{result.host}-stdout"
+        result.stdout,
+        limit=limit,
+        spill_dir=ctx.spill_dir,
+        label=f"ssh_exec-{result.host}-stdout",
+        redact=ctx.redact,
     )
     stderr = bound_text(
         result.stderr,
         limit=max(MIN_SECTION_LIMIT // 2, limit // 2),
         spill_dir=ctx.spill_dir,
         label=f"ssh_exec-{result.host}-stderr",
+        redact=ctx.redact,
     )
     status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
     lines = [f"== {result.host} ({status}, {result.duration_s:.2f} s) =="]

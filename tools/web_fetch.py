@@ -114,7 +114,11 @@ class WebFetchTool(Tool[WebFetchInput]):
                 )
             section_title, content = picked[0].text, picked[1]
         bounded = bound_text(
-            content, limit=params.max_chars, spill_dir=ctx.spill_dir, label="web_fetch"
+            content,
+            limit=params.max_chars,
+            spill_dir=ctx.spill_dir,
+            label="web_fetch",
+            redact=ctx.redact,
         )
         notes = _notes(download, params.url, raw_url, section_title)
         text = wrap_untrusted(bounded.text, download.final_url, download.fetched_at, notes)

@@ -138,10 +138,16 @@ async def open_runtime(
         rules=RuleSet.from_config(settings.rules),
         plan=plan,
         approval_ttl_s=settings.approval_timeout_s,
+        redactor=redactor,
     )
     gate.approver = approver_factory(gate)
     tools += [WorldNoteTool(world), WebFetchTool(), ProposePlanTool(plan, gate.review_plan)]
-    context = ToolContext(spill_dir=transcript_path.parent / "spill", ssh=pool, extras={"web": web})
+    context = ToolContext(
+        spill_dir=transcript_path.parent / "spill",
+        ssh=pool,
+        extras={"web": web},
+        redact=redactor.text,
+    )
     session = build_session(
         client=client,
         tools=tools,

@@ -70,10 +70,18 @@ def classify_command(
     return Classification(worst, reasons)
 
 
+def commands_run(cmd: str) -> list[list[str]]:
+    """Every command line `cmd` would run, wrappers and `sh -c` followed (for deny rules)."""
+    judge = _Judge(None, None)
+    judge.source(cmd, via=(), depth=0)
+    return judge.seen
+
+
 class _Judge:
     def __init__(self, path_exists: PathExists | None, cwd: str | None) -> None:
         self.path_exists = path_exists
         self.cwd = cwd
+        self.seen: list[list[str]] = []
 
     def source(self, text: str, *, via: tuple[str, ...], depth: int) -> list[Verdict]:
         where = _where(via)
@@ -146,6 +154,7 @@ class _Judge:
             return [
                 Verdict(Risk.MUTATING, f"the command name {word} is only known at run time{where}")
             ]
+        self.seen.append(argv)
         name = command_name(word)
         rule = rule_for(name) if name else None
         if name is None or rule is None:

@@ -1,0 +1,26 @@
+"""The agent's ShellJudge: a command judged together with the environment and folder it runs in.
+
+`ssh_exec`'s `env` is exported before the command runs, so a steering variable there (`LD_PRELOAD`,
+`GIT_CONFIG_*`, `LESSOPEN`, `PS4` with `SHELLOPTS`, `PATH`) is as risky as one set on the command
+line; `cwd` is where relative paths land (a write into `/etc` that way is destructive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.environment import steering_reason
+from tools.base import Risk, RiskAssessment
+
+
+def judge_shell(
+    command: str, *, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> RiskAssessment:
+    verdict = classify_command(command, cwd=cwd)
+    risk, reasons = verdict.risk, list(verdict.reasons)
+    steering = [f"env: {why}" for name in env or {} if (why := steering_reason(name))]
+    if steering and risk <= Risk.MUTATING:
+        reasons = steering + reasons if risk == Risk.MUTATING else steering
+        risk = Risk.MUTATING
+    return RiskAssessment(risk, "; ".join(reasons))
