@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from agent.safety.redact import Redactor
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import Risk, ToolContext
 from tools.ssh import SSHPool
@@ -88,6 +89,16 @@ async def test_long_output_is_bounded_and_spilled(pool: SSHPool, tmp_path: Path)
     assert f"full output saved to {spill}" in result.text
     assert spill.read_text().splitlines() == [str(i) for i in range(1, 20001)]
     assert result.meta["truncated"] is True
+
+
+async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -> None:
+    token = "hf_" + "abcdefghijklmnopqrstuvwx"
+    params = SSHExecInput(host="spark-a", command=f"seq 1 5000; echo {token}; seq 1 5000")
+    ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, redact=Redactor().text)
+    result = await SSHExec().run(params, ctx)
+    spill = Path(result.data["hosts"]["spark-a"]["spill"]["stdout"])
+    text = spill.read_text()
+    assert token not in text and "[REDACTED]" in text and text.startswith("1\n2\n")
 
 
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
