@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.policy_args import add_policy_commands
+
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
 
@@ -204,40 +206,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
 
 
-def _cmd_policy_classify(args: argparse.Namespace) -> int:
-    from agent.faces.policy import classify_file_main, classify_main
-
-    if args.file is not None:
-        if args.command:
-            print("scout policy classify: give a command or --file, not both", file=sys.stderr)
-            return EXIT_STOPPED
-        return classify_file_main(args.file)
-    return classify_main(args.command)
-
-
-def _cmd_policy_check(args: argparse.Namespace) -> int:
-    from agent.faces.policy import check_main
-
-    return check_main(
-        args.call,
-        allow=args.allow,
-        ask=args.ask,
-        deny=args.deny,
-        session_allow=args.session_allow,
-        mode=args.mode,
-    )
-
-
-def _cmd_redact(args: argparse.Namespace) -> int:
-    from agent.runtime.builder import redactor_for
-
-    settings = _load_settings({})
-    if settings is None:
-        return EXIT_ERROR
-    sys.stdout.write(redactor_for(settings).text(sys.stdin.read()))
-    return EXIT_OK
-
-
 def _cmd_recon(args: argparse.Namespace) -> int:
     from agent.faces.recon import recon_main
 
@@ -369,50 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
     doctor.set_defaults(func=_cmd_doctor)
 
-    policy = sub.add_parser("policy", help="inspect the safety policy")
-    policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
-    classify = policy_sub.add_parser(
-        "classify",
-        help="classify a shell command as read_only, mutating or destructive, and say why",
-        description="Classify one command (quoted as one argument) and print every reason, or "
-        "with --file classify each line of a file and print `label<TAB>command` per line.",
-    )
-    classify.add_argument("command", nargs="*", help="the command, quoted as one argument")
-    classify.add_argument("--file", metavar="F", help="one command a line ('-': stdin)")
-    classify.set_defaults(func=_cmd_policy_classify)
-    check = policy_sub.add_parser(
-        "check",
-        help="judge one tool call against rules and a mode: RISK allow|ask|deny — why",
-        description="Judge a tool call the way the gate would once a plan is approved, and print "
-        "one line: `RISK DECISION — why` (DECISION is allow, ask or deny). Rules use the "
-        'settings syntax, e.g. ssh_exec(host=spark-*, command="nvidia-smi *").',
-    )
-    check.add_argument(
-        "--call", required=True, metavar="JSON", help='{"tool": "ssh_exec", "input": {…}}'
-    )
-    for effect in ("allow", "ask", "deny"):
-        check.add_argument(
-            f"--{effect}", action="append", default=[], metavar="RULE", help=f"an {effect} rule"
-        )
-    check.add_argument(
-        "--session-allow",
-        action="append",
-        default=[],
-        metavar="JSON",
-        help="a call the operator answered `a` (allow exactly this) to, as for --call",
-    )
-    check.add_argument(
-        "--mode", choices=["plan", "ask", "auto-safe", "ci"], default="ask", help="approval mode"
-    )
-    check.set_defaults(func=_cmd_policy_check)
-
-    redact = sub.add_parser(
-        "redact",
-        help="print standard input as Scout would record it, secrets masked",
-        description="Read text on standard input and print it with secrets masked, exactly as "
-        "Scout writes it to transcripts, logs and the screen.",
-    )
-    redact.set_defaults(func=_cmd_redact)
+    add_policy_commands(sub, _load_settings)
     return parser
 
 
