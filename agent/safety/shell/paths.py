@@ -23,6 +23,8 @@ CURRENT_DIR: ContextVar[str | None] = ContextVar("CURRENT_DIR", default=None)
 
 def resolve(path: str) -> str:
     """`path` made absolute against the known working folder (unchanged when none is known)."""
+    if path == "~root" or path.startswith("~root/"):
+        return "/root" + path[5:]
     if path.startswith(("/", "~")):
         return path
     here = CURRENT_DIR.get()

@@ -53,11 +53,6 @@ ALWAYS_MUTATING = {
     "newgrp": "starts a shell with another group",
     "scp": "copies files between hosts",
     "sftp": "transfers files between hosts",
-    "gzip": "compresses files in place",
-    "gunzip": "decompresses files in place",
-    "bzip2": "compresses files in place",
-    "xz": "compresses files in place",
-    "zstd": "compresses files",
     "zip": "writes an archive",
     "patch": "changes files",
     "mktemp": "creates a temporary file",
@@ -100,6 +95,15 @@ TAR = grammar(
 )
 TAR_READ_MODES = frozenset({"-t", "--test-label", "--show-defaults", "--help", "--version", "-d"})
 TAR_WRITE_MODES = ("-c", "-x", "-r", "-u", "-A", "--delete")
+COMPRESSOR = grammar(
+    "-c|--stdout|--to-stdout -d|--decompress|--uncompress -z|--compress -f|--force -h|--help "
+    "-k|--keep -l|--list -L|--license -n|--no-name -N|--name -q|--quiet -r|--recursive "
+    "-S|--suffix= -t|--test -v|--verbose -V|--version -1 -2 -3 -4 -5 -6 -7 -8 -9 -0 --fast "
+    "--best --rsyncable --synchronous -T|--threads= -e|--extreme -M|--memlimit= --format= "
+    "-F= --long[=] --ultra -s|--small -o=:w --rm:d -p|--processes="
+)
+COMPRESSORS = ("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "pigz",
+               "lz4")  # fmt: skip
 PARTITION_LIST_FLAGS = frozenset({"-l", "--list", "-p", "--print", "-s"})
 ICONV = grammar(
     "-f|--from-code= -t|--to-code= -l|--list -c -s|--silent --verbose -o|--output=:w -?|--help "
@@ -123,6 +127,16 @@ def _always(level: str, reason: str) -> ProgramRule:
         return builder(f"'{name}' {reason}")
 
     return rule
+
+
+def _compressor(name: str, args: list[str]) -> list[Outcome]:
+    """To stdout (`-c`, or no files: a filter), listing or testing only reads."""
+    parsed, found = judge_options(name, args, COMPRESSOR, why={"--rm": "deletes the source"})
+    if found:
+        return found
+    if not parsed.positionals or parsed.has("-c", "-l", "-t"):
+        return read_only(f"'{name}' writes to stdout or only lists")
+    return mutating(f"'{name}' replaces files with their (de)compressed form")
 
 
 def _partition_tool(name: str, args: list[str]) -> list[Outcome]:
@@ -266,6 +280,7 @@ def change_rules() -> dict[str, ProgramRule]:
     rules.update(dict.fromkeys(("cp", "mv", "ln"), _copy_or_move))
     rules.update(dict.fromkeys(("chmod", "chown", "chgrp"), _recursive_owner))
     rules.update(dict.fromkeys(("init", "telinit"), _init))
+    rules.update(dict.fromkeys(COMPRESSORS, _compressor))
     rules.update(
         {"rsync": _rsync, "tee": _tee, "kill": _kill, "tar": _tar, "unzip": _unzip,
          "iconv": _iconv, "crontab": _crontab, "shutdown": _shutdown}

@@ -40,26 +40,26 @@ RUN = grammar(
     "-a|--attach= --add-host= --annotation= --blkio-weight= --blkio-weight-device= --cap-add= "
     "--cap-drop= --cgroup-parent= --cgroupns= --cidfile= --cpu-count= --cpu-percent= "
     "--cpu-period= --cpu-quota= --cpu-rt-period= --cpu-rt-runtime= -c|--cpu-shares= --cpus= "
-    "--cpuset-cpus= --cpuset-mems= -d|--detach --detach-keys= --device= --device-cgroup-rule= "
+    "--cpuset-cpus= --cpuset-mems= -d|--detach[=] --detach-keys= --device= --device-cgroup-rule= "
     "--device-read-bps= --device-read-iops= --device-write-bps= --device-write-iops= "
-    "--disable-content-trust --dns= --dns-option= --dns-search= --domainname= --entrypoint= "
+    "--disable-content-trust[=] --dns= --dns-option= --dns-search= --domainname= --entrypoint= "
     "-e|--env= --env-file= --expose= --gpus= --group-add= --health-cmd= --health-interval= "
     "--health-retries= --health-start-period= --health-start-interval= --health-timeout= "
-    "--help -h|--hostname= --init -i|--interactive --io-maxbandwidth= --io-maxiops= --ip= "
+    "--help -h|--hostname= --init[=] -i|--interactive[=] --io-maxbandwidth= --io-maxiops= --ip= "
     "--ip6= --ipc= --isolation= --kernel-memory= -l|--label= --label-file= --link= "
     "--link-local-ip= --log-driver= --log-opt= --mac-address= -m|--memory= "
     "--memory-reservation= --memory-swap= --memory-swappiness= --mount= --name= "
-    "--network|--net= --network-alias|--net-alias= --no-healthcheck --oom-kill-disable "
-    "--oom-score-adj= --pid= --pids-limit= --platform= --privileged -p|--publish= "
-    "-P|--publish-all --pull= -q|--quiet --read-only --restart= --rm --runtime= "
+    "--network|--net= --network-alias|--net-alias= --no-healthcheck[=] --oom-kill-disable[=] "
+    "--oom-score-adj= --pid= --pids-limit= --platform= --privileged[=] -p|--publish= "
+    "-P|--publish-all[=] --pull= -q|--quiet[=] --read-only[=] --restart= --rm[=] --runtime= "
     "--security-opt= --shm-size= --sig-proxy[=] --stop-signal= --stop-timeout= --storage-opt= "
-    "--sysctl= --tmpfs= -t|--tty --ulimit= -u|--user= --userns= --uts= -v|--volume= "
-    "--volume-driver= --volumes-from= -w|--workdir= --use-api-socket",
+    "--sysctl= --tmpfs= -t|--tty[=] --ulimit= -u|--user= --userns= --uts= -v|--volume= "
+    "--volume-driver= --volumes-from= -w|--workdir= --use-api-socket[=]",
     stop_at_positional=True,
 )
 EXEC = grammar(
-    "-d|--detach --detach-keys= -e|--env= --env-file= -i|--interactive --privileged -t|--tty "
-    "-u|--user= -w|--workdir= -h|--help",
+    "-d|--detach[=] --detach-keys= -e|--env= --env-file= -i|--interactive[=] --privileged[=] "
+    "-t|--tty[=] -u|--user= -w|--workdir= -h|--help",
     stop_at_positional=True,
 )
 COMPOSE = grammar(

@@ -120,7 +120,8 @@ VERBS: dict[str, Grammar] = {
         "--debug --long --match= --exclude= --always --first-parent -h --help"
     ),
     "shortlog": grammar(
-        LOG + "-s|--summary -e|--email --group= -c|--committer -w[=]", numeric=True
+        LOG + "-n|--numbered -s|--summary -e|--email --group= -c|--committer -w[=]",
+        numeric=True,
     ),
     "grep": grammar(
         "--cached --no-index --untracked --no-exclude-standard --exclude-standard "

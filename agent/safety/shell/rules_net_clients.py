@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import re
 
-from agent.safety.shell.options import grammar
+from agent.safety.shell.options import Parsed, grammar
 from agent.safety.shell.outcomes import (
     Outcome,
     ProgramRule,
+    Verdict,
     judge_options,
     mutating,
+    option_effects,
     read_only,
     reader,
+    understood,
     written_file,
 )
 from agent.safety.shell.paths import is_harmless_sink
+from agent.safety.shell.shell_words import RuntimeText
 
 CURL = grammar(
     "-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location "
@@ -122,9 +126,14 @@ def _url_problem(url: str, default_scheme: str) -> str | None:
 
 
 def _curl(name: str, args: list[str]) -> list[Outcome]:
-    parsed, found = judge_options(name, args, CURL, why=CURL_WHY)
-    if found:
-        return found
+    parsed, problems = understood(name, args, CURL)
+    if problems:
+        return problems
+    effects = option_effects(name, parsed, CURL_WHY)
+    if parsed.has("-G") and not any(_reads_a_file(v) for v in _data_values(parsed)):
+        effects = [e for e in effects if not _is_data_effect(e)]  # -G: the data is a URL query
+    if effects:
+        return effects
     method = (parsed.value("-X") or "GET").upper()
     if method not in SAFE_METHODS:
         return mutating(f"'curl -X {method}' changes something on the server")
@@ -137,6 +146,26 @@ def _curl(name: str, args: list[str]) -> list[Outcome]:
         if problem := _url_problem(url, default):
             return mutating(f"'curl {url}' {problem}")
     return read_only("'curl' GET only reads")
+
+
+CURL_DATA = ("-d", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii")
+
+
+def _data_values(parsed: Parsed) -> list[str]:
+    return parsed.values(*CURL_DATA)
+
+
+def _reads_a_file(value: str) -> bool:
+    """`@FILE`, or `name@FILE` for --data-urlencode: the data comes from a file."""
+    at, equals = value.find("@"), value.find("=")
+    return isinstance(value, RuntimeText) or (at >= 0 and (equals < 0 or at < equals))
+
+
+def _is_data_effect(outcome: Outcome) -> bool:
+    return isinstance(outcome, Verdict) and any(
+        f"curl {o}" in outcome.reason
+        for o in ("--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii")
+    )
 
 
 def _wget(name: str, args: list[str]) -> list[Outcome]:

@@ -14,8 +14,10 @@ from agent.safety.shell.outcomes import (
     destructive,
     judge_options,
     mutating,
+    option_effects,
     read_only,
     reader,
+    understood,
 )
 from agent.safety.shell.shell_words import RuntimeText
 
@@ -219,16 +221,14 @@ def _iptables(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _nft(name: str, args: list[str]) -> list[Outcome]:
-    parsed, found = judge_options(
-        name,
-        args,
-        NFT,
-        why={"-f": "runs the rules in a file", "-i": "reads commands interactively"},
-    )
-    if found:
-        return found
+    parsed, problems = understood(name, args, NFT)
+    if problems:
+        return problems
     if parsed.has("-c"):
         return read_only("'nft -c' only checks the rules")
+    why = {"-f": "runs the rules in a file", "-i": "reads commands interactively"}
+    if found := option_effects(name, parsed, why):
+        return found
     text = " ".join(parsed.positionals).replace("\n", ";")
     commands = [part.split() for part in text.split(";") if part.strip()]
     if not commands:

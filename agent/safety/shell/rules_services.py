@@ -7,6 +7,8 @@ delete …` deletes).
 
 from __future__ import annotations
 
+import re
+
 from agent.safety.shell.options import grammar, read_args
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -58,6 +60,7 @@ JOURNALCTL = grammar(
     "--smart-relinquish-var:m --rotate:m --vacuum-size=:d --vacuum-time=:d --vacuum-files=:d "
     "--setup-keys:m --update-catalog:m --list-catalog --dump-catalog -h|--help --version"
 )
+BOOT_ID = re.compile(r"[+-]?\d+|[0-9a-f]{32}([+-]\d+)?|all")
 KUBECTL = grammar(
     "--kubeconfig= --context= --cluster= --user= -n|--namespace= -s|--server= --token= --as= "
     "--as-group= --as-uid= --certificate-authority= --client-certificate= --client-key= "
@@ -117,8 +120,24 @@ def _systemctl(name: str, args: list[str]) -> list[Outcome]:
 def _journalctl(name: str, args: list[str]) -> list[Outcome]:
     why = dict.fromkeys(("--vacuum-size", "--vacuum-time", "--vacuum-files"), "deletes old logs")
     why["--cursor-file"] = "writes the cursor to a file"
-    _, found = judge_options(name, args, JOURNALCTL, why=why)
+    _, found = judge_options(name, _boot_offsets(args), JOURNALCTL, why=why)
     return found or read_only("'journalctl' only reads logs")
+
+
+def _boot_offsets(args: list[str]) -> list[str]:
+    """`journalctl -b -1`: -b takes the next word when it is a boot offset or ID (as it does)."""
+    words: list[str] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        following = args[index + 1] if index + 1 < len(args) else ""
+        if word in ("-b", "--boot") and BOOT_ID.fullmatch(following):
+            words.append(f"--boot={following}")
+            index += 2
+            continue
+        words.append(word)
+        index += 1
+    return words
 
 
 def _kubectl(name: str, args: list[str]) -> list[Outcome]:
