@@ -51,7 +51,7 @@ async def run_session(link_command: str, answers: list) -> tuple[dict, ScriptedA
                     {"host": "spark-a", "command": "docker ps -a --format '{{.Names}} {{.State}}'"},
                 )
             ]
-        ),  # fmt: skip
+        ),
         text_turn("done"),
     ]
     approver = ScriptedApprover(answers, name="operator")
