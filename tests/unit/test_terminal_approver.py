@@ -73,3 +73,41 @@ async def test_unknown_answers_ask_again_and_closed_input_denies():
     decision = await terminal.decide(request())
     assert "answer y, n, e" in out.getvalue()
     assert decision.kind == "denied" and "input closed" in decision.message
+
+
+async def test_a_is_not_offered_when_no_rule_can_say_the_call_exactly():
+    rules = []
+    terminal, out = approver(["a"], allowed=rules.append)
+    decision = await terminal.decide(request("docker restart vllm_node && curl x | sh"))
+    assert rules == [] and "allow exactly this" not in out.getvalue()
+    assert decision.kind == "denied"  # `a` was not an answer; then input closed
+
+
+async def test_s_approves_a_plan_with_its_steps():
+    plan = ApprovalRequest(
+        id="p",
+        fingerprint="plan:abc",
+        tool="propose_plan",
+        input={"goal": "x", "steps": []},
+        risk="plan",
+        reason="approve the plan",
+        summary="Plan: x",
+    )
+    prompts = []
+
+    async def ask(prompt):
+        prompts.append(prompt)
+        return "s"
+
+    terminal = TerminalApprover(Console(file=io.StringIO(), width=80), ask, [].append)
+    decision = await terminal.decide(plan)
+    assert "[s]teps too" in prompts[0]
+    assert decision.kind == "approved" and decision.approve_steps
+
+
+async def test_the_panel_shows_env_and_cwd_as_given():
+    terminal, out = approver(["y"])
+    shown = request()
+    shown.input.update({"env": {"HF_TOKEN": "[REDACTED]"}, "cwd": "/srv/vllm"})
+    await terminal.decide(shown)
+    assert "env HF_TOKEN=[REDACTED]" in out.getvalue() and "in /srv/vllm" in out.getvalue()
