@@ -28,6 +28,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.recorder import SessionListener
+from agent.safety.display import visible
 
 
 @dataclass
@@ -114,7 +115,7 @@ class ChatView(SessionListener):
                 mark,
                 _hosts_label(row.hosts),
                 row.tool,
-                _clip(row.summary, summary_width),
+                _clip(visible(row.summary), summary_width),
                 row.elapsed(),
                 Text(row.status, style=status_style),
             )

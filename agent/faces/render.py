@@ -23,12 +23,15 @@ from agent.loop.events import (
     UserMessage,
     WorldUpdate,
 )
+from agent.safety.display import visible
 
 _TODO_MARKS = {"pending": "☐", "in_progress": "▶", "completed": "☑", "blocked": "⚠"}
 _RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold red"}
 
 
 def call_line(name: str, summary: str, hosts: list[str]) -> str:
+    """One line per call; control characters in the summary are shown, never interpreted."""
+    summary = visible(summary)
     where = ", ".join(hosts)
     if not where or summary.startswith(where):
         return f"{name} {summary}".strip()

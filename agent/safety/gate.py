@@ -167,10 +167,12 @@ class PolicyGate:
             id=uuid.uuid4().hex[:12],
             fingerprint=plan.digest(),
             tool="propose_plan",
-            input=plan.model_dump(mode="json"),
+            input=visible_data(self.redactor.data(plan.model_dump(mode="json"))),
             risk="plan",
-            reason=f"approve the plan: {plan.goal} ({len(plan.steps)} steps)",
-            summary=plan.render(),
+            reason=visible(
+                self.redactor.text(f"approve the plan: {plan.goal} ({len(plan.steps)} steps)")
+            ),
+            summary=visible(self.redactor.text(plan.render())),
             expires_at=_expiry(self.approval_ttl_s),
         )
         decision = await self._decide(request, call_id="plan")

@@ -5,7 +5,8 @@ hosts becomes one approval bound to (tool, host, normalised command, no env, no 
 is exactly the next one in the plan uses its approvals up and runs without a question; anything
 else (one flag, one host, an env, a step out of order) asks as usual. After a call that used a
 step approval fails, the rest are withdrawn: from then on everything asks. Asking per step stays
-the default; this only happens when the operator chose it.
+the default; this only happens when the operator chose it. Steps stay sequential: while one
+step call runs, the next one asks; and a step without hosts ends what can be approved this way.
 """
 
 from __future__ import annotations
@@ -46,17 +47,21 @@ class StepApprovals:
     """The approved plan's step calls, waiting to be used in order."""
 
     def __init__(self, plan: Plan) -> None:
-        self.pending: list[StepCall] = [
-            StepCall(number, index, host, normalise_command(action))
-            for number, step in enumerate(plan.steps, 1)
-            for index, action in enumerate(step.actions)
-            for host in step.hosts
-        ]
+        self.pending: list[StepCall] = []
+        for number, step in enumerate(plan.steps, 1):
+            if not step.hosts:
+                break  # no host says where its actions run: from here on, each asks
+            self.pending += [
+                StepCall(number, index, host, normalise_command(action))
+                for index, action in enumerate(step.actions)
+                for host in step.hosts
+            ]
         self.withdrawn: str | None = None
+        self.running = 0
 
     def take(self, tool: str, params: BaseModel, hosts: list[str]) -> int | None:
         """Use up the approvals for this call if it is exactly the next plan action; its step."""
-        if self.withdrawn or not self.pending:
+        if self.withdrawn or not self.pending or self.running:
             return None
         parts = call_parts(tool, params, hosts)
         if not parts:
@@ -68,10 +73,12 @@ class StepApprovals:
             return None
         for used in wanted:
             self.pending.remove(used)  # type: ignore[arg-type]
+        self.running += 1
         return head.step
 
     def settle(self, step: int, result: ToolResult | None) -> None:
         """A step call that failed (or never finished) withdraws every approval left."""
+        self.running -= 1
         if result is None or result.is_error:
             self.withdrawn = f"step {step} failed"
             self.pending.clear()

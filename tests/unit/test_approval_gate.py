@@ -300,3 +300,10 @@ async def test_per_step_asking_stays_the_default(tmp_path):
     g.plan.approve(STEPS)
     await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
     assert len(approver.seen) == 2
+
+
+async def test_a_step_call_still_running_makes_the_next_one_ask(tmp_path):
+    g, approver, _ = await approved_with_steps([("denied", "")])
+    first = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    second = await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))
+    assert first.allowed and not second.allowed and len(approver.seen) == 2
