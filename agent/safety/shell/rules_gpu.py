@@ -15,6 +15,7 @@ from agent.safety.shell.outcomes import (
     mutating,
     not_understood,
     read_only,
+    written_file,
 )
 from agent.safety.shell.shell_words import RuntimeText
 
@@ -70,12 +71,13 @@ def _nvidia_smi(name: str, args: list[str]) -> list[Outcome]:
         flags = values = NVIDIA_SMI_READ_SUBCOMMANDS[args[0]]
         rest = args[1:]
     value_expected = False
-    for arg in rest:
-        option = arg.split("=", 1)[0]
+    for index, arg in enumerate(rest):
+        option, _, attached = arg.partition("=")
         if isinstance(arg, RuntimeText):
             return mutating(f"'nvidia-smi' gets a word only known at run time ({arg})")
         if option in ("-f", "--filename"):
-            return mutating("'nvidia-smi -f' writes a log file")
+            target = attached or (rest[index + 1] if index + 1 < len(rest) else None)
+            return written_file("nvidia-smi -f", target) or mutating("'nvidia-smi -f' writes")
         if arg.startswith("--query-") or (option in values and "=" in arg):
             value_expected = False
         elif arg in flags or arg in values:
