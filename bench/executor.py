@@ -18,14 +18,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.loop.calls import ToolCall
-from agent.loop.executor import Executor, ExecutorLimits
+from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from tests.support.probe_tools import EchoTool
 from tools.base import ToolContext
 from tools.registry import ToolRegistry
 
 
 def make_executor(spill: Path, calls: int) -> Executor:
-    limits = ExecutorLimits(max_concurrency=max(64, calls))
+    limits = Settings(max_concurrency=max(64, calls)).executor_limits()
     return Executor(ToolRegistry([EchoTool()]), ToolContext(spill_dir=spill), limits=limits)
 
 

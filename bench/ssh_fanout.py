@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent.safety.shell.judge import judge_shell
 from tools.base import ToolContext
 from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
@@ -120,7 +121,7 @@ def scout_cold(farm: SshdFarm, spill: Path) -> None:
         inventory = farm.inventory()
         async with SSHPool(inventory) as pool:
             params = SSHExecInput(hosts=inventory.names(), command=COMMAND)
-            result = await SSHExec().run(params, ToolContext(spill_dir=spill, ssh=pool))
+            result = await SSHExec(judge_shell).run(params, ToolContext(spill_dir=spill, ssh=pool))
         if result.is_error:
             raise RuntimeError(result.text[:2000])
 

@@ -1,4 +1,4 @@
-"""Record transcripts/seed-pair-deploy.jsonl: the demo's session, from recon to tokens/s.
+"""Record agent/transcripts/seed-pair-deploy.jsonl: the demo's session, from recon to tokens/s.
 
 The model's turns here are written by Scout's engineers (what a careful model would send), served
 through the real anthropic SDK by the local Messages-API server; every tool runs for real against
@@ -17,12 +17,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO, DEMO_TRANSCRIPT
+from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO
 from agent.loop.model_client import AnthropicClient
 from agent.replay.redrive import sim_runtime
 from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
 
+REPO = Path(__file__).resolve().parent.parent
+DEMO_TRANSCRIPT = REPO / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 GUIDE = "http://docs.spark.sim/vllm-two-sparks.html"
 PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
@@ -77,7 +79,7 @@ async def plan_for_seed_pair() -> dict[str, Any]:
         async with sim_runtime(
             DEMO_SCENARIO,
             client=client(api.url),
-            approver_factory=lambda g: None,
+            approver_factory=lambda rules: None,
             listeners=[Keep()],
         ) as runtime:
             await runtime.session.send("plan")
@@ -218,7 +220,7 @@ async def record(output: Path) -> None:
         async with sim_runtime(
             DEMO_SCENARIO,
             client=client(api.url),
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             model="claude-sonnet-4-5",
             goal=DEMO_GOAL,
             transcript_path=output,

@@ -1,7 +1,8 @@
 """The Tool contract every hand of Scout implements, and the result it returns.
 
 A tool declares a pydantic `Input` model (its JSON schema goes to the model), says how risky a
-given input is, which hosts it touches, and runs asynchronously against a `ToolContext`.
+given input is (`risk`, the whole risk contract), which hosts it touches, and runs
+asynchronously against a `ToolContext`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from tools.page_fetcher import PageFetcher
+from tools.session_state import SessionState
+from tools.world_store import WorldStore
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
@@ -37,7 +42,7 @@ class Risk(IntEnum):
 
 @dataclass(frozen=True)
 class RiskAssessment:
-    """How much one call can change the world, and the words that say why."""
+    """How risky one call is, and the reason in words the operator and the model can read."""
 
     risk: Risk
     reason: str
@@ -63,18 +68,22 @@ ProgressCallback = Callable[[str], None]
 
 @dataclass
 class ToolContext:
-    """Shared resources a tool may use while it runs.
+    """What the session lends a tool while it runs; every part is typed and made by the builder.
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
-    connections (absent when no inventory is loaded). `progress` lets a long call report a line to
-    the face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
+    connections (absent when no inventory is loaded). `world` is the world model, which tools
+    update with the typed facts they find; `web` the session's fetcher; `state` the session's
+    plans, computed deployments and rollouts. `progress` lets a long call report a line to the
+    face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
     files); the session passes its redactor.
     """
 
     spill_dir: Path
     ssh: SSHPool | None = None
+    world: WorldStore | None = None
+    web: PageFetcher | None = None
+    state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
     redact: Callable[[str], str] = field(default=lambda text: text)
 
     def report(self, line: str) -> None:
@@ -89,30 +98,21 @@ class Tool(ABC, Generic[InputT]):
     """One capability the planner can call.
 
     Subclasses set `name`, `description` and `Input`; they override `risk` when an input can
-    change anything, `hosts` when it reaches hosts (for per-host caps and approval fingerprints),
-    and `timeout_s` when the executor's default deadline does not fit.
+    change anything (a tool that runs shell asks the ShellJudge it was given), `hosts` when it
+    reaches hosts (for per-host caps and approval fingerprints), and `timeout_s` when the
+    executor's default deadline does not fit.
     """
 
     name: ClassVar[str]
     description: ClassVar[str]
     Input: ClassVar[type[BaseModel]]
 
-    def risk(self, params: InputT) -> Risk:
-        return Risk.READ_ONLY
-
-    def risk_reason(self, params: InputT) -> str:
-        return f"{self.name} is {self.risk(params).label}"
+    def risk(self, params: InputT) -> RiskAssessment:
+        """How risky this call is; the gate decides on it. By default a tool only reads."""
+        return RiskAssessment(Risk.READ_ONLY, f"{self.name} is {Risk.READ_ONLY.label}")
 
     def hosts(self, params: InputT) -> list[str]:
         return []
-
-    def shell_commands(self, params: InputT) -> list[str]:
-        """Shell commands this call would run; the agent's classifier judges each of them."""
-        return []
-
-    def intrinsic_risk(self, params: InputT) -> Risk:
-        """The risk of the action apart from its shell commands (running a command: none)."""
-        return self.risk(params)
 
     def timeout_s(self, params: InputT) -> float | None:
         """Deadline for the whole call; None lets the executor's default apply."""

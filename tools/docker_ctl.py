@@ -3,8 +3,9 @@
 Each call builds one quoted docker CLI command (tools.docker.commands), runs it once on the host,
 and answers with compact text for the model plus rows in `data` under stable keys
 (`containers`, `images`, `container`, `image`, `stats`, `host`). After a change, or a failure
-about a container or an image, the listing is fetched again so the world model stays current and
-the error can name what does exist. Known failures are explained with their fix.
+about a container or an image, the listing is fetched again so the error can name what does
+exist; every listing the call made goes to the world model as typed facts (`ctx.world`). Known
+failures are explained with their fix.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import time
 from typing import Any
 
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
 from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
 from tools.docker.failures import FailureKind, classify_failure, explain_failure
 from tools.docker.params import DockerCtlInput
@@ -24,17 +25,19 @@ from tools.docker.render import (
     images_table,
     stats_table,
 )
-from tools.docker.risk import ACTION_RISK
-from tools.docker.rows import (
-    DockerImage,
-    parse_container_inspect,
-    parse_docker_images_json,
-    parse_docker_stats_json,
-    parse_image_inspect,
-)
+from tools.docker.risk import docker_call_risk
+from tools.docker.world_facts import refresh_world
 from tools.output import bound_text
-from tools.recon.parsers.docker import DockerContainer, parse_docker_ps_json
+from tools.recon.parsers.docker_inspect import parse_container_inspect, parse_image_inspect
+from tools.recon.parsers.docker_rows import (
+    DockerContainer,
+    DockerImage,
+    parse_docker_images_json,
+    parse_docker_ps_json,
+    parse_docker_stats_json,
+)
 from tools.recon.parsers.errors import ParseError
+from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
@@ -72,11 +75,12 @@ class DockerCtl(Tool[DockerCtlInput]):
     )
     Input = DockerCtlInput
 
-    def risk(self, params: DockerCtlInput) -> Risk:
-        return ACTION_RISK[params.action]
+    def __init__(self, judge: ShellJudge) -> None:
+        self.judge = judge
 
-    def risk_reason(self, params: DockerCtlInput) -> str:
-        return f"docker {params.action} is {self.risk(params).label}"
+    def risk(self, params: DockerCtlInput) -> RiskAssessment:
+        """The action, every flag, and the command it runs (by the shell judge)."""
+        return docker_call_risk(params, self.judge)
 
     def hosts(self, params: DockerCtlInput) -> list[str]:
         return [params.host]
@@ -93,7 +97,18 @@ class DockerCtl(Tool[DockerCtlInput]):
                 "docker_ctl is unavailable: no SSH inventory is loaded. Start Scout with an "
                 "inventory file (hosts, addresses, user, key) to reach hosts."
             )
-        return await _DockerCall(params, ctx, ctx.ssh).run()
+        call = _DockerCall(params, ctx, ctx.ssh)
+        result = await call.run()
+        if ctx.world is not None:
+            refresh_world(
+                ctx.world,
+                params.host,
+                call.containers,
+                call.images,
+                command=call.shown,
+                exit_status=result.meta.get("exit_status"),
+            )
+        return result
 
 
 class _DockerCall:
@@ -107,6 +122,8 @@ class _DockerCall:
         self.shown = display_command(params)
         self.started = time.monotonic()
         self.truncated = False
+        self.containers: list[DockerContainer] | None = None  # as listed by this call
+        self.images: list[DockerImage] | None = None
 
     async def run(self) -> ToolResult:
         command = build_command(self.params)
@@ -162,8 +179,8 @@ class _DockerCall:
             failure,
             self.host,
             params,
-            container_names=[n for c in data.get("containers", []) for n in c["names"]],
-            image_refs=[DockerImage(**i).reference for i in data.get("images", [])],
+            container_names=[n for c in self.containers or [] for n in c.names],
+            image_refs=[i.reference for i in self.images or []],
         )
         data["failure"] = {"kind": failure.kind.name.lower(), "subject": failure.subject}
         return self._result(text, result, True, data)
@@ -172,13 +189,13 @@ class _DockerCall:
         params, out = self.params, result.stdout
         match params.action:
             case "ps":
-                containers = parse_docker_ps_json(out)
-                data = {"containers": [c.model_dump() for c in containers]}
-                return self._result(containers_table(containers), result, False, data)
+                self.containers = parse_docker_ps_json(out)
+                data = {"containers": [c.model_dump() for c in self.containers]}
+                return self._result(containers_table(self.containers), result, False, data)
             case "images":
-                images = parse_docker_images_json(out)
-                data = {"images": [i.model_dump() for i in images]}
-                return self._result(images_table(images), result, False, data)
+                self.images = parse_docker_images_json(out)
+                data = {"images": [i.model_dump() for i in self.images]}
+                return self._result(images_table(self.images), result, False, data)
             case "inspect" if params.container is not None:
                 container = parse_container_inspect(out)
                 text = container_facts(container)
@@ -203,7 +220,7 @@ class _DockerCall:
         data = await self._refresh(
             params.action in CHANGES_CONTAINERS, params.action in CHANGES_IMAGES
         )
-        rows = [DockerContainer(**c) for c in data.get("containers", [])]
+        rows = self.containers or []
         if params.action == "run" and params.detach:
             container_id = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
             mine = [c for c in rows if c.id and container_id and c.id.startswith(container_id)]
@@ -235,9 +252,11 @@ class _DockerCall:
                 continue
             try:
                 if key == "containers":
-                    data[key] = [c.model_dump() for c in parse_docker_ps_json(output)]
+                    self.containers = parse_docker_ps_json(output)
+                    data[key] = [c.model_dump() for c in self.containers]
                 else:
-                    data[key] = [i.model_dump() for i in parse_docker_images_json(output)]
+                    self.images = parse_docker_images_json(output)
+                    data[key] = [i.model_dump() for i in self.images]
             except ParseError:
                 continue
         return data

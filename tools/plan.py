@@ -1,7 +1,8 @@
-"""The plan gate: the model proposes a plan; until a human approves one, the session is read-only.
+"""A plan as data: its steps, its hash, and the session's latest proposal and approved plan.
 
-An approved plan is remembered by its hash, which the transcript records with the approval.
-Mutating steps still pass the gate one by one; the plan says what each step serves.
+Until a human approves a plan the session is read-only (agent/safety/gate.py). An approved plan
+is remembered by its hash, which the transcript records with the approval decision. Mutating
+steps still pass the gate one by one; the plan says what each step serves.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, Field
-
-from tools.base import Tool, ToolContext, ToolResult
 
 _UNQUOTED_SPACE = re.compile(r"""[ \t]+|'[^']*'|"(?:\\.|[^"\\])*"|\\.""")
 
@@ -51,6 +49,10 @@ class Plan(BaseModel):
         body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return "plan:" + hashlib.sha256(body.encode()).hexdigest()[:16]
 
+    def step_count(self) -> str:
+        """`1 step`, `7 steps`."""
+        return f"{len(self.steps)} step" + ("" if len(self.steps) == 1 else "s")
+
     def render(self) -> str:
         lines = [f"Plan: {self.goal}"]
         for number, step in enumerate(self.steps, 1):
@@ -87,46 +89,3 @@ class PlanState:
             if wanted and any(normalise_command(action) == wanted for action in step.actions):
                 return f"step {number}: {step.title}"
         return None
-
-
-PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str]]]
-
-
-class ProposePlanTool(Tool[Plan]):
-    name = "propose_plan"
-    description = (
-        "Propose a plan to the user for approval before changing anything. Until a plan is "
-        "approved the session is read-only. Each step lists its hosts, the exact actions, the "
-        "expected downtime, a rollback and a success check. Proposing again replaces the plan."
-    )
-    Input = Plan
-
-    def __init__(self, state: PlanState, review: PlanReviewer) -> None:
-        self.state = state
-        self.review = review
-
-    def summary(self, params: Plan) -> str:
-        return f"{params.goal} ({len(params.steps)} steps)"
-
-    async def run(self, params: Plan, ctx: ToolContext) -> ToolResult:
-        self.state.proposed = params
-        approved, message = await self.review(params)
-        digest = params.digest()
-        if not approved:
-            return ToolResult(
-                text=(
-                    f"The plan was not approved ({message or 'no reason given'}). The session "
-                    "stays read-only. Revise the plan to address this, or ask the user."
-                ),
-                is_error=True,
-                data={"plan_hash": digest, "approved": False},
-            )
-        self.state.approve(params)
-        return ToolResult(
-            text=(
-                f"Plan approved ({digest}). Work through it step by step; each mutating action "
-                "still passes the gate, and destructive ones are asked about one at a time."
-                + (f" Note from the approver: {message}" if message else "")
-            ),
-            data={"plan_hash": digest, "approved": True, "steps": len(params.steps)},
-        )

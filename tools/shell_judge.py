@@ -1,7 +1,8 @@
-"""The contract for judging shell: tools that run shell receive a `ShellJudge` and never import it.
+"""What a tool that runs shell asks before it runs: how risky is this command line?
 
-The agent's implementation (`agent.safety.shell.judge.judge_shell`) parses the command and judges
-it together with the environment and working folder it would run with.
+Tools do not judge shell themselves; they receive a ShellJudge in their constructor (the agent's
+is agent/safety/shell/judge.py:judge_shell, which parses the command) and make it part of their
+`risk()`. A judge never widens: anything it cannot prove read-only is at least mutating.
 """
 
 from __future__ import annotations

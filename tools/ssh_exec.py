@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shlex
 import time
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
 from tools.output import DEFAULT_LIMIT, bound_text
+from tools.shell_judge import ShellJudge
 from tools.ssh.errors import (
     AuthError,
     HostKeyError,
@@ -27,46 +27,6 @@ from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 MAX_TIMEOUT_S = 3600
 CONNECT_ALLOWANCE_S = 30.0
 MIN_SECTION_LIMIT = 1_500
-
-READ_ONLY_PROGRAMS = frozenset(
-    {
-        "nvidia-smi", "cat", "ls", "df", "free", "uname", "hostname", "ip", "ibstat",
-        "ibdev2netdev", "rdma", "lscpu", "ps", "grep", "head", "tail", "which", "docker",
-        "uptime", "nproc", "id", "whoami", "lsblk", "lspci", "du", "stat", "date", "env",
-        "echo", "wc", "ss", "ibv_devinfo", "lsmod", "pgrep", "printenv", "true",
-    }
-)  # fmt: skip
-READ_ONLY_DOCKER = frozenset({"ps", "images", "inspect", "version", "info"})
-SHELL_OPERATORS = re.compile(r"[;|&><$`\n\\]")
-# Arguments that turn an otherwise read-only tool into a change (ip link set, nvidia-smi -pm …).
-MUTATING_ARGS = frozenset(
-    {
-        "add", "del", "delete", "set", "change", "replace", "flush", "up", "down", "-r",
-        "--gpu-reset", "-pm", "--persistence-mode", "-pl", "--power-limit", "-c",
-        "--compute-mode", "-e", "--ecc-config", "-ac", "-rac", "-lgc", "-rgc", "-mig",
-        "-u", "--unset", "-i", "--ignore-environment", "-F", "--file",
-    }
-)  # fmt: skip
-
-
-def first_risk_rule(command: str) -> Risk:
-    """A first, deliberately short read-only allowlist; anything else counts as mutating."""
-    if SHELL_OPERATORS.search(command):
-        return Risk.MUTATING
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return Risk.MUTATING
-    if not words or words[0] not in READ_ONLY_PROGRAMS:
-        return Risk.MUTATING
-    program, args = words[0], words[1:]
-    if program == "docker":
-        return Risk.READ_ONLY if args and args[0] in READ_ONLY_DOCKER else Risk.MUTATING
-    if program in ("hostname", "env") and any(not a.startswith("-") for a in args):
-        return Risk.MUTATING
-    if program != "grep" and MUTATING_ARGS.intersection(args):
-        return Risk.MUTATING
-    return Risk.READ_ONLY
 
 
 class SSHExecInput(BaseModel):
@@ -113,14 +73,12 @@ class SSHExec(Tool[SSHExecInput]):
     )
     Input = SSHExecInput
 
-    def risk(self, params: SSHExecInput) -> Risk:
-        return first_risk_rule(params.command)
+    def __init__(self, judge: ShellJudge) -> None:
+        self.judge = judge
 
-    def shell_commands(self, params: SSHExecInput) -> list[str]:
-        return [params.command]
-
-    def intrinsic_risk(self, params: SSHExecInput) -> Risk:
-        return Risk.READ_ONLY
+    def risk(self, params: SSHExecInput) -> RiskAssessment:
+        """The command's own risk: running it adds nothing, its env and folder can."""
+        return self.judge(params.command, env=params.env, cwd=params.cwd)
 
     def hosts(self, params: SSHExecInput) -> list[str]:
         return params.targets()

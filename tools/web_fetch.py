@@ -1,9 +1,8 @@
 """`web_fetch`: read one web page (a guide, a README, a JSON document) as Markdown.
 
-The fetcher lives in `ctx.extras["web"]`: a `WebFetcher` put there by the session (with its
-settings: allow-list, timeouts, byte cap, cache dir) is used as it is; when absent, one is
-created on first use from this tool's settings and stored there, so later calls in the session
-share its caches. The session closes it with `await fetcher.aclose()`.
+The fetcher is the session's, `ctx.web` (a WebFetcher with the session's settings: allow-list,
+timeouts, byte cap, cache dir), so every call shares its caches and its address guard; the
+session opens and closes it. This tool's own settings only size its deadline.
 
 Everything the page says reaches the model framed as untrusted data (see tools/web/untrusted.py).
 """
@@ -18,16 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.output import bound_text
+from tools.page_fetcher import PageFetcher
 from tools.web.download import Download
 from tools.web.errors import HTTPStatusFailure, WebFetchError
 from tools.web.extract import PageText, page_text
-from tools.web.fetcher import WebFetcher
 from tools.web.github import github_raw_url
 from tools.web.sections import headings, select_section
 from tools.web.settings import WebSettings, size_label
 from tools.web.untrusted import wrap_untrusted
 
-EXTRAS_KEY = "web"
 DEFAULT_MAX_CHARS = 20_000
 EXTRACTION_ALLOWANCE_S = 15.0
 HEADINGS_LISTED = 40
@@ -80,18 +78,11 @@ class WebFetchTool(Tool[WebFetchInput]):
     def summary(self, params: WebFetchInput) -> str:
         return params.url + (f" § {params.select}" if params.select else "")
 
-    def fetcher(self, ctx: ToolContext) -> WebFetcher:
-        """The session's fetcher; setdefault keeps one even when a batch starts calls at once."""
-        found = ctx.extras.get(EXTRAS_KEY)
-        if found is None:
-            found = ctx.extras.setdefault(EXTRAS_KEY, WebFetcher(self.settings))
-        if not isinstance(found, WebFetcher):
-            raise TypeError(f"ctx.extras[{EXTRAS_KEY!r}] must be a WebFetcher, not {found!r}")
-        return found
-
     async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:
         started = time.monotonic()
-        fetcher = self.fetcher(ctx)
+        fetcher = ctx.web
+        if fetcher is None:
+            return ToolResult.error("web_fetch is unavailable: this session has no web fetcher.")
         raw_url = github_raw_url(params.url)
         ctx.report(f"fetching {raw_url or params.url}")
         try:
@@ -128,7 +119,7 @@ class WebFetchTool(Tool[WebFetchInput]):
             meta=_meta(download, started, bounded.spill_path),
         )
 
-    async def _download(self, fetcher: WebFetcher, url: str, raw_url: str | None) -> Download:
+    async def _download(self, fetcher: PageFetcher, url: str, raw_url: str | None) -> Download:
         """The raw GitHub file when the URL names one; the page itself when that is missing."""
         if raw_url is None:
             return await fetcher.fetch(url)

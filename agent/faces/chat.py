@@ -21,11 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from agent.faces.chat_view import ChatView
+from agent.faces.console import screen_console
 from agent.loop.model_client import ModelClient
-from agent.replay.resume import RebuiltSession
+from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.modes import MODES
 from agent.world.render import print_tables
 
 HELP = """\
@@ -63,7 +65,7 @@ def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
-    plan = runtime.plan
+    plan = runtime.state.plan
     if plan.approved is not None:
         console.print(Text(f"approved ({plan.approved_hash})", style="green"))
         console.print(plan.approved.render())
@@ -75,10 +77,9 @@ def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_mode(runtime: Runtime, console: Console, arg: str) -> None:
-    modes = ("plan", "ask", "auto-safe", "ci")
     if arg:
-        if arg not in modes:
-            console.print(f"unknown mode {arg!r}; choose one of {', '.join(modes)}")
+        if arg not in MODES:
+            console.print(f"unknown mode {arg!r}; choose one of {', '.join(MODES)}")
             return
         runtime.gate.mode = arg  # type: ignore[assignment]
     console.print(f"mode: {runtime.gate.mode}")
@@ -135,12 +136,10 @@ async def _send(runtime: Runtime, view: ChatView, text: str) -> None:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runtime.session.interrupt)
     try:
-        outcome = await runtime.session.send(text)
+        await runtime.session.send(text)  # every stop but end_turn is shown by its own event
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         view.settle()
-    if outcome.stop not in {"end_turn", "cancelled"} and outcome.message:
-        view.console.print(Text(outcome.message, style="yellow"))
 
 
 async def chat(
@@ -151,18 +150,17 @@ async def chat(
     resume: RebuiltSession | None = None,
 ) -> int:
     """A chat session on the hosts of the settings' inventory (or one resumed from a transcript)."""
-    console = console or Console(highlight=False)
+    console = console or screen_console()
     view = ChatView(console)
     approval_prompt: PromptSession[str] = PromptSession(history=InMemoryHistory())
 
     async def ask(question: str) -> str:
-        view.pause()
-        return await approval_prompt.prompt_async(question)
+        return await view.ask(approval_prompt, question)
 
     runtime = await open_runtime(
         settings,
         client=client,
-        approver_factory=lambda gate: TerminalApprover(console, ask, gate.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         listeners=[view],
         resume=resume,
     )

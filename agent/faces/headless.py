@@ -87,7 +87,7 @@ async def run_goal(
         runtime = await open_runtime(
             settings,
             client=client,
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             goal=goal,
             redactor=redactor,
             listeners=[listener],

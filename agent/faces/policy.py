@@ -15,15 +15,15 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from agent.loop.executor import describe_validation_error
-from agent.runtime.settings import Mode
+from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest
 from agent.safety.display import visible
+from agent.safety.modes import Mode
 from agent.safety.policy import policy_answer
-from agent.safety.risk import assess_risk
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
 from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.judge import judge_shell
 from tools.base import Tool
 from tools.docker_ctl import DockerCtl
 from tools.ssh_exec import SSHExec
@@ -110,7 +110,8 @@ def check_line(
         raise CheckError(str(exc)) from None
     for answered in session_allow:
         rules.add(_session_rule(answered))
-    risk, reason = assess_risk(tool, params)
+    assessment = judge_risk(tool, params)
+    risk, reason = assessment.risk, assessment.reason
     answer = policy_answer(
         tool=tool.name,
         tool_input=tool_input,
@@ -125,7 +126,8 @@ def check_line(
 
 
 def _tools() -> dict[str, Tool]:
-    return {tool.name: tool for tool in (SSHExec(), DockerCtl(), WebFetchTool())}
+    tools = (SSHExec(judge_shell), DockerCtl(judge_shell), WebFetchTool())
+    return {tool.name: tool for tool in tools}
 
 
 def _call(text: str) -> tuple[Tool, dict[str, Any], Any]:

@@ -51,7 +51,11 @@ def _cmd_redact(args: argparse.Namespace, load_settings: SettingsLoader) -> int:
 
 def add_policy_commands(sub: Any, load_settings: SettingsLoader) -> None:
     """Add `policy classify`, `policy check` and `redact` to the `scout` subcommands."""
-    policy = sub.add_parser("policy", help="inspect the safety policy")
+    policy = sub.add_parser(
+        "policy",
+        help="inspect the safety policy",
+        description="Inspect the safety policy: how Scout judges a command or a whole call.",
+    )
     policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
     classify = policy_sub.add_parser(
         "classify",

@@ -38,6 +38,32 @@ def call_line(name: str, summary: str, hosts: list[str]) -> str:
     return f"{name} {where}: {summary}".strip()
 
 
+def dotted_lines(text: str, width: int) -> list[str]:
+    """Join the ` · `-separated parts of `text` into lines of at most `width` columns.
+
+    A headline such as `health ok · … · 4 streams 58.4 tok/s aggregate` then breaks only between
+    its parts, never inside a number; a part longer than the width stays whole on its own line.
+    """
+    lines: list[str] = []
+    for part in text.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return lines
+
+
+def print_dotted(console: Console, text: str, *, indent: int = 0, style: str = "") -> None:
+    """Print a ` · `-separated line so that it breaks between its parts, not inside them."""
+    for line in dotted_lines(text, max(console.width - indent, 20)):
+        console.print(Text(" " * indent + line, style=style))
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 model turn`, `14 model turns`."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
     lines = [line[:width] for line in text.strip().splitlines() if line.strip()]
     if len(lines) > count:
@@ -97,7 +123,7 @@ class EventRenderer:
             return
         self.console.print(Text(f"  ✓ {event.name}{took}", style="green"))
         if event.meta.get("headline"):
-            self.console.print(Text(f"      {event.meta['headline']}", style="bold green"))
+            print_dotted(self.console, event.meta["headline"], indent=6, style="bold green")
         elif self.verbose:
             for line in first_lines(event.text, 6):
                 self.console.print(Text(f"      {line}", style="dim"))
@@ -129,7 +155,8 @@ class EventRenderer:
         for finding in event.findings:
             severity = finding.get("severity", "info")
             style = "bold red" if severity == "blocker" else "yellow"
-            self.console.print(Text(f"  ! {finding.get('message', '')}", style=style))
+            fix = f"; {finding['fix']}" if finding.get("fix") else ""
+            self.console.print(Text(f"  ! {finding.get('message', '')}{fix}", style=style))
 
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"
@@ -145,8 +172,9 @@ class EventRenderer:
             parts.append(event.reason)
         if usage:
             parts.append(
-                f"{usage.get('turns', 0)} model turns, {usage.get('output_tokens', 0)} output "
-                f"tokens, ≈${usage.get('cost_usd', 0):.2f}"
+                f"{plural(usage.get('turns', 0), 'model turn')}, "
+                f"{plural(usage.get('output_tokens', 0), 'output token')}, "
+                f"≈${usage.get('cost_usd', 0):.2f}"
             )
         self.console.print(Text(" · ".join(parts), style="dim"))
 

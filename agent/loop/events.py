@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from tools.session_state import StateChange
+
 SCHEMA_VERSION = 1
 
 
@@ -110,6 +112,13 @@ class WorldUpdate(EventBase):
     findings: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class StateChangeEvent(EventBase):
+    """The session state changed: a deployment computed, a plan approved, a rollout step run."""
+
+    type: Literal["state_change"] = "state_change"
+    change: StateChange
+
+
 class Notice(EventBase):
     """What the user should know that is not an error: a retry, a trusted key, a budget."""
 
@@ -143,6 +152,7 @@ Event = Annotated[
     | ToolResultEvent
     | TodoUpdate
     | WorldUpdate
+    | StateChangeEvent
     | Notice
     | ErrorEvent
     | SessionEnd,

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
-from agent.safety.risk import assess_risk
-from tools.base import Risk, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
+from tools.validation_errors import validation_problems
 
 log = structlog.get_logger(__name__)
 
@@ -28,11 +28,13 @@ CANCELLED_TEXT = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutorLimits:
-    default_timeout_s: float = 300.0
-    max_concurrency: int = 32
-    per_key_concurrency: int = 8
+    """Deadline and concurrency caps; the values come from Settings (one place for defaults)."""
+
+    default_timeout_s: float
+    max_concurrency: int
+    per_key_concurrency: int
 
 
 class BatchObserver:
@@ -48,10 +50,17 @@ class BatchObserver:
 def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
     """Turn pydantic's errors into a short list the model can fix its input from."""
     lines = [f"Invalid input for {tool_name}; nothing was run. Fix these and call again:"]
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(input)"
-        lines.append(f"- {where}: {error['msg']}")
+    lines += [f"- {problem}" for problem in validation_problems(exc)]
     return "\n".join(lines)
+
+
+def judge_risk(tool: Tool, params: BaseModel) -> RiskAssessment:
+    """`tool.risk(params)`; if judging fails, the call counts as destructive (fail closed)."""
+    try:
+        return tool.risk(params)
+    except Exception as exc:  # a classifier bug must not let a call through
+        log.exception("risk.failed", tool=tool.name)
+        return RiskAssessment(Risk.DESTRUCTIVE, f"risk could not be judged ({exc}); assumed worst")
 
 
 class Executor:
@@ -60,13 +69,13 @@ class Executor:
         registry: ToolRegistry,
         context: ToolContext,
         *,
+        limits: ExecutorLimits,
         gate: Gate | None = None,
-        limits: ExecutorLimits | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
         self.gate: Gate = gate or ReadOnlyGate()
-        self.limits = limits or ExecutorLimits()
+        self.limits = limits
         self._global = asyncio.Semaphore(self.limits.max_concurrency)
         self._per_key: dict[str, asyncio.Semaphore] = defaultdict(
             lambda: asyncio.Semaphore(self.limits.per_key_concurrency)
@@ -87,17 +96,13 @@ class Executor:
             params = tool.Input.model_validate(call.input)
         except ValidationError as exc:
             return ToolResult.error(describe_validation_error(tool.name, exc))
-        try:
-            risk, reason = assess_risk(tool, params)
-        except Exception as exc:  # a classifier bug must not let a call through
-            log.exception("risk.failed", tool=tool.name)
-            risk, reason = Risk.DESTRUCTIVE, f"risk could not be judged ({exc}); assumed worst"
+        assessment = judge_risk(tool, params)
         return PreparedCall(
             call=call,
             tool=tool,
             params=params,
-            risk=risk,
-            risk_reason=reason,
+            risk=assessment.risk,
+            risk_reason=assessment.reason,
             hosts=tool.hosts(params),
             summary=tool.summary(params),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from agent.loop.events import Event
@@ -19,10 +20,15 @@ class SessionListener:
 
 
 class Recorder:
-    def __init__(self, writer: TranscriptWriter | None, session_id: str) -> None:
+    def __init__(
+        self,
+        writer: TranscriptWriter | None,
+        session_id: str,
+        listeners: Iterable[SessionListener] = (),
+    ) -> None:
         self.writer = writer
         self.session_id = session_id
-        self.listeners: list[SessionListener] = []
+        self.listeners: list[SessionListener] = list(listeners)
         self._seq = 0
 
     def emit(self, event: Event) -> Event:

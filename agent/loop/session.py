@@ -28,7 +28,7 @@ from agent.loop.executor import BatchObserver, Executor
 from agent.loop.model_client import AssistantTurn, ModelClient, ModelError, TurnRequest
 from agent.loop.pricing import price_for
 from agent.loop.recorder import Recorder
-from agent.safety.redact import Redactor
+from agent.loop.redaction import Redaction
 from tools.base import ToolResult
 from tools.todo import TodoList
 
@@ -44,12 +44,14 @@ NOT_RUN_TRUNCATED = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Budgets:
-    max_turns: int = 60
-    max_output_tokens: int = 400_000
-    max_cost_usd: float = 10.0
-    max_tokens_per_turn: int = 8192
+    """When a session stops on its own; the values come from Settings (one place for defaults)."""
+
+    max_turns: int
+    max_output_tokens: int
+    max_cost_usd: float
+    max_tokens_per_turn: int
 
 
 @dataclass
@@ -92,9 +94,9 @@ class SessionParts:
     recorder: Recorder
     system_prompt: str
     model: str
-    budgets: Budgets = field(default_factory=Budgets)
+    budgets: Budgets
+    redactor: Redaction
     todo: TodoList = field(default_factory=TodoList)
-    redactor: Redactor = field(default_factory=Redactor)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
@@ -144,7 +146,7 @@ class _RecordingObserver(BatchObserver):
         )
 
 
-def tool_result_block(call_id: str, result: ToolResult, redactor: Redactor) -> dict[str, Any]:
+def tool_result_block(call_id: str, result: ToolResult, redactor: Redaction) -> dict[str, Any]:
     """The block the model reads; secrets in tool output are masked before they leave."""
     text = redactor.text(result.text)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
@@ -227,7 +229,7 @@ class Session:
                 Notice(
                     level="warning",
                     kind="retry",
-                    message=f"model turn failed (attempt {attempt}): {why}; retrying",
+                    message=f"the model call failed ({why}); trying again (attempt {attempt + 1})",
                 )
             )
 

@@ -15,7 +15,8 @@ from typing import IO
 from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
-from agent.safety.redact import Redactor
+from agent.loop.redaction import Redaction
+from tools.validation_errors import validation_problems
 
 
 def utc_now() -> str:
@@ -25,7 +26,7 @@ def utc_now() -> str:
 class TranscriptWriter:
     """Appends events to a transcript file, numbering and stamping them, secrets masked."""
 
-    def __init__(self, path: Path, session_id: str, redactor: Redactor, *, start_seq: int = 0):
+    def __init__(self, path: Path, session_id: str, redactor: Redaction, *, start_seq: int = 0):
         self.path = path
         self.session_id = session_id
         self.redactor = redactor
@@ -74,9 +75,6 @@ def read_transcript(path: Path) -> TranscriptReadResult:
                     "interrupted while writing it); skipped it and kept everything before"
                 )
             else:
-                first = exc.errors()[0]
-                where = ".".join(str(part) for part in first.get("loc", ()))
-                result.problems.append(
-                    f"line {index + 1}: not a valid event ({where}: {first['msg']}); skipped"
-                )
+                first = validation_problems(exc)[0].removeprefix("(input): ")
+                result.problems.append(f"line {index + 1}: not a valid event ({first}); skipped")
     return result

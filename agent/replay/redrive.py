@@ -8,7 +8,7 @@ the recording is reported as drift.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,17 +25,15 @@ from agent.loop.events import (
 from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
-from agent.runtime.builder import Runtime, open_runtime
-from agent.runtime.settings import Mode, Settings
-from agent.safety.approvals import Approver
+from agent.runtime.builder import ApproverFactory, Runtime, open_runtime
+from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
-from agent.safety.gate import PolicyGate
+from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tools.web.ssrf import system_resolve
 
 DOCS_HOST = "docs.spark.sim"
-ApproverFactory = Callable[[PolicyGate], Approver | None]
 
 
 @dataclass
@@ -141,17 +139,22 @@ async def redrive(
     approver_factory: ApproverFactory | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
+    stop_on_drift: bool = False,
 ) -> RedriveResult:
-    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result."""
-    client = ReplayClient(events, pace_s=pace_s)
+    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
+
+    With `stop_on_drift` the replay ends at the first request that differs from the recording
+    (a person denied or edited a step); otherwise it plays on and reports the drift at the end.
+    """
+    client = ReplayClient(events, pace_s=pace_s, stop_on_drift=stop_on_drift)
     answers = recorded_answers(events)
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
-    mode = start.mode if start and start.mode in {"plan", "ask", "auto-safe", "ci"} else "ask"
+    mode = start.mode if start and start.mode in MODES else "ask"
     async with sim_runtime(
         scenario,
         client=client,
-        approver_factory=approver_factory or (lambda gate: answers),
+        approver_factory=approver_factory or (lambda rules: answers),
         model=start.model if start else "claude-replay",
         mode=mode,  # type: ignore[arg-type]
         goal=start.goal if start else None,
@@ -164,5 +167,5 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift)
+    report = ReplayReport(client.played, client.recorded, client.drift, client.ran_out)
     return RedriveResult(report, runtime.transcript_path, collect.results)

@@ -1,34 +1,32 @@
-"""Rebuilding a session's conversation from its transcript, to resume after a stop or a crash.
+"""Rebuilding a session from its transcript, to resume after a stop or a crash.
 
-A call that was announced but never got a result is answered with an error that tells the model
-its effect is unknown, so every `tool_use` keeps exactly one `tool_result`.
+The conversation, the todo list and the session state (computed deployments, the approved plan,
+rollouts) come back. A call that was announced but never got a result is answered with an error
+that tells the model its effect is unknown, so every `tool_use` keeps exactly one `tool_result`.
+A plan counts as approved again only when the transcript also holds the approval decision the
+gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.events import (
+    ApprovalDecisionEvent,
     Event,
     ModelResponse,
     SessionStart,
+    StateChangeEvent,
     TodoUpdate,
     ToolResultEvent,
     UserMessage,
 )
+from agent.loop.resumed import RebuiltSession
+from tools.session_state import PlanApproved
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
-
-
-@dataclass
-class RebuiltSession:
-    session_id: str
-    model: str
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    todo_items: list[dict[str, Any]] = field(default_factory=list)
-    interrupted_calls: list[str] = field(default_factory=list)
-    last_seq: int = 0
+PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
+APPROVING = frozenset({"approved", "approved_with_edit"})
 
 
 def rebuild(events: list[Event]) -> RebuiltSession:
@@ -39,6 +37,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
     messages = rebuilt.messages
     pending: list[str] = []
     results: dict[str, dict[str, Any]] = {}
+    approved_plans: set[str] = set()
 
     def flush_results() -> None:
         if not pending:
@@ -80,5 +79,32 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             results[event.id] = block
         elif isinstance(event, TodoUpdate):
             rebuilt.todo_items = event.items
+        elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:
+            if event.decision in APPROVING:
+                approved_plans.add(event.fingerprint)
+        elif isinstance(event, StateChangeEvent):
+            refusal = _refusal(event, approved_plans)
+            if refusal is None:
+                rebuilt.state_changes.append(event.change)
+            else:
+                rebuilt.refused.append(refusal)
     flush_results()
     return rebuilt
+
+
+def _refusal(event: StateChangeEvent, approved_plans: set[str]) -> str | None:
+    """Why a recorded state change is not taken back; None when it may be."""
+    change = event.change
+    if not isinstance(change, PlanApproved):
+        return None
+    if change.plan.digest() != change.plan_hash:
+        return (
+            f"the plan recorded as approved ({change.plan_hash}) does not match its own hash; "
+            "the session resumes read-only until a plan is approved"
+        )
+    if change.plan_hash not in approved_plans:
+        return (
+            f"the transcript says plan {change.plan_hash} was approved but holds no approval "
+            "decision for it; the session resumes read-only until a plan is approved"
+        )
+    return None

@@ -5,21 +5,9 @@ byte the SDK reads must look like the real API: SSE frames, JSON Messages, error
 headers. It runs stdlib `ThreadingHTTPServer` in a daemon thread, so it serves any event loop
 (pytest's function loops included) without sharing one.
 
-Script items are served first in, first out, one per `POST /v1/messages`:
-
-- `turn`: an assistant Message, streamed as SSE when the request says `"stream": true`.
-- `http_error`: that status with the API's error body; the SDK retries 408/409/429/5xx itself.
-- `stream_error`: HTTP 200, part of a turn, then `event: error`. The SDK raises
-  `anthropic.APIStatusError` with `status_code == 200` and does not retry it.
-- `drop`: HTTP 200, N events, then the socket closes without the end of the chunked body. The
-  SDK does not wrap what httpx2 raises while it reads a stream, so the caller sees
-  `httpx2.RemoteProtocolError` ("peer closed connection without sending complete message
-  body"), not an `anthropic.APIConnectionError`; the SDK does not retry it either. Against a
-  non-streaming request the socket closes before any reply: `anthropic.APIConnectionError`,
-  which the SDK does retry (each retry takes the next item).
-
-`stream_error` against a non-streaming request becomes the HTTP error for its type (529 for
-overloaded_error). Every Message carries the server's `model`, whatever the request asked for.
+Script items (agent/replay/script.py) are served first in, first out, one per
+`POST /v1/messages`; wire formats and error bodies are in agent/replay/wire.py. Every Message
+carries the server's `model`, whatever the request asked for.
 """
 
 from __future__ import annotations
@@ -31,142 +19,29 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from agent.replay import sse
-
-MESSAGES_PATH = "/v1/messages"
-COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
-REQUIRED_FIELDS = ("model", "max_tokens", "messages")
-
-StopReason = Literal[
-    "end_turn",
-    "tool_use",
-    "max_tokens",
-    "pause_turn",
-    "refusal",
-    "model_context_window_exceeded",
-    "stop_sequence",
-]
-
-ERROR_TYPE_BY_STATUS = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
-STATUS_BY_ERROR_TYPE = {kind: status for status, kind in ERROR_TYPE_BY_STATUS.items()}
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Usage(_Strict):
-    input_tokens: int = 10
-    output_tokens: int = 5
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-
-class Turn(_Strict):
-    """One assistant Message; `content` holds blocks in Messages API shape."""
-
-    content: list[dict[str, Any]]
-    stop_reason: StopReason = "end_turn"
-    stop_sequence: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-
-    @field_validator("content")
-    @classmethod
-    def _blocks_have_types(cls, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for number, block in enumerate(blocks, 1):
-            if not isinstance(block.get("type"), str):
-                raise ValueError(f"content block {number} has no 'type' (e.g. 'text', 'tool_use')")
-        return blocks
-
-
-class HttpError(_Strict):
-    status: int = Field(ge=400, le=599)
-    type: str | None = None
-    message: str | None = None
-    retry_after_ms: int | None = Field(default=None, ge=0)
-    should_retry: bool | None = None
-
-
-class StreamError(_Strict):
-    type: str = "overloaded_error"
-    message: str = "Overloaded"
-    after_blocks: int = Field(default=0, ge=0)
-    partial: Turn | None = None
-
-
-class Drop(_Strict):
-    after_events: int = Field(ge=0)
-    partial: Turn | None = None
-
-
-class TurnItem(_Strict):
-    turn: Turn
-
-
-class HttpErrorItem(_Strict):
-    http_error: HttpError
-
-
-class StreamErrorItem(_Strict):
-    stream_error: StreamError
-
-
-class DropItem(_Strict):
-    drop: Drop
-
-
-ScriptItem = TurnItem | HttpErrorItem | StreamErrorItem | DropItem
-ITEM_MODELS: dict[str, type[ScriptItem]] = {
-    "turn": TurnItem,
-    "http_error": HttpErrorItem,
-    "stream_error": StreamErrorItem,
-    "drop": DropItem,
-}
-UNFINISHED_TURN = Turn(content=[{"type": "text", "text": "This answer is cut off before it ends."}])
-
-
-def parse_script_item(raw: ScriptItem | dict[str, Any], position: int) -> ScriptItem:
-    """Accept a model or a one-key dict; say which item is wrong and what it should look like."""
-    if isinstance(raw, ScriptItem):
-        return raw
-    if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in ITEM_MODELS:
-        shown = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        raise ValueError(
-            f"replay script item {position} must be a dict with exactly one key out of "
-            f"{', '.join(ITEM_MODELS)}; got {shown}"
-        )
-    kind = next(iter(raw))
-    return ITEM_MODELS[kind].model_validate(raw)
-
-
-def assistant_message(turn: Turn, message_id: str, model: str) -> dict[str, Any]:
-    """The Message object the API returns (or streams piece by piece) for a scripted turn."""
-    return {
-        "id": message_id,
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": turn.content,
-        "stop_reason": turn.stop_reason,
-        "stop_sequence": turn.stop_sequence,
-        "usage": turn.usage.model_dump(),
-    }
+from agent.replay.script import (
+    UNFINISHED_TURN,
+    DropItem,
+    HttpErrorItem,
+    ScriptItem,
+    StreamErrorItem,
+    Turn,
+    TurnItem,
+    parse_script_item,
+)
+from agent.replay.wire import (
+    COUNT_TOKENS_PATH,
+    ERROR_TYPE_BY_STATUS,
+    MESSAGES_PATH,
+    REQUIRED_FIELDS,
+    STATUS_BY_ERROR_TYPE,
+    ErrorReply,
+    assistant_message,
+)
 
 
 @dataclass(frozen=True)
@@ -179,18 +54,6 @@ class RecordedRequest:
     body: Any
     served: str
     request_id: str
-
-
-@dataclass(frozen=True)
-class _ErrorReply:
-    """An answer the server makes up itself (bad route, bad body, script exhausted)."""
-
-    served: str
-    status: int
-    type: str
-    message: str
-    retry_after_ms: int | None = None
-    should_retry: bool | None = None
 
 
 class MessagesAPIServer:
@@ -248,11 +111,11 @@ class MessagesAPIServer:
 
     def _take(
         self, method: str, path: str, headers: dict[str, str], body: Any
-    ) -> tuple[ScriptItem | _ErrorReply | _Count, str]:
+    ) -> tuple[ScriptItem | ErrorReply | _Count, str]:
         """Decide the answer and record the request under one lock, so their orders agree."""
         with self._lock:
             answer = self._choose(method, path, body)
-            if isinstance(answer, _ErrorReply | _Count):
+            if isinstance(answer, ErrorReply | _Count):
                 served = answer.served
             else:
                 served = next(iter(type(answer).model_fields))
@@ -260,9 +123,9 @@ class MessagesAPIServer:
             self.requests.append(RecordedRequest(method, path, headers, body, served, request_id))
             return answer, request_id
 
-    def _choose(self, method: str, path: str, body: Any) -> ScriptItem | _ErrorReply | _Count:
+    def _choose(self, method: str, path: str, body: Any) -> ScriptItem | ErrorReply | _Count:
         if method != "POST" or path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
-            return _ErrorReply(
+            return ErrorReply(
                 "not_found",
                 404,
                 "not_found_error",
@@ -270,18 +133,18 @@ class MessagesAPIServer:
                 f"{MESSAGES_PATH} and POST {COUNT_TOKENS_PATH}",
             )
         if not isinstance(body, dict):
-            return _ErrorReply(
+            return ErrorReply(
                 "invalid_request", 400, "invalid_request_error", "request body is not a JSON object"
             )
         missing = [name for name in REQUIRED_FIELDS if name not in body and path == MESSAGES_PATH]
         if missing:
-            return _ErrorReply(
+            return ErrorReply(
                 "invalid_request", 400, "invalid_request_error", f"{missing[0]}: Field required"
             )
         if path == COUNT_TOKENS_PATH:
             return _Count(max(1, len(json.dumps(body)) // 4))
         if not self._script:
-            return _ErrorReply(
+            return ErrorReply(
                 "exhausted",
                 400,
                 "invalid_request_error",
@@ -338,13 +201,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(
         self,
-        answer: ScriptItem | _ErrorReply | _Count,
+        answer: ScriptItem | ErrorReply | _Count,
         streaming: bool,
         request_id: str,
         message_id: str,
     ) -> None:
         replay = self.server.replay
-        if isinstance(answer, _ErrorReply):
+        if isinstance(answer, ErrorReply):
             self._send_error(answer, request_id)
         elif isinstance(answer, _Count):
             self._send_json(200, {"input_tokens": answer.input_tokens}, request_id)
@@ -352,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
             spec = answer.http_error
             kind = spec.type or ERROR_TYPE_BY_STATUS.get(spec.status, "api_error")
             message = spec.message or kind.replace("_", " ").capitalize()
-            reply = _ErrorReply(
+            reply = ErrorReply(
                 "http_error", spec.status, kind, message, spec.retry_after_ms, spec.should_retry
             )
             self._send_error(reply, request_id)
@@ -366,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
             spec = answer.stream_error
             if not streaming:
                 status = STATUS_BY_ERROR_TYPE.get(spec.type, 500)
-                reply = _ErrorReply("stream_error", status, spec.type, spec.message)
+                reply = ErrorReply("stream_error", status, spec.type, spec.message)
                 self._send_error(reply, request_id)
                 return
             message = assistant_message(spec.partial or Turn(content=[]), message_id, replay.model)
@@ -401,15 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.close_connection = True
 
-    def _send_error(self, reply: _ErrorReply, request_id: str) -> None:
-        extra = []
-        if reply.retry_after_ms is not None:
-            extra.append(("retry-after-ms", str(reply.retry_after_ms)))
-        if reply.should_retry is not None:
-            extra.append(("x-should-retry", "true" if reply.should_retry else "false"))
-        error = {"type": reply.type, "message": reply.message}
-        body = {"type": "error", "error": error, "request_id": request_id}
-        self._send_json(reply.status, body, request_id, extra)
+    def _send_error(self, reply: ErrorReply, request_id: str) -> None:
+        self._send_json(reply.status, reply.body(request_id), request_id, reply.headers())
 
     def _send_events(self, events: Iterable[dict[str, Any]], request_id: str, finish: bool) -> None:
         """Chunked SSE; without the final empty chunk the client sees a broken body, not an end."""

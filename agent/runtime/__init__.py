@@ -1,2 +1,3 @@
 """Putting a session together: settings (one place for every default), the system prompt, and
-the builder that wires tools, gate, recorder and model client into a ready session."""
+`builder`, the one builder that makes the recorder first and then every part with what it needs.
+The runtime never imports the faces or the replay room."""

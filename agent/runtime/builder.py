@@ -1,53 +1,65 @@
-"""Assembling a live session from settings: inventory and SSH pool, tools, gate, transcript.
+"""The one builder: a session's parts made in order, each given what it needs when it is made.
 
-Every face (chat, headless run, demo) builds its session here, so they differ only in the model
-client, the approver and what they show.
+The recorder comes first, so everything that records (the session state, the world model, the
+SSH pool's host-key notices, the gate) gets its emit function in its constructor; then the
+rules, the approver and the gate; then the tools and their typed context; then the session.
+Nothing is wired after construction. Every face (chat, headless run, demo, replay) builds its
+session with `open_runtime`; `open_recorder` and `build_session` are the two steps it shares
+with sessions that bring their own tools (tests, scripts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
-from agent.loop.events import Notice
-from agent.loop.executor import ExecutorLimits
+from agent.loop.calls import Gate
+from agent.loop.events import Notice, SessionStart, StateChangeEvent, TodoUpdate
+from agent.loop.executor import Executor, ExecutorLimits
 from agent.loop.model_client import AnthropicClient, ModelClient
-from agent.loop.recorder import SessionListener
-from agent.loop.session import Budgets, Session
-from agent.replay.resume import RebuiltSession
+from agent.loop.recorder import Recorder, SessionListener
+from agent.loop.resumed import RebuiltSession
+from agent.loop.session import Budgets, Session, SessionParts
+from agent.loop.transcript import TranscriptWriter
 from agent.runtime.prompts import system_prompt
-from agent.runtime.session_builder import build_session
 from agent.runtime.settings import Settings
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from agent.world.deploy_tools import EndpointCheckTool, PlanDeploymentTool
-from agent.world.feed import DockerFeed, EndpointFeed
-from agent.world.model import WorldModel
-from agent.world.rollout_tool import RolloutStepTool
-from agent.world.world_tools import ReconTool, WorldNoteTool, transcript_listener
+from agent.safety.shell.judge import judge_shell
+from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
+from tools.deploy.endpoint_tool import EndpointCheckTool
+from tools.deploy.plan_tool import PlanDeploymentTool
+from tools.deploy.rollout_tool import RolloutStepTool
 from tools.docker_ctl import DockerCtl
-from tools.plan import PlanState, ProposePlanTool
+from tools.propose_plan import ProposePlanTool
+from tools.recon.tool import ReconTool
+from tools.registry import ToolRegistry
+from tools.session_state import SessionState
 from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec
+from tools.todo import TodoItem, TodoList, TodoWriteTool
 from tools.web import WebFetcher, WebSettings
 from tools.web.ssrf import Resolver, system_resolve
 from tools.web_fetch import WebFetchTool
+from tools.world_note import WorldNoteTool
 
-ApproverFactory = Callable[[PolicyGate], Approver | None]
+# Given the session's rules, so a terminal approver can add the operator's "allow like this".
+ApproverFactory = Callable[[RuleSet], Approver | None]
 
 
 @dataclass
 class Runtime:
     session: Session
     gate: PolicyGate
-    plan: PlanState
+    state: SessionState
     world: WorldModel
     transcript_path: Path
     web: WebFetcher
@@ -78,6 +90,89 @@ def redactor_for(settings: Settings) -> Redactor:
     return redactor
 
 
+def open_recorder(
+    transcript_path: Path | None,
+    redactor: Redactor,
+    *,
+    listeners: Iterable[SessionListener] = (),
+    session_id: str | None = None,
+) -> Recorder:
+    """The session's recorder, made first; without a path events only reach the listeners."""
+    session_id = session_id or uuid.uuid4().hex[:12]
+    writer = TranscriptWriter(transcript_path, session_id, redactor) if transcript_path else None
+    return Recorder(writer, session_id, listeners)
+
+
+def build_session(
+    recorder: Recorder,
+    *,
+    client: ModelClient,
+    tools: Iterable[Tool],
+    context: ToolContext,
+    system_prompt: str,
+    model: str,
+    redactor: Redactor,
+    gate: Gate | None = None,
+    budgets: Budgets | None = None,
+    limits: ExecutorLimits | None = None,
+    mode: str = "ask",
+    goal: str | None = None,
+    resume: RebuiltSession | None = None,
+) -> Session:
+    """A ready session with `todo_write` registered, resumed if asked, and its start recorded."""
+    defaults = Settings()
+    todo = TodoList(
+        on_change=lambda items: recorder.emit(
+            TodoUpdate(items=[item.model_dump() for item in items])
+        )
+    )
+    registry = ToolRegistry([*tools, TodoWriteTool(todo)])
+    executor = Executor(registry, context, gate=gate, limits=limits or defaults.executor_limits())
+    parts = SessionParts(
+        client=client,
+        executor=executor,
+        recorder=recorder,
+        system_prompt=system_prompt,
+        model=model,
+        budgets=budgets or defaults.budgets(),
+        todo=todo,
+        redactor=redactor,
+        session_id=recorder.session_id,
+    )
+    session = Session(parts, registry.definitions())
+    recorder.emit(
+        SessionStart(
+            model=model,
+            mode=mode,
+            tools=registry.names(),
+            goal=goal,
+            resumed_from=resume.session_id if resume else None,
+        )
+    )
+    if resume is not None:
+        _resume(session, context.state, resume)
+    return session
+
+
+def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> None:
+    """Carry the conversation, the todo list and the session state over; say what happened."""
+    session.messages = resume.messages
+    session.todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
+    state.restore(resume.state_changes)
+    notices = [f"not restored: {why}" for why in resume.refused]
+    if resume.interrupted_calls:
+        notices.append(
+            f"{len(resume.interrupted_calls)} call(s) had not finished when the session "
+            "stopped; the model is told their state is unknown"
+        )
+    if state.plan.approved_hash is not None:
+        rollout = state.rollouts.get(state.plan.approved_hash)
+        where = f"; its rollout: {rollout.summary()}" if rollout else ""
+        notices.append(f"the approved plan {state.plan.approved_hash} holds again{where}")
+    for message in notices:
+        session.recorder.emit(Notice(level="warning", kind="resumed", message=message))
+
+
 async def open_runtime(
     settings: Settings,
     *,
@@ -91,87 +186,74 @@ async def open_runtime(
     web_transport: httpx.AsyncBaseTransport | None = None,
     resume: RebuiltSession | None = None,
 ) -> Runtime:
-    """A ready session; the caller owns it and must `aclose()` the runtime."""
+    """A ready session on the settings' hosts; the caller owns it and must `aclose()` it."""
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
-    plan = PlanState()
-    world = WorldModel()
-    web = WebFetcher(
-        WebSettings(
-            allowed_hosts=tuple(settings.web_allowed_hosts),
-            cache_dir=settings.web_cache_dir,
-        ),
-        resolve=web_resolve,
-        transport=web_transport,
-    )
-    runtime_ref: list[Runtime] = []
-    pool = None
-    tools: list[Tool] = []
-    if settings.inventory is not None:
-        inventory = Inventory.load(settings.inventory)
-
-        def on_new_host_key(host: str, fingerprint: str) -> None:
-            notice = Notice(
-                level="warning",
-                kind="host_key_trusted",
-                message=f"trusted a new host key for {host} ({fingerprint}) and saved it",
-            )
-            for runtime in runtime_ref:  # connections open only after the runtime exists
-                runtime.session.recorder.emit(notice)
-
-        pool = SSHPool(
-            inventory,
-            trust_new_hosts=settings.trust_new_hosts,
-            on_new_host_key=on_new_host_key,
-        )
-        planner = PlanDeploymentTool(world)
-        tools += [
-            SSHExec(),
-            DockerCtl(),
-            ReconTool(world, inventory.names()),
-            planner,
-            RolloutStepTool(planner, plan),
-            EndpointCheckTool(),
-        ]
+    inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
+    recorder = open_recorder(transcript_path, redactor, listeners=listeners or ())
+    state = SessionState(record=lambda change: recorder.emit(StateChangeEvent(change=change)))
+    world = WorldModel(on_change=transcript_listener(recorder.emit))
+    rules = RuleSet.from_config(settings.rules)
     gate = PolicyGate(
         mode=settings.mode,
-        rules=RuleSet.from_config(settings.rules),
-        plan=plan,
+        rules=rules,
+        plan=state.plan,
+        approver=approver_factory(rules),
+        emit=recorder.emit,
         approval_ttl_s=settings.approval_timeout_s,
         redactor=redactor,
     )
-    gate.approver = approver_factory(gate)
-    tools += [WorldNoteTool(world), WebFetchTool(), ProposePlanTool(plan, gate.review_plan)]
+    web_settings = WebSettings(
+        allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
+    )
+    web = WebFetcher(web_settings, resolve=web_resolve, transport=web_transport)
+    pool = _ssh_pool(inventory, settings, recorder) if inventory is not None else None
+    tools: list[Tool] = []
+    if inventory is not None:
+        tools += [
+            SSHExec(judge_shell),
+            DockerCtl(judge_shell),
+            ReconTool(inventory.names()),
+            PlanDeploymentTool(),
+            RolloutStepTool(state, judge_shell),
+            EndpointCheckTool(),
+        ]
+    tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
     context = ToolContext(
         spill_dir=transcript_path.parent / "spill",
         ssh=pool,
-        extras={"web": web},
+        world=world,
+        web=web,
+        state=state,
         redact=redactor.text,
     )
     session = build_session(
+        recorder,
         client=client,
         tools=tools,
         context=context,
         system_prompt=system_prompt(),
         model=settings.model,
-        transcript_path=transcript_path,
-        gate=gate,
-        budgets=Budgets(
-            max_turns=settings.max_turns,
-            max_output_tokens=settings.max_output_tokens,
-            max_cost_usd=settings.max_cost_usd,
-            max_tokens_per_turn=settings.max_tokens_per_turn,
-        ),
         redactor=redactor,
-        limits=ExecutorLimits(default_timeout_s=settings.tool_timeout_s),
+        gate=gate,
+        budgets=settings.budgets(),
+        limits=settings.executor_limits(),
         mode=settings.mode,
         goal=goal,
-        listeners=listeners,
         resume=resume,
     )
-    gate.emit = session.recorder.emit
-    world.on_change(transcript_listener(session.recorder.emit))
-    session.recorder.listeners += [DockerFeed(world), EndpointFeed(world)]
-    runtime = Runtime(session, gate, plan, world, transcript_path, web, pool)
-    runtime_ref.append(runtime)
-    return runtime
+    return Runtime(session, gate, state, world, transcript_path, web, pool)
+
+
+def _ssh_pool(inventory: Inventory, settings: Settings, recorder: Recorder) -> SSHPool:
+    """The session's pooled connections; a newly trusted host key is recorded as a notice."""
+
+    def on_new_host_key(host: str, fingerprint: str) -> None:
+        message = f"trusted a new host key for {host} ({fingerprint}) and saved it"
+        recorder.emit(Notice(level="warning", kind="host_key_trusted", message=message))
+
+    return SSHPool(
+        inventory,
+        trust_new_hosts=settings.trust_new_hosts,
+        on_new_host_key=on_new_host_key,
+    )

@@ -1,28 +1,51 @@
-"""Settings: defaults, then the settings file, then environment variables, then flags.
+"""Settings: the one place for every default, then the settings file, the environment and flags.
 
-The file is YAML (`scout init` writes a commented one; default ~/.scout/settings.yaml or
-$SCOUT_SETTINGS). Environment: `SCOUT_<FIELD>` for any field, plus `ANTHROPIC_API_KEY` and
-`ANTHROPIC_BASE_URL`. Flags given on the command line win over everything.
+The file is YAML (`scout init` writes a commented one; default ~/.scout/settings.yaml, or the
+file $SCOUT_SETTINGS names, which must exist). Environment: `SCOUT_<FIELD>` for any field, then
+`ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`. Flags given on the command line win over everything.
+pydantic-settings reads the sources; pydantic validates the merged values.
+
+`Settings(...)` built in code holds only what it is given and the defaults; `load_settings()`
+reads the file, the environment and the flags. The session's budgets and the executor's limits
+are derived from here, so they have no defaults of their own.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
 
-Mode = Literal["plan", "ask", "auto-safe", "ci"]
+from agent.safety.modes import Mode
+from tools.validation_errors import validation_problems
+from tools.yaml_files import YAMLSyntaxError, read_yaml
+
+if TYPE_CHECKING:
+    from agent.loop.executor import ExecutorLimits
+    from agent.loop.session import Budgets
+
+ANTHROPIC_ENV = {"api_key": "ANTHROPIC_API_KEY", "base_url": "ANTHROPIC_BASE_URL"}
 
 
 def scout_home() -> Path:
     return Path(os.environ.get("SCOUT_HOME", Path.home() / ".scout")).expanduser()
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SettingsError(Exception):
+    """The settings file or environment holds a value Scout cannot use; says which and why."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="forbid", env_prefix="SCOUT_")
 
     model: str = "claude-sonnet-4-5"
     api_key: SecretStr | None = None
@@ -32,22 +55,55 @@ class Settings(BaseModel):
     transcripts_dir: Path = Field(default_factory=lambda: scout_home() / "transcripts")
     log_file: Path = Field(default_factory=lambda: scout_home() / "logs" / "scout.log")
     web_cache_dir: Path = Field(default_factory=lambda: scout_home() / "web-cache")
-    max_turns: int = 60
-    max_output_tokens: int = 400_000
-    max_cost_usd: float = 10.0
-    max_tokens_per_turn: int = 8192
-    tool_timeout_s: float = 300.0
+    max_turns: int = Field(60, gt=0)
+    max_output_tokens: int = Field(400_000, gt=0)
+    max_cost_usd: float = Field(10.0, gt=0)
+    max_tokens_per_turn: int = Field(8192, gt=0)
+    tool_timeout_s: float = Field(300.0, gt=0)
+    max_concurrency: int = Field(32, gt=0, description="Tool calls running at once.")
+    per_key_concurrency: int = Field(8, gt=0, description="Calls at once on one host.")
     trust_new_hosts: bool = False
     rules: dict[Literal["allow", "ask", "deny"], list[str]] = Field(default_factory=dict)
     webhook_url: str | None = None
     webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
-    approval_timeout_s: float = 900.0
+    approval_timeout_s: float = Field(900.0, gt=0)
     web_allowed_hosts: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Built in code, settings hold what they are given: no file or environment leaks in."""
+        return (init_settings,)
 
     @property
     def can_reach_model(self) -> bool:
         """A key, or a base URL (a proxy or a local Messages-API server) that needs none."""
         return self.api_key is not None or bool(self.base_url)
+
+    def budgets(self) -> Budgets:
+        from agent.loop.session import Budgets
+
+        return Budgets(
+            max_turns=self.max_turns,
+            max_output_tokens=self.max_output_tokens,
+            max_cost_usd=self.max_cost_usd,
+            max_tokens_per_turn=self.max_tokens_per_turn,
+        )
+
+    def executor_limits(self) -> ExecutorLimits:
+        from agent.loop.executor import ExecutorLimits
+
+        return ExecutorLimits(
+            default_timeout_s=self.tool_timeout_s,
+            max_concurrency=self.max_concurrency,
+            per_key_concurrency=self.per_key_concurrency,
+        )
 
     @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir")
     @classmethod
@@ -63,48 +119,63 @@ class Settings(BaseModel):
         return rules
 
 
-class SettingsError(Exception):
-    """The settings file or environment holds a value Scout cannot use; says which and why."""
+class _SettingsFile(YamlConfigSettingsSource):
+    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError."""
 
-
-def _from_env(environ: dict[str, str]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for name in Settings.model_fields:
-        env_name = f"SCOUT_{name.upper()}"
-        if env_name in environ:
-            values[name] = environ[env_name]
-    if "api_key" not in values and environ.get("ANTHROPIC_API_KEY"):
-        values["api_key"] = environ["ANTHROPIC_API_KEY"]
-    if "base_url" not in values and environ.get("ANTHROPIC_BASE_URL"):
-        values["base_url"] = environ["ANTHROPIC_BASE_URL"]
-    return values
-
-
-def settings_path(environ: dict[str, str] | None = None) -> Path:
-    environ = dict(os.environ) if environ is None else environ
-    return Path(environ.get("SCOUT_SETTINGS", scout_home() / "settings.yaml")).expanduser()
-
-
-def load_settings(
-    flags: dict[str, Any] | None = None, environ: dict[str, str] | None = None
-) -> Settings:
-    environ = dict(os.environ) if environ is None else environ
-    path = settings_path(environ)
-    values: dict[str, Any] = {}
-    if path.is_file():
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
         try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise SettingsError(f"{path} is not valid YAML: {exc}") from exc
+            loaded = read_yaml(Path(file_path)) or {}
+        except YAMLSyntaxError as exc:
+            raise SettingsError(f"{file_path} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
-            raise SettingsError(f"{path} must hold a mapping of setting: value")
-        values.update(loaded)
-    values.update(_from_env(environ))
-    values.update({key: value for key, value in (flags or {}).items() if value is not None})
-    try:
-        return Settings.model_validate(values)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            raise SettingsError(f"{file_path} must hold a mapping of setting: value")
+        return loaded
+
+
+class _AnthropicEnv(PydanticBaseSettingsSource):
+    """The SDK's own variables, for the key and the base URL, below any SCOUT_* one."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        variable = ANTHROPIC_ENV.get(field_name)
+        return (os.environ.get(variable) if variable else None), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {name: os.environ[var] for name, var in ANTHROPIC_ENV.items() if os.environ.get(var)}
+
+
+class _LoadedSettings(Settings):
+    """Settings as `load_settings` reads them: flags, SCOUT_*, ANTHROPIC_*, the file, defaults."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        file = _SettingsFile(settings_cls, yaml_file=settings_path())
+        return (init_settings, env_settings, _AnthropicEnv(settings_cls), file)
+
+
+def settings_path() -> Path:
+    """The settings file: $SCOUT_SETTINGS if set, else settings.yaml in the Scout home."""
+    named = os.environ.get("SCOUT_SETTINGS")
+    return Path(named).expanduser() if named else scout_home() / "settings.yaml"
+
+
+def load_settings(flags: dict[str, Any] | None = None) -> Settings:
+    """Every source merged and validated; any problem is a SettingsError that says where."""
+    path = settings_path()
+    if os.environ.get("SCOUT_SETTINGS") and not path.is_file():
+        raise SettingsError(
+            f"SCOUT_SETTINGS names {path}, which does not exist; create it (scout init writes "
+            "one) or unset SCOUT_SETTINGS to use ~/.scout/settings.yaml"
         )
+    given = {key: value for key, value in (flags or {}).items() if value is not None}
+    try:
+        return _LoadedSettings(**given)
+    except ValidationError as exc:
+        problems = "; ".join(validation_problems(exc))
         raise SettingsError(f"invalid settings ({path} / SCOUT_* / flags): {problems}") from exc

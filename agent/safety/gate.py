@@ -19,14 +19,13 @@ from pydantic import ValidationError
 
 from agent.loop.calls import GateVerdict, PreparedCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
-from agent.loop.executor import describe_validation_error
-from agent.runtime.settings import Mode
+from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
 from agent.safety.display import visible, visible_data
+from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
 from agent.safety.redact import Redactor
-from agent.safety.risk import assess_risk
-from agent.safety.rules import ApprovalRule, RuleSet
+from agent.safety.rules import RuleSet
 from agent.safety.step_approvals import StepApprovals
 from tools.base import Risk
 from tools.plan import Plan, PlanState
@@ -70,12 +69,6 @@ class PolicyGate:
         self.redactor = redactor or Redactor()
         self.step_approvals: StepApprovals | None = None
         self._ask_lock = asyncio.Lock()
-
-    def allow_for_session(self, rule_text: str) -> ApprovalRule:
-        """The operator's `a` answer: allow calls exactly like this one for the session."""
-        rule = ApprovalRule.parse("allow", rule_text, source="operator (this session)")
-        self.rules.add(rule)
-        return rule
 
     async def check(self, prepared: PreparedCall) -> GateVerdict:
         risk, reason = prepared.risk, prepared.risk_reason
@@ -155,7 +148,8 @@ class PolicyGate:
             except ValidationError as exc:
                 text = describe_validation_error(prepared.tool.name, exc)
                 return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
-            prepared.risk, prepared.risk_reason = assess_risk(prepared.tool, params)
+            assessment = judge_risk(prepared.tool, params)
+            prepared.risk, prepared.risk_reason = assessment.risk, assessment.reason
             return GateVerdict(allowed=True, params=params)
         return GateVerdict(allowed=True)
 
@@ -170,7 +164,7 @@ class PolicyGate:
             input=visible_data(self.redactor.data(plan.model_dump(mode="json"))),
             risk="plan",
             reason=visible(
-                self.redactor.text(f"approve the plan: {plan.goal} ({len(plan.steps)} steps)")
+                self.redactor.text(f"approve the plan: {plan.goal} ({plan.step_count()})")
             ),
             summary=visible(self.redactor.text(plan.render())),
             expires_at=_expiry(self.approval_ttl_s),

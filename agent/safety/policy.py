@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.runtime.settings import Mode
+from agent.safety.modes import Mode
 from agent.safety.rules import RuleSet
 from tools.base import Risk
 

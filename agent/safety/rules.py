@@ -168,6 +168,12 @@ class RuleSet:
             pattern = dict(rule.fields).get("command")
             if pattern is None or (text is not None and _any_command_fits(rule, pattern, text)):
                 return rule
+
+    def allow_for_session(self, rule_text: str) -> ApprovalRule:
+        """The operator's `a` answer: allow calls exactly like this one for the session."""
+        rule = ApprovalRule.parse("allow", rule_text, source="operator (this session)")
+        self.add(rule)
+        return rule
         return None
 
     def covering_allows(

@@ -9,39 +9,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from agent.loop.events import WorldUpdate
+from agent.world.render import finding_lines, render_compact
 from tools.checks import Finding, compute_findings
 from tools.recon.facts import Container, HostFacts, Image, Provenance
+from tools.world_store import Endpoint, Note
 
 DEFAULT_MAX_AGE_S = 600.0
 WorldListener = Callable[[str | None, str, list[Finding]], None]
 
 
-class Note(BaseModel):
-    """A belief the model recorded, with the evidence it gave; not a probed fact."""
+def transcript_listener(emit: Callable[[WorldUpdate], object]) -> WorldListener:
+    """A world listener that records each change as a `world_update` event (pass recorder.emit)."""
 
-    belief: str
-    evidence: str
-    host: str | None = None
-    recorded_at: datetime
+    def listener(host: str | None, summary: str, new: list[Finding]) -> None:
+        emit(WorldUpdate(host=host, summary=summary, findings=[f.model_dump() for f in new]))
 
-
-class Endpoint(BaseModel):
-    """A serving endpoint Scout verified, with what it measured there."""
-
-    where: str
-    model: str | None = None
-    single_stream_tok_s: float | None = None
-    ttft_s: float | None = None
-    aggregate_tok_s: float | None = None
-    concurrency: int | None = None
-    checked_at: datetime
+    return listener
 
 
 class WorldModel(BaseModel):
-    """Everything Scout knows about the cluster; `model_json_schema()` describes `--json`."""
+    """Everything Scout knows about the cluster; `model_json_schema()` describes `--json`.
+
+    It is the tools' WorldStore (tools/world_store.py); `on_change` hears of every change.
+    """
 
     hosts: dict[str, HostFacts] = Field(default_factory=dict)
     unreachable: dict[str, str] = Field(default_factory=dict)
@@ -51,9 +46,16 @@ class WorldModel(BaseModel):
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     _listener: WorldListener | None = PrivateAttr(default=None)
 
-    def on_change(self, listener: WorldListener | None) -> None:
-        """Call `listener(host, summary, new_findings)` after every change (the transcript)."""
-        self._listener = listener
+    def __init__(self, *, on_change: WorldListener | None = None, **data: Any) -> None:
+        """`on_change(host, summary, new_findings)` is called after every change."""
+        super().__init__(**data)
+        self._listener = on_change
+
+    def describe(self, hosts: list[str]) -> str:
+        return render_compact(self, hosts)
+
+    def describe_findings(self, findings: list[Finding]) -> str:
+        return "\n".join(finding_lines(findings))
 
     def update(self, host: str, facts: HostFacts) -> list[Finding]:
         """Replace a host's facts; returns findings that were not there before."""
@@ -100,11 +102,6 @@ class WorldModel(BaseModel):
     def record_endpoint(self, endpoint: Endpoint) -> None:
         self.endpoints[endpoint.where] = endpoint
         self._refresh(None, f"endpoint {endpoint.where} verified")
-
-    def mark_unreachable(self, host: str, reason: str) -> None:
-        """A host that did not answer keeps its old facts (with their age) and the reason."""
-        self.unreachable[host] = reason
-        self._refresh(host, f"{host} unreachable: {reason}")
 
     def set_model_size(self, size_bytes: int | None) -> list[Finding]:
         self.model_size_bytes = size_bytes

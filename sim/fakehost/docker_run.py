@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import incontainer, procs
+from .container import Container, env_of
 from .memory import memory_kb
 from .state import locked_state, read_state
 
@@ -198,7 +199,7 @@ def _start_detached(
     host_dir: Path, name: str, cid: str, argv: list[str], env: list[str], main: bool
 ) -> None:
     record = read_state(host_dir)["docker"]["containers"][name]
-    ctr = incontainer.Container(host_dir, name, cid, incontainer.env_of(record, env))
+    ctr = Container(host_dir, name, cid, env_of(record, env))
 
     def finished(code: int) -> None:
         if main:
@@ -255,7 +256,7 @@ def exec_(args: list[str], host_dir: Path, find: Any) -> int:
     if detach:
         _start_detached(host_dir, name, record["id"], argv, env, main=False)
         return 0
-    ctr = incontainer.Container(host_dir, name, record["id"], incontainer.env_of(record, env))
+    ctr = Container(host_dir, name, record["id"], env_of(record, env))
     return incontainer.run_argv(ctr, argv)
 
 

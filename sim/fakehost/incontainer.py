@@ -11,47 +11,15 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from . import gpu, procs, ray, serve, system
+from .container import Container
 from .state import read_state
 
 _REDIRECT = re.compile(r"\s(?:\d?>>?|&>)\s*(?:&\d|\S+)")
 _SEPARATORS = {"&&", "||", ";", "|", "&"}
 _SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash"}
 ENGINE_WORDS = ("ray", "vllm", "sglang")
-
-
-@dataclass
-class Container:
-    """The container a command runs in: its host, name, id and the environment it sees."""
-
-    host_dir: Path
-    name: str
-    id: str
-    env: dict[str, str] = field(default_factory=dict)
-
-    def record(self) -> dict[str, Any]:
-        return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})
-
-    def tools(self) -> set[str]:
-        state = read_state(self.host_dir)
-        image = self.record().get("image", "")
-        for img in state["docker"]["images"] + state["docker"].get("pullable", []):
-            if image in (f"{img['repository']}:{img['tag']}", img["repository"], img["id"]):
-                return set(img.get("tools", []))
-        return set()
-
-
-def env_of(record: dict[str, Any], extra: list[str]) -> dict[str, str]:
-    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
-    for item in [*record.get("env", []), *extra]:
-        key, sep, value = item.partition("=")
-        if sep:
-            env[key] = value
-    return env
 
 
 def mentions_engine(argv: list[str]) -> bool:

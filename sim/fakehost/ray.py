@@ -17,7 +17,7 @@ from . import fabric, procs
 from .state import locked_state, read_state
 
 if TYPE_CHECKING:
-    from .incontainer import Container
+    from .container import Container
 
 NODE_CPUS, NODE_MEM_GIB, NODE_STORE_GIB = 20, 109.415, 9.73
 

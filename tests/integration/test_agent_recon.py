@@ -1,11 +1,11 @@
 """The agent's recon of both hosts: one batch, one model round, compact facts back to the model."""
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
-from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tests.support.session_kit import text_turn, tool_turn
 
 
 async def test_recon_of_two_hosts_is_one_batch_and_one_round(tmp_path):
@@ -15,22 +15,19 @@ async def test_recon_of_two_hosts_is_one_batch_and_one_round(tmp_path):
     ]
     async with SimCluster("seed-pair", tmp_path / "sim") as sim:
         inventory = sim.write_inventory(tmp_path / "sim" / "inventory.yaml")
-        with MessagesAPIServer(script) as api:
-            settings = Settings(
-                inventory=inventory, transcripts_dir=tmp_path / "t", log_file=tmp_path / "log"
-            )
-            runtime = await open_runtime(
-                settings, client=sdk_client(api.url), approver_factory=lambda gate: None
-            )
-            try:
-                outcome = await runtime.session.send("what stands between us and Qwen3.5 TP=2?")
-            finally:
-                await runtime.aclose()
-            posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+        settings = Settings(
+            inventory=inventory, transcripts_dir=tmp_path / "t", log_file=tmp_path / "log"
+        )
+        client = ScriptedClient(script)
+        runtime = await open_runtime(settings, client=client, approver_factory=lambda rules: None)
+        try:
+            outcome = await runtime.session.send("what stands between us and Qwen3.5 TP=2?")
+        finally:
+            await runtime.aclose()
 
     assert outcome.stop == "end_turn"
-    assert len(posts) == 2  # one round: the recon batch, then the answer
-    result = posts[1]["messages"][-1]["content"][0]
+    assert len(client.requests) == 2  # one round: the recon batch, then the answer
+    result = client.requests[1].messages[-1]["content"][0]
     assert not result.get("is_error")
     facts = result["content"]
     assert len(facts) <= 3000  # compact facts, not raw dumps

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.world.deploy_tools import EndpointCheckInput, EndpointCheckTool
+from agent.world.model import WorldModel
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
+from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
 from tools.deploy.fit import size_from_hub
 from tools.ssh import SSHPool
 from tools.web import WebFetcher, WebSettings
@@ -99,7 +100,8 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
     try:
         tool = EndpointCheckTool()
         params = EndpointCheckInput(host="spark-a", port=port, concurrency=3, max_tokens=32)
-        result = await tool.run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+        world = WorldModel()
+        result = await tool.run(params, ToolContext(spill_dir=tmp_path, ssh=pool, world=world))
     finally:
         await engine.stop()
     assert not result.is_error, result.text
@@ -113,6 +115,10 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
     assert [s["tokens"] for s in data["concurrent"]] == [TOKENS] * 3
     assert data["aggregate_tok_s"] > 0
     assert hosts.hosts["spark-a"].tunnels >= 1  # the traffic went through SSH
+    endpoint = world.endpoints[f"spark-a:{port}"]
+    assert endpoint.model == MODEL and endpoint.concurrency == 3
+    assert endpoint.single_stream_tok_s == data["single"]["tok_s"]
+    assert endpoint.aggregate_tok_s == data["aggregate_tok_s"]
 
 
 async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -> None:
@@ -121,10 +127,12 @@ async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -
     port = await engine.start()
     try:
         params = EndpointCheckInput(host="spark-a", port=port)
-        result = await EndpointCheckTool().run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+        world = WorldModel()
+        ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=world)
+        result = await EndpointCheckTool().run(params, ctx)
     finally:
         await engine.stop()
-    assert result.is_error
+    assert result.is_error and world.endpoints == {}  # a failed check is not recorded
     assert result.text.startswith(f"GET /health on spark-a:{port} answered 503")
     assert "may still be loading weights" in result.text
 

@@ -2,11 +2,11 @@
 
 import pytest
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
-from tests.support.session_kit import sdk_client, text_turn, tool_turn
-from tools.plan import Plan, PlanStep
+from tests.support.plans import one_step_plan
+from tests.support.session_kit import text_turn, tool_turn
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 
@@ -19,29 +19,23 @@ async def plan_on(scenario, plan_input, *, prepare=()):
         script.append(tool_turn([("t2", "recon", {"hosts": "all", "model_size_gb": 119})]))
     script += [tool_turn([("t3", "plan_deployment", plan_input)]), text_turn("done")]
     approver = ScriptedApprover([("approved", "")] * len(prepare), name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda gate: approver
-        ) as runtime:
-            if prepare:
-                runtime.plan.approve(PREPARE_PLAN)
-            await runtime.session.send("plan it")
-        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
-    return posts[-1]["messages"][-1]["content"][0]
+    client = ScriptedClient(script)
+    async with sim_runtime(
+        scenario, client=client, approver_factory=lambda rules: approver
+    ) as runtime:
+        if prepare:
+            runtime.state.approve_plan(PREPARE_PLAN)
+        await runtime.session.send("plan it")
+    return client.requests[-1].messages[-1]["content"][0]
 
 
-PREPARE_PLAN = Plan(
-    goal="try the worker's link",
-    steps=[
-        PlanStep(
-            title="bring the link up",
-            hosts=["spark-b"],
-            actions=["sudo ip link set enp1s0f1np1 up"],
-            expected_downtime="none",
-            rollback="sudo ip link set enp1s0f1np1 down",
-            success_check="ibdev2netdev shows (Up)",
-        )
-    ],
+PREPARE_PLAN = one_step_plan(
+    "try the worker's link",
+    title="bring the link up",
+    host="spark-b",
+    actions=["sudo ip link set enp1s0f1np1 up"],
+    rollback="sudo ip link set enp1s0f1np1 down",
+    success_check="ibdev2netdev shows (Up)",
 )
 BASE = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import Risk, ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
@@ -72,7 +73,7 @@ class FakeDockerHost:
     async def run(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
         ctx = ToolContext(spill_dir=self.root / "spill", ssh=self.pool)
-        return await DockerCtl().run(params, ctx)
+        return await DockerCtl(judge_shell).run(params, ctx)
 
 
 @pytest.fixture
@@ -154,18 +155,25 @@ def test_fields_must_fit_the_action() -> None:
         DockerCtlInput(host="dock", action="inspect")
 
 
-def test_risk_by_action_and_hosts() -> None:
-    tool = DockerCtl()
+def test_risk_by_action_and_the_command_inside_exec() -> None:
+    tool = DockerCtl(judge_shell)
 
     def params(**fields: object) -> DockerCtlInput:
         return DockerCtlInput.model_validate({"host": "dock", **fields})
 
-    assert tool.risk(params(action="ps")) is Risk.READ_ONLY
-    assert tool.risk(params(action="logs", container="c")) is Risk.READ_ONLY
-    assert tool.risk(params(action="run", image="i")) is Risk.MUTATING
-    assert tool.risk(params(action="stop", container="c")) is Risk.DESTRUCTIVE
-    assert tool.risk(params(action="rmi", image="i")) is Risk.DESTRUCTIVE
-    assert tool.hosts(params(action="exec", container="c", command="nvidia-smi -L")) == ["dock"]
+    assert tool.risk(params(action="ps")).risk is Risk.READ_ONLY
+    assert tool.risk(params(action="logs", container="c")).risk is Risk.READ_ONLY
+    assert tool.risk(params(action="run", image="i")).risk is Risk.MUTATING
+    assert tool.risk(params(action="stop", container="c")).risk is Risk.DESTRUCTIVE
+    assert tool.risk(params(action="rmi", image="i")).reason == "docker rmi is destructive"
+    exec_shell = params(action="exec", container="c", command=["sh", "-c", "rm -rf /data"])
+    assert tool.risk(exec_shell).risk is Risk.DESTRUCTIVE
+    assert "'rm' deletes files" in tool.risk(exec_shell).reason
+    assert tool.risk(exec_shell).reason.endswith("(inside docker exec c)")
+    exec_argv = params(action="exec", container="c", command="nvidia-smi -L")
+    assert tool.risk(exec_argv).risk is Risk.MUTATING  # exec itself changes the container
+    assert tool.risk(exec_argv).reason == "docker exec is mutating"
+    assert tool.hosts(exec_argv) == ["dock"]
 
 
 async def test_ps_is_a_table_with_typed_rows(dock: FakeDockerHost) -> None:

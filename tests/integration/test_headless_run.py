@@ -12,23 +12,20 @@ from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
+from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
 
 SECRET = "webhook-secret-for-tests-0123456789"
 STOP_OLD = {"host": "spark-a", "command": "docker stop vllm_node"}
-PLAN = {
-    "goal": "serve Qwen3.5-122B-A10B-FP8 with TP=2 across spark-a and spark-b",
-    "steps": [
-        {
-            "title": "free the head's memory",
-            "hosts": ["spark-a"],
-            "actions": ["docker stop vllm_node", "docker rm vllm_node"],
-            "expected_downtime": "the old vllm_node endpoint stops for good",
-            "rollback": "docker start vllm_node",
-            "success_check": "free -b shows > 100 GB available on spark-a",
-        }
-    ],
-}
+PLAN = one_step_plan(
+    "serve Qwen3.5-122B-A10B-FP8 with TP=2 across spark-a and spark-b",
+    title="free the head's memory",
+    host="spark-a",
+    actions=["docker stop vllm_node", "docker rm vllm_node"],
+    expected_downtime="the old vllm_node endpoint stops for good",
+    rollback="docker start vllm_node",
+    success_check="free -b shows > 100 GB available on spark-a",
+).model_dump()
 RULES = """\
 approve:
   - {tool: propose_plan}

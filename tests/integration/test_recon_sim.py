@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
 from agent.world.model import WorldModel
 from agent.world.render import render_compact
-from agent.world.world_tools import ReconInput, ReconTool, WorldNoteInput, WorldNoteTool
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
+from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
+from tools.recon.tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
+from tools.world_note import WorldNoteInput, WorldNoteTool
 
 REPO = Path(__file__).parents[2]
 GIB = 1024**3
@@ -33,20 +36,21 @@ def inventory(cluster: SimCluster, tmp_path: Path) -> Path:
     return cluster.write_inventory(tmp_path / "inv" / "inventory.yaml")
 
 
-async def scout_recon(*args: str) -> tuple[int, str, str]:
+async def scout_recon(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run the real CLI in a subprocess while this loop keeps serving the simulated hosts."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "agent.faces.cli",
-        "recon",
-        *args,
-        cwd=REPO,
-        env={**os.environ, "COLUMNS": "200"},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate()
+    with tempfile.TemporaryDirectory(prefix="scout-home-") as home:  # the log file, not in ~
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "agent.faces.cli",
+            "recon",
+            *args,
+            cwd=REPO,
+            env={**os.environ, "COLUMNS": "200", "SCOUT_HOME": home, **(env or {})},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await proc.communicate()
     return proc.returncode, out.decode(), err.decode()
 
 
@@ -90,6 +94,27 @@ async def test_a_host_down_exits_1_and_the_other_still_prints(
     assert "spark-b unreachable" in err and "spark-b" in err
 
 
+async def test_recon_json_with_a_host_down_is_still_json_and_names_it(
+    cluster: SimCluster, inventory: Path
+) -> None:
+    cluster.inject("spark-b", down=True)
+    code, out, err = await scout_recon("--inventory", str(inventory), "--json")
+    assert code == 1
+    world = json.loads(out)  # nothing but the JSON on stdout: logs go to the log file
+    assert "spark-b" in world["unreachable"] and "spark-a" in world["hosts"]
+    assert "connect_retry" not in out + err and "spark-b unreachable" in err
+
+
+async def test_recon_uses_the_inventory_named_in_the_settings(
+    inventory: Path, tmp_path: Path
+) -> None:
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f"inventory: {inventory}\n")
+    code, out, err = await scout_recon("--hosts", "spark-a", env={"SCOUT_SETTINGS": str(settings)})
+    assert code == 0, err
+    assert "spark-a" in out and "GB10" in out
+
+
 async def test_unknown_host_and_missing_inventory_are_clear_errors(
     inventory: Path, tmp_path: Path
 ) -> None:
@@ -109,12 +134,11 @@ async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
 async def test_recon_tool_fills_the_world_and_stays_compact(
     inventory: Path, tmp_path: Path
 ) -> None:
-    world = WorldModel()
     updates: list[str] = []
-    world.on_change(lambda host, summary, new: updates.append(summary))
+    world = WorldModel(on_change=lambda host, summary, new: updates.append(summary))
     async with SSHPool(Inventory.load(inventory)) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-        tool = ReconTool(world, ["spark-a", "spark-b"])
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        tool = ReconTool(["spark-a", "spark-b"])
         result = await tool.run(ReconInput(model_size_gb=119), ctx)
     assert not result.is_error
     assert len(result.text.encode()) <= 3 * 1024
@@ -123,7 +147,7 @@ async def test_recon_tool_fills_the_world_and_stays_compact(
     assert set(result.data["hosts"]) == {"spark-a", "spark-b"} and not result.data["unreachable"]
     assert set(world.hosts) == {"spark-a", "spark-b"} and updates == ["probed spark-a, spark-b"]
     assert "exceeds" not in result.text  # findings are computed over the whole round at once
-    note = await WorldNoteTool(world).run(
+    note = await WorldNoteTool().run(
         WorldNoteInput(belief="spark-b p1 cable is seated", evidence="operator said so"), ctx
     )
     assert "noted (1 notes)" in note.text and world.notes[0].belief == "spark-b p1 cable is seated"
@@ -135,8 +159,8 @@ async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     cluster.inject("spark-b", down=True)
     world = WorldModel()
     async with SSHPool(Inventory.load(inventory), connect_attempts=1) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-        result = await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        result = await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
     assert not result.is_error
     assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
     assert "spark-a (spark-7d19) aarch64" in result.text
@@ -152,9 +176,9 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         inventory = running.write_inventory(tmp_path / "inv" / "inventory.yaml")
         world = WorldModel()
         async with SSHPool(Inventory.load(inventory)) as pool:
-            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
-            await ReconTool(world, ["spark-a", "spark-b"]).run(ReconInput(), ctx)
-            plan = await PlanDeploymentTool(world).run(
+            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+            await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
+            plan = await PlanDeploymentTool().run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
             )
     return world, plan

@@ -4,21 +4,17 @@ from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive, sim_runtime
 from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
+from tests.support.plans import one_step_plan
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
-PLAN = {
-    "goal": "bring the worker's RoCE link up",
-    "steps": [
-        {
-            "title": "bring the fabric interface up",
-            "hosts": ["spark-b"],
-            "actions": ["sudo ip link set enp1s0f1np1 up"],
-            "expected_downtime": "none",
-            "rollback": "sudo ip link set enp1s0f1np1 down",
-            "success_check": "ibdev2netdev shows rocep1s0f1 (Up)",
-        }
-    ],
-}
+PLAN = one_step_plan(
+    "bring the worker's RoCE link up",
+    title="bring the fabric interface up",
+    host="spark-b",
+    actions=["sudo ip link set enp1s0f1np1 up"],
+    rollback="sudo ip link set enp1s0f1np1 down",
+    success_check="ibdev2netdev shows rocep1s0f1 (Up)",
+).model_dump()
 SCRIPT = [
     tool_turn(
         [
@@ -42,7 +38,7 @@ async def _record(tmp_path):
         async with sim_runtime(
             "seed-pair",
             client=sdk_client(api.url),
-            approver_factory=lambda gate: approver,
+            approver_factory=lambda rules: approver,
             transcript_path=path,
             goal="fix the worker's link",
         ) as runtime:

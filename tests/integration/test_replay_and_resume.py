@@ -5,10 +5,10 @@ from agent.loop.transcript import TranscriptWriter, read_transcript
 from agent.replay.client import ReplayClient
 from agent.replay.resume import INTERRUPTED_TEXT, rebuild
 from agent.replay.server import MessagesAPIServer
-from agent.runtime.session_builder import build_session
+from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
 from tests.support.probe_tools import EchoTool, FailTool
-from tests.support.session_kit import make_session, sdk_client, text_turn, tool_turn
+from tests.support.session_kit import make_session, text_turn, tool_turn
 from tools.base import ToolContext
 
 SCRIPT = [
@@ -28,12 +28,13 @@ async def _record(tmp_path):
 def _replay_session(events, tools, tmp_path):
     client = ReplayClient(events)
     session = build_session(
+        open_recorder(None, Redactor()),
         client=client,
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill2"),
         system_prompt="You are a test agent.",
         model="claude-test",
-        transcript_path=None,
+        redactor=Redactor(),
     )
     return client, session
 
@@ -67,25 +68,28 @@ async def test_replay_past_the_recording_says_so(tmp_path):
     _client, session = _replay_session(events, [EchoTool()], tmp_path)
     await session.send("ask twice")
     outcome = await session.send("and again")
-    assert outcome.stop == "error" and "no more model turns" in outcome.message
+    assert outcome.stop == "error" and "The recording ends after 2 model turns" in outcome.message
 
 
-def test_resume_answers_calls_that_never_finished(tmp_path):
-    path = tmp_path / "crashed.jsonl"
-    writer = TranscriptWriter(path, "s9", Redactor())
+def crashed_transcript(path, session_id):
+    """A session that announced call t1 and stopped before its result was written."""
+    writer = TranscriptWriter(path, session_id, Redactor())
     writer.write(SessionStart(model="claude-test"))
     writer.write(UserMessage(text="stop the old container"))
     writer.write(
         ModelResponse(
             turn=1,
-            content=[
-                {"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "x"}},
-            ],
+            content=[{"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "x"}}],
             stop_reason="tool_use",
         )
     )
     writer.write(ToolCallEvent(id="t1", name="echo", input={"text": "x"}))
     writer.close()
+    return path
+
+
+def test_resume_answers_calls_that_never_finished(tmp_path):
+    path = crashed_transcript(tmp_path / "crashed.jsonl", "s9")
     with path.open("a") as handle:  # the crash cut the next line in half
         handle.write('{"v":1,"seq":5,"type":"tool_res')
     loaded = read_transcript(path)
@@ -106,30 +110,10 @@ def test_resume_answers_calls_that_never_finished(tmp_path):
 
 
 async def test_a_resumed_session_continues_with_the_unfinished_call_answered(tmp_path):
-    crashed = tmp_path / "crashed.jsonl"
-    writer = TranscriptWriter(crashed, "s7", Redactor())
-    writer.write(SessionStart(model="claude-test"))
-    writer.write(UserMessage(text="stop the old container"))
-    writer.write(
-        ModelResponse(
-            turn=1,
-            content=[{"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "x"}}],
-            stop_reason="tool_use",
-        )
-    )
-    writer.write(ToolCallEvent(id="t1", name="echo", input={"text": "x"}))
-    writer.close()
+    crashed = crashed_transcript(tmp_path / "crashed.jsonl", "s7")
     rebuilt = rebuild(read_transcript(crashed).events)
     with MessagesAPIServer([text_turn("I'll check the container's state first.")]) as api:
-        session = build_session(
-            client=sdk_client(api.url),
-            tools=[EchoTool()],
-            context=ToolContext(spill_dir=tmp_path / "spill"),
-            system_prompt="You are a test agent.",
-            model="claude-test",
-            transcript_path=tmp_path / "resumed.jsonl",
-            resume=rebuilt,
-        )
+        session = make_session(api.url, [EchoTool()], tmp_path, resume=rebuilt)
         outcome = await session.send("where were we?")
         sent = api.requests[-1].body["messages"]
     assert outcome.text == "I'll check the container's state first."
@@ -138,6 +122,6 @@ async def test_a_resumed_session_continues_with_the_unfinished_call_answered(tmp
     assert result["tool_use_id"] == "t1" and result["is_error"]
     assert INTERRUPTED_TEXT in result["content"]
     assert question["text"] == "where were we?"
-    events = read_transcript(tmp_path / "resumed.jsonl").events
+    events = read_transcript(tmp_path / "session.jsonl").events
     assert events[0].resumed_from == "s7"
     assert any(e.type == "notice" and e.kind == "resumed" for e in events)

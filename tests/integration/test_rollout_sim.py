@@ -1,9 +1,14 @@
 """rollout_step on the simulated cluster: the approved plan, one proven step at a time."""
 
+from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
+from agent.replay.resume import rebuild
 from agent.replay.server import MessagesAPIServer
+from agent.runtime.builder import open_runtime
+from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
+from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
 PLAN_INPUT = {
@@ -26,15 +31,14 @@ async def _rollout(scenario, steps_to_run, plan):
     ]
     script.append(text_turn("done"))
     approver = ScriptedApprover([("approved", "")] * 20, name="operator")
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda gate: approver
-        ) as runtime:
-            await runtime.session.send("deploy")
-        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+    client = ScriptedClient(script)
+    async with sim_runtime(
+        scenario, client=client, approver_factory=lambda rules: approver
+    ) as runtime:
+        await runtime.session.send("deploy")
     results = {}
-    for body in posts:
-        for block in body["messages"][-1]["content"]:
+    for request in client.requests:
+        for block in request.messages[-1]["content"]:
             if block.get("type") == "tool_result":
                 results[block["tool_use_id"]] = block
     return results, approver
@@ -46,12 +50,11 @@ async def _computed_plan(scenario):
         tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
         text_turn("ok"),
     ]
-    with MessagesAPIServer(script) as api:
-        async with sim_runtime(
-            scenario, client=sdk_client(api.url), approver_factory=lambda gate: None
-        ) as runtime:
-            await runtime.session.send("plan")
-            events = read_transcript(runtime.transcript_path).events
+    async with sim_runtime(
+        scenario, client=ScriptedClient(script), approver_factory=lambda rules: None
+    ) as runtime:
+        await runtime.session.send("plan")
+        events = read_transcript(runtime.transcript_path).events
     return next(e for e in events if e.type == "tool_result" and e.id == "p").data["plan"]
 
 
@@ -81,3 +84,66 @@ async def test_a_failed_check_stops_the_rollout_and_names_the_rollback():
     assert "failed" in first and "Proposed rollback" in first and "docker rm -f scout-vllm" in first
     if len(failed) > 1:
         assert "The rollout stopped at a failed step" in results[f"s{failed[1]}"]["content"]
+
+
+async def _session_on(sim, tmp_path, script, *, transcript, resume=None):
+    """One live session on the running cluster; returns the tool_result blocks by call id."""
+    settings = Settings(
+        inventory=sim.write_inventory(tmp_path / "inventory.yaml"),
+        transcripts_dir=tmp_path,
+        log_file=tmp_path / "scout.log",
+    )
+    approver = ScriptedApprover([("approved", "")] * 10, name="operator")
+    with MessagesAPIServer(script) as api:
+        runtime = await open_runtime(
+            settings,
+            client=sdk_client(api.url),
+            approver_factory=lambda rules: approver,
+            transcript_path=transcript,
+            resume=resume,
+        )
+        try:
+            await runtime.session.send("deploy")
+        finally:
+            await runtime.aclose()
+        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+    return {
+        block["tool_use_id"]: block
+        for body in posts
+        for block in body["messages"][-1]["content"]
+        if block.get("type") == "tool_result"
+    }
+
+
+async def test_a_resumed_session_runs_the_next_step_of_its_approved_rollout(tmp_path):
+    plan = await _computed_plan("seed-pair")
+    patient = {"check_attempts": 20, "check_interval_s": 0.3}
+    first = tmp_path / "first.jsonl"
+    async with SimCluster("seed-pair", tmp_path / "sim") as sim:
+        before = await _session_on(
+            sim,
+            tmp_path,
+            [
+                tool_turn([("r", "recon", {"hosts": "all"})]),
+                tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
+                tool_turn([("a", "propose_plan", plan)]),
+                tool_turn([("s1", "rollout_step", {"step": 1, **patient})]),
+                text_turn("step 1 is done; the session stops here"),
+            ],
+            transcript=first,
+        )
+        assert "Plan approved" in before["a"]["content"]
+        assert before["s1"]["content"].startswith(f"Step 1/{len(plan['steps'])} done")
+        after = await _session_on(
+            sim,
+            tmp_path,
+            [tool_turn([("s2", "rollout_step", {"step": 2, **patient})]), text_turn("next")],
+            transcript=tmp_path / "resumed.jsonl",
+            resume=rebuild(read_transcript(first).events),
+        )
+    step2 = after["s2"]
+    assert not step2.get("is_error"), step2["content"]
+    assert step2["content"].startswith(f"Step 2/{len(plan['steps'])} done")
+    assert "No approved deployment plan" not in step2["content"]
+    notices = [e for e in read_transcript(tmp_path / "resumed.jsonl").events if e.type == "notice"]
+    assert any("holds again; its rollout: 1/" in n.message for n in notices)

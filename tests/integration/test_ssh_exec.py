@@ -9,10 +9,11 @@ import pytest
 from pydantic import ValidationError
 
 from agent.safety.redact import Redactor
+from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import Risk, ToolContext
 from tools.ssh import SSHPool
-from tools.ssh_exec import SSHExec, SSHExecInput, first_risk_rule
+from tools.ssh_exec import SSHExec, SSHExecInput
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def context(tmp_path: Path, pool: SSHPool | None) -> ToolContext:
 
 
 async def test_fan_out_has_one_section_per_host(pool: SSHPool, tmp_path: Path) -> None:
-    tool = SSHExec()
+    tool = SSHExec(judge_shell)
     params = SSHExecInput(hosts=["spark-a", "spark-b"], command="echo $SCOUT_TEST_HOST")
     result = await tool.run(params, context(tmp_path, pool))
 
@@ -56,7 +57,7 @@ async def test_one_failing_host_marks_the_result_but_keeps_the_others(
     pool: SSHPool, tmp_path: Path
 ) -> None:
     params = SSHExecInput(hosts=["spark-a", "gone", "nowhere"], command="uname -s")
-    result = await SSHExec().run(params, context(tmp_path, pool))
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert "== spark-a (exit 0, " in result.text and "\nLinux" in result.text
@@ -69,7 +70,7 @@ async def test_one_failing_host_marks_the_result_but_keeps_the_others(
 
 async def test_single_host_exit_status_and_stderr(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-b", command="echo out; echo bad >&2; exit 2")
-    result = await SSHExec().run(params, context(tmp_path, pool))
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert result.meta["exit_status"] == 2
@@ -79,7 +80,7 @@ async def test_single_host_exit_status_and_stderr(pool: SSHPool, tmp_path: Path)
 
 async def test_long_output_is_bounded_and_spilled(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-a", command="seq 1 20000")
-    result = await SSHExec().run(params, context(tmp_path, pool))
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
 
     assert not result.is_error
     assert len(result.text) < 9_000
@@ -103,7 +104,7 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
 
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-a", command="echo partial; sleep 30", timeout=1)
-    result = await SSHExec().run(params, context(tmp_path, pool))
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert "== spark-a (timed out after 1 s, " in result.text
@@ -113,7 +114,9 @@ async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> 
 
 
 async def test_without_inventory_the_tool_says_so(tmp_path: Path) -> None:
-    result = await SSHExec().run(SSHExecInput(host="a", command="ls"), context(tmp_path, None))
+    result = await SSHExec(judge_shell).run(
+        SSHExecInput(host="a", command="ls"), context(tmp_path, None)
+    )
     assert result.is_error
     assert result.text.startswith("ssh_exec is unavailable: no SSH inventory is loaded")
 
@@ -136,20 +139,32 @@ def test_input_needs_exactly_one_target() -> None:
         ("cat /proc/meminfo", Risk.READ_ONLY),
         ("docker ps -a", Risk.READ_ONLY),
         ("ip -br addr", Risk.READ_ONLY),
-        ("docker rm -f vllm_node", Risk.MUTATING),
+        ("docker rm -f vllm_node", Risk.DESTRUCTIVE),
         ("docker", Risk.MUTATING),
         ("ip link set enp1s0f0np0 up", Risk.MUTATING),
         ("nvidia-smi -pm 1", Risk.MUTATING),
         ("hostname newname", Risk.MUTATING),
-        ("cat /etc/passwd | grep root", Risk.MUTATING),
-        ("ls; rm -rf /tmp/x", Risk.MUTATING),
-        ("echo $(reboot)", Risk.MUTATING),
-        ("cat > /etc/hosts", Risk.MUTATING),
-        ("rm -rf /", Risk.MUTATING),
+        ("cat /etc/passwd | grep root", Risk.READ_ONLY),
+        ("ls; rm -rf /tmp/x", Risk.DESTRUCTIVE),
+        ("echo $(reboot)", Risk.DESTRUCTIVE),
+        ("cat > /etc/hosts", Risk.DESTRUCTIVE),
+        ("rm -rf /", Risk.DESTRUCTIVE),
         ("grep -r set /etc/ssh", Risk.READ_ONLY),
         ("ls 'unclosed", Risk.MUTATING),
     ],
 )
-def test_first_risk_rule(command: str, risk: Risk) -> None:
-    assert first_risk_rule(command) is risk
-    assert SSHExec().risk(SSHExecInput(host="a", command=command)) is risk
+def test_the_risk_of_ssh_exec_is_its_command_judged(command: str, risk: Risk) -> None:
+    assessment = SSHExec(judge_shell).risk(SSHExecInput(host="a", command=command))
+    assert assessment == judge_shell(command)
+    assert assessment.risk is risk and assessment.reason
+
+
+def test_an_extra_environment_or_folder_is_at_least_mutating() -> None:
+    tool = SSHExec(judge_shell)
+    with_env = tool.risk(SSHExecInput(host="a", command="ls", env={"LD_PRELOAD": "/x.so"}))
+    assert with_env.risk is Risk.MUTATING and "LD_PRELOAD" in with_env.reason
+    in_folder = tool.risk(SSHExecInput(host="a", command="ls", cwd="/data"))
+    assert in_folder.risk is Risk.MUTATING and "/data" in in_folder.reason
+    assert (
+        tool.risk(SSHExecInput(host="a", command="rm -rf x", cwd="/data")).risk is Risk.DESTRUCTIVE
+    )

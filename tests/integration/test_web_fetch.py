@@ -141,7 +141,7 @@ async def make_harness(tmp_path: Path) -> AsyncIterator[Callable[..., Harness]]:
             transport=transport,
         )
         made.append(fetcher)
-        ctx = ToolContext(spill_dir=tmp_path / "spill", extras={"web": fetcher})
+        ctx = ToolContext(spill_dir=tmp_path / "spill", web=fetcher)
         return Harness(WebFetchTool(), ctx, transport)
 
     yield make

@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.sshd import SSHD, new_key, run, write_sshd_config
+
 DOCKERD = Path("/usr/sbin/dockerd")
-SSHD = Path("/usr/sbin/sshd")
 BUSYBOX = Path("/usr/bin/busybox")
 IMAGE = "local/busybox:1"
 START_WAIT_S = 20.0
@@ -80,20 +81,13 @@ class DockerHost:
 
     def docker(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Run the docker CLI locally against the private engine (for setup and cross-checks)."""
-        return _run(["docker", "-H", f"unix://{self.socket}", *args], check=check)
+        return run(["docker", "-H", f"unix://{self.socket}", *args], check=check)
 
     def teardown(self) -> None:
         """Undo every step that was done, newest first; never raises."""
         while self._undo:
             with contextlib.suppress(Exception):
                 self._undo.pop()()
-
-
-def _run(args: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    if check and done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
-    return done
 
 
 def start_docker_host() -> DockerHost:
@@ -158,21 +152,21 @@ def _unmount_leftovers(root: Path) -> None:
     mounts = Path("/proc/self/mounts").read_text().split("\n")
     points = [line.split()[1] for line in mounts if line and line.split()[1].startswith(str(root))]
     for point in sorted(points, reverse=True):
-        _run(["umount", "-l", point], check=False)
+        run(["umount", "-l", point], check=False)
 
 
 def _import_busybox(host: DockerHost) -> None:
     rootfs = host.root / "rootfs"
     (rootfs / "bin").mkdir(parents=True)
     shutil.copy(BUSYBOX, rootfs / "bin" / "busybox")
-    _run([str(rootfs / "bin" / "busybox"), "--install", "-s", str(rootfs / "bin")])
+    run([str(rootfs / "bin" / "busybox"), "--install", "-s", str(rootfs / "bin")])
     # the applet links point at the absolute path inside the image: /bin/busybox
     for link in (rootfs / "bin").iterdir():
         if link.is_symlink():
             link.unlink()
             link.symlink_to("/bin/busybox")
     tarball = host.root / "rootfs.tar"
-    _run(["tar", "-C", str(rootfs), "-cf", str(tarball), "."])
+    run(["tar", "-C", str(rootfs), "-cf", str(tarball), "."])
     host.docker("import", str(tarball), IMAGE)
     shutil.rmtree(rootfs)
     tarball.unlink()
@@ -180,9 +174,9 @@ def _import_busybox(host: DockerHost) -> None:
 
 def _add_unprivileged_user(host: DockerHost) -> None:
     name = f"sdk{os.getpid() % 100000}"
-    _run(["userdel", name], check=False)  # leftover of a crashed run
-    _run(["useradd", "-M", "-d", str(host.root), "-s", "/bin/sh", "-p", "*", name])
-    host._undo.append(lambda: _run(["userdel", name], check=False))
+    run(["userdel", name], check=False)  # leftover of a crashed run
+    run(["useradd", "-M", "-d", str(host.root), "-s", "/bin/sh", "-p", "*", name])
+    host._undo.append(lambda: run(["userdel", name], check=False))
     host.unprivileged_user = name
 
 
@@ -194,39 +188,25 @@ def _free_port() -> int:
 
 def _start_sshd(host: DockerHost) -> None:
     root = host.root
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(host.client_key)])
+    new_key(host.client_key)
     key = root / "host_ed25519"
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)])
-    host.host_key_pub = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    host.host_key_pub = new_key(key)
     authorized = root / "authorized_keys"
     shutil.copy(host.client_key.with_suffix(".pub"), authorized)
     authorized.chmod(0o644)
     host.port = _free_port()
     pid_file = root / "sshd.pid"
-    config = root / "sshd_config"
-    config.write_text(
-        "\n".join(
-            [
-                "ListenAddress 127.0.0.1",
-                f"Port {host.port}",
-                f"HostKey {key}",
-                f"PidFile {pid_file}",
-                f"AuthorizedKeysFile {authorized}",
-                "PubkeyAuthentication yes",
-                "PasswordAuthentication no",
-                "KbdInteractiveAuthentication no",
-                "PermitRootLogin prohibit-password",
-                "UsePAM no",
-                "StrictModes no",
-                f"SetEnv SHLVL=1 DOCKER_HOST=unix://{host.socket}",
-                "MaxSessions 64",
-                "",
-            ]
-        )
-    )
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
-    _run([str(SSHD), "-t", "-f", str(config)])
-    _run([str(SSHD), "-f", str(config), "-E", str(root / "sshd.log")])
+    config = write_sshd_config(
+        root / "sshd_config",
+        listen="127.0.0.1",
+        port=host.port,
+        host_key=key,
+        pid_file=pid_file,
+        authorized_keys=authorized,
+        extra=[f"SetEnv SHLVL=1 DOCKER_HOST=unix://{host.socket}", "MaxSessions 64"],
+    )
+    run([str(SSHD), "-f", str(config), "-E", str(root / "sshd.log")])
     host._undo.append(lambda: _stop_sshd(pid_file))
     deadline = time.monotonic() + START_WAIT_S
     while not pid_file.exists():  # sshd listens before it daemonizes and writes this

@@ -6,7 +6,7 @@ import asyncio
 
 from pydantic import BaseModel, Field
 
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 
 
 class EchoInput(BaseModel):
@@ -84,8 +84,8 @@ class WriteTool(Tool[WriteInput]):
     def __init__(self) -> None:
         self.runs = 0
 
-    def risk(self, params: WriteInput) -> Risk:
-        return Risk.MUTATING
+    def risk(self, params: WriteInput) -> RiskAssessment:
+        return RiskAssessment(Risk.MUTATING, f"{self.name} is {Risk.MUTATING.label}")
 
     async def run(self, params: WriteInput, ctx: ToolContext) -> ToolResult:
         self.runs += 1

@@ -1,4 +1,7 @@
-"""Building sessions for tests: the real SDK against the local Messages-API replay server."""
+"""Building sessions for tests: the real SDK against the local replay server, or any client.
+
+`text_turn` and `tool_turn` write script items that both the replay server and ScriptedClient read.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,10 @@ from typing import Any
 
 from tenacity import wait_none
 
-from agent.loop.model_client import AnthropicClient
+from agent.loop.model_client import AnthropicClient, ModelClient
+from agent.loop.recorder import SessionListener
 from agent.loop.session import Budgets, Session
-from agent.runtime.session_builder import build_session
+from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
 from tools.base import Tool, ToolContext
 
@@ -20,24 +24,32 @@ def sdk_client(url: str, *, max_retries: int = 0) -> AnthropicClient:
     )
 
 
-def make_session(
-    url: str,
+def make_session(url: str, tools: list[Tool], tmp_path: Path, **kwargs: Any) -> Session:
+    """A session whose model is the real SDK talking to the replay server at `url`."""
+    return session_with(sdk_client(url), tools, tmp_path, **kwargs)
+
+
+def session_with(
+    client: ModelClient,
     tools: list[Tool],
     tmp_path: Path,
     *,
     budgets: Budgets | None = None,
     redactor: Redactor | None = None,
+    listeners: list[SessionListener] | None = None,
     **kwargs: Any,
 ) -> Session:
+    """A test session around any model client (e.g. ScriptedClient); transcript in tmp_path."""
+    redactor = redactor or Redactor()
     return build_session(
-        client=sdk_client(url),
+        open_recorder(tmp_path / "session.jsonl", redactor, listeners=listeners or ()),
+        client=client,
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill"),
         system_prompt="You are a test agent.",
         model="claude-test",
-        transcript_path=tmp_path / "session.jsonl",
-        budgets=budgets,
         redactor=redactor,
+        budgets=budgets,
         **kwargs,
     )
 

@@ -13,13 +13,12 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SSHD = Path("/usr/sbin/sshd")
+from tests.support.sshd import SSHD, CommandFailed, new_key, run, write_sshd_config
 
 
 def topology_unavailable_reason() -> str | None:
@@ -60,7 +59,7 @@ class Topology:
 
     def namespace_commands(self, host: SshdHost) -> list[str]:
         """Command lines of every process running in `host`'s namespace."""
-        pids = _run(["ip", "netns", "pids", host.namespace], check=False).stdout.split()
+        pids = run(["ip", "netns", "pids", host.namespace], check=False).stdout.split()
         lines = []
         for pid in pids:
             with contextlib.suppress(OSError):
@@ -89,10 +88,6 @@ class Topology:
                 self._undo.pop()()
 
 
-def _run(args: list[str], *, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, check=check, capture_output=True, text=True, timeout=30)
-
-
 def build_topology(workdir: Path) -> Topology:
     """Build namespaces, addresses, keys and two sshd; on failure, undo what was done and raise."""
     octet = 20 + os.getpid() % 200
@@ -112,35 +107,35 @@ def build_topology(workdir: Path) -> Topology:
 def _build(topology: Topology, prefix: str, octet: int) -> None:
     head, worker, undo = topology.head, topology.worker, topology._undo
     for host in (head, worker):
-        with contextlib.suppress(subprocess.CalledProcessError):  # leftovers of a crashed run
-            _run(["ip", "netns", "del", host.namespace])
-        _run(["ip", "netns", "add", host.namespace])
-        undo.append(lambda ns=host.namespace: _run(["ip", "netns", "del", ns]))
-        _run(["ip", "-n", host.namespace, "link", "set", "lo", "up"])
+        with contextlib.suppress(CommandFailed):  # leftovers of a crashed run
+            run(["ip", "netns", "del", host.namespace])
+        run(["ip", "netns", "add", host.namespace])
+        undo.append(lambda ns=host.namespace: run(["ip", "netns", "del", ns]))
+        run(["ip", "-n", host.namespace, "link", "set", "lo", "up"])
 
     route = f"{worker.address}/32"
-    _run(["ip", "route", "add", "unreachable", route])  # SAFETY first: nothing leaves the machine
-    undo.append(lambda: _run(["ip", "route", "del", "unreachable", route]))
+    run(["ip", "route", "add", "unreachable", route])  # SAFETY first: nothing leaves the machine
+    undo.append(lambda: run(["ip", "route", "del", "unreachable", route]))
 
     outer, inner = f"{prefix}h0", f"{prefix}h1"
-    _run(
+    run(
         ["ip", "link", "add", outer, "type", "veth", "peer", "name", inner, "netns", head.namespace]
     )
-    undo.append(lambda: _run(["ip", "link", "del", outer], check=False))
-    _run(["ip", "addr", "add", f"10.78.{octet}.1/24", "dev", outer])
-    _run(["ip", "link", "set", outer, "up"])
-    _run(["ip", "-n", head.namespace, "addr", "add", f"{head.address}/24", "dev", inner])
-    _run(["ip", "-n", head.namespace, "link", "set", inner, "up"])
+    undo.append(lambda: run(["ip", "link", "del", outer], check=False))
+    run(["ip", "addr", "add", f"10.78.{octet}.1/24", "dev", outer])
+    run(["ip", "link", "set", outer, "up"])
+    run(["ip", "-n", head.namespace, "addr", "add", f"{head.address}/24", "dev", inner])
+    run(["ip", "-n", head.namespace, "link", "set", inner, "up"])
 
     w0, w1 = f"{prefix}w0", f"{prefix}w1"
-    _run(["ip", "-n", head.namespace, "link", "add", w0, "type", "veth", "peer", "name", w1,
+    run(["ip", "-n", head.namespace, "link", "add", w0, "type", "veth", "peer", "name", w1,
           "netns", worker.namespace])  # fmt: skip
-    _run(["ip", "-n", head.namespace, "addr", "add", "192.168.201.1/24", "dev", w0])
-    _run(["ip", "-n", head.namespace, "link", "set", w0, "up"])
-    _run(["ip", "-n", worker.namespace, "addr", "add", f"{worker.address}/24", "dev", w1])
-    _run(["ip", "-n", worker.namespace, "link", "set", w1, "up"])
+    run(["ip", "-n", head.namespace, "addr", "add", "192.168.201.1/24", "dev", w0])
+    run(["ip", "-n", head.namespace, "link", "set", w0, "up"])
+    run(["ip", "-n", worker.namespace, "addr", "add", f"{worker.address}/24", "dev", w1])
+    run(["ip", "-n", worker.namespace, "link", "set", w1, "up"])
 
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(topology.client_key)])
+    new_key(topology.client_key)
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
     for host in (head, worker):
         _start_sshd(host, topology.client_key.with_suffix(".pub"), undo)
@@ -150,34 +145,20 @@ def _build(topology: Topology, prefix: str, octet: int) -> None:
 def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]) -> None:
     host.workdir.mkdir(parents=True)
     key = host.workdir / "host_ed25519"
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)])
-    host.host_key_pub = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    host.host_key_pub = new_key(key)
     authorized = host.workdir / "authorized_keys"
     shutil.copy(client_pub, authorized)
-    config = host.workdir / "sshd_config"
-    config.write_text(
-        "\n".join(
-            [
-                "ListenAddress 0.0.0.0",
-                "Port 22",
-                f"HostKey {key}",
-                f"PidFile {host.pid_file}",
-                f"AuthorizedKeysFile {authorized}",
-                "PubkeyAuthentication yes",
-                "PasswordAuthentication no",
-                "KbdInteractiveAuthentication no",
-                "PermitRootLogin prohibit-password",
-                "UsePAM no",
-                "StrictModes no",
-                "AllowTcpForwarding yes",
-                "SetEnv SHLVL=1",
-                "",
-            ]
-        )
+    config = write_sshd_config(
+        host.workdir / "sshd_config",
+        listen="0.0.0.0",
+        port=22,
+        host_key=key,
+        pid_file=host.pid_file,
+        authorized_keys=authorized,
+        extra=["AllowTcpForwarding yes", "SetEnv SHLVL=1"],
     )
-    _run([str(SSHD), "-t", "-f", str(config)])
     start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
-    _run(["ip", "netns", "exec", host.namespace, "unshare", "--uts", "sh", "-c", start])
+    run(["ip", "netns", "exec", host.namespace, "unshare", "--uts", "sh", "-c", start])
     undo.append(lambda: _stop_namespace_processes(host))
     deadline = time.monotonic() + 10
     while not host.pid_file.exists():  # sshd listens before it daemonizes and writes this
@@ -190,7 +171,7 @@ def _stop_namespace_processes(host: SshdHost) -> None:
     """Stop sshd by its pid file, then anything it left running inside our namespace."""
     with contextlib.suppress(OSError, ValueError):
         os.kill(int(host.pid_file.read_text().strip()), signal.SIGTERM)
-    pids = _run(["ip", "netns", "pids", host.namespace], check=False).stdout.split()
+    pids = run(["ip", "netns", "pids", host.namespace], check=False).stdout.split()
     for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(int(pid), signal.SIGKILL)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.safety.shell.judge import judge_shell
 from tests.support.dockerd import IMAGE, DockerHost, dockerd_unavailable_reason, start_docker_host
 from tools.base import ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
@@ -50,7 +51,9 @@ class Dock:
 
     async def __call__(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
-        return await DockerCtl().run(params, ToolContext(spill_dir=self.spill, ssh=self.pool))
+        return await DockerCtl(judge_shell).run(
+            params, ToolContext(spill_dir=self.spill, ssh=self.pool)
+        )
 
 
 @pytest.fixture

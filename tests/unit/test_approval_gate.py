@@ -3,11 +3,13 @@ from pydantic import BaseModel
 
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
+from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
-from tools.base import Risk, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.plan import Plan, PlanState, PlanStep
 from tools.registry import ToolRegistry
 
@@ -26,7 +28,8 @@ class FakeShell(Tool[CommandInput]):
 
     def risk(self, params):
         word = params.command.split()[0]
-        return {"rm": Risk.DESTRUCTIVE, "docker": Risk.MUTATING}.get(word, Risk.READ_ONLY)
+        risk = {"rm": Risk.DESTRUCTIVE, "docker": Risk.MUTATING}.get(word, Risk.READ_ONLY)
+        return RiskAssessment(risk, f"{self.name} is {risk.label}")
 
     def hosts(self, params):
         return [params.host]
@@ -35,23 +38,20 @@ class FakeShell(Tool[CommandInput]):
         return ToolResult(text="ran")
 
 
-PLAN = Plan(
-    goal="serve the model",
-    steps=[
-        PlanStep(
-            title="start ray head",
-            hosts=["spark-a"],
-            actions=["docker run -d --name ray-head img"],
-            expected_downtime="none",
-            rollback="docker rm -f ray-head",
-            success_check="ray status shows 1 node",
-        )
-    ],
+PLAN = one_step_plan(
+    "serve the model",
+    title="start ray head",
+    host="spark-a",
+    actions=["docker run -d --name ray-head img"],
+    rollback="docker rm -f ray-head",
+    success_check="ray status shows 1 node",
 )
 
 
 def prepared(command, host="spark-a", tmp_path=None):
-    executor = Executor(ToolRegistry([FakeShell(), EchoTool()]), ToolContext(spill_dir=tmp_path))
+    registry = ToolRegistry([FakeShell(), EchoTool()])
+    limits = Settings().executor_limits()
+    executor = Executor(registry, ToolContext(spill_dir=tmp_path), limits=limits)
     return executor.prepare(ToolCall("c1", "ssh_exec", {"host": host, "command": command}))
 
 
@@ -148,7 +148,7 @@ async def test_deny_rule_beats_allow_and_read_only(tmp_path):
 
 async def test_operator_session_allow_skips_the_question_next_time(tmp_path):
     g, approver, _ = gate(answers=[("approved", "")])
-    g.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
+    g.rules.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
     assert (await g.check(prepared("docker run y", tmp_path=tmp_path))).allowed
     assert approver.seen == []
 
@@ -189,7 +189,11 @@ class FakeShellWithEnv(FakeShell):
 
 async def test_the_approver_sees_the_call_redacted_with_control_characters_visible(tmp_path):
     g, approver, events = gate(answers=[("approved", "")])
-    executor = Executor(ToolRegistry([FakeShellWithEnv()]), ToolContext(spill_dir=tmp_path))
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
     call_input = {
         "host": "spark-a",
         "command": "docker run img echo \x1b[8mhidden\x1b[0m",
@@ -210,7 +214,11 @@ async def test_an_edit_built_on_the_redacted_view_keeps_the_hidden_values(tmp_pa
         "edited_input": {"host": "spark-a", "command": "ls", "env": {"HF_TOKEN": "[REDACTED]"}},
     }
     g, _, _ = gate(answers=[edit])
-    executor = Executor(ToolRegistry([FakeShellWithEnv()]), ToolContext(spill_dir=tmp_path))
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
     call = ToolCall("c1", "ssh_exec", {"host": "spark-a", "command": "docker run x", "env": secret})
     verdict = await g.check(executor.prepare(call))
     assert verdict.allowed and verdict.params.env == secret and verdict.params.command == "ls"

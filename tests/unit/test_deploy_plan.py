@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.world.deploy_tools import PlanDeploymentInput, PlanDeploymentTool
 from agent.world.model import WorldModel
-from tests.unit.test_deploy_facts import reference_pair, seed_pair, spark
+from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
+from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
@@ -20,11 +20,11 @@ MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 async def plan_for(hosts, tmp_path: Path, unreachable=None, **options):
     world = WorldModel()
     world.apply_round(hosts, unreachable or {})
-    tool = PlanDeploymentTool(world, max_age_s=10**9)
+    tool = PlanDeploymentTool(max_age_s=10**9)
     params = PlanDeploymentInput(
         model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=119, **options
     )
-    return await tool.run(params, ToolContext(spill_dir=tmp_path))
+    return await tool.run(params, ToolContext(spill_dir=tmp_path, world=world))
 
 
 async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
@@ -98,8 +98,8 @@ async def test_model_too_big_is_an_error(tmp_path: Path) -> None:
     world = WorldModel()
     world.apply_round(reference_pair(), {})
     params = PlanDeploymentInput(model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=240)
-    result = await PlanDeploymentTool(world, max_age_s=10**9).run(
-        params, ToolContext(spill_dir=tmp_path)
+    result = await PlanDeploymentTool(max_age_s=10**9).run(
+        params, ToolContext(spill_dir=tmp_path, world=world)
     )
     assert result.is_error
     assert (

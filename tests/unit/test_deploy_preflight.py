@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.test_deploy_facts import VLLM_IMAGE, reference_pair, seed_pair, spark
+from tests.support.sparks import VLLM_IMAGE, reference_pair, seed_pair, spark
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import GB
 from tools.deploy.preflight import PreflightInput, run_preflight
@@ -16,7 +16,7 @@ def blockers(hosts, unreachable=None, size=119 * GB, links_tried=frozenset(), **
     report = run_preflight(
         PreflightInput(hosts, unreachable or {}, size, links_tried=links_tried), choices
     )
-    return {c.name: c for c in report.blockers}
+    return {f.check: f for f in report.blockers}
 
 
 def test_reference_pair_passes() -> None:
@@ -76,15 +76,15 @@ def test_driver_skew_is_a_warning_not_a_blocker() -> None:
     choices = DeployChoices(model=MODEL, hosts=PAIR)
     report = run_preflight(PreflightInput(hosts, {}, 119 * GB), choices)
     assert report.ok
-    assert [c.message for c in report.checks if c.name == "versions"] == [
-        "driver differs: spark-a 580.95.05, spark-b 580.142"
+    assert [f.message for f in report.findings if f.check == "versions"] == [
+        "driver differs between hosts: spark-a 580.95.05, spark-b 580.142"
     ]
 
 
 def weights_checks(hosts, **options):
     choices = DeployChoices(model=MODEL, hosts=PAIR, **options)
     report = run_preflight(PreflightInput(hosts, {}, 119 * GB), choices)
-    return {c.hosts[0]: c for c in report.checks if c.name == "weights"}
+    return {f.hosts[0]: f for f in report.findings if f.check == "weights"}
 
 
 def test_unplugged_link_needs_a_person_at_once() -> None:
@@ -102,8 +102,8 @@ def test_cached_models_come_from_the_facts() -> None:
     hosts["spark-a"].hf_cache.models = {MODEL: 119 * GB}
     hosts["spark-b"].hf_cache.models = {MODEL: 40 * GB}
     checks = weights_checks(hosts)
-    assert checks["spark-a"].status == "ok"
-    assert checks["spark-b"].status == "warning"
+    assert checks["spark-a"].severity == "ok"
+    assert checks["spark-b"].severity == "warning"
     assert "only partly cached (40.0 GB of 119.0 GB) on spark-b" in checks["spark-b"].message
     assert checks["spark-b"].fix == f"download it first on spark-b: `hf download {MODEL}`"
     assert weights_checks(hosts, hf_cache="/data/hf")["spark-a"].message.endswith(

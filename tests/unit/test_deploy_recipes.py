@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from tests.unit.test_deploy_facts import reference_pair
+from tests.support.sparks import reference_pair
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import find_fabric
 from tools.deploy.recipes import build_recipe

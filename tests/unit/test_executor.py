@@ -3,7 +3,8 @@ import asyncio
 import pytest
 
 from agent.loop.calls import ToolCall
-from agent.loop.executor import Executor, ExecutorLimits
+from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from tests.support.probe_tools import EchoTool, FailTool, SleepTool, WriteTool
 from tools.base import ToolContext
 from tools.registry import ToolRegistry
@@ -16,7 +17,9 @@ def tools():
 
 @pytest.fixture
 def executor(tools, tmp_path):
-    return Executor(ToolRegistry(tools), ToolContext(spill_dir=tmp_path))
+    return Executor(
+        ToolRegistry(tools), ToolContext(spill_dir=tmp_path), limits=Settings().executor_limits()
+    )
 
 
 async def test_results_come_back_in_call_order_whatever_finishes_first(executor):
@@ -99,7 +102,7 @@ async def test_per_key_cap_queues_calls_on_one_host(tmp_path):
     executor = Executor(
         ToolRegistry([HostEcho()]),
         ToolContext(spill_dir=tmp_path),
-        limits=ExecutorLimits(per_key_concurrency=3),
+        limits=Settings(per_key_concurrency=3).executor_limits(),
     )
     results = await executor.run_batch([ToolCall(str(i), "echo", {"text": "x"}) for i in range(10)])
     assert len(results) == 10 and not any(r.is_error for r in results)

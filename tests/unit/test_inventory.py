@@ -36,8 +36,7 @@ def test_yaml_with_defaults_and_jump(tmp_path: Path) -> None:
         "spark-a",
     )
     assert inventory.names() == ["spark-a", "spark-b"]
-    assert [h.name for h in inventory.by_role("worker")] == ["spark-b"]
-    assert inventory.by_role("gpu") == []
+    assert (head.roles, worker.roles) == (["head"], ["worker"])
     assert inventory.known_hosts_path == tmp_path / "keys" / "known_hosts"
 
 

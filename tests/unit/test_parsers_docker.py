@@ -7,7 +7,6 @@ from tools.recon.parsers import (
     ParseError,
     parse_docker_info,
     parse_docker_ps_json,
-    parse_docker_ps_table,
     parse_docker_version,
 )
 
@@ -17,7 +16,6 @@ def test_docker_info_on_spark() -> None:
     assert (info.client_version, info.server_version) == ("29.2.1", "29.2.1")
     assert (info.containers, info.containers_running, info.images) == (0, 0, 21)
     assert info.runtimes == ["io.containerd.runc.v2", "runc"]
-    assert info.has_nvidia_runtime is False
     assert info.cdi_spec_dirs == ["/etc/cdi", "/var/run/cdi"]
     assert (info.cgroup_driver, info.storage_driver) == ("systemd", "overlay2")
 
@@ -102,24 +100,3 @@ def test_docker_ps_json_array_and_empty() -> None:
 def test_docker_ps_json_rejects_table_output() -> None:
     with pytest.raises(ParseError, match="JSON"):
         parse_docker_ps_json(capture("spark_docker_ps_ray_node.txt"))
-
-
-def test_docker_ps_table_with_truncated_command() -> None:
-    [container] = parse_docker_ps_table(capture("spark_docker_ps_ray_node.txt"))
-    assert container.names == ["node-58"]
-    assert container.image == "nvcr.io/nvidia/vllm:25.11-py3"
-    assert container.command == '"/bin/bash -c \'ray s…"'
-    assert (container.running_for, container.status) == ("About a minute ago", "Up About a minute")
-    assert container.ports is None
-
-
-def test_docker_ps_custom_table() -> None:
-    containers = parse_docker_ps_table(capture("spark_docker_ps_table_custom_workbench.txt"))
-    assert [c.names[0] for c in containers] == [
-        "project-agentic-rag",
-        "workbench-proxy",
-        "openshell-cluster-nemoclaw",
-    ]
-    assert containers[2].status == "Up 25 hours (healthy)"
-    assert containers[1].ports == "80/tcp, 127.0.0.1:10000->10000/tcp"
-    assert containers[0].ports is None

@@ -8,10 +8,6 @@ from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_ethtool,
-    parse_ethtool_fec,
-    parse_ip_addr_show,
-    parse_ip_br_addr,
-    parse_ip_br_link,
     parse_ip_j_addr,
 )
 
@@ -40,55 +36,6 @@ def test_ip_j_addr() -> None:
 def test_ip_j_addr_rejects_text_output() -> None:
     with pytest.raises(ParseError, match="ip -j addr"):
         parse_ip_j_addr(capture("spark_ip_br_addr_linklocal.txt"))
-
-
-def test_ip_br_addr_flags_link_local_only_ports() -> None:
-    interfaces = {i.name: i for i in parse_ip_br_addr(capture("spark_ip_br_addr_linklocal.txt"))}
-    assert interfaces["enp1s0f1np1"].link_local_only is True
-    assert [a.address for a in interfaces["enp1s0f1np1"].addresses] == [
-        "169.254.127.30",
-        "fe80::4ebb:47ff:fe2f:9113",
-    ]
-    assert interfaces["enP2p1s0f1np1"].link_local_only is True
-    assert interfaces["enP7s7"].link_local_only is False
-    assert (interfaces["enp1s0f0np0"].state, interfaces["enp1s0f0np0"].addresses) == ("DOWN", [])
-
-
-def test_ip_br_addr_static_cx7_addresses() -> None:
-    first, second = parse_ip_br_addr(capture("spark_ip_br_addr_static_cx7.txt"))
-    assert (first.addresses[0].address, first.addresses[0].prefix_len) == ("192.168.100.10", 24)
-    assert second.addresses[0].address == "192.168.100.11"
-    assert first.link_local_only is False
-
-
-def test_ip_br_link_no_carrier() -> None:
-    interfaces = {i.name: i for i in parse_ip_br_link(capture("spark_ip_br_link.txt"))}
-    assert interfaces["enp1s0f0np0"].has_carrier is False
-    assert interfaces["enp1s0f1np1"].has_carrier is True
-    assert interfaces["enp1s0f1np1"].mac == "4c:bb:47:2f:91:13"
-
-
-def test_ip_addr_show_link_local_vs_static() -> None:
-    [link_local] = parse_ip_addr_show(capture("spark_ip_addr_show_enp1s0f1np1_linklocal.txt"))
-    assert link_local.name == "enp1s0f1np1"
-    assert link_local.link_local_only is True
-    assert link_local.addresses[0].scope == "link"
-    [static] = parse_ip_addr_show(capture("spark_ip_addr_show_enp1s0f1np1_static.txt"))
-    assert [(a.address, a.is_link_local) for a in static.addresses] == [
-        ("192.168.100.10", False),
-        ("fe80::3e6d:66ff:fecc:b3b7", True),
-    ]
-
-
-def test_ip_s_link_show_without_cables() -> None:
-    interfaces = {
-        i.name: i for i in parse_ip_addr_show(capture("spark_ip_s_link_show_cx7_nocable.txt"))
-    }
-    cx7 = ["enp1s0f0np0", "enp1s0f1np1", "enP2p1s0f0np0", "enP2p1s0f1np1"]
-    assert all(interfaces[name].has_carrier is False for name in cx7)
-    assert all(interfaces[name].state == "DOWN" for name in cx7)
-    assert (interfaces["enP7s7"].mtu, interfaces["enP7s7"].altnames) == (9000, ["enP7p1s0"])
-    assert "veth5b4ba42" in interfaces
 
 
 def test_ethtool_speed_100g_then_200g() -> None:
@@ -120,13 +67,3 @@ def test_ethtool_with_link() -> None:
 def test_ethtool_rejects_other_text() -> None:
     with pytest.raises(ParseError, match="ethtool"):
         parse_ethtool("netlink error: no device matches name (offset 24)")
-
-
-def test_ethtool_fec_switch_vs_direct_cable() -> None:
-    switch, direct = outputs_after_prompts(capture("spark_ethtool_show_fec.txt"))
-    assert parse_ethtool_fec(switch).model_dump() == {
-        "interface": "enp1s0f1np1",
-        "configured_encodings": ["Auto"],
-        "active_encoding": "RS",
-    }
-    assert parse_ethtool_fec(direct).active_encoding == "None"

@@ -6,8 +6,6 @@ from tests.support.captures import capture
 from tools.recon.parsers import (
     ParseError,
     parse_nvidia_smi_list,
-    parse_nvidia_smi_q,
-    parse_nvidia_smi_q_xml,
     parse_nvidia_smi_query_csv,
     parse_nvidia_smi_table,
 )
@@ -167,34 +165,6 @@ def test_query_csv_with_wrong_column_count_is_an_error() -> None:
         parse_nvidia_smi_query_csv("0, NVIDIA GB10, 12\n", ["index", "name"])
 
 
-def test_q_text_of_a_discrete_gpu() -> None:
-    report = parse_nvidia_smi_q(capture("generic_nvidia-smi_q_titanv_560.35.03.txt"))
-    assert (report.driver_version, report.cuda_version, report.attached_gpus) == (
-        "560.35.03",
-        "12.6",
-        1,
-    )
-    [gpu] = report.gpus
-    assert (gpu.bus_id, gpu.product_name) == ("00000000:01:00.0", "NVIDIA TITAN V")
-    assert (gpu.memory_total_mib, gpu.memory_used_mib, gpu.memory_free_mib) == (12288, 290, 11760)
-    assert (gpu.temperature_c, gpu.power_draw_w, gpu.power_limit_w) == (44, 29.02, 250.0)
-    assert [(p.pid, p.name, p.memory_used_mib) for p in gpu.processes] == [
-        (100607, "/usr/lib/xorg/Xorg", 142),
-        (100838, "/usr/bin/gnome-shell", 33),
-        (101815, "/opt/test", 111),
-    ]
-    assert (
-        report.tree.value_at("GPU 00000000:01:00.0", "PCI", "GPU Link Info", "Link Width", "Max")
-        == "16x"
-    )
-
-
-def test_q_excerpt_from_gb10_has_no_memory() -> None:
-    [gpu] = parse_nvidia_smi_q(capture("spark_nvidia-smi_q_fb_memory_excerpt.txt")).gpus
-    assert gpu.memory_supported is False
-    assert gpu.memory_total_mib is None
-
-
 Q_XML = """<?xml version="1.0" ?>
 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
 <nvidia_smi_log>
@@ -216,23 +186,3 @@ Q_XML = """<?xml version="1.0" ?>
   </gpu>
 </nvidia_smi_log>
 """
-
-
-def test_q_xml_of_gb10() -> None:
-    report = parse_nvidia_smi_q_xml(Q_XML)
-    assert (report.driver_version, report.cuda_version) == ("580.142", "13.0")
-    [gpu] = report.gpus
-    assert (gpu.bus_id, gpu.addressing_mode, gpu.memory_supported) == (
-        "0000000F:01:00.0",
-        "ATS",
-        False,
-    )
-    assert (gpu.temperature_c, gpu.power_draw_w) == (41, 4.93)
-    assert [(p.pid, p.memory_used_mib) for p in gpu.processes] == [(2804, 179)]
-
-
-def test_q_xml_rejects_other_text() -> None:
-    with pytest.raises(ParseError, match="XML"):
-        parse_nvidia_smi_q_xml(
-            "NVIDIA-SMI has failed because it couldn't communicate with the driver"
-        )

@@ -80,6 +80,19 @@ def test_a_broken_middle_line_is_skipped_with_its_line_number(tmp_path):
     assert loaded.problems[0].startswith("line 3: not a valid event")
 
 
+def test_a_middle_line_that_is_not_json_says_so_plainly(tmp_path):
+    path = tmp_path / "t.jsonl"
+    _write_sample(path)
+    lines = path.read_text().splitlines()
+    lines[1] = '{"type": "user_message", "te'
+    path.write_text("\n".join(lines) + "\n")
+    loaded = read_transcript(path)
+    assert len(loaded.events) == 5
+    (problem,) = loaded.problems
+    assert problem.startswith("line 2: not a valid event (Invalid JSON: ")
+    assert problem.endswith("); skipped") and "(:" not in problem
+
+
 def test_redactor_patterns():
     redactor = Redactor()
     samples = {

@@ -43,7 +43,7 @@ def test_only_http_urls_are_accepted() -> None:
 def test_tool_is_read_only_and_describes_itself() -> None:
     tool = WebFetchTool()
     params = WebFetchInput(url="https://example.org/", select="Step 3")
-    assert tool.risk(params).label == "read_only"
+    assert tool.risk(params).risk.label == "read_only"
     assert tool.summary(params) == "https://example.org/ § Step 3"
     definition = tool.definition()
     assert definition["name"] == "web_fetch"

@@ -2,105 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
+from tests.support.sparks import VLLM_NODE, one_port_spark
 from tools.checks import GB, compute_findings
-from tools.recon.facts import (
-    Container,
-    DockerFacts,
-    Gpu,
-    GpuFacts,
-    HostFacts,
-    IdentityFacts,
-    Interface,
-    MemoryFacts,
-    NetworkFacts,
-    OsFacts,
-    RdmaFacts,
-    RdmaPort,
-    ToolkitFacts,
-)
-
-GIB = 1024**3
-NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
-
-
-def spark(
-    host: str,
-    *,
-    available_gb: float = 110,
-    containers: list[Container] | None = None,
-    link_up: bool = True,
-    address: str | None = "192.168.100.10/24",
-    speed_mbps: int = 200_000,
-    driver: str = "580.95.05",
-    ota: str = "7.3.1",
-) -> HostFacts:
-    """A DGX Spark as recon sees it; each keyword bends one fact."""
-    return HostFacts(
-        host=host,
-        collected_at=NOW,
-        identity=IdentityFacts(hostname=f"{host}-x", arch="aarch64", kernel="6.17.0-1014-nvidia"),
-        os=OsFacts(
-            pretty_name="Ubuntu 24.04.3 LTS", dgx_swbuild_version="7.2.3", dgx_ota_version=ota
-        ),
-        memory=MemoryFacts(
-            total_bytes=round(121.7 * GIB),
-            available_bytes=round(available_gb * GB),
-            unified_memory=True,
-        ),
-        gpu=GpuFacts(
-            driver_version=driver,
-            cuda_version="13.0",
-            gpus=[Gpu(index=0, name="NVIDIA GB10", memory_supported=False)],
-        ),
-        toolkit=ToolkitFacts(nvcc_on_path=False, cuda_nvcc_present=True),
-        docker=DockerFacts(installed=True, usable=True, containers=containers or []),
-        rdma=RdmaFacts(
-            ports=[
-                RdmaPort(
-                    device="rocep1s0f1",
-                    port=1,
-                    state="ACTIVE" if link_up else "DOWN",
-                    physical_state="LINK_UP" if link_up else "DISABLED",
-                    netdev="enp1s0f1np1",
-                    up=link_up,
-                )
-            ]
-        ),
-        network=NetworkFacts(
-            interfaces=[
-                Interface(
-                    name="enp1s0f1np1",
-                    state="UP" if link_up else "DOWN",
-                    addresses=[address] if address else [],
-                    speed_mbps=speed_mbps if link_up else None,
-                    fabric=True,
-                    link_local_only=bool(address and address.startswith("169.254.")),
-                )
-            ]
-        ),
-    )
-
-
-VLLM = Container(
-    name="vllm_node",
-    image="vllm-node",
-    state="running",
-    status="Up 7 weeks",
-    memory_bytes=98 * GB,
-    memory_source="docker stats",
-)
+from tools.recon.facts import DockerFacts
 
 
 def messages(findings, kind: str) -> list[str]:
-    return [f.message for f in findings if f.kind == kind]
+    return [f.text for f in findings if f.kind == kind]
 
 
 def test_container_blocks_a_model_that_must_split_across_both_nodes() -> None:
     hosts = {
-        "spark-a": spark("spark-a", available_gb=15, containers=[VLLM]),
-        "spark-b": spark("spark-b", available_gb=107, address="192.168.100.11/24"),
+        "spark-a": one_port_spark("spark-a", available_gb=15, containers=[VLLM_NODE]),
+        "spark-b": one_port_spark("spark-b", available_gb=107, address="192.168.100.11/24"),
     }
     findings = compute_findings(hosts, model_size_bytes=119 * GB)
     assert findings[0].severity == "blocker"
@@ -115,7 +29,7 @@ def test_container_blocks_a_model_that_must_split_across_both_nodes() -> None:
 
 
 def test_without_a_model_size_each_host_reports_its_available_memory() -> None:
-    findings = compute_findings({"spark-a": spark("spark-a", available_gb=15)})
+    findings = compute_findings({"spark-a": one_port_spark("spark-a", available_gb=15)})
     assert messages(findings, "memory_available") == [
         "spark-a: 15 GB available for a model (unified memory)"
     ]
@@ -124,8 +38,8 @@ def test_without_a_model_size_each_host_reports_its_available_memory() -> None:
 
 def test_model_too_big_for_the_whole_cluster() -> None:
     hosts = {
-        "a": spark("a", available_gb=50),
-        "b": spark("b", available_gb=50, address="192.168.100.11/24"),
+        "a": one_port_spark("a", available_gb=50),
+        "b": one_port_spark("b", available_gb=50, address="192.168.100.11/24"),
     }
     findings = compute_findings(hosts, model_size_bytes=234 * GB)
     assert messages(findings, "model_exceeds_cluster") == [
@@ -133,8 +47,20 @@ def test_model_too_big_for_the_whole_cluster() -> None:
     ]
 
 
+def test_model_too_big_for_a_single_host_names_it() -> None:
+    findings = compute_findings(
+        {"a": one_port_spark("a", available_gb=50)}, model_size_bytes=234 * GB
+    )
+    assert messages(findings, "model_exceeds_cluster") == [
+        "a ~234 GB model exceeds the 50 GB available on a"
+    ]
+
+
 def test_roce_link_down_is_a_blocker_for_a_pair_with_port_evidence() -> None:
-    hosts = {"spark-a": spark("spark-a"), "spark-b": spark("spark-b", link_up=False, address=None)}
+    hosts = {
+        "spark-a": one_port_spark("spark-a"),
+        "spark-b": one_port_spark("spark-b", link_up=False, address=None),
+    }
     down = [f for f in compute_findings(hosts) if f.kind == "roce_link_down"]
     assert [(f.severity, f.hosts) for f in down] == [("blocker", ["spark-b"])]
     assert down[0].evidence == ["rocep1s0f1/1 DOWN DISABLED netdev enp1s0f1np1"]
@@ -142,8 +68,8 @@ def test_roce_link_down_is_a_blocker_for_a_pair_with_port_evidence() -> None:
 
 def test_no_shared_fabric_subnet_and_link_local_only() -> None:
     hosts = {
-        "spark-a": spark("spark-a", address="169.254.35.62/16"),
-        "spark-b": spark("spark-b", address="192.168.200.11/24"),
+        "spark-a": one_port_spark("spark-a", address="169.254.35.62/16"),
+        "spark-b": one_port_spark("spark-b", address="192.168.200.11/24"),
     }
     findings = compute_findings(hosts)
     assert messages(findings, "no_shared_fabric_subnet")
@@ -154,14 +80,16 @@ def test_no_shared_fabric_subnet_and_link_local_only() -> None:
 
 
 def test_shared_subnet_gives_no_fabric_finding() -> None:
-    hosts = {"a": spark("a"), "b": spark("b", address="192.168.100.11/24")}
+    hosts = {"a": one_port_spark("a"), "b": one_port_spark("b", address="192.168.100.11/24")}
     assert not messages(compute_findings(hosts), "no_shared_fabric_subnet")
 
 
 def test_driver_and_ota_skew_between_nodes() -> None:
     hosts = {
-        "spark-a": spark("spark-a"),
-        "spark-b": spark("spark-b", driver="580.126.09", ota="7.5.0", address="192.168.100.11/24"),
+        "spark-a": one_port_spark("spark-a"),
+        "spark-b": one_port_spark(
+            "spark-b", driver="580.126.09", ota="7.5.0", address="192.168.100.11/24"
+        ),
     }
     skew = messages(compute_findings(hosts), "version_skew")
     assert (
@@ -172,7 +100,7 @@ def test_driver_and_ota_skew_between_nodes() -> None:
 
 
 def test_slow_link_nvcc_and_docker_permission() -> None:
-    host = spark("spark-a", speed_mbps=100_000)
+    host = one_port_spark("spark-a", speed_mbps=100_000)
     host.docker = DockerFacts(
         installed=True, usable=False, permission_denied=True, user_groups=["aurora"]
     )
@@ -182,19 +110,17 @@ def test_slow_link_nvcc_and_docker_permission() -> None:
     ]
     assert "nvcc is not on PATH on spark-a" in messages(findings, "nvcc_off_path")[0]
     docker = [f for f in findings if f.kind == "docker_permission_denied"]
-    assert (
-        docker[0].severity == "blocker" and "add the user to the docker group" in docker[0].message
-    )
+    assert docker[0].severity == "blocker" and "add the user to the docker group" in docker[0].text
 
 
 def test_docker_not_installed() -> None:
-    host = spark("spark-a")
+    host = one_port_spark("spark-a")
     host.docker = DockerFacts(installed=False, usable=False, problem="docker exited 127: not found")
     assert messages(compute_findings({"spark-a": host}), "docker_missing")
 
 
 def test_docker_daemon_not_running() -> None:
-    host = spark("spark-a")
+    host = one_port_spark("spark-a")
     host.docker = DockerFacts(
         installed=True,
         usable=False,
@@ -205,7 +131,7 @@ def test_docker_daemon_not_running() -> None:
 
 
 def test_page_cache_that_vllm_would_count_as_used() -> None:
-    host = spark("spark-a", available_gb=116)
+    host = one_port_spark("spark-a", available_gb=116)
     host.memory.free_bytes = 19 * GB
     (finding,) = [f for f in compute_findings({"spark-a": host}) if f.kind == "page_cache_inflated"]
     assert finding.message.startswith(

@@ -7,10 +7,9 @@ from datetime import timedelta
 
 from rich.console import Console
 
-from agent.world.model import WorldModel
+from agent.world.model import WorldModel, transcript_listener
 from agent.world.render import print_tables, render_compact
-from agent.world.world_tools import transcript_listener
-from tests.unit.test_world_findings import NOW, VLLM, spark
+from tests.support.sparks import NOW, VLLM_NODE, one_port_spark
 from tools.checks import GB
 
 COMPACT_LIMIT_BYTES = 3 * 1024
@@ -18,8 +17,8 @@ COMPACT_LIMIT_BYTES = 3 * 1024
 
 def seed_world() -> WorldModel:
     world = WorldModel()
-    world.update("spark-a", spark("spark-a", available_gb=15, containers=[VLLM]))
-    world.update("spark-b", spark("spark-b", link_up=False, address="192.168.100.11/24"))
+    world.update("spark-a", one_port_spark("spark-a", available_gb=15, containers=[VLLM_NODE]))
+    world.update("spark-b", one_port_spark("spark-b", link_up=False, address="192.168.100.11/24"))
     world.set_model_size(119 * GB)
     return world
 
@@ -35,13 +34,14 @@ def test_age_and_staleness_follow_collected_at() -> None:
 
 
 def test_update_reports_new_findings_and_tells_the_listener() -> None:
-    world = WorldModel()
     seen = []
-    world.on_change(lambda host, summary, new: seen.append((host, summary, [f.kind for f in new])))
-    new = world.update("spark-a", spark("spark-a", containers=[VLLM]))
+    world = WorldModel(
+        on_change=lambda host, summary, new: seen.append((host, summary, [f.kind for f in new]))
+    )
+    new = world.update("spark-a", one_port_spark("spark-a", containers=[VLLM_NODE]))
     assert "container_holds_memory" in [f.kind for f in new]
     assert seen[0][:2] == ("spark-a", "probed spark-a")
-    assert world.update("spark-a", spark("spark-a", containers=[VLLM])) == []
+    assert world.update("spark-a", one_port_spark("spark-a", containers=[VLLM_NODE])) == []
 
 
 def test_notes_are_kept_apart_from_probed_facts() -> None:
@@ -73,7 +73,7 @@ def test_compact_seed_pair_fits_in_3kb_with_the_key_facts() -> None:
 
 def test_unreachable_host_is_shown_with_its_reason() -> None:
     world = seed_world()
-    world.mark_unreachable("spark-b", "cannot reach spark-b through spark-a")
+    world.apply_round({}, {"spark-b": "cannot reach spark-b through spark-a"})
     assert "spark-b: UNREACHABLE — cannot reach spark-b through spark-a" in render_compact(world)
 
 
@@ -88,9 +88,8 @@ def test_tables_for_people() -> None:
 
 def test_changes_become_world_update_events() -> None:
     events = []
-    world = WorldModel()
-    world.on_change(transcript_listener(events.append))
-    world.update("spark-a", spark("spark-a", containers=[VLLM]))
+    world = WorldModel(on_change=transcript_listener(events.append))
+    world.update("spark-a", one_port_spark("spark-a", containers=[VLLM_NODE]))
     assert events[0].type == "world_update" and events[0].host == "spark-a"
     assert "container vllm_node holds ~98 GB on spark-a" in [
         f["message"] for f in events[0].findings

@@ -1,5 +1,6 @@
 """Multi-node deployment: recipes that turn facts and choices into commands, and their checks.
 
-Nothing here runs a mutating command: recipes, the fit check and preflight only compute; the
-agent drives the steps through its gated tools, and `endpoint` only reads a served endpoint.
+The tools: `plan_tool` (plan_deployment), `rollout_tool` (rollout_step), `endpoint_tool`
+(endpoint_check). Recipes, the fit check, preflight and `fixes` only compute; rollout_step runs
+the approved steps through the gate, and `endpoint` only reads a served endpoint.
 """

@@ -8,13 +8,14 @@ answers from a local server.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
+from tools.checks import GB
+from tools.checks.memory import running_with_memory
 from tools.recon.facts import HostFacts
+from tools.recon.parsers.disk import parse_du_sb
 
-GB = 1_000_000_000
 KV_HEADROOM_FRACTION = 0.10
 Fetch = Callable[[str], Awaitable[bytes]]
 HUB_URL = "https://huggingface.co"
@@ -26,6 +27,7 @@ class ModelSizeError(Exception):
 
 
 def gb(value: float) -> str:
+    """Bytes as decimal gigabytes to a tenth, for the fit arithmetic ("59.5 GB per node")."""
     return f"{value / GB:.1f} GB"
 
 
@@ -43,11 +45,7 @@ class NodeBudget:
         budget = facts.memory.budget_bytes
         if budget is None:
             return None
-        holders = tuple(
-            (c.name, c.memory_bytes)
-            for c in facts.docker.containers
-            if c.state == "running" and c.memory_bytes
-        )
+        holders = tuple(running_with_memory(facts))
         total = (
             facts.memory.total_bytes
             if facts.memory.unified_memory
@@ -107,13 +105,6 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
     return verdict
 
 
-def max_utilization(node: NodeBudget) -> float | None:
-    """The highest --gpu-memory-utilization vLLM's start check accepts on unified memory."""
-    if not node.total_bytes:
-        return None
-    return int(node.available_bytes / node.total_bytes * 100) / 100
-
-
 async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int:
     """Sum of the *.safetensors sizes the Hub API lists, else the index file's total_size."""
     problems = []
@@ -158,8 +149,8 @@ def du_command(model: str, hf_cache: str = DEFAULT_HF_CACHE) -> str:
 
 def size_from_du(output: str) -> int | None:
     """Bytes from `du -sb` output ("123456\tpath"), None when du printed no total."""
-    match = re.match(r"\s*(\d+)\s", output)
-    return int(match.group(1)) if match else None
+    rows = parse_du_sb(output)
+    return rows[0].size_bytes if rows else None
 
 
 def budgets_for(hosts: Mapping[str, HostFacts], order: list[str]) -> list[NodeBudget]:

@@ -6,6 +6,8 @@ import re
 
 from pydantic import BaseModel, Field
 
+from tools.plan import PlanStep
+
 
 class StepCheck(BaseModel):
     """A read-only command whose output proves a step worked."""
@@ -39,3 +41,14 @@ class DeployStep(BaseModel):
     expected_downtime: str = "none"
     needs: list[str] = Field(default_factory=list)
     by_hand: bool = Field(default=False, description="A person must do it; Scout cannot.")
+
+    def plan_step(self) -> PlanStep:
+        """The step as a person approves it in a plan: what, where, how, undo, proof."""
+        return PlanStep(
+            title=self.title,
+            hosts=[self.host] if self.host else [],
+            actions=self.actions,
+            expected_downtime=self.expected_downtime,
+            rollback=self.rollback,
+            success_check=self.check.render(),
+        )

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import shlex
 
-from tools.docker.masking import MASK, is_secret_name
 from tools.docker.params import DockerCtlInput
+from tools.recon.parsers.env_secrets import MASK, is_secret_name
 
 JSON_FORMAT = "--format={{json .}}"
 PS_COMMAND = f"docker ps -a --no-trunc {shlex.quote(JSON_FORMAT)}"

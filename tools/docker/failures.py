@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from tools.docker.params import DockerCtlInput
+from tools.recon.parsers.docker import docker_access_problem
 
 
 class FailureKind(Enum):
@@ -31,9 +32,11 @@ class DockerFailure:
     detail: str
 
 
-_PERMISSION = re.compile(r"permission denied while trying to connect to the Docker daemon")
-_NOT_FOUND = re.compile(r"docker: (?:command )?not found|docker: No such file or directory")
-_DAEMON_DOWN = re.compile(r"Cannot connect to the Docker daemon[^\n]*")
+_ACCESS_FAILURES = {
+    "permission_denied": FailureKind.PERMISSION,
+    "not_installed": FailureKind.NOT_INSTALLED,
+    "daemon_unreachable": FailureKind.DAEMON_DOWN,
+}
 _NO_CONTAINER = re.compile(r"No such container: ?(?P<subject>\S+)")
 _NAME_IN_USE = re.compile(
     r'container name "/?(?P<subject>[^"]+)" is already in use by container "(?P<id>[0-9a-f]+)"'
@@ -49,12 +52,8 @@ def classify_failure(
 ) -> DockerFailure | None:
     """Which known failure `output` shows, or None for any other error."""
     first_line = _first_error_line(output)
-    if _PERMISSION.search(output):
-        return DockerFailure(FailureKind.PERMISSION, None, first_line)
-    if exit_status == 127 and _NOT_FOUND.search(output):
-        return DockerFailure(FailureKind.NOT_INSTALLED, None, first_line)
-    if match := _DAEMON_DOWN.search(output):
-        return DockerFailure(FailureKind.DAEMON_DOWN, None, match[0])
+    if access := docker_access_problem(output, exit_status):
+        return DockerFailure(_ACCESS_FAILURES[access.kind], None, access.line)
     if match := _NAME_IN_USE.search(output):
         return DockerFailure(FailureKind.NAME_IN_USE, match["subject"], match["id"])
     if match := _NO_CONTAINER.search(output):

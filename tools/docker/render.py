@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tools.docker.rows import ContainerDetails, DockerImage, DockerStats, ImageDetails
-from tools.recon.parsers.docker import DockerContainer
+from tools.recon.parsers.docker_inspect import ContainerDetails, ImageDetails
+from tools.recon.parsers.docker_rows import ContainerStats, DockerContainer, DockerImage
 
 MAX_CELL = 60
 
@@ -50,14 +50,24 @@ def images_table(images: Sequence[DockerImage]) -> str:
     return table(["IMAGE", "ID", "SIZE", "CREATED"], rows)
 
 
-def stats_table(stats: Sequence[DockerStats]) -> str:
+def stats_table(stats: Sequence[ContainerStats]) -> str:
     if not stats:
         return "(no running containers)"
     rows = [
-        [s.name, s.cpu_percent or "", s.mem_usage or "", s.mem_percent or "", s.pids or ""]
+        [
+            s.name,
+            _percent(s.cpu_percent),
+            s.memory_usage or "",
+            _percent(s.memory_percent),
+            s.pids or "",
+        ]
         for s in stats
     ]
     return table(["NAME", "CPU %", "MEM USAGE / LIMIT", "MEM %", "PIDS"], rows)
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}%"  # as docker prints it
 
 
 def container_facts(details: ContainerDetails) -> str:

@@ -1,1 +1,2 @@
-"""Recon: the read-only probe pack and the parsers that turn its output into typed facts."""
+"""Recon: the read-only probe pack, the parsers that turn its output into typed facts, and the
+`recon` tool (`tool`) that applies a probe round to the world model."""

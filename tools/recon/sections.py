@@ -75,7 +75,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ),
     ("groups", "id -nG"),
     ("ibdev2netdev", "ibdev2netdev"),
-    ("ibstat", "ibstat"),
     ("rdma-link", "rdma link show"),
     ("ip-addr", "ip -j addr"),
     ("python", "python3 --version"),

@@ -22,11 +22,12 @@ import getpass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.ssh.errors import InventoryError, UnknownHostError
+from tools.validation_errors import validation_problems
+from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
@@ -96,12 +97,12 @@ class Inventory(BaseModel):
         """Read and resolve an inventory YAML file; any problem is an `InventoryError`."""
         path = Path(path).expanduser()
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = read_yaml(path)
         except OSError as exc:
             raise InventoryError(
                 f"cannot read inventory {path}: {exc.strerror or exc}; check the path."
             ) from None
-        except yaml.YAMLError as exc:
+        except YAMLSyntaxError as exc:
             raise InventoryError(f"inventory {path} is not valid YAML: {exc}") from None
         if not isinstance(data, dict):
             raise InventoryError(f"inventory {path} must be a mapping with a `hosts:` section.")
@@ -115,9 +116,7 @@ class Inventory(BaseModel):
         try:
             raw = _InventoryFile.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-            )
+            problems = "; ".join(validation_problems(exc))
             raise InventoryError(f"{source} is not valid: {problems}") from None
         known_hosts = _local_path(raw.known_hosts, base_dir)
         ssh_config = _local_path(raw.ssh_config, base_dir)
@@ -146,9 +145,6 @@ class Inventory(BaseModel):
 
     def names(self) -> list[str]:
         return list(self.hosts)
-
-    def by_role(self, role: str) -> list[HostSpec]:
-        return [spec for spec in self.hosts.values() if role in spec.roles]
 
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:

@@ -53,7 +53,7 @@ STATUS_HINTS = {
 
 
 class WebFetcher:
-    """Fetches URLs for one session; hold one per session (web_fetch keeps it in ctx.extras).
+    """Fetches URLs for one session; hold one per session (tools get it as `ctx.web`).
 
     `resolve` and `transport` exist for tests and special set-ups; the defaults use the system
     resolver and a direct httpx connection (environment proxies are ignored on purpose).

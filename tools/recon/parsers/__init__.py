@@ -6,31 +6,38 @@ Each parser raises `ParseError` only for text that is clearly not what it reads;
 
 from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu
 from tools.recon.parsers.cuda import NvccInfo, parse_nvcc_version
-from tools.recon.parsers.disk import DiskUsage, parse_df
+from tools.recon.parsers.disk import DiskUsage, FolderSize, parse_df, parse_du_sb
 from tools.recon.parsers.docker import (
-    ContainerStats,
-    DockerContainer,
+    DockerAccessProblem,
     DockerInfo,
     DockerVersion,
+    docker_access_problem,
     parse_docker_info,
-    parse_docker_ps_json,
-    parse_docker_ps_table,
-    parse_docker_stats_json,
     parse_docker_version,
 )
+from tools.recon.parsers.docker_inspect import (
+    ContainerDetails,
+    ImageDetails,
+    parse_container_inspect,
+    parse_image_inspect,
+)
+from tools.recon.parsers.docker_rows import (
+    ContainerStats,
+    DockerContainer,
+    DockerImage,
+    parse_docker_images_json,
+    parse_docker_ps_json,
+    parse_docker_stats_json,
+)
 from tools.recon.parsers.errors import ParseError
-from tools.recon.parsers.ethtool import EthtoolFec, EthtoolInfo, parse_ethtool, parse_ethtool_fec
+from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
 from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
 from tools.recon.parsers.missing import is_tool_missing
-from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth
 from tools.recon.parsers.network import (
     IpAddress,
     NetInterface,
-    parse_ip_addr_show,
-    parse_ip_br_addr,
-    parse_ip_br_link,
     parse_ip_j_addr,
 )
 from tools.recon.parsers.nvidia_smi import (
@@ -40,13 +47,6 @@ from tools.recon.parsers.nvidia_smi import (
     NvidiaSmiReport,
     parse_nvidia_smi_list,
     parse_nvidia_smi_table,
-)
-from tools.recon.parsers.nvidia_smi_q import (
-    GpuDetails,
-    NvidiaSmiQReport,
-    QNode,
-    parse_nvidia_smi_q,
-    parse_nvidia_smi_q_xml,
 )
 from tools.recon.parsers.nvidia_smi_query import NvidiaSmiQueryResult, parse_nvidia_smi_query_csv
 from tools.recon.parsers.os_release import (
@@ -70,12 +70,9 @@ from tools.recon.parsers.ray import (
     parse_ray_status,
 )
 from tools.recon.parsers.rdma import (
-    IbCa,
     IbDevNetDev,
-    IbPort,
     RdmaLink,
     parse_ibdev2netdev,
-    parse_ibstat,
     parse_rdma_link_show,
 )
 from tools.recon.parsers.sockets import ListeningSocket, parse_ss_listening
@@ -83,24 +80,25 @@ from tools.recon.parsers.units import parse_size_bytes
 
 __all__ = [
     "CachedModel",
+    "ContainerDetails",
     "ContainerStats",
     "CpuCoreType",
     "DgxRelease",
     "DiskUsage",
+    "DockerAccessProblem",
     "DockerContainer",
+    "DockerImage",
     "DockerInfo",
     "DockerVersion",
-    "EthtoolFec",
     "EthtoolInfo",
+    "FolderSize",
     "FreeReport",
     "FreeRow",
-    "GpuDetails",
     "GpuInfo",
     "GpuListEntry",
     "GpuProcess",
-    "IbCa",
     "IbDevNetDev",
-    "IbPort",
+    "ImageDetails",
     "IpAddress",
     "ListeningSocket",
     "LsbRelease",
@@ -108,44 +106,38 @@ __all__ = [
     "MemInfo",
     "NetInterface",
     "NvccInfo",
-    "NvidiaSmiQReport",
     "NvidiaSmiQueryResult",
     "NvidiaSmiReport",
     "OsRelease",
     "ParseError",
     "PipPackage",
     "PythonVersion",
-    "QNode",
     "RayResource",
     "RayStatus",
     "RdmaLink",
     "UnameInfo",
+    "docker_access_problem",
     "is_tool_missing",
+    "parse_container_inspect",
     "parse_df",
     "parse_dgx_release",
+    "parse_docker_images_json",
     "parse_docker_info",
     "parse_docker_ps_json",
-    "parse_docker_ps_table",
     "parse_docker_stats_json",
     "parse_docker_version",
+    "parse_du_sb",
     "parse_ethtool",
-    "parse_ethtool_fec",
     "parse_free",
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
-    "parse_ibstat",
-    "parse_ip_addr_show",
-    "parse_ip_br_addr",
-    "parse_ip_br_link",
+    "parse_image_inspect",
     "parse_ip_j_addr",
     "parse_lsb_release",
     "parse_lscpu",
     "parse_meminfo",
-    "parse_nccl_avg_bus_bandwidth",
     "parse_nvcc_version",
     "parse_nvidia_smi_list",
-    "parse_nvidia_smi_q",
-    "parse_nvidia_smi_q_xml",
     "parse_nvidia_smi_query_csv",
     "parse_nvidia_smi_table",
     "parse_os_release",

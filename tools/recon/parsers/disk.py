@@ -1,12 +1,15 @@
-"""`df`: room for ~119 GB of weights plus images."""
+"""`df` (room for ~119 GB of weights plus images) and `du -sb` (how much a folder holds)."""
 
 from __future__ import annotations
+
+import re
 
 from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.units import parse_size_bytes
 
+_DU_ROW = re.compile(r"^\s*(?P<size>\d+)\s+(?P<path>.+?)\s*$")
 _BLOCK_SIZES = {"1K-blocks": 1024, "1B-blocks": 1, "1M-blocks": 1024**2, "1024-blocks": 1024}
 
 
@@ -60,3 +63,17 @@ def _entry(words: list[str], has_type: bool, block_bytes: int | None, text: str)
         )
     except (ParseError, ValueError):
         raise ParseError("`df` rows of sizes", text) from None
+
+
+class FolderSize(BaseModel):
+    path: str
+    size_bytes: int
+
+
+def parse_du_sb(text: str) -> list[FolderSize]:
+    """The `SIZE<tab>PATH` rows of `du -sb` output; anything else (its complaints) is skipped."""
+    return [
+        FolderSize(path=match["path"], size_bytes=int(match["size"]))
+        for line in text.splitlines()
+        if (match := _DU_ROW.match(line))
+    ]

@@ -10,11 +10,11 @@ import re
 
 from pydantic import BaseModel
 
+from tools.recon.parsers.disk import parse_du_sb
 from tools.recon.parsers.errors import ParseError
 
 FOLDER_PREFIX = "models--"
 _NAMED = re.compile(r"^model (?P<folder>models--\S+)$")
-_DU_ROW = re.compile(r"^(?P<size>\d+)\s+(?P<path>.+)$")
 
 
 class CachedModel(BaseModel):
@@ -39,9 +39,8 @@ def parse_hf_cache_listing(text: str) -> list[CachedModel]:
             folder = named["folder"]
             models[folder] = CachedModel(repo_id=repo_id_from_folder(folder), folder=folder)
             continue
-        row = _DU_ROW.match(line)
-        if row is not None:
-            folder = row["path"].rstrip("/").rsplit("/", 1)[-1]
+        for row in parse_du_sb(line):
+            folder = row.path.rstrip("/").rsplit("/", 1)[-1]
             if folder in models:
-                models[folder].size_bytes = int(row["size"])
+                models[folder].size_bytes = row.size_bytes
     return list(models.values())

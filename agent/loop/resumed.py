@@ -1,0 +1,25 @@
+"""What a session resumes from: its conversation, todo list and state, rebuilt from a transcript.
+
+agent/replay/resume.py reads a transcript into this; the builder (agent/runtime/builder.py)
+starts the new session from it. It lives here, beside the session, so the builder needs nothing
+from the replay room.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.session_state import StateChange
+
+
+@dataclass
+class RebuiltSession:
+    session_id: str
+    model: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    todo_items: list[dict[str, Any]] = field(default_factory=list)
+    interrupted_calls: list[str] = field(default_factory=list)
+    state_changes: list[StateChange] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
+    last_seq: int = 0

@@ -1,0 +1,102 @@
+"""What an engine checks on every node before it loads: the port, the model in the HF cache,
+free memory, NCCL/Gloo interfaces; then which transport NCCL ends up with. The messages are the
+engines' own (vLLM, PyTorch, NCCL)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import fabric
+from .memory import memory_kb
+from .serve_spec import HF_MOUNT, EngineError, Node, ServeSpec
+from .state import read_state
+
+if TYPE_CHECKING:
+    from .container import Container
+
+_GIB_KB = 1024 * 1024
+
+
+def check_port(spec: ServeSpec, ctr: Container) -> None:
+    for name, c in read_state(ctr.host_dir)["docker"]["containers"].items():
+        if name != ctr.name and c["state"] == "running" and spec.port in c.get("listen", []):
+            raise EngineError(
+                f"OSError: [Errno 98] error while attempting to bind on address "
+                f"('{spec.host}', {spec.port}): address already in use"
+            )
+
+
+def check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
+    state = read_state(node.host_dir)
+    container = state["docker"]["containers"][node.container]
+    prefix = f"(RayWorkerWrapper pid={4100 + len(node.container)}, ip={node.ip}) " if remote else ""
+    mounted = any(m.split(":")[1:2] == [HF_MOUNT] for m in container.get("mounts", []))
+    if not mounted or spec.model not in state.get("hf_cache", {}):
+        where = "" if mounted else f" ({HF_MOUNT} is not mounted in container {node.container})"
+        if node.env.get("HF_HUB_OFFLINE") == "1":
+            raise EngineError(
+                f"{prefix}ERROR: model {spec.model} not found in cache on {node.ip}{where} and "
+                "HF_HUB_OFFLINE=1\n"
+                f"{prefix}huggingface_hub.errors.LocalEntryNotFoundError: Cannot find an "
+                "appropriate cached snapshot folder for the specified revision on the local disk "
+                "and outgoing traffic has been disabled. To enable repo look-ups and downloads "
+                "online, pass 'local_files_only=False' as input."
+            )
+        raise EngineError(
+            f"{prefix}ERROR: model {spec.model} not found in cache on {node.ip}{where}\n"
+            f"{prefix}OSError: We couldn't connect to 'https://huggingface.co' to load the files, "
+            "and couldn't find them in the cached files."
+        )
+    mem = memory_kb(state)
+    total_gib = mem["MemTotal"] / _GIB_KB
+    wanted = spec.util * mem["MemTotal"]
+    if mem["MemAvailable"] < wanted:
+        raise EngineError(
+            f"{prefix}ValueError: Free memory on device ({mem['MemAvailable'] / _GIB_KB:.2f}/"
+            f"{total_gib:.2f} GiB) on startup is less than desired GPU memory utilization "
+            f"({spec.util}, {wanted / _GIB_KB:.2f} GiB). Decrease GPU memory utilization or "
+            "reduce GPU memory used by other processes."
+        )
+    weights_kb = state["hf_cache"][spec.model]["size_gb"] * 1e9 / 1024 / max(spec.tp, 1)
+    if weights_kb > wanted * 0.95:
+        raise EngineError(
+            f"{prefix}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. "
+            f"GPU 0 has a total capacity of {total_gib:.2f} GiB of which "
+            f"{wanted / _GIB_KB * 0.02:.2f} GiB is free. Model weights need "
+            f"{weights_kb / _GIB_KB:.1f} GiB per GPU but the budget "
+            f"at gpu_memory_utilization={spec.util} is {wanted / _GIB_KB:.1f} GiB."
+        )
+    if spec.tp > 1:
+        for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
+            if fabric.socket_ifname_problem(node.env.get(var), state):
+                raise EngineError(_ifname_error(var, node, prefix, state))
+
+
+def _ifname_error(var: str, node: Node, prefix: str, state: dict[str, Any]) -> str:
+    value = node.env[var]
+    tag = f"{state['hostname']}:{4200 + len(node.container)}:{4200 + len(node.container)} [0]"
+    if var == "GLOO_SOCKET_IFNAME":
+        return (
+            f"{prefix}RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/"
+            f"device.cc:83] ifa != nullptr. Unable to find address for: {value}"
+        )
+    return (
+        f"{prefix}{tag} NCCL INFO NCCL_SOCKET_IFNAME set to {value}\n"
+        f"{prefix}{tag} NCCL WARN Bootstrap : no socket interface found\n"
+        f"{prefix}torch.distributed.DistBackendError: NCCL error in: "
+        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, internal error - please "
+        "report this issue to the NCCL developers, NCCL version 2.28.9\n"
+        "ncclInternalError: Internal check failed.\n"
+        "Last error:\nBootstrap : no socket interface found"
+    )
+
+
+def nccl_transport(nodes: list[Node]) -> str:
+    if len(nodes) == 1:
+        return "local"
+    for node in nodes:
+        state = read_state(node.host_dir)
+        container = state["docker"]["containers"][node.container]
+        if not fabric.usable_rdma(node.env, container, state):
+            return "socket"
+    return "roce"

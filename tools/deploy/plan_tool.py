@@ -1,0 +1,213 @@
+"""`plan_deployment`: compute a deployment plan from the world model; it changes nothing.
+
+Preflight on fresh facts (stale hosts are probed again), the fixes the findings require, then the
+recipe's steps, returned as a `Plan` ready for propose_plan. The steps are kept in the session
+state under the plan's hash, so rollout_step can run exactly the plan a person approved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import Field
+
+from tools.base import Tool, ToolContext, ToolResult
+from tools.checks import Finding
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fit import (
+    DEFAULT_HF_CACHE,
+    GB,
+    ModelSizeError,
+    du_command,
+    size_from_du,
+    size_from_hub,
+)
+from tools.deploy.fixes import fix_steps
+from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
+from tools.deploy.recipes import build_recipe
+from tools.deploy.rollout import order_steps
+from tools.deploy.steps import DeployStep
+from tools.plan import Plan
+from tools.recon.probe import probe_hosts
+from tools.ssh.errors import SSHError
+from tools.web.errors import WebFetchError
+from tools.world_store import WorldStore
+
+
+class PlanDeploymentInput(DeployChoices):
+    model_size_gb: float | None = Field(
+        default=None, gt=0, description="Weight size in GB if known (else looked up)."
+    )
+    links_tried: list[str] = Field(
+        default_factory=list,
+        description="Hosts where `ip link set … up` was already run and the RoCE link stayed down.",
+    )
+
+
+class PlanDeploymentTool(Tool[PlanDeploymentInput]):
+    name = "plan_deployment"
+    description = (
+        "Compute a deployment plan for a model across hosts (recipe vllm-ray, vllm-multinode or "
+        "sglang; the first host is the head). Runs preflight on the world model (re-probing "
+        "stale hosts), checks the model fits, adds the fixes the findings need (stop a "
+        "container holding memory, bring a RoCE link up, pull a missing image) before the "
+        "recipe's commands, and returns a Plan ready for propose_plan. Read-only."
+    )
+    Input = PlanDeploymentInput
+
+    def __init__(self, max_age_s: float = 600.0) -> None:
+        self.max_age_s = max_age_s
+
+    def hosts(self, params: PlanDeploymentInput) -> list[str]:
+        return list(params.hosts)
+
+    def summary(self, params: PlanDeploymentInput) -> str:
+        return f"{params.recipe} {params.model} on {', '.join(params.hosts)}"
+
+    async def run(self, params: PlanDeploymentInput, ctx: ToolContext) -> ToolResult:
+        if ctx.world is None:
+            return ToolResult.error(
+                "plan_deployment needs the session's world model, and there is none."
+            )
+        world = ctx.world
+        await self._refresh(world, params.hosts, ctx)
+        size = await self._model_size(world, params, ctx)
+        cached = await _measured_cache_sizes(params, ctx)
+        if size is None:
+            size = max((v for v in _cached_sizes(world, params, cached) if v), default=None)
+        choices = DeployChoices.model_validate(
+            params.model_dump(exclude={"model_size_gb", "links_tried"})
+        ).resolved()
+        report = run_preflight(
+            PreflightInput(
+                hosts=world.hosts,
+                unreachable=world.unreachable,
+                model_size_bytes=size,
+                cached_bytes=cached,
+                links_tried=frozenset(params.links_tried),
+            ),
+            choices,
+        )
+        data = {"preflight": [f.model_dump() for f in report.findings], "model_size_bytes": size}
+        if report.fabric is None:
+            return ToolResult(
+                text="Cannot plan this deployment yet:\n" + _blocker_lines(report.blockers),
+                is_error=True,
+                data=data,
+            )
+        fixes, unresolved = fix_steps(report, choices)
+        recipe = build_recipe(choices, report.fabric)
+        for step in recipe.steps:
+            step.needs = [*step.needs, *(f.id for f in fixes)]
+        ordered = order_steps([*fixes, *recipe.steps])
+        plan = to_plan(choices, ordered, report, size)
+        ctx.state.add_deployment(plan, ordered)
+        data.update(
+            plan=plan.model_dump(mode="json"),
+            steps=[s.model_dump() for s in ordered],
+            fabric={h: p.__dict__ for h, p in report.fabric.items()},
+            fit=report.fit.lines if report.fit else None,
+        )
+        text = plan.render() + "\n\nPreflight:\n" + report.render()
+        if unresolved:
+            text = (
+                "The plan cannot succeed until these are done (not fixable from here):\n"
+                + _blocker_lines(unresolved)
+                + "\n\n"
+                + text
+            )
+        return ToolResult(text=text, is_error=bool(unresolved), data=data)
+
+    async def _refresh(self, world: WorldStore, hosts: list[str], ctx: ToolContext) -> None:
+        stale = world.stale_hosts(hosts, self.max_age_s)
+        if not stale or ctx.ssh is None:
+            return
+        known = set(ctx.ssh.inventory.names())
+        stale = [h for h in stale if h in known]
+        if stale:
+            ctx.report(f"re-probing {', '.join(stale)} (facts missing or stale)")
+            probe_round = await probe_hosts(ctx.ssh, stale)
+            world.apply_round(probe_round.facts, probe_round.failures)
+
+    async def _model_size(
+        self, world: WorldStore, params: PlanDeploymentInput, ctx: ToolContext
+    ) -> int | None:
+        if params.model_size_gb is not None:
+            return round(params.model_size_gb * GB)
+        if world.model_size_bytes is not None:
+            return world.model_size_bytes
+        fetcher = ctx.web
+        if fetcher is None:
+            return None
+
+        async def fetch(url: str) -> bytes:
+            download = await fetcher.fetch(url)
+            if download.status != 200:
+                raise WebFetchError(f"{url} answered {download.status}")
+            return download.body
+
+        try:
+            return await size_from_hub(params.model, fetch)
+        except ModelSizeError as exc:
+            ctx.report(str(exc))
+            return None
+
+
+def _cached_sizes(
+    world: WorldStore, params: PlanDeploymentInput, measured: dict[str, int | None]
+) -> list[int | None]:
+    """The model's bytes in each host's cache: measured, else from recon's cache listing."""
+    listings = {h: f.hf_cache.models or {} for h, f in world.hosts.items()}
+    return [
+        measured[h] if h in measured else listings.get(h, {}).get(params.model)
+        for h in params.hosts
+    ]
+
+
+async def _measured_cache_sizes(params: DeployChoices, ctx: ToolContext) -> dict[str, int | None]:
+    """`du` of the model on each host when hf_cache is not the default folder recon lists.
+
+    None: not there or unknown. For the default folder the world model's facts already answer.
+    """
+    if ctx.ssh is None or params.hf_cache == DEFAULT_HF_CACHE:
+        return {}
+    pool = ctx.ssh
+    command = du_command(params.model, params.hf_cache)
+
+    async def one(host: str) -> int | None:
+        try:
+            result = await pool.run(host, command, timeout=60)
+        except SSHError:
+            return None
+        return size_from_du(result.stdout) if result.ok else None
+
+    sizes = await asyncio.gather(*(one(h) for h in params.hosts))
+    return dict(zip(params.hosts, sizes, strict=True))
+
+
+def _blocker_lines(findings: list[Finding]) -> str:
+    return "\n".join(f"- {f.summary}" for f in findings)
+
+
+def to_plan(
+    choices: DeployChoices, steps: list[DeployStep], report: PreflightReport, size: int | None
+) -> Plan:
+    risks = [f.summary for f in report.findings if f.severity == "warning"]
+    if report.fabric and any(p.ip is None for p in report.fabric.values()):
+        unknown = [h for h, p in report.fabric.items() if p.ip is None]
+        risks.append(
+            f"fabric address of {', '.join(unknown)} unknown while its link is down: the commands "
+            "read it on the host (`ip -4 -br addr show dev …`); re-run recon and plan_deployment "
+            "after the link is up for literal addresses"
+        )
+    where = f"{size / GB:.0f} GB " if size else ""
+    goal = (
+        f"serve {choices.model} ({where}weights) with {choices.recipe}, "
+        f"TP={choices.tensor_parallel}, on {', '.join(choices.hosts)}; "
+        f"endpoint {choices.head}:{choices.port}"
+    )
+    return Plan(
+        goal=goal,
+        steps=[s.plan_step() for s in steps],
+        risks=risks,
+    )

@@ -1,0 +1,125 @@
+"""`rollout_step`: run the approved deployment plan one step at a time, each proven before the next.
+
+The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
+and its steps are the computed ones). Each call runs the next step's actions on its host (they
+pass the gate like any command: the ShellJudge judges every one) and then the step's success
+check; a failed check stops the rollout and names the step's rollback, which the model proposes
+through the gate. Where the rollout stands lives in the session state, which records each step.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.deploy.rollout import run_step
+from tools.deploy.steps import DeployStep
+from tools.session_state import SessionState
+from tools.shell_judge import ShellJudge
+
+
+class RolloutStepInput(BaseModel):
+    step: int = Field(ge=1, description="Number of the plan step to run (1-based); the next one.")
+    check_attempts: int = Field(
+        default=1, ge=1, le=240, description="How often to try the success check (services load)."
+    )
+    check_interval_s: float = Field(default=5.0, ge=0.2, le=60)
+
+
+class RolloutStepTool(Tool[RolloutStepInput]):
+    name = "rollout_step"
+    description = (
+        "Run the next step of the approved deployment plan (from plan_deployment): its actions on "
+        "its host, then its success check, retried check_attempts times. Steps run strictly in "
+        "order; a failed step stops the rollout and names its rollback."
+    )
+    Input = RolloutStepInput
+
+    def __init__(self, state: SessionState, judge: ShellJudge) -> None:
+        """`state` is the session's (its risk, hosts and summary are judged before any run)."""
+        self.state = state
+        self.judge = judge
+
+    def _step(self, params: RolloutStepInput) -> DeployStep | None:
+        rollout = self.state.approved_rollout()
+        if rollout is None or params.step > len(rollout.steps):
+            return None
+        return rollout.steps[params.step - 1]
+
+    def risk(self, params: RolloutStepInput) -> RiskAssessment:
+        """The worst of the step's commands; with no step known, assume it changes things."""
+        step = self._step(params)
+        if step is None:
+            return RiskAssessment(Risk.MUTATING, f"{self.name} is {Risk.MUTATING.label}")
+        worst = RiskAssessment(Risk.READ_ONLY, f"{self.name} itself is {Risk.READ_ONLY.label}")
+        for action in step.actions:
+            judged = self.judge(action)
+            if judged.risk >= worst.risk:
+                worst = judged
+        return worst
+
+    def hosts(self, params: RolloutStepInput) -> list[str]:
+        step = self._step(params)
+        return [step.host] if step else []
+
+    def summary(self, params: RolloutStepInput) -> str:
+        step = self._step(params)
+        if step is None:
+            return f"step {params.step}"
+        return f"step {params.step}: {step.title} — $ " + " ; ".join(step.actions)
+
+    def timeout_s(self, params: RolloutStepInput) -> float:
+        return 600.0 + params.check_attempts * (params.check_interval_s + 60.0)
+
+    async def run(self, params: RolloutStepInput, ctx: ToolContext) -> ToolResult:
+        rollout = self.state.approved_rollout()
+        if rollout is None:
+            return ToolResult.error(
+                "No approved deployment plan to roll out: compute one with plan_deployment, then "
+                "get it approved with propose_plan (the approved plan must be that one, unchanged)."
+            )
+        if ctx.ssh is None:
+            return ToolResult.error("rollout_step needs an inventory: start Scout with one.")
+        total = len(rollout.steps)
+        if rollout.state == "failed":
+            return ToolResult.error("The rollout stopped at a failed step. " + rollout.summary())
+        if rollout.current is None:
+            return ToolResult(text=f"The rollout is complete ({total}/{total} steps).")
+        expected = rollout.position + 1
+        if params.step != expected:
+            return ToolResult.error(
+                f"Step {params.step} cannot run now: steps run in order and step {expected} "
+                f"({rollout.current.title}) is next."
+            )
+        step = rollout.current
+
+        async def run_command(host: str, command: str) -> tuple[int | None, str]:
+            ctx.report(f"{host}: {command[:80]}")
+            result = await ctx.ssh.run(host, command, timeout=600)  # type: ignore[union-attr]
+            return result.exit_status, (result.stdout + result.stderr)[-2000:]
+
+        try:
+            outcome = await run_step(
+                rollout,
+                run_command,
+                check_attempts=params.check_attempts,
+                check_interval_s=params.check_interval_s,
+            )
+        finally:
+            self.state.rollout_moved()
+        data = {"step": params.step, "of": total, "ok": outcome.ok, "state": rollout.state}
+        if not outcome.ok:
+            return ToolResult(
+                text=f"Step {params.step}/{total} failed.\n{rollout.summary()}\n"
+                f"Last output:\n{outcome.output.strip()[-1500:]}",
+                is_error=True,
+                data={**data, "rollback": step.rollback, "host": step.host},
+            )
+        following = rollout.current
+        after = f" Next: step {expected + 1} ({following.title})." if following else ""
+        return ToolResult(
+            text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."
+            + after
+            + (" The rollout is complete." if rollout.state == "done" else ""),
+            data=data,
+        )

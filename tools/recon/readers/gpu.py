@@ -1,0 +1,86 @@
+"""GPUs and the memory a model may use: discrete GPU memory, or unified memory on GB10."""
+
+from __future__ import annotations
+
+from tools.recon import parsers as p
+from tools.recon.facts import (
+    Gpu,
+    GpuFacts,
+    GpuProcessFact,
+    MemoryFacts,
+)
+from tools.recon.readers.section_reader import SectionReader
+
+MIB = 1024**2
+
+
+def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, int | None]]:
+    """GPU facts, whether memory is unified, and (GPU total, GPU free) bytes when discrete."""
+    group = GpuFacts()
+    table = reader.read(group, "nvidia-smi", p.parse_nvidia_smi_table)
+    listing = reader.read(group, "nvidia-smi-list", p.parse_nvidia_smi_list) or []
+    query = reader.read(group, "nvidia-smi-query", p.parse_nvidia_smi_query_csv)
+    uuids = {entry.index: entry.uuid for entry in listing}
+    rows = {row.get("index"): row for row in (query.rows if query else [])}
+    if table is not None:
+        group.driver_version, group.cuda_version = table.driver_version, table.cuda_version
+        group.processes = [
+            GpuProcessFact(
+                pid=proc.pid,
+                name=proc.name,
+                memory_bytes=proc.memory_used_mib * MIB if proc.memory_used_mib else None,
+            )
+            for proc in table.processes
+        ]
+        for info in table.gpus:
+            row = rows.get(info.index, {})
+            total = _mib(row.get("memory.total")) or _mib(info.memory_total_mib)
+            used = _mib(row.get("memory.used")) or _mib(info.memory_used_mib)
+            group.gpus.append(
+                Gpu(
+                    index=info.index,
+                    name=info.name,
+                    uuid=uuids.get(info.index),
+                    bus_id=info.bus_id,
+                    memory_total_bytes=total,
+                    memory_used_bytes=used,
+                    memory_supported=info.memory_supported and total is not None,
+                )
+            )
+    elif listing:
+        group.gpus = [Gpu(index=e.index, name=e.name, uuid=e.uuid) for e in listing]
+    if group.driver_version is None and query is not None and query.rows:
+        group.driver_version = _str(query.rows[0].get("driver_version"))
+    unified = any(not gpu.memory_supported or "GB10" in gpu.name for gpu in group.gpus)
+    totals = [gpu.memory_total_bytes for gpu in group.gpus if gpu.memory_total_bytes]
+    used = [gpu.memory_used_bytes or 0 for gpu in group.gpus if gpu.memory_total_bytes]
+    gpu_total = sum(totals) if totals and not unified else None
+    gpu_free = gpu_total - sum(used) if gpu_total is not None else None
+    return group, unified, (gpu_total, gpu_free)
+
+
+def _mib(value: object) -> int | None:
+    return int(value) * MIB if isinstance(value, int | float) and value else None
+
+
+def _str(value: object) -> str | None:
+    return str(value) if value is not None else None
+
+
+def read_memory(
+    reader: SectionReader, unified: bool, gpu_memory: tuple[int | None, int | None]
+) -> MemoryFacts:
+    group = MemoryFacts(unified_memory=unified)
+    group.gpu_total_bytes, group.gpu_free_bytes = gpu_memory
+    meminfo = reader.read(group, "meminfo", p.parse_meminfo)
+    if meminfo is not None:
+        group.total_bytes = meminfo.total_bytes
+        group.available_bytes = meminfo.available_bytes
+        group.free_bytes = meminfo.free_bytes
+        return group
+    free = reader.read(group, "free", p.parse_free)
+    if free is not None:
+        group.total_bytes = free.memory.total_bytes
+        group.available_bytes = free.memory.available_bytes
+        group.free_bytes = free.memory.free_bytes
+    return group

@@ -1,0 +1,87 @@
+"""`recon`: the probe pack on hosts in parallel, applied to the world model as one round.
+
+The model reads back the world model's compact view of those hosts and what is new since the
+last round, not the raw probe output.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tools.base import Tool, ToolContext, ToolResult
+from tools.checks import GB
+from tools.recon.probe import PROBE_TIMEOUT_S, probe_hosts
+from tools.ssh.errors import UnknownHostError
+
+RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
+
+
+class ReconInput(BaseModel):
+    hosts: list[str] | Literal["all"] = Field(
+        default="all", description='Inventory host names to probe, or "all".'
+    )
+    model_size_gb: float | None = Field(
+        default=None,
+        gt=0,
+        description="Size of the model's weights in GB, to check whether it fits.",
+    )
+
+
+class ReconTool(Tool[ReconInput]):
+    name = "recon"
+    description = (
+        "Probe hosts in parallel with one read-only script each (identity, OS/DGX release, GPU, "
+        "driver/CUDA, memory, disks, Docker and containers, RDMA ports, interfaces, Python "
+        "packages, listening servers). Updates the world model and returns a compact summary "
+        "per host plus findings (e.g. memory held by containers, links down, version skew). "
+        "Give model_size_gb to check whether a model fits."
+    )
+    Input = ReconInput
+
+    def __init__(self, inventory_hosts: list[str] | None = None) -> None:
+        self.inventory_hosts = inventory_hosts
+
+    def hosts(self, params: ReconInput) -> list[str]:
+        if params.hosts == "all":
+            return list(self.inventory_hosts or [])
+        return list(params.hosts)
+
+    def summary(self, params: ReconInput) -> str:
+        size = f" against a {params.model_size_gb:g} GB model" if params.model_size_gb else ""
+        return f"probe pack{size}"
+
+    def timeout_s(self, params: ReconInput) -> float:
+        return RECON_DEADLINE_S
+
+    async def run(self, params: ReconInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error("recon needs an inventory: start Scout with --inventory FILE.")
+        if ctx.world is None:
+            return ToolResult.error("recon needs the session's world model, and there is none.")
+        world = ctx.world
+        known = ctx.ssh.inventory.names()
+        names = known if params.hosts == "all" else list(params.hosts)
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            return ToolResult.error(str(UnknownHostError(unknown[0], known)))
+        if params.model_size_gb is not None:
+            world.model_size_bytes = round(params.model_size_gb * GB)  # applied with the round
+        ctx.report(f"probing {', '.join(names)}")
+        probe_round = await probe_hosts(ctx.ssh, names)
+        had_findings = bool(world.findings)
+        new = world.apply_round(probe_round.facts, probe_round.failures)
+        text = world.describe(names)
+        if had_findings and new:
+            text += "\nnew since the last recon:\n" + world.describe_findings(new)
+        return ToolResult(
+            text=text,
+            is_error=not probe_round.facts,
+            data={
+                "hosts": {n: f.model_dump(mode="json") for n, f in probe_round.facts.items()},
+                "unreachable": probe_round.failures,
+                "findings": [f.model_dump() for f in world.findings],
+            },
+            meta={"hosts": names, "unreachable": sorted(probe_round.failures)},
+        )

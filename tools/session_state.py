@@ -1,0 +1,125 @@
+"""What a session decided and computed that outlives one call, in one object outside the tools.
+
+The plans (the latest proposal, the approved one), the deployments plan_deployment computed
+(keyed by their plan's hash) and how far each rollout got. Every change is handed to `record`
+as a typed StateChange, which the agent writes to the transcript; `restore` replays recorded
+changes when a session resumes. Whether a recorded approval may be restored at all is decided by
+the agent (agent/replay/resume.py), which checks it against the recorded approval decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.deploy.rollout import Rollout, RolloutState, StepOutcome
+from tools.deploy.steps import DeployStep
+from tools.plan import Plan, PlanState
+
+
+class DeploymentComputed(BaseModel):
+    """plan_deployment computed these steps; the plan made of them has `plan_hash`."""
+
+    kind: Literal["deployment_computed"] = "deployment_computed"
+    plan_hash: str
+    steps: list[DeployStep]
+
+
+class PlanApproved(BaseModel):
+    """A person approved this plan (the transcript holds the decision just before)."""
+
+    kind: Literal["plan_approved"] = "plan_approved"
+    plan_hash: str
+    plan: Plan
+
+
+class StepPassed(BaseModel):
+    step_id: str
+    ok: bool
+
+
+class RolloutProgress(BaseModel):
+    """Where the rollout of the deployment with `plan_hash` stands after a step."""
+
+    kind: Literal["rollout_progress"] = "rollout_progress"
+    plan_hash: str
+    position: int = Field(ge=0)
+    state: RolloutState
+    outcomes: list[StepPassed] = Field(default_factory=list)
+
+
+StateChange = Annotated[
+    DeploymentComputed | PlanApproved | RolloutProgress, Field(discriminator="kind")
+]
+StateRecorder = Callable[[StateChange], object]
+
+
+class SessionState:
+    """The session's plans, computed deployments and rollouts; every change is recorded."""
+
+    def __init__(self, record: StateRecorder | None = None) -> None:
+        self.plan = PlanState()
+        self.deployments: dict[str, list[DeployStep]] = {}
+        self.rollouts: dict[str, Rollout] = {}
+        self._record: StateRecorder = record or (lambda change: None)
+
+    def approve_plan(self, plan: Plan) -> None:
+        self._apply(PlanApproved(plan_hash=plan.digest(), plan=plan))
+
+    def add_deployment(self, plan: Plan, steps: list[DeployStep]) -> None:
+        self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps))
+
+    def approved_rollout(self) -> Rollout | None:
+        """The rollout of the approved plan, if plan_deployment computed exactly that plan."""
+        digest = self.plan.approved_hash
+        approved = self.plan.approved
+        steps = self.deployments.get(digest or "")
+        if approved is None or digest is None or steps is None:
+            return None
+        if [step.plan_step() for step in steps] != approved.steps:
+            return None  # the steps to run are not the ones a person approved
+        if digest not in self.rollouts:
+            self.rollouts[digest] = Rollout(list(steps))
+        return self.rollouts[digest]
+
+    def rollout_moved(self) -> None:
+        """Record where the approved plan's rollout stands now (after a step ran)."""
+        digest = self.plan.approved_hash
+        rollout = self.rollouts.get(digest or "")
+        if digest is None or rollout is None:
+            return
+        outcomes = [StepPassed(step_id=o.step_id, ok=o.ok) for o in rollout.outcomes]
+        self._record(
+            RolloutProgress(
+                plan_hash=digest, position=rollout.position, state=rollout.state, outcomes=outcomes
+            )
+        )
+
+    def restore(self, changes: Iterable[StateChange]) -> None:
+        """Take recorded changes back, in order, without recording them again."""
+        for change in changes:
+            if isinstance(change, RolloutProgress):
+                self._restore_rollout(change)
+            elif not isinstance(change, PlanApproved) or change.plan.digest() == change.plan_hash:
+                self._take(change)
+
+    def _apply(self, change: DeploymentComputed | PlanApproved) -> None:
+        self._take(change)
+        self._record(change)
+
+    def _take(self, change: DeploymentComputed | PlanApproved) -> None:
+        if isinstance(change, PlanApproved):
+            self.plan.approve(change.plan)
+        else:
+            self.deployments[change.plan_hash] = list(change.steps)
+
+    def _restore_rollout(self, change: RolloutProgress) -> None:
+        steps = self.deployments.get(change.plan_hash)
+        if steps is None or change.position > len(steps):
+            return
+        rollout = Rollout(list(steps))
+        rollout.position, rollout.state = change.position, change.state
+        rollout.outcomes = [StepOutcome(o.step_id, o.ok, "") for o in change.outcomes]
+        self.rollouts[change.plan_hash] = rollout

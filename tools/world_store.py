@@ -1,0 +1,73 @@
+"""The world model as tools see it: what they read from it and the typed facts they hand it.
+
+The agent's world model (agent/world/model.py:WorldModel) is the one implementation; tools get
+it as `ctx.world`. recon applies probe rounds, docker_ctl hands over the container and image
+rows it just listed, endpoint_check a verified endpoint, world_note the model's beliefs;
+plan_deployment reads the facts. Tools never see the transcript: the store records its changes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from tools.checks import Finding
+from tools.recon.facts import Container, HostFacts, Image, Provenance
+
+
+class Note(BaseModel):
+    """A belief the model recorded, with the evidence it gave; not a probed fact."""
+
+    belief: str
+    evidence: str
+    host: str | None = None
+    recorded_at: datetime
+
+
+class Endpoint(BaseModel):
+    """A serving endpoint Scout verified, with what it measured there."""
+
+    where: str
+    model: str | None = None
+    single_stream_tok_s: float | None = None
+    ttft_s: float | None = None
+    aggregate_tok_s: float | None = None
+    concurrency: int | None = None
+    checked_at: datetime
+
+
+class WorldStore(Protocol):
+    hosts: dict[str, HostFacts]
+    unreachable: dict[str, str]
+    notes: list[Note]
+    findings: list[Finding]
+    endpoints: dict[str, Endpoint]
+    model_size_bytes: int | None
+
+    def apply_round(
+        self, facts: dict[str, HostFacts], failures: dict[str, str]
+    ) -> list[Finding]: ...
+
+    def stale_hosts(self, names: list[str], max_age_s: float) -> list[str]: ...
+
+    def refresh_docker(
+        self,
+        host: str,
+        containers: list[Container] | None,
+        images: list[Image] | None,
+        source: Provenance,
+    ) -> list[Finding]: ...
+
+    def record_endpoint(self, endpoint: Endpoint) -> None: ...
+
+    def add_note(self, belief: str, evidence: str, host: str | None = None) -> Note: ...
+
+    def describe(self, hosts: list[str]) -> str:
+        """Compact text for the model: the hosts' facts, notes, endpoints and findings."""
+        ...
+
+    def describe_findings(self, findings: list[Finding]) -> str:
+        """Findings as lines for the model."""
+        ...
