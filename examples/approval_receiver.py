@@ -58,6 +58,8 @@ from typing import Any, TextIO
 TIMESTAMP_HEADER = "X-Scout-Timestamp"
 SIGNATURE_HEADER = "X-Scout-Signature-256"
 TOLERANCE_S = 300
+MAX_BODY_BYTES = 1024 * 1024
+MIN_SECRET_CHARS = 32
 RULE_KEYS = {"tool", "risk", "host", "message", "approve_steps"}
 
 Verdict = dict[str, Any]
@@ -81,7 +83,7 @@ class SignatureCheck:
     def __init__(self, secret: bytes, clock: Callable[[], float] = time.time) -> None:
         self._secret = secret
         self._clock = clock
-        self._seen: set[tuple[str, str]] = set()
+        self._seen: set[tuple[int, str]] = set()
         self._lock = threading.Lock()
 
     def problem(self, headers: Any, body: bytes) -> str | None:
@@ -89,18 +91,18 @@ class SignatureCheck:
         timestamp, sent = headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER)
         if not timestamp or not sent:
             return "unsigned request"
-        try:
-            seconds = int(timestamp)
-        except ValueError:
+        digits = timestamp.strip()
+        if not (digits.isascii() and digits.isdigit()) or (len(digits) > 1 and digits[0] == "0"):
             return "malformed timestamp"
-        if not hmac.compare_digest(sign(self._secret, seconds, body), sent):
+        seconds = int(digits)
+        if not hmac.compare_digest(sign(self._secret, seconds, body), sent.strip()):
             return "bad signature"
         if abs(self._clock() - seconds) > TOLERANCE_S:
             return "stale timestamp"
-        with self._lock:
-            if (timestamp, sent) in self._seen:
+        with self._lock:  # keyed by the number, so no other spelling of it is a new request
+            if (seconds, sent.strip()) in self._seen:
                 return "replayed request"
-            self._seen.add((timestamp, sent))
+            self._seen.add((seconds, sent.strip()))
         return None
 
 
@@ -265,7 +267,11 @@ def make_server(
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+                self._reply(413, b'{"error": "body missing or too large"}', signed=False)
+                return
+            body = self.rfile.read(int(length))
             problem = check.problem(self.headers, body)
             if problem is not None:
                 self._reply(401, json.dumps({"error": problem}).encode(), signed=False)
@@ -323,9 +329,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     secret = os.environ.get(args.secret_env, "")
-    if not secret:
+    if len(secret) < MIN_SECRET_CHARS:
+        what = "empty" if not secret else f"only {len(secret)} characters (Scout needs 32+)"
         print(
-            f"error: ${args.secret_env} is empty; export the secret Scout uses, e.g. "
+            f"error: ${args.secret_env} is {what}; export the secret Scout uses, e.g. "
             f'export {args.secret_env}="$(openssl rand -hex 32)"',
             file=sys.stderr,
         )

@@ -64,6 +64,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "trust_new_hosts": args.trust_new_hosts or None,
             "webhook_url": args.webhook_url,
             "webhook_secret_env": args.webhook_secret_env,
+            "webhook_allow_insecure_http": args.webhook_allow_http or None,
         },
         log=True,
     )
@@ -121,6 +122,8 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         for problem in loaded.problems:
             print(f"warning: {path}: {problem}", file=sys.stderr)
         resume = rebuild(loaded.events)
+        for problem in resume.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 
@@ -281,6 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--webhook-secret-env",
         help="name of the environment variable holding the webhook's shared secret",
+    )
+    run.add_argument(
+        "--webhook-allow-http",
+        action="store_true",
+        help="allow a plain http:// webhook on another host (approvals travel unencrypted)",
     )
     run.add_argument("--model", help="model name (default from settings)")
     run.add_argument(

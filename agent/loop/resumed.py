@@ -23,3 +23,4 @@ class RebuiltSession:
     state_changes: list[StateChange] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
     last_seq: int = 0
+    problems: list[str] = field(default_factory=list)  # parts of the transcript left out

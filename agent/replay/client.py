@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,10 +70,17 @@ class ReplayClient:
 
     With `stop_on_drift`, a request that differs from the recorded one ends the replay at once
     (RecordingEnded) instead of answering with a turn that was recorded for another situation.
+    `halted` is asked before each turn: a reason (not None) ends the replay there with a
+    ModelError saying it, as when the recording's approvals stopped matching the run.
     """
 
     def __init__(
-        self, events: list[Event], *, pace_s: float = 0.0, stop_on_drift: bool = False
+        self,
+        events: list[Event],
+        *,
+        pace_s: float = 0.0,
+        stop_on_drift: bool = False,
+        halted: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._turns = recorded_turns(events)
         self._next = 0
@@ -80,6 +88,7 @@ class ReplayClient:
         self.stop_on_drift = stop_on_drift
         self.drift: list[Drift] = []
         self.ran_out = False
+        self._halted = halted
 
     @property
     def remaining(self) -> int:
@@ -96,6 +105,9 @@ class ReplayClient:
     async def stream(
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
     ) -> AssistantTurn:
+        reason = self._halted()
+        if reason is not None:
+            raise ModelError(f"The replay stopped: {reason}.")
         if self._next >= len(self._turns):
             self.ran_out = True
             raise RecordingEnded(
@@ -147,24 +159,34 @@ def _turns(count: int) -> str:
 
 @dataclass
 class ReplayReport:
+    """How a replay went; `approval_drift` lists approvals the recording could not answer."""
+
     turns_played: int
     turns_recorded: int
     drift: list[Drift] = field(default_factory=list)
     ran_out: bool = False  # the run asked for a turn past the recording's end
+    approval_drift: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not self.drift and not self.ran_out and self.turns_played == self.turns_recorded
+        return (
+            not self.drift
+            and not self.approval_drift
+            and not self.ran_out
+            and self.turns_played == self.turns_recorded
+        )
 
     def describe(self) -> str:
         if self.clean:
             return f"no drift: {_turns(self.turns_played)} replayed as recorded"
-        if self.ran_out and not self.drift:
+        if self.ran_out and not self.drift and not self.approval_drift:
             return (
                 f"the recording ended early: after its {_turns(self.turns_recorded)} the run "
                 "still expected an answer, so this transcript does not hold a whole session"
             )
         lines = [f"replayed {self.turns_played} of {self.turns_recorded} recorded model turns"]
+        for problem in self.approval_drift:
+            lines.append(f"drift: {problem}")
         for drift in self.drift:
             lines.append(f"drift at model turn {drift.turn}:\n{drift.diff}")
         return "\n".join(lines)

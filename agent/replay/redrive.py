@@ -16,7 +16,6 @@ from pathlib import Path
 import httpx
 
 from agent.loop.events import (
-    ApprovalDecisionEvent,
     Event,
     SessionStart,
     ToolResultEvent,
@@ -25,9 +24,9 @@ from agent.loop.events import (
 from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
+from agent.replay.recorded_approvals import RecordedApprover
 from agent.runtime.builder import ApproverFactory, Runtime, open_runtime
 from agent.runtime.settings import Settings
-from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
@@ -57,15 +56,6 @@ class _Collect(SessionListener):
     def on_event(self, event: Event) -> None:
         if isinstance(event, ToolResultEvent):
             self.results.append(event)
-
-
-def recorded_answers(events: list[Event]) -> ScriptedApprover:
-    answers = [
-        {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
-        for e in events
-        if isinstance(e, ApprovalDecisionEvent)
-    ]
-    return ScriptedApprover(answers, name="the recording")
 
 
 async def resolve_docs(host: str, port: int) -> list[str]:
@@ -137,17 +127,24 @@ async def redrive(
     *,
     listeners: list[SessionListener] | None = None,
     approver_factory: ApproverFactory | None = None,
+    answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
     stop_on_drift: bool = False,
 ) -> RedriveResult:
     """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
 
-    With `stop_on_drift` the replay ends at the first request that differs from the recording
-    (a person denied or edited a step); otherwise it plays on and reports the drift at the end.
+    Approvals come from `answers` (the recording's, made from `events` when not given) unless
+    `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
+    so its drift is reported. A recorded decision answers only its own call and fingerprint:
+    anything else is drift, and the replay stops at the next model turn. With `stop_on_drift`
+    the replay also ends at the first request that differs from the recording (a person denied
+    or edited a step); otherwise it plays on and reports that drift at the end.
     """
-    client = ReplayClient(events, pace_s=pace_s, stop_on_drift=stop_on_drift)
-    answers = recorded_answers(events)
+    answers = answers or RecordedApprover(events)
+    client = ReplayClient(
+        events, pace_s=pace_s, stop_on_drift=stop_on_drift, halted=answers.halt_reason
+    )
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     mode = start.mode if start and start.mode in MODES else "ask"
@@ -167,5 +164,7 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift, client.ran_out)
+    report = ReplayReport(
+        client.played, client.recorded, client.drift, client.ran_out, answers.drift
+    )
     return RedriveResult(report, runtime.transcript_path, collect.results)

@@ -159,7 +159,7 @@ def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> No
     session.messages = resume.messages
     session.todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
     state.restore(resume.state_changes)
-    notices = [f"not restored: {why}" for why in resume.refused]
+    notices = [*resume.problems, *(f"not restored: {why}" for why in resume.refused)]
     if resume.interrupted_calls:
         notices.append(
             f"{len(resume.interrupted_calls)} call(s) had not finished when the session "

@@ -66,6 +66,7 @@ class Settings(BaseSettings):
     rules: dict[Literal["allow", "ask", "deny"], list[str]] = Field(default_factory=dict)
     webhook_url: str | None = None
     webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
+    webhook_allow_insecure_http: bool = False
     approval_timeout_s: float = Field(900.0, gt=0)
     web_allowed_hosts: list[str] = Field(default_factory=list)
 

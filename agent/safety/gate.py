@@ -17,7 +17,7 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from agent.loop.calls import GateVerdict, PreparedCall
+from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
@@ -32,6 +32,7 @@ from tools.plan import Plan, PlanState
 
 log = structlog.get_logger(__name__)
 
+MAX_EDIT_ROUNDS = 3
 _DENIAL_ADVICE = "Nothing ran. Do not seek the same effect another way; adapt or ask the user."
 
 
@@ -69,6 +70,7 @@ class PolicyGate:
         self.redactor = redactor or Redactor()
         self.step_approvals: StepApprovals | None = None
         self._ask_lock = asyncio.Lock()
+        self._edit_rounds: dict[str, int] = {}
 
     async def check(self, prepared: PreparedCall) -> GateVerdict:
         risk, reason = prepared.risk, prepared.risk_reason
@@ -132,6 +134,7 @@ class PolicyGate:
             plan_step=visible(plan_step) if plan_step else None,
             summary=visible(shown(prepared.summary)),
             expires_at=_expiry(self.approval_ttl_s),
+            call_id=prepared.call.id,
         )
 
     async def _ask(self, prepared: PreparedCall) -> GateVerdict:
@@ -141,17 +144,56 @@ class PolicyGate:
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
             return _refuse(decision_words(decision))
-        if decision.kind == "approved_with_edit" and decision.edited_input is not None:
-            edited = restore_hidden(decision.edited_input, request.input, prepared.call.input)
-            try:
-                params = prepared.tool.Input.model_validate(edited)
-            except ValidationError as exc:
-                text = describe_validation_error(prepared.tool.name, exc)
-                return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
-            assessment = judge_risk(prepared.tool, params)
-            prepared.risk, prepared.risk_reason = assessment.risk, assessment.reason
-            return GateVerdict(allowed=True, params=params)
+        if decision.kind == "approved_with_edit":
+            edited = decision.edited_input
+            if edited is not None:  # built on the redacted view: keep what it left alone
+                edited = restore_hidden(edited, request.input, prepared.call.input)
+            return await self._check_edit(prepared, edited)
         return GateVerdict(allowed=True)
+
+    async def _check_edit(
+        self, original: PreparedCall, edited_input: dict[str, Any] | None
+    ) -> GateVerdict:
+        """An approver's edit is a new call: validated, classified, held to the deny and ask
+        rules and the plan gate, and asked about again when it reaches other hosts, is riskier,
+        or meets an ask rule the original did not. On approval `original` takes the edit's
+        risk and hosts, so what runs and what is recorded is the edited call."""
+        if edited_input is None:
+            return _refuse(
+                "The approver answered 'approved with edit' without an edit; nothing ran."
+            )
+        call_id = original.call.id
+        rounds = self._edit_rounds.get(call_id, 0)
+        if rounds >= MAX_EDIT_ROUNDS:
+            return _refuse(
+                f"The approver edited this call {rounds + 1} times in a row; nothing ran. Ask the "
+                "user what they want instead."
+            )
+        edited = _prepare_edit(original, edited_input)
+        if isinstance(edited, GateVerdict):
+            return edited
+        self._edit_rounds[call_id] = rounds + 1
+        try:
+            tool = original.tool.name
+            denied = self.rules.careful_match("deny", tool, edited_input, edited.hosts) is not None
+            ask = self.rules.careful_match("ask", tool, edited_input, edited.hosts)
+            before = self.rules.careful_match("ask", tool, original.call.input, original.hosts)
+            same_shape = set(edited.hosts) == set(original.hosts) and edited.risk <= original.risk
+            new_ask = ask is not None and ask != before
+            if same_shape and not new_ask and not denied:
+                verdict = GateVerdict(allowed=True, params=edited.params)
+            else:
+                verdict = await self.check(edited)
+        finally:
+            if rounds == 0:
+                self._edit_rounds.pop(call_id, None)
+        if not verdict.allowed:
+            return _refuse(
+                f"The approver's edit is a new call, and it did not pass: {verdict.message}"
+            )
+        original.risk, original.risk_reason = edited.risk, edited.risk_reason
+        original.hosts, original.summary = edited.hosts, edited.summary
+        return GateVerdict(allowed=True, params=verdict.params or edited.params)
 
     async def review_plan(self, plan: Plan) -> tuple[bool, str]:
         """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash."""
@@ -168,6 +210,7 @@ class PolicyGate:
             ),
             summary=visible(self.redactor.text(plan.render())),
             expires_at=_expiry(self.approval_ttl_s),
+            call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
         self.step_approvals = (
@@ -259,6 +302,29 @@ def _refusal_words(answer: PolicyAnswer, risk: Risk, reason: str) -> str:
     return (
         f"Not run: this {risk.label} action needs a human approval, and in ci mode no one "
         f"can be asked. {_DENIAL_ADVICE}"
+    )
+
+
+def _prepare_edit(
+    original: PreparedCall, edited_input: dict[str, Any]
+) -> PreparedCall | GateVerdict:
+    """The edited call, prepared as the executor prepares a call, or the refusal saying why not."""
+    tool = original.tool
+    try:
+        params = tool.Input.model_validate(edited_input)
+    except ValidationError as exc:
+        text = describe_validation_error(tool.name, exc)
+        return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
+    assessment = judge_risk(tool, params)  # a classifier bug counts as destructive
+    risk, reason = assessment.risk, assessment.reason
+    return PreparedCall(
+        call=ToolCall(original.call.id, original.call.name, edited_input),
+        tool=tool,
+        params=params,
+        risk=risk,
+        risk_reason=reason,
+        hosts=tool.hosts(params),
+        summary=tool.summary(params),
     )
 
 

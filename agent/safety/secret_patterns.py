@@ -70,7 +70,10 @@ _PAIRS: list[tuple[str, Replacement]] = [
         r"(?!bearer\b|basic\b|token\b)[^\s'\"]{8,}",
         rf"\1\2{MASK}",
     ),
-    (r"([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@", rf"\1{MASK}@"),
+    (  # a scheme starts only where a run of scheme characters starts: one scan, not one per letter
+        r"(?<![a-zA-Z0-9+.\-])([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@",
+        rf"\1{MASK}@",
+    ),
     (  # NAME=value, NAME: value, "name": "value" (JSON, docker config "auth"), --name=value
         rf"(?i)(?<![A-Za-z0-9_.\-])((?:--?)?{_SECRET_KEY_NAME}['\"]?\s*[=:]\s*)(?:(\")"
         rf"{_NOT_MASKED}(?:\\.|[^\"\\\n])+\"|(')[^'\n]+'|{_NOT_MASKED}[^\s'\",;&|}}]+)",
@@ -81,16 +84,16 @@ _PAIRS: list[tuple[str, Replacement]] = [
         rf"\1{MASK}",
     ),
     (  # mysql family: -pSECRET (attached) and docker/podman/helm login -p SECRET
-        r"(?i)(\b(?:mysql\w*|mariadb[\w\-]*)\b[^\n|;&]*?\s-p)(?!\[REDACTED\])[^\s\-]\S*",
+        r"(?i)(\b(?:mysql\w*|mariadb[\w\-]*)(?:\s+[^\s|;&]+){0,12}?\s+-p)(?!\[REDACTED\])[^\s\-]\S*",
         rf"\1{MASK}",
     ),
     (
-        r"(?i)(\b(?:docker|podman|nerdctl|helm|oras|skopeo|buildah)\b[^\n|;&]*?\blogin\b"
-        r"[^\n|;&]*?\s-p\s*)(?!\[REDACTED\])\S+",
+        r"(?i)(\b(?:docker|podman|nerdctl|helm|oras|skopeo|buildah)(?:\s+[^\s|;&]+){0,6}?"
+        r"\s+login\b(?:\s+[^\s|;&]+){0,12}?\s+-p\s*)(?!\[REDACTED\])\S+",
         rf"\1{MASK}",
     ),
     (r"(\bsshpass\s+-p\s*)(?!\[REDACTED\])\S+", rf"\1{MASK}"),
-    (r"(\bredis-cli\b[^\n|;&]*?\s-a\s+)(?!\[REDACTED\])\S+", rf"\1{MASK}"),
+    (r"(\bredis-cli(?:\s+[^\s|;&]+){0,12}?\s+-a\s+)(?!\[REDACTED\])\S+", rf"\1{MASK}"),
     (r"((?:\s-u\s*|--user[=\s])[^:\s'\"]+:)(?!\[REDACTED\])[^\s'\"]+", rf"\1{MASK}"),
     (  # netrc: machine … login … password SECRET
         r"(?im)((?:^|\blogin\s+\S+\s+)\s*(?:password|passwd)\s+)(?!\[REDACTED\])\S+",

@@ -96,7 +96,7 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
     token = "hf_" + "abcdefghijklmnopqrstuvwx"
     params = SSHExecInput(host="spark-a", command=f"seq 1 5000; echo {token}; seq 1 5000")
     ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, redact=Redactor().text)
-    result = await SSHExec().run(params, ctx)
+    result = await SSHExec(judge_shell).run(params, ctx)
     spill = Path(result.data["hosts"]["spark-a"]["spill"]["stdout"])
     text = spill.read_text()
     assert token not in text and "[REDACTED]" in text and text.startswith("1\n2\n")
@@ -159,12 +159,13 @@ def test_the_risk_of_ssh_exec_is_its_command_judged(command: str, risk: Risk) ->
     assert assessment.risk is risk and assessment.reason
 
 
-def test_an_extra_environment_or_folder_is_at_least_mutating() -> None:
+def test_the_environment_and_folder_are_judged_with_the_command() -> None:
     tool = SSHExec(judge_shell)
     with_env = tool.risk(SSHExecInput(host="a", command="ls", env={"LD_PRELOAD": "/x.so"}))
     assert with_env.risk is Risk.MUTATING and "LD_PRELOAD" in with_env.reason
-    in_folder = tool.risk(SSHExecInput(host="a", command="ls", cwd="/data"))
-    assert in_folder.risk is Risk.MUTATING and "/data" in in_folder.reason
+    assert tool.risk(SSHExecInput(host="a", command="ls", cwd="/data")).risk is Risk.READ_ONLY
+    into_etc = tool.risk(SSHExecInput(host="a", command="echo x > passwd", cwd="/etc"))
+    assert into_etc.risk is Risk.DESTRUCTIVE
     assert (
         tool.risk(SSHExecInput(host="a", command="rm -rf x", cwd="/data")).risk is Risk.DESTRUCTIVE
     )

@@ -6,8 +6,10 @@ import io
 
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
+from agent.runtime.settings import Settings
 from agent.safety.approvers.webhook import WebhookApprover
 from agent.safety.gate import PolicyGate
+from agent.safety.shell.judge import judge_shell
 from tests.support.example_receiver import receiver, serving
 from tools.base import ToolContext
 from tools.plan import Plan, PlanState, PlanStep
@@ -41,7 +43,11 @@ async def test_the_webhook_payload_is_redacted_and_escaped(tmp_path):
     server = receiver.make_server("127.0.0.1", 0, SECRET.encode(), decide, log=io.StringIO())
     plan = PlanState()
     plan.approve(PLAN)
-    executor = Executor(ToolRegistry([SSHExec()]), ToolContext(spill_dir=tmp_path))
+    executor = Executor(
+        ToolRegistry([SSHExec(judge_shell)]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
     call = ToolCall(
         "toolu_1",
         "ssh_exec",

@@ -4,6 +4,7 @@ from pydantic import BaseModel
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
 from agent.runtime.settings import Settings
+from agent.safety.approvals import fingerprint
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
@@ -35,7 +36,11 @@ class FakeShell(Tool[CommandInput]):
         return [params.host]
 
     async def run(self, params, ctx):
+        RAN.append((params.host, params.command))
         return ToolResult(text="ran")
+
+
+RAN: list[tuple[str, str]] = []
 
 
 PLAN = one_step_plan(
@@ -163,6 +168,111 @@ async def test_an_edit_is_validated_and_reclassified(tmp_path):
     g, _, _ = gate(answers=[bad])
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
     assert not verdict.allowed and "not valid input" in verdict.message
+
+
+def edit(host, command):
+    return {"kind": "approved_with_edit", "edited_input": {"host": host, "command": command}}
+
+
+async def run_gated(g, command, tmp_path, host="spark-a"):
+    """The call through a real executor with gate `g`: its result, and what actually ran."""
+    RAN.clear()
+    executor = Executor(
+        ToolRegistry([FakeShell(), EchoTool()]),
+        ToolContext(spill_dir=tmp_path),
+        gate=g,
+        limits=Settings().executor_limits(),
+    )
+    call = ToolCall("c1", "ssh_exec", {"host": host, "command": command})
+    [result] = await executor.run_batch([call])
+    return result, list(RAN)
+
+
+async def test_an_edit_that_a_deny_rule_covers_never_runs(tmp_path):
+    rules = RuleSet.from_config({"deny": ['ssh_exec(command="*reboot*")']})
+    g, approver, _ = gate(rules=rules, answers=[edit("spark-b", "sudo reboot"), ("approved", "")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "The approver's edit is a new call" in result.text
+    assert 'Denied by rule `ssh_exec(command="*reboot*")`' in result.text
+    assert len(approver.seen) == 1  # the deny rule answered; no second question was needed
+
+    g, _, _ = gate(rules=rules, answers=[edit("spark-a", "sudo reboot")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == [] and "*reboot*" in result.text
+
+
+async def test_an_edit_to_another_host_is_asked_again_and_runs_there(tmp_path):
+    g, approver, events = gate(answers=[edit("spark-b", "docker run y"), ("approved", "ok")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert not result.is_error, result.text
+    assert ran == [("spark-b", "docker run y")]
+    assert result.meta["hosts"] == ["spark-b"]  # prepared.hosts follows the edit
+    second = approver.seen[1]
+    assert second.hosts == ["spark-b"] and second.input["command"] == "docker run y"
+    assert second.fingerprint == fingerprint("ssh_exec", second.input, ["spark-b"])
+    assert [e.type for e in events] == ["approval_request", "approval_decision"] * 2
+
+
+async def test_a_riskier_edit_is_asked_again_and_a_denial_stops_it(tmp_path):
+    g, approver, _ = gate(answers=[edit("spark-a", "rm -rf /data"), ("denied", "not that")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "Denied by tester: not that" in result.text
+    assert approver.seen[1].risk == "destructive"
+
+
+async def test_an_edit_of_the_same_shape_runs_without_a_second_question(tmp_path):
+    g, approver, _ = gate(answers=[edit("spark-a", "docker run y")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert not result.is_error and ran == [("spark-a", "docker run y")]
+    assert len(approver.seen) == 1
+
+
+async def test_an_edit_meeting_a_new_ask_rule_is_asked_again(tmp_path):
+    rules = RuleSet.from_config({"ask": ['ssh_exec(command="docker rm*")']})
+    g, approver, _ = gate(rules=rules, answers=[edit("spark-a", "docker rm x"), ("denied", "")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == [] and len(approver.seen) == 2
+
+
+async def test_an_edit_is_held_to_the_plan_gate(tmp_path):
+    rules = RuleSet.from_config({"ask": ['ssh_exec(command="cat*")']})
+    g, approver, _ = gate(
+        approved=False, rules=rules, answers=[edit("spark-a", "docker run x"), ("approved", "")]
+    )
+    result, ran = await run_gated(g, "cat /etc/hosts", tmp_path)
+    assert result.is_error and ran == []
+    assert "no plan has been approved yet" in result.text
+    assert len(approver.seen) == 1
+
+
+async def test_an_approver_that_keeps_editing_is_stopped(tmp_path):
+    answers = [edit(f"spark-{n}", "docker run x") for n in range(10)]
+    g, approver, _ = gate(answers=answers)
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "edited this call 4 times in a row" in result.text
+    assert len(approver.seen) == 4
+
+
+def test_fingerprints_keep_whitespace_that_matters():
+    one_line = fingerprint("ssh_exec", {"host": "a", "command": "ls /tmp rm -rf /data"}, ["a"])
+    two_lines = fingerprint("ssh_exec", {"host": "a", "command": "ls /tmp\nrm -rf /data"}, ["a"])
+    spaced = fingerprint("ssh_exec", {"host": "a", "command": "echo 'a  b'"}, ["a"])
+    assert (
+        len(
+            {
+                one_line,
+                two_lines,
+                spaced,
+                fingerprint("ssh_exec", {"host": "a", "command": "echo 'a b'"}, ["a"]),
+            }
+        )
+        == 4
+    )
+    reordered = fingerprint("ssh_exec", {"command": "ls /tmp rm -rf /data", "host": "a"}, ["a"])
+    assert reordered == one_line  # key order is not part of the call
 
 
 async def test_plan_review_binds_the_plan_hash(tmp_path):

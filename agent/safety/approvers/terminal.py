@@ -54,6 +54,8 @@ class TerminalApprover:
         body.append(f" — {request.reason}\n")
         if request.plan_step:
             body.append(f"serves: {request.plan_step}\n")
+        if request.tool == "propose_plan":
+            body.append("s: approve it and its steps as written (they then run without asking)\n")
         self.console.print(Panel(body, title="approval needed", border_style="yellow"))
 
     async def decide(self, request: ApprovalRequest) -> Decision:
@@ -63,7 +65,7 @@ class TerminalApprover:
         is_plan = request.tool == "propose_plan"
         keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow exactly this" if can_allow else "")
         if is_plan:
-            keys = "[y]es / [s]teps too: run each step as written without asking / [n]o / [e]dit"
+            keys = "[y]es / [s]teps too / [n]o / [e]dit"
         while True:
             try:
                 answer = (await self.ask(f"approve? {keys} › ")).strip().lower()
