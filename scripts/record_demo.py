@@ -1,4 +1,4 @@
-"""Record transcripts/seed-pair-deploy.jsonl: the demo's session, from recon to tokens/s.
+"""Record agent/transcripts/seed-pair-deploy.jsonl: the demo's session, from recon to tokens/s.
 
 The model's turns here are written by Scout's engineers (what a careful model would send), served
 through the real anthropic SDK by the local Messages-API server (strict: it refuses what the real
@@ -19,12 +19,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO, DEMO_TRANSCRIPT
+from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO
 from agent.loop.model_client import AnthropicClient
 from agent.replay.redrive import sim_runtime
 from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
 
+REPO = Path(__file__).resolve().parent.parent
+DEMO_TRANSCRIPT = REPO / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 GUIDE = "http://docs.spark.sim/vllm-two-sparks.html"
 PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}

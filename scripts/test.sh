@@ -17,7 +17,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
-[ -x .venv/bin/python ] || python3 -m venv .venv
+[ -x .venv/bin/python ] || python3 -m venv --upgrade-deps .venv
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -3,15 +3,16 @@
 The head is an asyncssh server on 127.0.0.1 (port 0). Workers have no listener at all: the head's
 `connection_requested` hands a forwarded channel to an in-process worker server over a socketpair,
 so reaching a worker needs the head as jump host and sends no traffic to its 192.168.x address.
-Every command runs in the host's sandbox (`HOST_DIR/sandbox/launch`).
+Every command runs in the host's sandbox (`HOST_DIR/sandbox/launch`, sim/ssh_session.py), its
+fake tools in the host's tool server (sim/tool_servers.py). sim/host_server.py is the SSH
+server of one host (auth, session limit, forwarding); this module holds the cluster: start and
+stop, faults, routing of forwarded channels, and the inventory it writes for Scout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
 import signal
 import socket
 from pathlib import Path
@@ -24,188 +25,17 @@ import yaml
 from sim.engine.endpoints import Endpoints
 from sim.fakehost.procs import signal_ours
 from sim.fakehost.state import locked_state, read_state
-from sim.hostdir import materialize, sandbox_env
+from sim.host_server import HostServer
+from sim.hostdir import materialize
 from sim.scenario import Faults, Scenario, load_scenario
+from sim.ssh_session import Bridge
+from sim.tool_servers import ToolServerProcess
 
 _UNSET: Any = object()
 
 
 class SimClusterError(Exception):
     """The cluster was used wrongly (unknown host, not started)."""
-
-
-class _CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
-    """One exec or shell request, run as a subprocess in the host's sandbox."""
-
-    def __init__(self, cluster: SimCluster, host: str) -> None:
-        self._cluster, self._host = cluster, host
-        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
-        self._command: str | None = None
-        self._proc: asyncio.subprocess.Process | None = None
-        self._pending: list[bytes] = []
-        self._eof = False
-        self._task: asyncio.Task[None] | None = None
-
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
-        self._chan = chan
-
-    def pty_requested(self, *args: Any) -> bool:
-        return True
-
-    def exec_requested(self, command: str) -> bool:
-        self._command = command
-        return True
-
-    def shell_requested(self) -> bool:
-        return True
-
-    def session_started(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        if self._proc and self._proc.stdin:
-            self._proc.stdin.write(data)
-        else:
-            self._pending.append(data)
-
-    def eof_received(self) -> bool:
-        self._eof = True
-        if self._proc and self._proc.stdin:
-            self._proc.stdin.close()
-        return True
-
-    def signal_received(self, signal_name: str) -> None:
-        self._signal(getattr(signal, f"SIG{signal_name}", signal.SIGTERM))
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._signal(signal.SIGKILL)
-        if self._task and not self._task.done():
-            self._task.cancel()
-
-    def _signal(self, sig: int) -> None:
-        if self._proc and self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._proc.pid, sig)
-
-    async def _run(self) -> None:
-        assert self._chan is not None
-        chan, faults = self._chan, self._cluster.faults(self._host)
-        if faults.latency_s:
-            await asyncio.sleep(faults.latency_s)
-        command = self._command or ""
-        drop = bool(faults.drop and command and re.search(faults.drop, command))
-        host_dir = self._cluster.host_dir(self._host)
-        argv = [str(host_dir / "sandbox" / "launch"), *([command] if self._command else [])]
-        self._proc = proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=sandbox_env(host_dir),
-            cwd=host_dir / "home",
-            start_new_session=True,
-        )
-        assert proc.stdin and proc.stdout and proc.stderr
-        for data in self._pending:
-            proc.stdin.write(data)
-        if self._eof:
-            proc.stdin.close()
-        try:
-            if drop:
-                await proc.stdout.read(1)
-                chan.get_connection().abort()
-                return
-            await asyncio.gather(
-                _pump(proc.stdout, chan.write), _pump(proc.stderr, chan.write_stderr)
-            )
-            code = await proc.wait()
-            if code < 0:
-                chan.exit_with_signal(signal.Signals(-code).name.removeprefix("SIG"))
-            else:
-                chan.exit(code)
-        finally:
-            self._signal(signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
-
-
-async def _pump(reader: asyncio.StreamReader, write: Any) -> None:
-    while data := await reader.read(65536):
-        write(data)
-
-
-class _Bridge(asyncssh.SSHTCPSession):  # type: ignore[type-arg]
-    """Joins a forwarded channel on the head to a socketpair end served by a worker."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader, self._writer = reader, writer
-        self._task: asyncio.Task[None] | None = None
-
-    def connection_made(self, chan: asyncssh.SSHTCPChannel[bytes]) -> None:
-        async def copy_out() -> None:
-            with contextlib.suppress(ConnectionError, asyncssh.Error):
-                await _pump(self._reader, chan.write)
-                chan.write_eof()
-
-        self._task = asyncio.get_running_loop().create_task(copy_out())
-
-    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        self._writer.write(data)
-
-    def eof_received(self) -> bool:
-        with contextlib.suppress(OSError):
-            self._writer.write_eof()
-        return True
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._writer.close()
-        if self._task:
-            self._task.cancel()
-
-
-class _HostServer(asyncssh.SSHServer):
-    """Auth by the cluster's client key; on the head, forwarding to workers only."""
-
-    def __init__(self, cluster: SimCluster, host: str) -> None:
-        self._cluster, self._host = cluster, host
-        self._conn: asyncssh.SSHServerConnection | None = None
-
-    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
-        self._conn = conn
-        if self._cluster.faults(self._host).down:
-            conn.abort()
-            return
-        self._cluster._connections[self._host].add(conn)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._conn:
-            self._cluster._connections[self._host].discard(self._conn)
-
-    def begin_auth(self, username: str) -> bool:
-        return True
-
-    def public_key_auth_supported(self) -> bool:
-        return True
-
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        return self._cluster.accepts(username, key)
-
-    def session_requested(self) -> _CommandSession:
-        return _CommandSession(self._cluster, self._host)
-
-    def connection_requested(
-        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
-    ) -> Any:
-        if self._cluster.names_engine_host(self._host, dest_host):
-            return self._cluster.bridge_to_engine(self._host, dest_host, dest_port)
-        target = self._cluster.forward_target(self._host, dest_host, dest_port)
-        if self._cluster.faults(target).down:
-            raise asyncssh.ChannelOpenError(
-                asyncssh.OPEN_CONNECT_FAILED,
-                f"connect to {dest_host} port {dest_port} failed: No route to host "
-                f"({target} is down)",
-            )
-        return self._cluster.bridge_to(target)
 
 
 class SimCluster:
@@ -227,6 +57,7 @@ class SimCluster:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._endpoints: Endpoints | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._tool_servers: list[ToolServerProcess] = []
         self.head_port = 0
 
     async def __aenter__(self) -> SimCluster:
@@ -257,10 +88,13 @@ class SimCluster:
         """Lay out every host folder and start listening for the head on 127.0.0.1."""
         for name, host in self.scenario.hosts.items():
             materialize(host, self.scenario.user, self.host_dir(name))
+            server = ToolServerProcess(self.host_dir(name))
+            server.start()
+            self._tool_servers.append(server)
         self._endpoints = Endpoints({name: self.host_dir(name) for name in self.scenario.hosts})
         self._endpoints.start()
         self._acceptor = await asyncssh.create_server(
-            lambda: _HostServer(self, self.head),
+            lambda: HostServer(self, self.head),
             "127.0.0.1",
             self.head_port,
             **self._server_options(self.head),
@@ -284,6 +118,9 @@ class SimCluster:
             self._endpoints = None
         for name in self.scenario.hosts:
             self._kill_engine_processes(name)
+        for server in self._tool_servers:
+            server.stop()
+        self._tool_servers.clear()
 
     def _kill_engine_processes(self, name: str) -> None:
         """End the detached engine processes (`docker exec -d`, engine main commands) of a host."""
@@ -291,6 +128,17 @@ class SimCluster:
         with contextlib.suppress(OSError, ValueError):
             for container in read_state(host_dir)["docker"]["containers"].values():
                 signal_ours(container.get("pids", []), host_dir, signal.SIGKILL)
+
+    def connected(self, host: str, conn: asyncssh.SSHServerConnection) -> None:
+        self._connections[host].add(conn)
+
+    def disconnected(self, host: str, conn: asyncssh.SSHServerConnection) -> None:
+        self._connections[host].discard(conn)
+
+    def open_connections(self, host: str) -> int:
+        """How many SSH connections `host` is serving now (what its sshd would count)."""
+        self._check_host(host)
+        return len(self._connections[host])
 
     def faults(self, name: str) -> Faults:
         self._check_host(name)
@@ -385,16 +233,16 @@ class SimCluster:
                 f"(nothing listens on port {dest_port} of {host})",
             )
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        return _Bridge(reader, writer)
+        return Bridge(reader, writer)
 
-    async def bridge_to(self, worker: str) -> _Bridge:
+    async def bridge_to(self, worker: str) -> Bridge:
         """Serve one forwarded connection with a fresh in-process SSH server for `worker`."""
         near, far = socket.socketpair()
 
         async def serve() -> asyncssh.SSHServerConnection:
             return await asyncssh.run_server(
                 far,
-                server_factory=lambda: _HostServer(self, worker),
+                server_factory=lambda: HostServer(self, worker),
                 **self._server_options(worker),
             )
 
@@ -402,7 +250,7 @@ class SimCluster:
         self._tasks.add(task)
         task.add_done_callback(self._forget_task)
         reader, writer = await asyncio.open_connection(sock=near)
-        return _Bridge(reader, writer)
+        return Bridge(reader, writer)
 
     def _forget_task(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)

@@ -3,7 +3,9 @@
 HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
 HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
 HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand)
-HOST_DIR/bin/            the only PATH: fake tools, wrapped and read-only text tools
+HOST_DIR/bin/            the only PATH: fake tools (clients of the host's tool server), wrapped
+                         and read-only text tools
+HOST_DIR/run/            the tool server's socket and log, once sim/tool_servers.py started it
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
 
+# A fake tool: a client of the host's tool server (sim/fakehost/client.py).
 _TOOL_STUB = """#!{python} -IS
 import sys
 sys.path.insert(0, {parent!r})
-from fakehost.main import main
-sys.exit(main({tool!r}, {host_dir!r}))
+from fakehost.client import forward
+sys.exit(forward({tool!r}, {host_dir!r}))
 """
 
 

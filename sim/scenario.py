@@ -25,10 +25,14 @@ class _Model(BaseModel):
 
 
 class Nic(_Model):
-    """One network device; `up` is the admin state, `cable` whether a link partner is there."""
+    """One network device; `up` is the admin state, `cable` whether a link partner is there.
+
+    `cx7` is a ConnectX port in Ethernet mode (RoCE); `ib` is the IPoIB netdev of a ConnectX
+    port in InfiniBand mode, whose `mac` holds the port GUID (8 bytes) and `lid` its LID.
+    """
 
     index: int
-    kind: Literal["loopback", "ethernet", "wifi", "cx7", "bridge"]
+    kind: Literal["loopback", "ethernet", "wifi", "cx7", "ib", "bridge"]
     mac: str
     mtu: int = 1500
     up: bool = True
@@ -39,6 +43,7 @@ class Nic(_Model):
     speed_mbps: int | None = None
     rdma_dev: str | None = None
     pci: str | None = None
+    lid: int | None = None
 
 
 class GpuProcess(_Model):
@@ -46,10 +51,25 @@ class GpuProcess(_Model):
     type: Literal["G", "C"] = "G"
     name: str
     memory_mib: int
+    gpu: int = 0  # index of the GPU it runs on
 
 
 class Gpu(_Model):
+    """The host's GPUs: `count` alike, on `bus_ids` (the first is `bus_id`), UUIDs numbered from
+    `uuid`. `memory_total_mib` None is GB10's unified memory (`Not Supported` / `[N/A]`)."""
+
     name: str = "NVIDIA GB10"
+    count: int = 1
+    bus_ids: list[str] = Field(default_factory=list)
+    memory_total_mib: int | None = None
+    memory_reserved_mib: int = 0
+    power_cap_w: int | None = None
+    ecc_errors: str = "N/A"
+    mig_mode: str = "N/A"
+    compute_cap: str = "12.1"
+    clocks_sm_mhz: int = 2418
+    architecture: str = "Blackwell"
+    brand: str = "NVIDIA RTX"
     driver: str = "580.95.05"
     cuda: str = "13.0"
     uuid: str
@@ -158,6 +178,9 @@ class Host(_Model):
     kernel: str
     kernel_build: str
     cpus: int = 20
+    cpu_model: str | None = None  # None: GB10's Cortex-X925 + Cortex-A725 clusters
+    cpu_sockets: int = 1
+    hca_firmware: str = "28.45.4028"
     files: dict[str, str] = Field(default_factory=dict)
     memory: Memory
     gpu: Gpu

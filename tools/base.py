@@ -75,7 +75,8 @@ class ToolContext:
     connections (absent when no inventory is loaded). `world` is the world model, which tools
     update with the typed facts they find; `web` the session's fetcher; `state` the session's
     plans, computed deployments and rollouts. `progress` lets a long call report a line to the
-    face while it runs.
+    face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
+    files); the session passes its redactor.
     """
 
     spill_dir: Path
@@ -84,6 +85,7 @@ class ToolContext:
     web: PageFetcher | None = None
     state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
+    redact: Callable[[str], str] = field(default=lambda text: text)
 
     def report(self, line: str) -> None:
         if self.progress is not None:

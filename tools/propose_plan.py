@@ -26,7 +26,7 @@ class ProposePlanTool(Tool[Plan]):
         self.review = review
 
     def summary(self, params: Plan) -> str:
-        return f"{params.goal} ({len(params.steps)} steps)"
+        return f"{params.goal} ({params.step_count()})"
 
     async def run(self, params: Plan, ctx: ToolContext) -> ToolResult:
         ctx.state.plan.proposed = params

@@ -100,7 +100,7 @@ class SSHExec(Tool[SSHExecInput]):
 
         outcomes = await asyncio.gather(*(one(host) for host in targets))
         rendered = render_outcomes(
-            dict(zip(targets, outcomes, strict=True)), params.timeout, ctx.spill_dir
+            dict(zip(targets, outcomes, strict=True)), params.timeout, ctx.spill_dir, ctx.redact
         )
         failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
         meta: dict[str, object] = {

@@ -81,7 +81,7 @@ class TodoWriteTool(Tool[TodoWriteInput]):
         self.todo = todo
 
     def summary(self, params: TodoWriteInput) -> str:
-        return f"{len(params.items)} items"
+        return f"{len(params.items)} item" + ("" if len(params.items) == 1 else "s")
 
     async def run(self, params: TodoWriteInput, ctx: ToolContext) -> ToolResult:
         self.todo.replace(params.items)

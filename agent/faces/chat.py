@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.faces.chat_view import ChatView
+from agent.faces.console import screen_console
 from agent.faces.usage_view import cost_view
 from agent.loop.model_client import ModelClient
 from agent.loop.resumed import RebuiltSession
@@ -127,12 +128,10 @@ async def _send(runtime: Runtime, view: ChatView, text: str) -> None:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runtime.session.interrupt)
     try:
-        outcome = await runtime.session.send(text)
+        await runtime.session.send(text)  # every stop but end_turn is shown by its own event
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         view.settle()
-    if outcome.stop not in {"end_turn", "cancelled"} and outcome.message:
-        view.console.print(Text(outcome.message, style="yellow"))
 
 
 async def chat(
@@ -143,13 +142,12 @@ async def chat(
     resume: RebuiltSession | None = None,
 ) -> int:
     """A chat session on the hosts of the settings' inventory (or one resumed from a transcript)."""
-    console = console or Console(highlight=False)
+    console = console or screen_console()
     view = ChatView(console)
     approval_prompt: PromptSession[str] = PromptSession(history=InMemoryHistory())
 
     async def ask(question: str) -> str:
-        view.pause()
-        return await approval_prompt.prompt_async(question)
+        return await view.ask(approval_prompt, question)
 
     runtime = await open_runtime(
         settings,

@@ -1,15 +1,19 @@
 """What the chat face draws: the streamed answer, a live panel per batch, todo and findings.
 
 One rich `Live` region shows whatever is in motion (the answer being streamed, then the batch
-being run); everything settled is printed above it and stays in the scrollback. Before a prompt
-(an approval, the next message) the live region is closed so the prompt never fights it.
+being run); it is transient, so what it last showed is printed once, for good, when it settles.
+While an approval is pending or a prompt waits for the operator, nothing is drawn: the live region
+is erased (no half-finished rows stay above the question) and whatever happens meanwhile is held
+back and printed after the answer, so the prompt stays visible until it is answered.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from prompt_toolkit import PromptSession
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.markdown import Markdown
@@ -17,8 +21,9 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from agent.faces.render import EventRenderer
+from agent.faces.render import EventRenderer, print_dotted
 from agent.loop.events import (
+    ApprovalDecisionEvent,
     ApprovalRequestEvent,
     Event,
     ModelResponse,
@@ -28,6 +33,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.recorder import SessionListener
+from agent.safety.display import visible
 
 
 @dataclass
@@ -55,6 +61,42 @@ class ChatView(SessionListener):
         self._live: Live | None = None
         self._text = ""
         self._rows: dict[str, CallRow] = {}
+        self._pending_approvals = 0
+        self._prompting = False
+        self._held: list[Callable[[], None]] = []
+
+    # -- asking the operator --------------------------------------------------------------
+    async def ask(self, prompt: PromptSession[str], question: str) -> str:
+        """Ask on the terminal; nothing is drawn over or above the question until it is answered."""
+        self._close_live()
+        self._prompting = True
+        try:
+            # handle_sigint=False: the Ctrl-C handler of the running work stays in place (the
+            # prompt would remove it on return); Ctrl-C typed at the prompt is a key to it.
+            return await prompt.prompt_async(question, handle_sigint=False)
+        finally:
+            self._prompting = False
+            self._resume()
+
+    @property
+    def _quiet(self) -> bool:
+        """True while an approval is pending or a prompt is open: draw nothing, hold output."""
+        return self._prompting or self._pending_approvals > 0
+
+    def _show(self, action: Callable[[], None]) -> None:
+        if self._quiet:
+            self._held.append(action)
+        else:
+            action()
+
+    def _resume(self) -> None:
+        if self._quiet:
+            return
+        held, self._held = self._held, []
+        for action in held:
+            action()
+        if self._text or self._rows:
+            self._ensure_live()
 
     # -- the live region ------------------------------------------------------------------
     def _renderable(self) -> RenderableType:
@@ -66,29 +108,29 @@ class ChatView(SessionListener):
         return Group(*parts)
 
     def _ensure_live(self) -> None:
-        if self._live is None:
+        if self._live is None and not self._quiet:
             self._live = Live(
                 console=self.console,
                 get_renderable=self._renderable,
                 refresh_per_second=8,
-                transient=False,
+                transient=True,
                 redirect_stdout=False,
                 redirect_stderr=False,
             )
             self._live.start()
 
-    def pause(self) -> None:
-        """Stop drawing (before a prompt); the region comes back with the next update."""
+    def _close_live(self) -> None:
+        """Erase the live region; its content stays in memory and is drawn again later."""
         if self._live is not None:
-            self._live.refresh()
             self._live.stop()
             self._live = None
-            if not self.console.is_terminal:
-                self.console.line()  # a file or pipe gets the last frame without a newline
 
     def settle(self) -> None:
-        """Close the live region, leaving its last frame in the scrollback."""
-        self.pause()
+        """End the live region and print what it showed, once, to stay in the scrollback."""
+        self._close_live()
+        if self._text or self._rows:
+            final = self._renderable()
+            self._show(lambda: self.console.print(final))
         self._text = ""
         self._rows = {}
 
@@ -114,7 +156,7 @@ class ChatView(SessionListener):
                 mark,
                 _hosts_label(row.hosts),
                 row.tool,
-                _clip(row.summary, summary_width),
+                _clip(visible(row.summary), summary_width),
                 row.elapsed(),
                 Text(row.status, style=status_style),
             )
@@ -153,9 +195,15 @@ class ChatView(SessionListener):
         if isinstance(event, UserMessage | SessionStart):
             return  # the prompt line and the banner already show these
         if isinstance(event, ApprovalRequestEvent):
-            self.pause()  # the approver shows the request and prompts next
+            self._pending_approvals += 1
+            self._close_live()  # the approver shows the request and asks next
             return
-        self.renderer.render(event)  # printed above the live region when there is one
+        if isinstance(event, ApprovalDecisionEvent):
+            self._pending_approvals = max(self._pending_approvals - 1, 0)
+            self.renderer.render(event)
+            self._resume()
+            return
+        self._show(lambda: self.renderer.render(event))  # above the live region, if any
 
     def _finish_row(self, event: ToolResultEvent) -> None:
         row = self._rows.get(event.id)
@@ -178,10 +226,11 @@ class ChatView(SessionListener):
             row.status = "done" if row.ok else "failed"
         headline = event.meta.get("headline")
         if headline and not event.is_error:
-            self.console.print(Text(f"  {headline}", style="bold green"))
+            self._show(lambda: print_dotted(self.console, headline, indent=2, style="bold green"))
         if event.is_error and not event.meta.get("cancelled"):
             first = event.text.strip().splitlines()[0] if event.text.strip() else "failed"
-            self.console.print(Text(f"  ✗ {event.name}: {first[:200]}", style="red"))
+            line = Text(f"  ✗ {event.name}: {first[:200]}", style="red")
+            self._show(lambda: self.console.print(line))
 
 
 def _hosts_label(hosts: list[str]) -> str:

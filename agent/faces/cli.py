@@ -7,54 +7,25 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.policy_args import add_policy_commands
+
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
 
 
+def _fail(command: str, message: str, code: int = EXIT_ERROR) -> int:
+    print(f"scout {command}: {message}", file=sys.stderr)
+    return code
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from agent.faces.replay import replay_main
 
-    from agent.faces.render import EventRenderer
-    from agent.loop.transcript import read_transcript
-
-    path = Path(args.file)
-    if not path.is_file():
-        print(f"scout replay: no such transcript: {path}", file=sys.stderr)
+    if args.sim and _load_settings({}, log=True) is None:  # the simulator and SSH log to a file
         return EXIT_ERROR
-    loaded = read_transcript(path)
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
-    for problem in loaded.problems:
-        err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
-    if not loaded.events:
-        err.print(f"scout replay: {path} holds no readable events")
-        return EXIT_ERROR
-    renderer = EventRenderer(console, verbose=args.verbose)
-    if args.sim:
-        return _redrive(loaded.events, args.sim, renderer, console)
-    for event in loaded.events:
-        renderer.render(event)
-    return EXIT_OK
-
-
-def _redrive(events: list, scenario: str, renderer: object, console: object) -> int:
-    import asyncio
-
-    from agent.loop.recorder import SessionListener
-    from agent.replay.redrive import redrive
-
-    class Show(SessionListener):
-        def on_event(self, event: object) -> None:
-            renderer.render(event)
-
-    result = asyncio.run(redrive(events, scenario, listeners=[Show()]))
-    console.print(result.report.describe())
-    check = result.endpoint_check()
-    if check is not None:
-        console.print(check.text.strip().splitlines()[-1], soft_wrap=True)
-    return EXIT_OK if result.report.clean else EXIT_ERROR
+    return replay_main(args.file, verbose=args.verbose, scenario=args.sim)
 
 
 def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
@@ -67,9 +38,14 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
         print(f"scout: {exc}", file=sys.stderr)
         return None
     if log:
+        from agent.faces.failures import writable_folder
         from agent.faces.logs import configure_logging
         from agent.runtime.builder import redactor_for
 
+        problem = writable_folder(settings.log_file.parent, "the log folder")
+        if problem is not None:
+            print(f"scout: {problem}", file=sys.stderr)
+            return None
         configure_logging(settings.log_file, redactor_for(settings))
     return settings
 
@@ -78,6 +54,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
+    from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.faces.headless import run_goal
 
     settings = _load_settings(
@@ -87,11 +64,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "trust_new_hosts": args.trust_new_hosts or None,
             "webhook_url": args.webhook_url,
             "webhook_secret_env": args.webhook_secret_env,
+            "webhook_allow_insecure_http": args.webhook_allow_http or None,
         },
         log=True,
     )
     if settings is None:
         return EXIT_ERROR
+    problem = inventory_problem(settings) or transcripts_problem(settings)
+    if problem is not None:
+        return _fail("run", problem)
     secret = os.environ.get(settings.webhook_secret_env)
     return asyncio.run(
         run_goal(
@@ -108,6 +89,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     import asyncio
 
     from agent.faces.chat import chat
+    from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.runtime.builder import model_client_for
 
     settings = _load_settings(
@@ -122,11 +104,12 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     if settings is None:
         return EXIT_ERROR
     if not settings.can_reach_model:
-        print(
-            "scout chat: no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none.",
-            file=sys.stderr,
+        return _fail(
+            "chat", "no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none."
         )
-        return EXIT_ERROR
+    problem = inventory_problem(settings) or transcripts_problem(settings)
+    if problem is not None:
+        return _fail("chat", problem)
     resume = None
     if args.resume:
         from agent.loop.transcript import read_transcript
@@ -134,12 +117,13 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
         path = Path(args.resume)
         if not path.is_file():
-            print(f"scout chat: no such transcript: {path}", file=sys.stderr)
-            return EXIT_ERROR
+            return _fail("chat", f"no such transcript: {path}")
         loaded = read_transcript(path)
         for problem in loaded.problems:
             print(f"warning: {path}: {problem}", file=sys.stderr)
         resume = rebuild(loaded.events)
+        for problem in resume.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 
@@ -148,42 +132,52 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import asyncio
     from datetime import UTC, datetime
 
-    from rich.console import Console
-
-    from agent.faces.demo import DEMO_TRANSCRIPT, live_demo, replay_demo
+    from agent.faces.console import screen_console
+    from agent.faces.demo import live_demo, replay_demo
+    from agent.faces.failures import transcripts_problem
+    from agent.replay.recordings import DEMO_RECORDING, missing_message, recording_path
 
     settings = _load_settings({"model": args.model}, log=True)
     if settings is None:
         return EXIT_ERROR
+    problem = transcripts_problem(settings)
+    if problem is not None:
+        return _fail("demo", problem)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
-    console = Console(highlight=False)
+    console = screen_console()
     if args.live:
         if not settings.can_reach_model:
-            print("scout demo --live: set ANTHROPIC_API_KEY first", file=sys.stderr)
-            return EXIT_ERROR
+            return _fail("demo --live", "set ANTHROPIC_API_KEY first")
         return asyncio.run(live_demo(console, settings, save_to))
-    transcript = Path(args.transcript) if args.transcript else DEMO_TRANSCRIPT
-    if not transcript.is_file():
-        print(f"scout demo: no such transcript: {transcript}", file=sys.stderr)
-        return EXIT_ERROR
-    return asyncio.run(
-        replay_demo(
-            console,
-            interactive=args.interactive,
-            transcript=transcript,
-            pace_s=0.0 if args.fast else 0.012,
-            save_to=save_to,
+    with recording_path(args.transcript or DEMO_RECORDING) as transcript:
+        if transcript is None:
+            return _fail("demo", missing_message(args.transcript))
+        return asyncio.run(
+            replay_demo(
+                console,
+                interactive=args.interactive,
+                transcript=transcript,
+                pace_s=0.0 if args.fast else 0.012,
+                save_to=save_to,
+            )
         )
-    )
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    from agent.faces.failures import describe_os_error, writable_folder
     from agent.faces.init_files import write_starter_files
     from agent.runtime.settings import scout_home
 
     folder = Path(args.dir).expanduser() if args.dir else scout_home()
-    for line in write_starter_files(folder, force=args.force):
+    problem = writable_folder(folder, "--dir" if args.dir else "SCOUT_HOME")
+    if problem is not None:
+        return _fail("init", problem)
+    try:
+        report = write_starter_files(folder, force=args.force)
+    except OSError as exc:
+        return _fail("init", describe_os_error(exc))
+    for line in report:
         print(line)
     print("next: edit the inventory, export ANTHROPIC_API_KEY, then run `scout doctor`")
     return EXIT_OK
@@ -192,28 +186,33 @@ def _cmd_init(args: argparse.Namespace) -> int:
 def _cmd_doctor(args: argparse.Namespace) -> int:
     import asyncio
 
-    from rich.console import Console
-
+    from agent.faces.console import screen_console
     from agent.faces.doctor import print_checks, run_checks
 
-    settings = _load_settings({"inventory": args.inventory})
+    settings = _load_settings({"inventory": args.inventory}, log=True)
     if settings is None:
         return EXIT_ERROR
     checks = asyncio.run(run_checks(settings, settings.inventory))
-    print_checks(Console(highlight=False), checks)
+    print_checks(screen_console(), checks)
     return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
 
 
-def _cmd_policy(args: argparse.Namespace) -> int:
-    from agent.faces.policy import classify_main
-
-    return classify_main(args.command)
-
-
 def _cmd_recon(args: argparse.Namespace) -> int:
-    from agent.faces.recon import recon_main
+    from agent.faces.recon import EXIT_USAGE, recon_main
 
-    return recon_main(args)
+    settings = _load_settings(
+        {"inventory": args.inventory, "trust_new_hosts": args.trust_new_hosts or None}, log=True
+    )
+    if settings is None:
+        return EXIT_USAGE
+    if settings.inventory is None:
+        return _fail(
+            "recon",
+            "no inventory: pass --inventory FILE, or name one as `inventory:` in the settings "
+            "file (`scout init` writes both)",
+            EXIT_USAGE,
+        )
+    return recon_main(args, settings.inventory, trust_new_hosts=settings.trust_new_hosts)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,7 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-render a recorded session (no side effects)",
         description="Re-render a recorded session transcript: messages, calls, results, decisions.",
     )
-    replay.add_argument("file", help="transcript file (.jsonl)")
+    replay.add_argument(
+        "file", help="a transcript file (.jsonl), or a bundled recording such as seed-pair-deploy"
+    )
     replay.add_argument("-v", "--verbose", action="store_true", help="show tool output lines")
     replay.add_argument(
         "--sim",
@@ -284,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--webhook-secret-env",
         help="name of the environment variable holding the webhook's shared secret",
     )
+    run.add_argument(
+        "--webhook-allow-http",
+        action="store_true",
+        help="allow a plain http:// webhook on another host (approvals travel unencrypted)",
+    )
     run.add_argument("--model", help="model name (default from settings)")
     run.add_argument(
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
@@ -296,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the read-only probe pack on the inventory's hosts and print the facts "
         "and findings as tables, or as JSON with --json. Exit status 1 if a host was unreachable.",
     )
-    recon.add_argument("--inventory", required=True, help="inventory YAML file")
+    recon.add_argument("--inventory", help="inventory YAML file (default from settings)")
     recon.add_argument("--hosts", help="comma-separated host names (default: all)")
     recon.add_argument("--json", action="store_true", help="print the world model as JSON")
     recon.add_argument("--model-size-gb", type=float, help="model weights in GB, to check the fit")
@@ -337,18 +343,16 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser(
         "doctor",
         help="check settings, API key, SSH, host keys and Docker access; change nothing",
+        description=(
+            "Check what Scout needs, without changing anything: the settings, the API key, the "
+            "inventory, known_hosts, SSH to every host (through its jump host) and Docker access "
+            "on each. Every failed check says how to fix it. Exit status 1 if any check failed."
+        ),
     )
     doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
     doctor.set_defaults(func=_cmd_doctor)
 
-    policy = sub.add_parser("policy", help="inspect the safety policy")
-    policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
-    classify = policy_sub.add_parser(
-        "classify",
-        help="classify a shell command as read_only, mutating or destructive, and say why",
-    )
-    classify.add_argument("command", nargs="+", help="the command, quoted as one argument")
-    classify.set_defaults(func=_cmd_policy)
+    add_policy_commands(sub, _load_settings)
     return parser
 
 
@@ -361,8 +365,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except KeyboardInterrupt:
+        from agent.faces.failures import EXIT_INTERRUPTED
+
         print("\nscout: interrupted", file=sys.stderr)
-        return EXIT_STOPPED
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        from agent.faces.failures import explain
+
+        message = explain(exc)
+        if message is None:
+            raise
+        return _fail(args.cmd, message)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 The recorded session's model turns are replayed through the chat face while every tool runs live
 against a fresh simulated cluster; approvals are answered visibly as recorded (or by you, with
-`--interactive`). `--live` lets a real model drive the same simulated cluster instead.
+`--interactive`). A recording cannot follow a denial or an edit: the story then stops there and
+says so. `--live` lets a real model drive the same simulated cluster instead. Ctrl-C stops the
+demo and its simulator cleanly (exit status 130).
 """
 
 from __future__ import annotations
@@ -15,19 +17,23 @@ from rich.console import Console
 from rich.text import Text
 
 from agent.faces.chat_view import ChatView
+from agent.faces.failures import EXIT_INTERRUPTED
+from agent.faces.interrupt import Interrupted, until_interrupted
+from agent.faces.render import print_dotted
 from agent.loop.transcript import read_transcript
-from agent.replay.redrive import recorded_answers, redrive, sim_runtime
+from agent.replay.recorded_approvals import RecordedApprover
+from agent.replay.redrive import RedriveResult, redrive, sim_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.rules import RuleSet
 
-DEMO_TRANSCRIPT = Path(__file__).resolve().parents[2] / "transcripts" / "seed-pair-deploy.jsonl"
 DEMO_SCENARIO = "seed-pair"
 DEMO_GOAL = (
     "Serve Qwen/Qwen3.5-122B-A10B-FP8 with tensor parallelism 2 across spark-a and spark-b, "
     "then prove it works and how fast it is."
 )
+EXIT_VERIFIED, EXIT_FAILED, EXIT_STOPPED = 0, 1, 2
 
 
 class VisibleApprover:
@@ -49,25 +55,66 @@ async def _never_asked(prompt: str) -> str:
     raise EOFError
 
 
+class StopsAtDeparture:
+    """Your answers in `--interactive`; after a denial or an edit, the rest are refused unasked.
+
+    The recording only knows what happens after the answers it recorded, so once you answer
+    otherwise the story must stop: later steps of the same batch are not offered any more.
+    """
+
+    def __init__(self, inner: Approver) -> None:
+        self.inner = inner
+        self.departure: tuple[ApprovalRequest, Decision] | None = None
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        if self.departure is not None:
+            return Decision(
+                kind="denied",
+                fingerprint=request.fingerprint,
+                message="not asked: the demo stopped at an earlier answer",
+                decided_by="the demo",
+            )
+        decision = await self.inner.decide(request)
+        if decision.kind != "approved":
+            self.departure = (request, decision)
+        return decision
+
+
+def departure_story(request: ApprovalRequest, decision: Decision) -> str:
+    """What to tell the operator when the story stops at their answer: what did and did not run."""
+    command = request.input.get("command")
+    what = f"`{command}`" if isinstance(command, str) else request.tool
+    where = f" on {', '.join(request.hosts)}" if request.hosts else ""
+    answer = "edited" if decision.kind == "approved_with_edit" else "denied"
+    return (
+        f"You {answer} {what}{where}. The recording went on as if it had been approved, and a "
+        "recording cannot follow another answer, so the story stops here: nothing after this "
+        "point ran. `scout demo --live` lets a real model decide what to do next (it needs "
+        "ANTHROPIC_API_KEY)."
+    )
+
+
 async def replay_demo(
     console: Console, *, interactive: bool, transcript: Path, pace_s: float, save_to: Path
 ) -> int:
     loaded = read_transcript(transcript)
     if not loaded.events:
         console.print(f"the demo transcript {transcript} holds no readable events")
-        return 1
+        return EXIT_FAILED
     view = ChatView(console)
+    recorded = RecordedApprover(loaded.events)
+    yours: StopsAtDeparture | None = None
     if interactive:
         approvals: PromptSession[str] = PromptSession()
 
         async def ask(question: str) -> str:
-            view.pause()
-            return await approvals.prompt_async(question)
+            return await view.ask(approvals, question)
 
         def factory(rules: RuleSet) -> Approver:
-            return TerminalApprover(console, ask, rules.allow_for_session)
+            nonlocal yours
+            yours = StopsAtDeparture(TerminalApprover(console, ask, rules.allow_for_session))
+            return yours
     else:
-        recorded = recorded_answers(loaded.events)
 
         def factory(rules: RuleSet) -> Approver:
             return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
@@ -83,25 +130,57 @@ async def replay_demo(
         if event.type == "user_message":
             console.print(Text.assemble(("you › ", "bold cyan"), event.text))
             break
-    result = await redrive(
+    work = redrive(
         loaded.events,
         DEMO_SCENARIO,
         listeners=[view],
         approver_factory=factory,
+        answers=recorded,
         pace_s=pace_s,
         transcript_path=save_to,
+        stop_on_drift=interactive,
     )
+    try:
+        result = await until_interrupted(work, on_repeat=lambda: _still_stopping(console))
+    except Interrupted:
+        view.settle()
+        console.print(
+            Text(
+                "Stopped (Ctrl-C): the running calls were cancelled and the simulated cluster "
+                "was shut down with everything it ran.",
+                style="yellow",
+            )
+        )
+        console.print(f"transcript saved: {save_to}", soft_wrap=True)
+        return EXIT_INTERRUPTED
     view.settle()
+    departure = yours.departure if yours is not None else None
+    return _summary(console, result, departure)
+
+
+def _still_stopping(console: Console) -> None:
+    console.print(Text("still stopping the simulated cluster…", style="dim"))
+
+
+def _summary(
+    console: Console,
+    result: RedriveResult,
+    departure: tuple[ApprovalRequest, Decision] | None,
+) -> int:
     console.rule("summary")
+    if departure is not None:
+        console.print(Text(departure_story(*departure), style="yellow"))
+        console.print(f"transcript saved: {result.transcript_path}", soft_wrap=True)
+        return EXIT_STOPPED
     check = result.endpoint_check()
     if check is not None:
-        console.print(Text(check.text.strip().splitlines()[-1], style="bold green"), soft_wrap=True)
+        print_dotted(console, check.text.strip().splitlines()[-1], style="bold green")
     else:
         console.print(Text("no endpoint was verified in this run", style="yellow"))
     if not result.report.clean:
         console.print(Text(result.report.describe(), style="yellow"))
     console.print(f"transcript saved: {result.transcript_path}", soft_wrap=True)
-    return 0 if check is not None and result.report.clean else 1
+    return EXIT_VERIFIED if check is not None and result.report.clean else EXIT_FAILED
 
 
 async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
@@ -113,8 +192,7 @@ async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
     prompt: PromptSession[str] = PromptSession()
 
     async def ask(question: str) -> str:
-        view.pause()
-        return await prompt.prompt_async(question)
+        return await view.ask(prompt, question)
 
     async with sim_runtime(
         DEMO_SCENARIO,

@@ -7,6 +7,7 @@ Docker access on each. Only read-only commands run on the hosts.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent.faces.wording import plural
 from agent.runtime.settings import Settings
 from tools.recon.parsers import docker_access_problem
-from tools.ssh import Inventory, SSHError, SSHPool
+from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 
 
 @dataclass
@@ -41,41 +43,86 @@ def check_api_key(settings: Settings) -> Check:
     return Check("API key", True, f"{shape}{where}")
 
 
+def check_known_hosts(inventory: Inventory) -> Check:
+    known = inventory.known_hosts_path
+    if known.is_file():
+        keys = sum(1 for line in known.read_text().splitlines() if line.strip()[:1] not in "#")
+        return Check("known_hosts", True, f"{known}: {plural(keys, 'host key')} recorded")
+    return Check(
+        "known_hosts",
+        False,
+        f"{known} does not exist. Scout verifies every host's key against this file and refuses "
+        "a host it cannot verify, so no host can be reached yet",
+        f"ssh-keyscan each host into {known} (check the fingerprints), or let `scout recon "
+        "--trust-new-hosts` record them on first contact",
+    )
+
+
+def check_identity(spec: HostSpec) -> Check | None:
+    """A missing private key, said as such (the connection would only report a failed login)."""
+    key = spec.identity_file
+    if key is None or key.is_file():
+        return None
+    return Check(
+        f"{spec.name}: ssh",
+        False,
+        f"identity file {key} does not exist",
+        f"set identity_file in the inventory to your private key, or create one: "
+        f"ssh-keygen -t ed25519 -f {key} && ssh-copy-id -i {key} {spec.user}@{spec.address}",
+    )
+
+
 async def check_host(pool: SSHPool, host: str) -> list[Check]:
     try:
         result = await pool.run(host, "true", timeout=15)
     except SSHError as exc:
-        return [Check(f"{host}: ssh", False, str(exc), _ssh_fix(str(exc)))]
+        return [Check(f"{host}: ssh", False, str(exc), _ssh_fix(exc))]
     if result.exit_status != 0:
         return [Check(f"{host}: ssh", False, f"`true` exited {result.exit_status}")]
     checks = [Check(f"{host}: ssh", True, f"reachable, command ran in {result.duration_s:.2f} s")]
-    docker = await pool.run(host, "docker info --format '{{.ServerVersion}}'", timeout=20)
-    text = (docker.stdout + docker.stderr).strip()
-    access = docker_access_problem(text, docker.exit_status)
-    if docker.exit_status == 0:
-        checks.append(Check(f"{host}: docker", True, f"server {text.splitlines()[-1]}"))
-    elif access is not None and access.kind == "permission_denied":
-        checks.append(
-            Check(
-                f"{host}: docker",
-                False,
-                "permission denied on the Docker socket",
-                "sudo usermod -aG docker $USER on the host, then log in again",
-            )
-        )
-    elif access is not None and access.kind == "not_installed":
-        checks.append(Check(f"{host}: docker", False, "docker is not installed", "install Docker"))
-    else:
-        first = text.splitlines()[0] if text else f"exit {docker.exit_status}"
-        checks.append(Check(f"{host}: docker", False, first, "start the Docker daemon, then retry"))
+    docker = await pool.run(host, "docker info", timeout=20)
+    checks.append(docker_check(host, docker.exit_status, docker.stdout + docker.stderr))
     return checks
 
 
-def _ssh_fix(message: str) -> str:
-    lowered = message.lower()
-    if "host key" in lowered:
-        return "verify the key, then ssh-keyscan it into known_hosts or use --trust-new-hosts"
-    if "permission denied" in lowered or "login" in lowered:
+def docker_check(host: str, exit_status: int | None, output: str) -> Check:
+    """Docker's version and runtimes from `docker info`, or why Docker cannot be used."""
+    text = output.strip()
+    name = f"{host}: docker"
+    if exit_status == 0:
+        version = _info_field(text, "Server Version")
+        runtimes = _info_field(text, "Runtimes")
+        if version is None:
+            return Check(name, False, "`docker info` shows no server", "start the Docker daemon")
+        detail = f"Docker {version} answers" + (f"; runtimes: {runtimes}" if runtimes else "")
+        return Check(name, True, detail)
+    access = docker_access_problem(text, exit_status)
+    if access is not None and access.kind == "permission_denied":
+        return Check(
+            name,
+            False,
+            "permission denied on the Docker socket",
+            "sudo usermod -aG docker $USER on the host, then log in again",
+        )
+    if access is not None and access.kind == "not_installed":
+        return Check(name, False, "docker is not installed", "install Docker")
+    errors = [line for line in text.splitlines() if "error" in line.lower()]
+    first = (errors or text.splitlines() or [f"exit {exit_status}"])[0].strip()
+    return Check(name, False, first, "start the Docker daemon, then retry")
+
+
+def _info_field(text: str, field: str) -> str | None:
+    match = re.search(rf"^\s*{field}:\s*(.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def _ssh_fix(exc: SSHError) -> str:
+    if isinstance(exc, HostKeyError):
+        return (
+            "compare the fingerprint with the host's own key, then ssh-keyscan it into "
+            "known_hosts (or let `scout recon --trust-new-hosts` record it)"
+        )
+    if isinstance(exc, AuthError):
         return "check user and identity_file in the inventory; ssh-copy-id the public key"
     return "check the address and port, and that sshd runs (the jump host too)"
 
@@ -90,16 +137,21 @@ async def run_checks(settings: Settings, inventory_path: Path | None) -> list[Ch
     except (SSHError, OSError) as exc:
         checks.append(Check("inventory", False, str(exc), "fix the file (scout init has a sample)"))
         return checks
-    checks.append(Check("inventory", True, f"{len(inventory.hosts)} hosts from {inventory_path}"))
-    known = inventory.known_hosts_path
-    checks.append(
-        Check("known_hosts", known.is_file(), str(known), "" if known.is_file() else "ssh-keyscan")
-    )
+    hosts = plural(len(inventory.hosts), "host")
+    checks.append(Check("inventory", True, f"{hosts} from {inventory_path}"))
+    checks.append(check_known_hosts(inventory))
+    keyless = {spec.name: check_identity(spec) for spec in inventory.hosts.values()}
     async with SSHPool(inventory, connect_attempts=1) as pool:
-        per_host = await asyncio.gather(*(check_host(pool, name) for name in inventory.names()))
+        per_host = await asyncio.gather(
+            *(_host_or_key(pool, name, keyless[name]) for name in inventory.names())
+        )
     for host_checks in per_host:
         checks.extend(host_checks)
     return checks
+
+
+async def _host_or_key(pool: SSHPool, name: str, missing_key: Check | None) -> list[Check]:
+    return [missing_key] if missing_key is not None else await check_host(pool, name)
 
 
 def print_checks(console: Console, checks: list[Check]) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = files("agent.faces") / "templates"  # package data, found wherever pip put it
 
 
 def write_starter_files(folder: Path, *, force: bool = False) -> list[str]:

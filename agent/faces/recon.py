@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
+from agent.faces.console import screen_console
 from agent.world.model import WorldModel
-from agent.world.render import print_tables
+from agent.world.render import grouping_data, print_tables
 from tools.checks import GB
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError
@@ -22,10 +25,10 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-def recon_main(args: argparse.Namespace) -> int:
+def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_hosts: bool) -> int:
     """Probe, print, and exit 1 if any host could not be probed."""
     try:
-        inventory = Inventory.load(args.inventory)
+        inventory = Inventory.load(inventory_path)
     except SSHError as exc:
         return _fail(str(exc))
     names = [h.strip() for h in args.hosts.split(",") if h.strip()] if args.hosts else None
@@ -36,13 +39,15 @@ def recon_main(args: argparse.Namespace) -> int:
     if args.model_size_gb is not None and args.model_size_gb <= 0:
         return _fail("--model-size-gb must be a positive number of gigabytes")
     err = Console(stderr=True, highlight=False)
-    world = asyncio.run(_probe(inventory, names, args.trust_new_hosts, err))
+    world = asyncio.run(_probe(inventory, names, trust_new_hosts, err))
     if args.model_size_gb is not None:
         world.set_model_size(round(args.model_size_gb * GB))
     if args.json:
-        print(world.model_dump_json(indent=2))
+        data = json.loads(world.model_dump_json())
+        data["grouping"] = grouping_data(world)  # added next to the per-host facts
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print_tables(world, Console(highlight=False))
+        print_tables(world, screen_console())
     for name, reason in world.unreachable.items():
         err.print(f"[bold red]scout recon: {name} unreachable:[/] {reason}")
     return EXIT_UNREACHABLE if world.unreachable else EXIT_OK

@@ -13,6 +13,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from agent.faces.wording import plural
 from agent.loop.accounting import Usage
 
 
@@ -29,7 +30,7 @@ def usage_line(usage: dict[str, Any]) -> str:
     prompt = usage.get("input_tokens", 0) + read + usage.get("cache_creation_input_tokens", 0)
     mark = "~" if source == "estimate" else ""
     parts = [
-        f"{usage.get('turns', 0)} model turns",
+        plural(usage.get("turns", 0), "model turn"),
         f"input {mark}{tokens(prompt)} tokens ({tokens(read)} cache reads), output "
         f"{mark}{tokens(usage.get('output_tokens', 0))}",
     ]

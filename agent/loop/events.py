@@ -92,6 +92,7 @@ class ApprovalDecisionEvent(EventBase):
     message: str = ""
     edited_input: dict[str, Any] | None = None
     decided_by: str = ""
+    approve_steps: bool = False
 
 
 class ToolResultEvent(EventBase):

@@ -177,6 +177,15 @@ def explain_api_error(exc: BaseException) -> str:
     return f"The model call failed: {type(exc).__name__}: {exc}"
 
 
+def retry_reason(exc: BaseException) -> str:
+    """What went wrong in a turn that is about to be retried (the advice comes only if it fails)."""
+    if isinstance(exc, _DROPPED_STREAM):
+        return "the connection to the model API dropped mid-answer"
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"the API reported an error mid-answer: {_api_message(exc)}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _api_message(exc: Any) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
@@ -220,7 +229,7 @@ class AnthropicClient:
                 error=repr(exc),
             )
             if on_retry is not None:
-                on_retry(state.attempt_number, explain_api_error(exc) if exc else "")
+                on_retry(state.attempt_number, retry_reason(exc) if exc else "")
 
         retrying = AsyncRetrying(
             retry=retry_if_exception(is_retryable_stream_error),

@@ -25,3 +25,4 @@ class RebuiltSession:
     refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
     ledger: CallLedger = field(default_factory=CallLedger)  # every call, for stubs and recall
     last_seq: int = 0
+    problems: list[str] = field(default_factory=list)  # parts of the transcript left out

@@ -229,7 +229,7 @@ class Session:
                 Notice(
                     level="warning",
                     kind="retry",
-                    message=f"model turn failed (attempt {attempt}): {why}; retrying",
+                    message=f"the model call failed ({why}); trying again (attempt {attempt + 1})",
                 )
             )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,15 +87,35 @@ def comparable(blocks: list[dict[str, Any]] | str) -> list[str]:
     return lines
 
 
-class ReplayClient:
-    """A ModelClient that plays back recorded turns; `pace_s` paces text like a live stream."""
+class RecordingEnded(ModelError):
+    """The run asked for a model turn the recording cannot give: it ran out, or the run left it."""
 
-    def __init__(self, events: list[Event], *, pace_s: float = 0.0) -> None:
+
+class ReplayClient:
+    """A ModelClient that plays back recorded turns; `pace_s` paces text like a live stream.
+
+    With `stop_on_drift`, a request that differs from the recorded one ends the replay at once
+    (RecordingEnded) instead of answering with a turn that was recorded for another situation.
+    `halted` is asked before each turn: a reason (not None) ends the replay there with a
+    ModelError saying it, as when the recording's approvals stopped matching the run.
+    """
+
+    def __init__(
+        self,
+        events: list[Event],
+        *,
+        pace_s: float = 0.0,
+        stop_on_drift: bool = False,
+        halted: Callable[[], str | None] = lambda: None,
+    ) -> None:
         self._turns = recorded_turns(events)
         self._next = 0
         self.pace_s = pace_s
+        self.stop_on_drift = stop_on_drift
         self.drift: list[Drift] = []
         self._cache = PromptCacheModel()
+        self.ran_out = False
+        self._halted = halted
 
     @property
     def remaining(self) -> int:
@@ -111,10 +132,14 @@ class ReplayClient:
     async def stream(
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
     ) -> AssistantTurn:
+        reason = self._halted()
+        if reason is not None:
+            raise ModelError(f"The replay stopped: {reason}.")
         if self._next >= len(self._turns):
-            raise ModelError(
-                f"The recording has no more model turns (it had {len(self._turns)}); the replay "
-                "asked for another, so the run went past what was recorded."
+            self.ran_out = True
+            raise RecordingEnded(
+                f"The recording ends after {_turns(len(self._turns))}, but this run asked for "
+                "another: the recording was cut short (or the run went further than it did)."
             )
         body = cached_request_params(request)
         problem = check_request(body)
@@ -126,6 +151,11 @@ class ReplayClient:
         recorded = self._turns[self._next]
         self._next += 1
         self._check_drift(self._next, request, recorded)
+        if self.stop_on_drift and self.drift:
+            raise RecordingEnded(
+                f"This run left the recording before model turn {self._next}: the results it "
+                "would answer differ from the recorded ones, so the replay stops here."
+            )
         response = recorded.response
         for block in response.content:
             if block.get("type") == "text":
@@ -163,20 +193,40 @@ class ReplayClient:
             await asyncio.sleep(self.pace_s)
 
 
+def _turns(count: int) -> str:
+    return f"{count} model turn" + ("" if count == 1 else "s")
+
+
 @dataclass
 class ReplayReport:
+    """How a replay went; `approval_drift` lists approvals the recording could not answer."""
+
     turns_played: int
     turns_recorded: int
     drift: list[Drift] = field(default_factory=list)
+    ran_out: bool = False  # the run asked for a turn past the recording's end
+    approval_drift: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not self.drift and self.turns_played == self.turns_recorded
+        return (
+            not self.drift
+            and not self.approval_drift
+            and not self.ran_out
+            and self.turns_played == self.turns_recorded
+        )
 
     def describe(self) -> str:
         if self.clean:
-            return f"no drift: {self.turns_played} model turns replayed as recorded"
+            return f"no drift: {_turns(self.turns_played)} replayed as recorded"
+        if self.ran_out and not self.drift and not self.approval_drift:
+            return (
+                f"the recording ended early: after its {_turns(self.turns_recorded)} the run "
+                "still expected an answer, so this transcript does not hold a whole session"
+            )
         lines = [f"replayed {self.turns_played} of {self.turns_recorded} recorded model turns"]
+        for problem in self.approval_drift:
+            lines.append(f"drift: {problem}")
         for drift in self.drift:
             lines.append(f"drift at model turn {drift.turn}:\n{drift.diff}")
         return "\n".join(lines)

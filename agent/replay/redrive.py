@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 
 from agent.loop.events import (
-    ApprovalDecisionEvent,
     Event,
     SessionStart,
     ToolResultEvent,
@@ -26,9 +25,9 @@ from agent.loop.events import (
 from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
+from agent.replay.recorded_approvals import RecordedApprover
 from agent.runtime.builder import ApproverFactory, Runtime, open_runtime
 from agent.runtime.settings import Settings
-from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
@@ -65,15 +64,6 @@ def recorded_history_settings(start: SessionStart | None) -> dict[str, Any]:
     if start is None or not start.history:
         return {"compact_history": False}
     return start.history
-
-
-def recorded_answers(events: list[Event]) -> ScriptedApprover:
-    answers = [
-        {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
-        for e in events
-        if isinstance(e, ApprovalDecisionEvent)
-    ]
-    return ScriptedApprover(answers, name="the recording")
 
 
 async def resolve_docs(host: str, port: int) -> list[str]:
@@ -150,12 +140,24 @@ async def redrive(
     *,
     listeners: list[SessionListener] | None = None,
     approver_factory: ApproverFactory | None = None,
+    answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
+    stop_on_drift: bool = False,
 ) -> RedriveResult:
-    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result."""
-    client = ReplayClient(events, pace_s=pace_s)
-    answers = recorded_answers(events)
+    """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
+
+    Approvals come from `answers` (the recording's, made from `events` when not given) unless
+    `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
+    so its drift is reported. A recorded decision answers only its own call and fingerprint:
+    anything else is drift, and the replay stops at the next model turn. With `stop_on_drift`
+    the replay also ends at the first request that differs from the recording (a person denied
+    or edited a step); otherwise it plays on and reports that drift at the end.
+    """
+    answers = answers or RecordedApprover(events)
+    client = ReplayClient(
+        events, pace_s=pace_s, stop_on_drift=stop_on_drift, halted=answers.halt_reason
+    )
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     mode = start.mode if start and start.mode in MODES else "ask"
@@ -176,5 +178,7 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift)
+    report = ReplayReport(
+        client.played, client.recorded, client.drift, client.ran_out, answers.drift
+    )
     return RedriveResult(report, runtime.transcript_path, collect.results)

@@ -7,11 +7,15 @@ announced but never got a result is answered with an error that tells the model 
 unknown, so every `tool_use` keeps exactly one `tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
 gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
+A transcript is a file anyone may have edited: todo items that do not validate are left out
+with a warning in `problems`, never a traceback.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pydantic import ValidationError
 
 from agent.loop import history
 from agent.loop.events import (
@@ -28,6 +32,8 @@ from agent.loop.events import (
 )
 from agent.loop.resumed import RebuiltSession
 from tools.session_state import PlanApproved
+from tools.todo import TodoItem
+from tools.validation_errors import validation_problems
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
@@ -79,7 +85,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             history.apply_edit(messages, event.replaced, event.briefing, event.folded)
             rebuilt.ledger.fold(event.folded)
         elif isinstance(event, TodoUpdate):
-            rebuilt.todo_items = event.items
+            rebuilt.todo_items, rebuilt.problems = _valid_todo_items(event, rebuilt.problems)
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:
             if event.decision in APPROVING:
                 approved_plans.add(event.fingerprint)
@@ -109,3 +115,21 @@ def _refusal(event: StateChangeEvent, approved_plans: set[str]) -> str | None:
             "decision for it; the session resumes read-only until a plan is approved"
         )
     return None
+
+
+def _valid_todo_items(
+    event: TodoUpdate, problems: list[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The update's items that validate; the others named in the returned problems (which
+    replace earlier todo problems: only the last list counts)."""
+    kept: list[dict[str, Any]] = []
+    found = [problem for problem in problems if not problem.startswith("todo item")]
+    for number, item in enumerate(event.items, start=1):
+        try:
+            kept.append(TodoItem.model_validate(item).model_dump())
+        except ValidationError as exc:
+            found.append(
+                f"todo item {number} of the last todo update is not valid "
+                f"({validation_problems(exc)[0]}); left it out of the resumed todo list"
+            )
+    return kept, found

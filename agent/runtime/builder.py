@@ -189,7 +189,7 @@ def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> No
     session.messages = resume.messages
     session.todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
     state.restore(resume.state_changes)
-    notices = [f"not restored: {why}" for why in resume.refused]
+    notices = [*resume.problems, *(f"not restored: {why}" for why in resume.refused)]
     if resume.interrupted_calls:
         notices.append(
             f"{len(resume.interrupted_calls)} call(s) had not finished when the session "
@@ -231,6 +231,7 @@ async def open_runtime(
         approver=approver_factory(rules),
         emit=recorder.emit,
         approval_ttl_s=settings.approval_timeout_s,
+        redactor=redactor,
     )
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
@@ -249,7 +250,12 @@ async def open_runtime(
         ]
     tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
     context = ToolContext(
-        spill_dir=transcript_path.parent / "spill", ssh=pool, world=world, web=web, state=state
+        spill_dir=transcript_path.parent / "spill",
+        ssh=pool,
+        world=world,
+        web=web,
+        state=state,
+        redact=redactor.text,
     )
     session = build_session(
         recorder,

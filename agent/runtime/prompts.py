@@ -1,20 +1,24 @@
-"""Prompts and playbooks are Markdown files under prompts/, loaded by name."""
+"""Prompts and playbooks: Markdown files in the `agent.prompts` package data, loaded by name.
+
+They are read with importlib.resources, so an installed Scout (a wheel, pipx) finds them as
+surely as a checkout does.
+"""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS = files("agent.prompts")
 
 
 @cache
 def load_prompt(name: str) -> str:
-    path = PROMPTS_DIR / f"{name}.md"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in PROMPTS_DIR.glob("*.md")))
-        raise FileNotFoundError(f"no prompt named {name!r} in {PROMPTS_DIR} (have: {known})")
-    return path.read_text(encoding="utf-8")
+    resource = PROMPTS / f"{name}.md"
+    if not resource.is_file():
+        known = ", ".join(sorted(p.name[:-3] for p in PROMPTS.iterdir() if p.name.endswith(".md")))
+        raise FileNotFoundError(f"no prompt named {name!r} in agent/prompts (have: {known})")
+    return resource.read_text(encoding="utf-8")
 
 
 PLAYBOOKS = ("recon", "deploy-vllm-ray", "deploy-vllm-multinode", "deploy-sglang")

@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
@@ -28,6 +27,7 @@ from pydantic_settings import (
 
 from agent.safety.modes import Mode
 from tools.validation_errors import validation_problems
+from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 if TYPE_CHECKING:
     from agent.loop.compaction import CompactionPolicy
@@ -81,6 +81,7 @@ class Settings(BaseSettings):
     rules: dict[Literal["allow", "ask", "deny"], list[str]] = Field(default_factory=dict)
     webhook_url: str | None = None
     webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
+    webhook_allow_insecure_http: bool = False
     approval_timeout_s: float = Field(900.0, gt=0)
     web_allowed_hosts: list[str] = Field(default_factory=list)
 
@@ -150,9 +151,9 @@ class _SettingsFile(YamlConfigSettingsSource):
 
     def _read_file(self, file_path: Any) -> dict[str, Any]:
         try:
-            loaded = super()._read_file(file_path)
-        except yaml.YAMLError as exc:
-            raise SettingsError(f"{file_path} is not valid YAML: {exc}") from exc
+            loaded = read_yaml(Path(file_path)) or {}
+        except YAMLSyntaxError as exc:
+            raise SettingsError(f"{file_path} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
             raise SettingsError(f"{file_path} must hold a mapping of setting: value")
         return loaded

@@ -1,17 +1,34 @@
-"""The world model two ways: compact text for the model (a few KB), rich tables for people."""
+"""The world model two ways: compact text for the model (a few KB), rich tables for people.
+
+Both group what repeats (agent/world/grouping.py): hosts with the same facts are shown once,
+findings that say the same about many hosts are said once. The model's text has a bound
+(COMPACT_LIMIT_CHARS); what does not fit is named, with how to see it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
+from agent.world.grouping import (
+    FindingLine,
+    HostGroup,
+    HostShape,
+    aggregate_findings,
+    group_hosts,
+    hosts_phrase,
+    name_span,
+)
 from tools.checks import Finding, gb
 from tools.recon.facts import HostFacts
 from tools.world_store import WorldStore
 
 GIB = 1024**3
+COMPACT_LIMIT_CHARS = 8000
+GROUP_VALUES_CHARS = 400  # per group, the hosts' own values (hostname, addresses) up to this
+ASK_FOR_HOSTS = 'recon with hosts=["NAME", …] shows those hosts one by one'
 _SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
@@ -27,24 +44,29 @@ def _ipv4(addresses: list[str]) -> list[str]:
     return [a for a in addresses if ":" not in a]
 
 
-def host_block(facts: HostFacts) -> list[str]:
-    """A few lines per host: what a planner needs, unknowns shown as '?'."""
-    ident, os_, gpu, mem = facts.identity, facts.os, facts.gpu, facts.memory
+def _identity(facts: HostFacts) -> str:
+    """Architecture, OS, DGX release and kernel: the end of a host's first line."""
+    ident, os_ = facts.identity, facts.os
     dgx = f" · DGX OS {os_.dgx_swbuild_version}" if os_.dgx_swbuild_version else ""
     if os_.dgx_ota_version:
         dgx += f" OTA {os_.dgx_ota_version}"
-    lines = [
-        f"{facts.host} ({_or_unknown(ident.hostname)}) {_or_unknown(ident.arch)} · "
-        f"{_or_unknown(os_.pretty_name)}{dgx} · kernel {_or_unknown(ident.kernel)}"
-    ]
+    return (
+        f"{_or_unknown(ident.arch)} · {_or_unknown(os_.pretty_name)}{dgx} · "
+        f"kernel {_or_unknown(ident.kernel)}"
+    )
+
+
+def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
+    """Everything after a host's first line; `addresses=False` masks its fabric addresses."""
+    gpu, mem = facts.gpu, facts.memory
     gpus = ", ".join(sorted({g.name for g in gpu.gpus})) or "no GPU seen"
     nvcc = {True: "nvcc on PATH", False: "nvcc off PATH", None: "nvcc ?"}[
         facts.toolkit.nvcc_on_path
     ]
-    lines.append(
+    lines = [
         f"  GPU {len(gpu.gpus)}× {gpus} · driver {_or_unknown(gpu.driver_version)} · "
         f"CUDA {_or_unknown(gpu.cuda_version)} · {nvcc}"
-    )
+    ]
     kind = "unified" if mem.unified_memory else "host"
     lines.append(
         f"  memory {kind} {_gib(mem.total_bytes)} total, {_gib(mem.available_bytes)} available"
@@ -54,7 +76,7 @@ def host_block(facts: HostFacts) -> list[str]:
     free = f"disk / {root.available_bytes / 1e12:.1f} TB free · " if root is not None else ""
     lines.append(f"  {free}{_hf_cache_text(facts)}")
     lines.append("  " + _docker_line(facts))
-    lines.append("  " + _fabric_line(facts))
+    lines.append("  " + _fabric_line(facts, addresses=addresses))
     servers = ", ".join(
         f"{s.kind}:{s.port}" + (f" ({s.container})" if s.container else "")
         for s in facts.services.inference_servers
@@ -64,6 +86,50 @@ def host_block(facts: HostFacts) -> list[str]:
         f"  python {_or_unknown(facts.python.version)} (inference pkgs: {packages})"
         f" · servers: {servers or 'none'}"
     )
+    return lines
+
+
+def host_block(facts: HostFacts) -> list[str]:
+    """A few lines per host: what a planner needs, unknowns shown as '?'."""
+    first = f"{facts.host} ({_or_unknown(facts.identity.hostname)}) {_identity(facts)}"
+    return [first, *_detail_lines(facts)]
+
+
+def _fabric_addresses(facts: HostFacts) -> str:
+    nics = {n.name: n for n in facts.network.interfaces}
+    found = [
+        a
+        for port in facts.rdma.ports
+        if port.up and port.netdev in nics
+        for a in _ipv4(nics[port.netdev].addresses)
+    ]
+    return " ".join(dict.fromkeys(found))
+
+
+def host_shape(facts: HostFacts) -> HostShape:
+    """The host as its copies would read it: own name, hostname and addresses set aside."""
+    shared = (_identity(facts), *_detail_lines(facts, addresses=False))
+    own = {"hostname": _or_unknown(facts.identity.hostname), "addresses": _fabric_addresses(facts)}
+    return HostShape(facts.host, shared, own)
+
+
+def _group_block(group: HostGroup, order: Sequence[str]) -> list[str]:
+    """A group of hosts as one block: who they are, what differs, then their shared lines."""
+    differ = f"; differ in: {', '.join(group.differ)}" if group.differ else ""
+    who = f"{name_span(group.members, order)} ({len(group.members)} hosts{differ})"
+    lines = [f"{who} {group.shared[0]}", *group.shared[1:]]
+    if not group.differ:
+        return lines
+    shown, used = [], 0
+    for host in group.members:
+        own = " ".join(group.values[host][k] for k in group.differ if group.values[host][k])
+        if used + len(host) + len(own) + 3 > GROUP_VALUES_CHARS:
+            break
+        shown.append(f"{host} {own}")
+        used += len(host) + len(own) + 3
+    rest = len(group.members) - len(shown)
+    more = f"; +{rest} more ({ASK_FOR_HOSTS})" if rest else ""
+    lines.append(f"  per host: {'; '.join(shown)}{more}")
     return lines
 
 
@@ -94,7 +160,7 @@ def _docker_line(facts: HostFacts) -> str:
     return f"docker {docker.server_version}: " + ("; ".join(parts) or "no containers")
 
 
-def _fabric_line(facts: HostFacts) -> str:
+def _fabric_line(facts: HostFacts, *, addresses: bool = True) -> str:
     if facts.rdma.problem and not facts.rdma.ports:
         return f"fabric: ? ({facts.rdma.problem[:80]})"
     if not facts.rdma.ports:
@@ -108,69 +174,152 @@ def _fabric_line(facts: HostFacts) -> str:
             continue
         speed = f" {nic.speed_mbps // 1000}G" if nic and nic.speed_mbps else ""
         addrs = " ".join(_ipv4(nic.addresses)) if nic else ""
+        if addrs and not addresses:
+            addrs = "(address per host)"
         up.append(f"{port.device}→{port.netdev} Up{speed} {addrs or 'no IPv4'}".rstrip())
     text = "fabric: " + ("; ".join(up) if up else "NO PORT UP")
     return text + (f"; down: {', '.join(down)}" if down else "")
 
 
-def finding_lines(findings: Iterable[Finding]) -> list[str]:
-    return [f"  [{f.severity}] {f.text}" for f in findings]
+def finding_lines(findings: Iterable[Finding], order: Sequence[str] | None = None) -> list[str]:
+    """One line per finding; the same finding about many hosts is one line naming them all."""
+    findings = list(findings)
+    if order is None:
+        order = list(dict.fromkeys(h for f in findings for h in f.hosts))
+    return [_finding_text(line) for line in aggregate_findings(findings, order)]
+
+
+def _finding_text(line: FindingLine) -> str:
+    return f"  [{line.severity}] {line.message}"
+
+
+def _host_order(world: WorldStore, names: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*names, *world.hosts, *world.unreachable]))
 
 
 def render_compact(world: WorldStore, hosts: Iterable[str] | None = None) -> str:
-    """The model's view: one block per host, unreachable hosts, notes, then findings."""
+    """The model's view: one block per host (or per group of hosts with the same facts),
+    unreachable hosts, notes, then findings; at most COMPACT_LIMIT_CHARS."""
     names = list(hosts) if hosts is not None else list(world.hosts)
-    lines: list[str] = []
-    for name in names:
-        if name in world.hosts:
-            lines += host_block(world.hosts[name])
+    order = _host_order(world, names)
+    shapes = [host_shape(world.hosts[name]) for name in names if name in world.hosts]
+    blocks = [
+        (host_block(world.hosts[g.members[0]]) if g.single else _group_block(g, order), g.members)
+        for g in group_hosts(shapes)
+    ]
+    middle: list[str] = []
     for name, reason in world.unreachable.items():
         if name in names:
-            lines.append(f"{name}: UNREACHABLE — {reason}")
+            middle.append(f"{name}: UNREACHABLE — {reason}")
     if world.notes:
-        lines.append("notes (model beliefs, not probed):")
-        lines += [
+        middle.append("notes (model beliefs, not probed):")
+        middle += [
             f"  - {n.host + ': ' if n.host else ''}{n.belief} [{n.evidence}]" for n in world.notes
         ]
     for endpoint in world.endpoints.values():
-        lines.append(
+        middle.append(
             f"endpoint {endpoint.where}: {endpoint.model}, {endpoint.single_stream_tok_s} tok/s "
             f"single stream, {endpoint.aggregate_tok_s} tok/s at {endpoint.concurrency} streams"
         )
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
-    lines.append("findings:" if relevant else "findings: none")
-    lines += finding_lines(relevant)
-    return "\n".join(lines)
+    return _bounded(blocks, middle, aggregate_findings(relevant, order), order)
+
+
+def _bounded(
+    blocks: list[tuple[list[str], list[str]]],
+    middle: list[str],
+    findings: list[FindingLine],
+    order: Sequence[str],
+) -> str:
+    """Join the parts; past COMPACT_LIMIT_CHARS drop host blocks from the end (never the first),
+    then findings that are not blockers, and say what was dropped and how to see it."""
+    shown, hidden_hosts = list(blocks), []
+    kept, hidden_findings = list(findings), []
+
+    def text() -> str:
+        lines = [line for block, _members in shown for line in block]
+        if hidden_hosts:
+            lines.append(
+                f"({hosts_phrase(hidden_hosts, order)} not shown to keep this short; "
+                f"{ASK_FOR_HOSTS})"
+            )
+        lines += middle
+        lines.append("findings:" if kept or hidden_findings else "findings: none")
+        lines += [_finding_text(line) for line in kept]
+        if hidden_findings:
+            counts = ", ".join(
+                f"{sum(f.severity == s for f in hidden_findings)} {s}"
+                for s in ("warning", "info")
+                if any(f.severity == s for f in hidden_findings)
+            )
+            lines.append(
+                f"  ({len(hidden_findings)} more findings not shown ({counts}); recon with "
+                'hosts=["NAME", …] lists the findings about those hosts)'
+            )
+        return "\n".join(lines)
+
+    while len(text()) > COMPACT_LIMIT_CHARS and len(shown) > 1:
+        hidden_hosts[:0] = shown.pop()[1]
+    while len(text()) > COMPACT_LIMIT_CHARS:
+        droppable = [i for i, f in enumerate(kept) if f.severity != "blocker"]
+        if not droppable:
+            break
+        hidden_findings.insert(0, kept.pop(droppable[-1]))
+    return text()
 
 
 def print_tables(world: WorldStore, console: Console) -> None:
-    """The people's view: hosts, containers, fabric and findings as tables."""
-    console.print(_hosts_table(world))
-    containers = _containers_table(world)
+    """The people's view: hosts, containers, fabric and findings as tables, one row per host
+    or per group of hosts with the same facts."""
+    order = _host_order(world, list(world.hosts))
+    groups = group_hosts([host_shape(facts) for facts in world.hosts.values()])
+    console.print(_hosts_table(world, groups, order))
+    containers = _containers_table(world, groups, order)
     if containers.row_count:
         console.print(containers)
-    console.print(_fabric_table(world))
+    console.print(_fabric_table(world, groups, order))
     for name, reason in world.unreachable.items():
         console.print(f"[bold red]{name}: unreachable[/] — {reason}")
     if world.notes:
         console.print("[bold]notes[/] (model beliefs, not probed)")
         for note in world.notes:
             console.print(f"  {note.host or '-'}: {note.belief} [{note.evidence}]")
-    console.print(_findings_table(world.findings))
+    console.print(_findings_table(aggregate_findings(world.findings, order), order))
 
 
-def _hosts_table(world: WorldStore) -> Table:
+def grouping_data(world: WorldStore) -> dict[str, list[dict[str, object]]]:
+    """The grouping as data, for `scout recon --json` next to the per-host facts."""
+    order = _host_order(world, list(world.hosts))
+    groups = group_hosts([host_shape(facts) for facts in world.hosts.values()])
+    return {
+        "host_groups": [{"hosts": g.members, "differ_in": g.differ} for g in groups],
+        "findings": [
+            {"severity": f.severity, "kind": f.kind, "hosts": f.hosts, "message": f.message}
+            for f in aggregate_findings(world.findings, order)
+        ],
+    }
+
+
+def _label(group: HostGroup, order: Sequence[str]) -> str:
+    if group.single:
+        return group.members[0]
+    return f"{name_span(group.members, order)} ({len(group.members)} hosts)"
+
+
+def _hosts_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="hosts")
     for column in ("host", "hostname", "arch", "OS / DGX", "GPU", "driver", "CUDA", "memory"):
         table.add_column(column)
-    for name, f in world.hosts.items():
+    for group in groups:
+        f = world.hosts[group.members[0]]
         dgx = f.os.dgx_ota_version or f.os.dgx_swbuild_version
         mem = f"{_gib(f.memory.total_bytes)} total, {_gib(f.memory.available_bytes)} avail"
         if f.memory.unified_memory:
             mem += " (unified)"
+        hostname = "(per host)" if "hostname" in group.differ else f.identity.hostname
         table.add_row(
-            name,
-            _or_unknown(f.identity.hostname),
+            _label(group, order),
+            _or_unknown(hostname),
             _or_unknown(f.identity.arch),
             f"{_or_unknown(f.os.pretty_name)}" + (f" / {dgx}" if dgx else ""),
             ", ".join(sorted({g.name for g in f.gpu.gpus})) or "-",
@@ -181,44 +330,53 @@ def _hosts_table(world: WorldStore) -> Table:
     return table
 
 
-def _containers_table(world: WorldStore) -> Table:
+def _containers_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="containers")
     for column in ("host", "name", "image", "status", "memory held"):
         table.add_column(column)
-    for name, f in world.hosts.items():
-        for c in f.docker.containers:
+    for group in groups:
+        for c in world.hosts[group.members[0]].docker.containers:
             held = f"~{gb(c.memory_bytes)}" if c.memory_bytes else "?"
-            table.add_row(name, c.name, c.image, _or_unknown(c.status or c.state), held)
+            status = _or_unknown(c.status or c.state)
+            table.add_row(_label(group, order), c.name, c.image, status, held)
     return table
 
 
-def _fabric_table(world: WorldStore) -> Table:
+def _fabric_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="fabric (RDMA ports)")
     for column in ("host", "device", "netdev", "state", "speed", "addresses"):
         table.add_column(column)
-    for name, f in world.hosts.items():
+    for group in groups:
+        f = world.hosts[group.members[0]]
         nics = {n.name: n for n in f.network.interfaces}
         for port in f.rdma.ports:
             nic = nics.get(port.netdev or "")
             speed = f"{nic.speed_mbps // 1000}G" if nic and nic.speed_mbps else "-"
             state = " ".join(s for s in (port.state, port.physical_state) if s)
             style = "green" if port.up else "red"
+            seen = {_addresses(world.hosts[m], port.netdev) for m in group.members}
             table.add_row(
-                name,
+                _label(group, order),
                 port.device,
                 _or_unknown(port.netdev),
                 f"[{style}]{state}[/]",
                 speed,
-                " ".join(nic.addresses) if nic else "-",
+                seen.pop() if len(seen) == 1 else "(per host)",
             )
     return table
 
 
-def _findings_table(findings: list[Finding]) -> Table:
+def _addresses(facts: HostFacts, netdev: str | None) -> str:
+    nic = next((n for n in facts.network.interfaces if n.name == netdev), None)
+    return " ".join(nic.addresses) if nic else "-"
+
+
+def _findings_table(findings: list[FindingLine], order: Sequence[str]) -> Table:
     table = Table(title="findings")
     for column in ("severity", "hosts", "finding"):
         table.add_column(column)
     for f in findings:
         style = _SEVERITY_STYLES[f.severity]
-        table.add_row(f"[{style}]{f.severity}[/]", ", ".join(f.hosts), f.text)
+        hosts = name_span(f.hosts, order) if len(f.hosts) > 2 else ", ".join(f.hosts)
+        table.add_row(f"[{style}]{f.severity}[/]", hosts, f.message)
     return table

@@ -1,5 +1,7 @@
-"""The fake hardware tools of a simulated host.
+"""The fake hardware tools of a simulated host, and the server and client that run them.
 
-They run as separate short-lived processes (`python -S -E`), so this package imports only the
-standard library and nothing from `sim` itself: start-up stays at a few milliseconds.
+The tools run in forked children of the host's tool server (server.py), or in their client when
+there is no server (client.py); either way in a process of their own with the caller's streams.
+This package imports only the standard library and nothing from `sim` itself, so that it can
+run from the host's bin folder with `python -I -S`.
 """

@@ -1,7 +1,7 @@
-"""The engine container a command runs in, as the fake engine tools see it: host, name, id, env.
+"""The container a command runs in: its host, name, id and the environment it sees.
 
-Kept apart from incontainer.py (which runs command lines) so that ray.py and serve.py, which
-incontainer.py dispatches to, can use it without importing their caller.
+Shared by the code that runs commands inside containers (incontainer.py) and the engines those
+commands start (ray.py, serve*.py); it imports nothing of theirs.
 """
 
 from __future__ import annotations

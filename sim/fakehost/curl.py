@@ -9,7 +9,6 @@ runs on loopback for that port (its number is in HOST_DIR/engine/endpoints.json)
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import sys
 import time
@@ -18,22 +17,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import fabric
+from .served import endpoints
 from .state import read_state
 
-ENDPOINTS = Path("engine") / "endpoints.json"
 _VALUE_OPTS = {
     "-X", "--request", "-H", "--header", "-d", "--data", "--data-raw", "--json", "-w",
     "--write-out", "-m", "--max-time", "-o", "--output", "--connect-timeout",
 }  # fmt: skip
 _LOCAL_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
-
-
-def endpoints(host_dir: Path) -> dict[str, int]:
-    """Served port → real loopback port, as the simulator last wrote it for this host."""
-    try:
-        return {k: int(v) for k, v in json.loads((host_dir / ENDPOINTS).read_text()).items()}
-    except (OSError, ValueError):
-        return {}
 
 
 def _parse(args: list[str]) -> tuple[dict[str, list[str]], list[str]]:

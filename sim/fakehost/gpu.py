@@ -1,4 +1,10 @@
-"""`nvidia-smi` as driver 580 prints it on a GB10: memory fields are `Not Supported` / `[N/A]`."""
+"""`nvidia-smi` as driver 580 prints it: on a GB10 memory fields are `Not Supported` / `[N/A]`
+(shared/fixtures/recon/spark_nvidia-smi_*.txt); on GPUs with their own memory, such as an 8-GPU
+H100 node, every GPU gets its row with real numbers (`0MiB /  81559MiB`, ECC `0`, MIG
+`Disabled`: driver 580.95.05 on H100, public GitHub file index id 53065424572; eight H100 rows,
+index id 70867108761), and the query's `memory.free` leaves out the reserved memory
+(`81559 MiB, 0 MiB, 81080 MiB`, index id 54585755083).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +22,6 @@ _HEADER = [
     "|                                         |                        |               MIG M. |",
     "|=========================================+========================+======================|",
 ]
-_EMPTY_ROW = "|" + " " * 41 + "|" + " " * 24 + "|" + " " * 18 + "N/A |"
 _PROC_HEADER = [
     "| Processes:                                                                              |",
     "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |",
@@ -34,9 +39,38 @@ def gpu_processes(state: dict[str, Any]) -> list[dict[str, Any]]:
     return procs
 
 
+def _uuid(template: str, index: int) -> str:
+    if index == 0:
+        return template
+    return template[:-2] + f"{(int(template[-2:], 16) + index) % 256:02x}"
+
+
+def gpu_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """One entry per GPU: index, UUID, bus id and memory in MiB (None where not supported)."""
+    gpu = state["gpu"]
+    procs = gpu_processes(state)
+    bus_ids = gpu["bus_ids"] or [gpu["bus_id"]]
+    rows = []
+    for index in range(gpu["count"]):
+        total = gpu["memory_total_mib"]
+        used = sum(p["memory_mib"] for p in procs if p.get("gpu", 0) == index)
+        rows.append(
+            {
+                "index": index,
+                "uuid": _uuid(gpu["uuid"], index),
+                "bus_id": bus_ids[index % len(bus_ids)],
+                "total": total,
+                "used": None if total is None else used,
+                "free": None if total is None else total - used - gpu["memory_reserved_mib"],
+            }
+        )
+    return rows
+
+
 def render_table(state: dict[str, Any], now: float) -> str:
     gpu = state["gpu"]
     disp = "On" if gpu["display_active"] else "Off"
+    cap = "N/A " if gpu["power_cap_w"] is None else f"{gpu['power_cap_w']:>3}W"
     lines = [
         time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(now)) + "       ",
         _BAR,
@@ -44,53 +78,68 @@ def render_table(state: dict[str, Any], now: float) -> str:
         f"CUDA Version: {gpu['cuda']:<9}|",
         _SPLIT,
         *_HEADER,
-        f"|   0  {gpu['name']:<31}On  |   {gpu['bus_id']} {disp:>3} |                  N/A |",
-        f"| N/A  {gpu['temp_c']:>3}C    {gpu['perf']}  {round(gpu['power_w']):>13}W /  N/A  "
-        f"| Not Supported          | {gpu['util_pct']:>6}%      Default |",
-        _EMPTY_ROW,
-        _SPLIT,
-        "",
-        _BAR,
-        *_PROC_HEADER,
     ]
+    for row in gpu_rows(state):
+        memory = (
+            f"{'Not Supported':<22}"
+            if row["total"] is None
+            else f"{row['used']:>7}MiB / {row['total']:>6}MiB"
+        )
+        lines += [
+            f"|{row['index']:>4}  {gpu['name']:<31}On  |   {row['bus_id']} {disp:>3} |"
+            f"{gpu['ecc_errors']:>21} |",
+            f"| N/A  {gpu['temp_c']:>3}C    {gpu['perf']}  {round(gpu['power_w']):>13}W /  {cap} "
+            f"| {memory} | {gpu['util_pct']:>6}%      Default |",
+            "|" + " " * 41 + "|" + " " * 24 + f"|{gpu['mig_mode']:>21} |",
+            _SPLIT,
+        ]
+    lines += ["", _BAR, *_PROC_HEADER]
     procs = gpu_processes(state)
     if not procs:
         lines.append(f"|  {'No running processes found':<87}|")
     for proc in procs:
         name = proc["name"] if len(proc["name"]) <= 32 else "..." + proc["name"][-29:]
         lines.append(
-            f"|{0:>5}   N/A  N/A{proc['pid']:>16}{proc['type']:>7}   {name:<32}"
+            f"|{proc.get('gpu', 0):>5}   N/A  N/A{proc['pid']:>16}{proc['type']:>7}   {name:<32}"
             f"{proc['memory_mib']:>11}MiB |"
         )
     lines.append(_BAR)
     return "\n".join(lines) + "\n"
 
 
-def _query_value(field: str, state: dict[str, Any]) -> tuple[str, str]:
-    """(value, unit) of one `--query-gpu` field; unit is what `nounits` strips."""
+def _mib(value: int | None) -> tuple[str, str]:
+    return ("[N/A]", "") if value is None else (str(value), " MiB")
+
+
+def _query_value(field: str, state: dict[str, Any], row: dict[str, Any]) -> tuple[str, str]:
+    """(value, unit) of one `--query-gpu` field for one GPU; unit is what `nounits` strips."""
     gpu = state["gpu"]
     values: dict[str, tuple[str, str]] = {
-        "index": ("0", ""),
+        "index": (str(row["index"]), ""),
         "name": (gpu["name"], ""),
-        "uuid": (gpu["uuid"], ""),
-        "gpu_uuid": (gpu["uuid"], ""),
+        "uuid": (row["uuid"], ""),
+        "gpu_uuid": (row["uuid"], ""),
         "serial": (gpu["serial"], ""),
         "driver_version": (gpu["driver"], ""),
-        "pci.bus_id": ("0000000F:01:00.0", ""),
+        "pci.bus_id": (row["bus_id"], ""),
         "pstate": (gpu["perf"], ""),
         "temperature.gpu": (str(gpu["temp_c"]), ""),
         "utilization.gpu": (str(gpu["util_pct"]), " %"),
         "utilization.memory": ("0", " %"),
         "power.draw": (f"{gpu['power_w']:.2f}", " W"),
-        "power.limit": ("[N/A]", ""),
-        "compute_cap": ("12.1", ""),
+        "power.limit": ("[N/A]", "")
+        if gpu["power_cap_w"] is None
+        else (f"{gpu['power_cap_w']:.2f}", " W"),
+        "compute_cap": (gpu["compute_cap"], ""),
         "persistence_mode": ("Enabled", ""),
         "display_active": ("Enabled" if gpu["display_active"] else "Disabled", ""),
-        "count": ("1", ""),
-        "clocks.sm": ("2418", " MHz"),
+        "count": (str(gpu["count"]), ""),
+        "clocks.sm": (str(gpu["clocks_sm_mhz"]), " MHz"),
+        "memory.total": _mib(row["total"]),
+        "memory.used": _mib(row["used"]),
+        "memory.free": _mib(row["free"]),
+        "memory.reserved": _mib(None if row["total"] is None else gpu["memory_reserved_mib"]),
     }
-    for memory_field in ("memory.total", "memory.used", "memory.free", "memory.reserved"):
-        values[memory_field] = ("[N/A]", "")
     return values[field]
 
 
@@ -108,69 +157,82 @@ _HEADER_UNITS = {
 
 
 def render_query(fields: list[str], fmt: set[str], state: dict[str, Any]) -> tuple[str, int]:
+    rows = gpu_rows(state)
     for field in fields:
         try:
-            _query_value(field, state)
+            _query_value(field, state, rows[0])
         except KeyError:
             return f'Field "{field}" is not a valid field to query.\n\n', 2
     units = "nounits" not in fmt
     lines = []
     if "noheader" not in fmt:
         lines.append(", ".join(f + (_HEADER_UNITS.get(f, "") if units else "") for f in fields))
-    row = []
-    for field in fields:
-        value, unit = _query_value(field, state)
-        row.append(value + (unit if units and not value.startswith("[") else ""))
-    lines.append(", ".join(row))
+    for row in rows:
+        cells = []
+        for field in fields:
+            value, unit = _query_value(field, state, row)
+            cells.append(value + (unit if units and not value.startswith("[") else ""))
+        lines.append(", ".join(cells))
     return "\n".join(lines) + "\n", 0
 
 
 def render_list(state: dict[str, Any]) -> str:
-    return f"GPU 0: {state['gpu']['name']} (UUID: {state['gpu']['uuid']})\n"
+    name = state["gpu"]["name"]
+    return "".join(f"GPU {r['index']}: {name} (UUID: {r['uuid']})\n" for r in gpu_rows(state))
+
+
+def _watts(value: int | None) -> str:
+    return "N/A" if value is None else f"{value:.2f} W"
+
+
+def _mib_text(value: int | None) -> str:
+    return "N/A" if value is None else f"{value} MiB"
 
 
 def render_q(state: dict[str, Any], now: float) -> str:
+    """`nvidia-smi -q`, the fields recon and people look at; one block per GPU."""
     gpu = state["gpu"]
-    pairs = [
+    unified = gpu["memory_total_mib"] is None
+    pairs: list[tuple[int, str, str | None]] = [
         (0, "Timestamp", time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(now))),
         (0, "Driver Version", gpu["driver"]),
         (0, "CUDA Version", gpu["cuda"]),
         (0, "", None),
-        (0, "Attached GPUs", "1"),
-        (0, f"GPU {gpu['bus_id']}", None),
-        (1, "Product Name", gpu["name"]),
-        (1, "Product Brand", "NVIDIA RTX"),
-        (1, "Product Architecture", "Blackwell"),
-        (1, "Display Mode", "Requested functionality has been deprecated"),
-        (1, "Display Active", "Enabled" if gpu["display_active"] else "Disabled"),
-        (1, "Persistence Mode", "Enabled"),
-        (1, "Addressing Mode", "ATS"),
-        (1, "MIG Mode", None),
-        (2, "Current", "N/A"),
-        (2, "Pending", "N/A"),
-        (1, "Serial Number", gpu["serial"]),
-        (1, "GPU UUID", gpu["uuid"]),
-        (1, "Minor Number", "0"),
-        (1, "FB Memory Usage", None),
-        (2, "Total", "N/A"),
-        (2, "Reserved", "N/A"),
-        (2, "Used", "N/A"),
-        (2, "Free", "N/A"),
-        (1, "BAR1 Memory Usage", None),
-        (2, "Total", "N/A"),
-        (2, "Used", "N/A"),
-        (2, "Free", "N/A"),
-        (1, "Compute Mode", "Default"),
-        (1, "Utilization", None),
-        (2, "Gpu", f"{gpu['util_pct']} %"),
-        (2, "Memory", "N/A"),
-        (1, "Temperature", None),
-        (2, "GPU Current Temp", f"{gpu['temp_c']} C"),
-        (1, "GPU Power Readings", None),
-        (2, "Average Power Draw", f"{gpu['power_w']:.2f} W"),
-        (2, "Current Power Limit", "N/A"),
-        (1, "Processes", None if gpu_processes(state) else "None"),
+        (0, "Attached GPUs", str(gpu["count"])),
     ]
+    for row in gpu_rows(state):
+        reserved = None if unified else gpu["memory_reserved_mib"]
+        pairs += [
+            (0, f"GPU {row['bus_id']}", None),
+            (1, "Product Name", gpu["name"]),
+            (1, "Product Brand", gpu["brand"]),
+            (1, "Product Architecture", gpu["architecture"]),
+            (1, "Display Mode", "Requested functionality has been deprecated"),
+            (1, "Display Active", "Enabled" if gpu["display_active"] else "Disabled"),
+            (1, "Persistence Mode", "Enabled"),
+            *([(1, "Addressing Mode", "ATS")] if unified else []),
+            (1, "MIG Mode", None),
+            (2, "Current", gpu["mig_mode"]),
+            (2, "Pending", gpu["mig_mode"]),
+            (1, "Serial Number", gpu["serial"]),
+            (1, "GPU UUID", row["uuid"]),
+            (1, "Minor Number", str(row["index"])),
+            (1, "FB Memory Usage", None),
+            (2, "Total", _mib_text(row["total"])),
+            (2, "Reserved", _mib_text(reserved)),
+            (2, "Used", _mib_text(row["used"])),
+            (2, "Free", _mib_text(row["free"])),
+            (1, "Compute Mode", "Default"),
+            (1, "Utilization", None),
+            (2, "Gpu", f"{gpu['util_pct']} %"),
+            (2, "Memory", "N/A" if unified else "0 %"),
+            (1, "Temperature", None),
+            (2, "GPU Current Temp", f"{gpu['temp_c']} C"),
+            (1, "GPU Power Readings", None),
+            (2, "Average Power Draw", f"{gpu['power_w']:.2f} W"),
+            (2, "Current Power Limit", _watts(gpu["power_cap_w"])),
+            (1, "Processes", None if gpu_processes(state) else "None"),
+        ]
     lines = ["", "==============NVSMI LOG==============", ""]
     for depth, key, value in pairs:
         if not key:
@@ -231,6 +293,12 @@ def run_nvidia_smi(args: list[str], state: dict[str, Any]) -> int:
                 "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
             )
             return 2
+        if state["gpu"]["count"] > 1:
+            sys.stderr.write(
+                "nvidia-smi topo -m: this simulated host does not model the NVLink/PCIe topology "
+                f"of its {state['gpu']['count']} GPUs\n"
+            )
+            return 2
         sys.stdout.write(render_topo(state))
         return 0
     if args[0] in ("-L", "--list-gpus"):
@@ -246,7 +314,7 @@ def run_nvidia_smi(args: list[str], state: dict[str, Any]) -> int:
             fields = [f.strip() for f in arg.split("=", 1)[1].split(",") if f.strip()]
         elif arg.startswith("--format="):
             fmt = {f.strip() for f in arg.split("=", 1)[1].split(",")}
-        elif arg in ("-i", "--id=0", "0"):
+        elif arg in ("-i", "--id=0", "0"):  # GPU 0 only on a one-GPU host
             continue
         else:
             sys.stderr.write(

@@ -44,16 +44,34 @@ def _nics(state: dict[str, Any], dev: str | None) -> list[tuple[str, dict[str, A
     return [(n, nic) for n, nic in items if dev is None or n == dev or nic.get("altname") == dev]
 
 
+# IPoIB: 20-byte hardware address (4 bytes of flags and queue pair, then the port GID) and the
+# all-nodes broadcast; qlen 256 (`ip -j link` of IPoIB ports in a public GitHub test, index id
+# 36622004671).
+IPOIB_ADDRESS_PREFIX = "00:00:10:29:fe:80:00:00:00:00:00:00:"
+IPOIB_BROADCAST = "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff"
+
+
+def _link_address(nic: dict[str, Any]) -> tuple[str, str, str]:
+    """(link type, address, broadcast) as `ip link` shows them."""
+    if nic["kind"] == "loopback":
+        return "loopback", nic["mac"], "00:00:00:00:00:00"
+    if nic["kind"] == "ib":
+        return "infiniband", IPOIB_ADDRESS_PREFIX + nic["mac"], IPOIB_BROADCAST
+    return "ether", nic["mac"], "ff:ff:ff:ff:ff:ff"
+
+
+def _txqlen(nic: dict[str, Any]) -> int:
+    return 256 if nic["kind"] == "ib" else 1000
+
+
 def _link_line(name: str, nic: dict[str, Any]) -> list[str]:
-    loop = nic["kind"] == "loopback"
-    qlen = " qlen 1000" if nic["kind"] not in ("bridge",) else ""
+    qlen = f" qlen {_txqlen(nic)}" if nic["kind"] not in ("bridge",) else ""
     head = (
         f"{nic['index']}: {name}: <{','.join(flags(nic))}> mtu {nic['mtu']} "
         f"qdisc {_QDISC.get(nic['kind'], 'mq')} state {operstate(nic)}"
     )
-    kind = "loopback" if loop else "ether"
-    brd = "00:00:00:00:00:00" if loop else "ff:ff:ff:ff:ff:ff"
-    lines = [head, f"    link/{kind} {nic['mac']} brd {brd}"]
+    kind, address, brd = _link_address(nic)
+    lines = [head, f"    link/{kind} {address} brd {brd}"]
     if nic.get("altname"):
         lines.append(f"    altname {nic['altname']}")
     return [lines[0] + "{mode} group default" + qlen, *lines[1:]]
@@ -79,7 +97,7 @@ def _addr_lines(name: str, nic: dict[str, Any], family: str | None) -> list[str]
 
 
 def _json_entry(name: str, nic: dict[str, Any], with_addr: bool, family: str | None) -> dict:
-    loop = nic["kind"] == "loopback"
+    link_type, address, broadcast = _link_address(nic)
     entry: dict[str, Any] = {
         "ifindex": nic["index"],
         "ifname": name,
@@ -88,10 +106,10 @@ def _json_entry(name: str, nic: dict[str, Any], with_addr: bool, family: str | N
         "qdisc": _QDISC.get(nic["kind"], "mq"),
         "operstate": operstate(nic),
         "group": "default",
-        "txqlen": 1000,
-        "link_type": "loopback" if loop else "ether",
-        "address": nic["mac"],
-        "broadcast": "00:00:00:00:00:00" if loop else "ff:ff:ff:ff:ff:ff",
+        "txqlen": _txqlen(nic),
+        "link_type": link_type,
+        "address": address,
+        "broadcast": broadcast,
     }
     if nic.get("altname"):
         entry["altnames"] = [nic["altname"]]
@@ -236,10 +254,11 @@ def run_ethtool(args: list[str], state: dict[str, Any]) -> int:
         )
         return 75
     if "-i" in args or "--driver" in args:
-        driver = {"cx7": "mlx5_core", "ethernet": "r8127", "wifi": "mt7925e"}.get(nic["kind"], "")
+        drivers = {"cx7": "mlx5_core", "ib": "mlx5_core[ib_ipoib]", "ethernet": "r8127"}
+        driver = {**drivers, "wifi": "mt7925e"}.get(nic["kind"], "")
         print(
-            f"driver: {driver}\nversion: 6.17.0-1014-nvidia\n"
-            "firmware-version: 28.45.4028 (NVD0000000054)"
+            f"driver: {driver}\nversion: {state['kernel']}\n"
+            f"firmware-version: {state['hca_firmware']} (NVD0000000054)"
         )
         print(
             f"expansion-rom-version: \nbus-info: {nic.get('pci') or ''}\nsupports-statistics: yes"

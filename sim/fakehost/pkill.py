@@ -7,7 +7,6 @@ else on the machine can be signalled.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import sys
@@ -47,8 +46,9 @@ def run_pkill(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         sys.stderr.write(f"pkill: invalid pattern {patterns[0]!r}: {exc}\n")
         return 2
     matched = []
+    own = procs.own_pids()
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) in (os.getpid(), os.getppid()):
+        if not entry.name.isdigit() or int(entry.name) in own:
             continue
         try:
             raw = (entry / ("cmdline" if full else "comm")).read_bytes()

@@ -19,6 +19,17 @@ from pathlib import Path
 from .state import HOST_DIR_ENV, read_state
 
 POLL_S = 0.25
+_spared: set[int] = set()
+
+
+def spare(pid: int) -> None:
+    """Never signal `pid`: the client process a tool server runs this command for."""
+    _spared.add(pid)
+
+
+def own_pids() -> set[int]:
+    """This command's own processes: itself, its parent and the client it runs for, if any."""
+    return {os.getpid(), os.getppid(), *_spared}
 
 
 def belongs_to(pid: int, host_dir: Path) -> bool:
@@ -34,11 +45,32 @@ def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> i
     """Signal the given processes that belong to this host; return how many were signalled."""
     sent = 0
     for pid in pids:
-        if pid != os.getpid() and belongs_to(pid, host_dir):
+        if pid not in own_pids() and belongs_to(pid, host_dir):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
                 sent += 1
     return sent
+
+
+def session_members(sid: int) -> list[int]:
+    """Every process in session `sid`: an SSH command and whatever it started.
+
+    A command's process group is not enough: GNU timeout moves itself into a group of its own
+    (coreutils src/timeout.c calls setpgid(0, 0) unless --foreground), so a nested `timeout` and
+    its child would outlive a kill of the command's group. They stay in the command's session.
+    """
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # state, ppid, pgrp, session, ...
+        if len(fields) > 3 and int(fields[3]) == sid:
+            members.append(int(entry.name))
+    return members
 
 
 def log_path(host_dir: Path, container_id: str) -> Path:

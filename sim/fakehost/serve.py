@@ -1,9 +1,8 @@
 """`vllm serve` and `python3 -m sglang.launch_server` inside a container: check what the real
 engine needs, print its log lines, and record a `serve` entry that the simulator turns into a
 real HTTP endpoint (sim.engine). Checks, in the engine's order: the port is free, the nodes are
-there (Ray placement group, or `--nnodes` ranks), then every node's own checks (node_checks.py:
-the model in its HF cache, free memory, NCCL/Gloo interfaces); then RoCE or socket transport sets
-the token rate.
+there (Ray placement group, or `--nnodes` ranks), the model is in every node's HF cache, memory
+is free, NCCL/Gloo find their interface; then RoCE or socket transport sets the token rate.
 """
 
 from __future__ import annotations
@@ -11,30 +10,17 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import fabric, procs, ray
-from .container import Container, env_of
-from .engine_spec import EngineError, Node, ServeSpec
 from .memory import memory_kb
-from .node_checks import check_node, transport_between
+from .serve_checks import check_node, check_port, nccl_transport
+from .serve_nodes import gather_nodes, run_rank
+from .serve_spec import EngineError, Node, ServeSpec, log, node_ip, options
 from .state import locked_state, read_state
 
-
-def _options(args: list[str]) -> tuple[list[str], dict[str, str]]:
-    positional, opts, i = [], {}, 0
-    while i < len(args):
-        arg = args[i]
-        if arg.startswith("-"):
-            key, eq, value = arg.partition("=")
-            if not eq and i + 1 < len(args) and not args[i + 1].startswith("-"):
-                value, i = args[i + 1], i + 1
-            opts[key] = value or "true"
-        else:
-            positional.append(arg)
-        i += 1
-    return positional, opts
+if TYPE_CHECKING:
+    from .container import Container
 
 
 def run_vllm(args: list[str], ctr: Container) -> int:
@@ -43,7 +29,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
             "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch}\n"
         )
         return 2
-    positional, o = _options(args[1:])
+    positional, o = options(args[1:])
     model = positional[0] if positional else o.get("--model", "")
     spec = ServeSpec(
         kind="vllm",
@@ -64,7 +50,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
 
 
 def run_sglang(args: list[str], ctr: Container) -> int:
-    _positional, o = _options(args)
+    _positional, o = options(args)
     model = o.get("--model-path", o.get("--model", ""))
     rank = int(o.get("--node-rank", "0"))
     spec = ServeSpec(
@@ -84,20 +70,15 @@ def run_sglang(args: list[str], ctr: Container) -> int:
     return _serve(spec, ctr)
 
 
-def _log(ctr: Container, level: str, where: str, text: str) -> None:
-    stamp = time.strftime("%m-%d %H:%M:%S")
-    print(f"{level} {stamp} [{where}] {text}", flush=True)
-
-
 def _serve(spec: ServeSpec, ctr: Container) -> int:
     if not spec.model:
         sys.stderr.write("error: the following arguments are required: model_tag\n")
         return 2
     state = read_state(ctr.host_dir)
-    me = Node(ctr.host_dir, ctr.name, ctr.id, _node_ip(ctr.env, state), ctr.env)
+    me = Node(ctr.host_dir, ctr.name, ctr.id, node_ip(ctr.env, state), ctr.env)
     if spec.kind == "vllm":
-        _log(ctr, "INFO", "api_server.py:1885", "vLLM API server version 0.19.1")
-        _log(
+        log(ctr, "INFO", "api_server.py:1885", "vLLM API server version 0.19.1")
+        log(
             ctr,
             "INFO",
             "utils.py:326",
@@ -105,7 +86,7 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
             f"'tensor_parallel_size': {spec.tp}, 'gpu_memory_utilization': {spec.util}}}",
         )
     else:
-        _log(
+        log(
             ctr,
             "INFO",
             "server_args.py:612",
@@ -114,12 +95,12 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
         )
     try:
         if spec.nnodes > 1 and spec.headless:
-            return _run_rank(spec, me)
-        _check_port(spec, ctr)
-        nodes = _gather_nodes(spec, me)
+            return run_rank(spec, me)
+        check_port(spec, ctr)
+        nodes = gather_nodes(spec, me)
         for node in nodes:
             check_node(spec, node, remote=node is not me)
-        transport = transport_between(nodes)
+        transport = nccl_transport(nodes)
     except EngineError as exc:
         sys.stderr.write(f"{exc}\n")
         sys.stdout.flush()
@@ -127,132 +108,6 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
     _announce(spec, nodes, transport, state)
     _record(spec, nodes, transport, ctr)
     procs.wait_while_running(ctr.host_dir, ctr.id)
-    return 0
-
-
-def _node_ip(env: dict[str, str], state: dict[str, Any]) -> str:
-    for key in ("VLLM_HOST_IP", "SGLANG_HOST_IP", "RAY_OVERRIDE_NODE_IP_ADDRESS"):
-        if env.get(key):
-            return env[key]
-    return fabric.primary_ip(state)
-
-
-def _check_port(spec: ServeSpec, ctr: Container) -> None:
-    for name, c in read_state(ctr.host_dir)["docker"]["containers"].items():
-        if name != ctr.name and c["state"] == "running" and spec.port in c.get("listen", []):
-            raise EngineError(
-                f"OSError: [Errno 98] error while attempting to bind on address "
-                f"('{spec.host}', {spec.port}): address already in use"
-            )
-
-
-def _gather_nodes(spec: ServeSpec, me: Node) -> list[Node]:
-    state = read_state(me.host_dir)
-    if spec.nnodes > 1:
-        return [me, *_wait_for_ranks(spec, me, state)]
-    if spec.tp <= 1:
-        return [me]
-    if spec.kind == "vllm" and (spec.backend == "ray" or ray.head_of(_as_ctr(me))):
-        head = ray.head_of(_as_ctr(me))
-        members = ray.cluster_nodes(me.host_dir, head) if head else []
-        nodes = [
-            Node(
-                m["host_dir"],
-                m["container"],
-                m["id"],
-                m["ip"],
-                _env_of(m["host_dir"], m["container"]),
-            )
-            for m in members
-        ] or [me]
-        if len(nodes) < spec.tp:
-            specs = [{"GPU": 1.0, f"node:{me.ip}": 0.001}] + [{"GPU": 1.0}] * (spec.tp - 1)
-            _log(
-                me,
-                "INFO",
-                "ray_utils.py:339",
-                f"Waiting for creating a placement group of specs "
-                f"for 10 seconds. specs={specs}. Check `ray status` and `ray list nodes` to see if "
-                "you have enough resources, and make sure the IP addresses used by ray cluster are "
-                "the same as VLLM_HOST_IP environment variable specified in each node if you are "
-                "running on a multi-node.",
-            )
-            procs.wait_while_running(
-                me.host_dir, me.id, float(state["rates"]["placement_timeout_s"])
-            )
-            raise EngineError(
-                f"ValueError: Cannot provide a placement group of placement_group_specs={specs} "
-                "within 1800 seconds. See `ray status` and `ray list nodes` to make sure the "
-                f"cluster has enough resources. (Ray cluster has {len(nodes)} node(s) with "
-                f"{len(nodes)} GPU(s); tensor_parallel_size={spec.tp} needs {spec.tp}.)"
-            )
-        return nodes[: spec.tp]
-    raise EngineError(
-        f"ValueError: World size ({spec.tp}) is larger than the number of available GPUs (1) in "
-        "this node. If this is intentional and you are using:\n- ray, set "
-        "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately."
-    )
-
-
-def _as_ctr(node: Node) -> Container:
-    return Container(node.host_dir, node.container, node.id, node.env)
-
-
-def _env_of(host_dir: Path, name: str) -> dict[str, str]:
-    return env_of(read_state(host_dir)["docker"]["containers"][name], [])
-
-
-def _wait_for_ranks(spec: ServeSpec, me: Node, state: dict[str, Any]) -> list[Node]:
-    deadline = time.monotonic() + float(state["rates"]["placement_timeout_s"])
-    while True:
-        ranks = _ready_ranks(spec, me.host_dir)
-        if len(ranks) >= spec.nnodes - 1 or time.monotonic() >= deadline:
-            break
-        time.sleep(procs.POLL_S)
-    if len(ranks) < spec.nnodes - 1:
-        raise EngineError(
-            f"torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients. "
-            f"{len(ranks) + 1}/{spec.nnodes} clients joined. (master {spec.master or me.ip}; "
-            "start the other ranks with the same --master-addr and check they can reach it.)"
-        )
-    return ranks[: spec.nnodes - 1]
-
-
-def _ready_ranks(spec: ServeSpec, host_dir: Path) -> list[Node]:
-    found = []
-    for path, state in fabric.hosts(host_dir):
-        for name, c in state["docker"]["containers"].items():
-            s = c.get("serve") or {}
-            if (
-                c["state"] == "running"
-                and s.get("role") == "rank"
-                and s.get("master") == spec.master
-            ):
-                found.append(Node(path, name, c["id"], s["ip"], _env_of(path, name)))
-    return found
-
-
-def _run_rank(spec: ServeSpec, me: Node) -> int:
-    """A headless rank: check this node, wait for the master to be reachable, then stay up."""
-    state = read_state(me.host_dir)
-    check_node(spec, me, remote=False)
-    if not fabric.reachable(state, me.host_dir, spec.master):
-        procs.wait_while_running(me.host_dir, me.id, float(state["rates"]["join_timeout_s"]))
-        raise EngineError(
-            f"torch.distributed.DistNetworkError: The client socket has timed out after 600000ms "
-            f"while trying to connect to ({spec.master}, 29501)."
-        )
-    with locked_state(me.host_dir) as changed:
-        c = changed["docker"]["containers"][me.container]
-        c["serve"] = {"role": "rank", "rank": spec.rank, "master": spec.master, "ip": me.ip}
-    _log(
-        me,
-        "INFO",
-        "api_server.py:1102",
-        f"Headless mode: rank {spec.rank} of {spec.nnodes}, "
-        f"engine cores connect to master {spec.master}",
-    )
-    procs.wait_while_running(me.host_dir, me.id)
     return 0
 
 

@@ -1,9 +1,13 @@
 """The `scout` command as a user runs it: help, replay, policy, and clear errors."""
 
+import argparse
 import os
 import subprocess
 import sys
+from argparse import ArgumentParser
 from pathlib import Path
+
+from agent.faces.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 SCOUT = str(Path(sys.executable).with_name("scout"))
@@ -25,8 +29,27 @@ def test_help_lists_every_command(tmp_path):
         assert scout(command, "--help", home=tmp_path).returncode == 0
 
 
+def _subcommands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, ArgumentParser]:
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found[f"{prefix}{name}"] = sub
+                found |= _subcommands(sub, f"{prefix}{name} ")
+    return found
+
+
+def test_every_subcommand_help_says_what_it_does(tmp_path):
+    commands = _subcommands(build_parser())
+    assert {"doctor", "policy", "policy classify", "recon", "demo"} <= commands.keys()
+    for name, parser in commands.items():
+        assert parser.description and len(parser.description) > 30, f"scout {name} --help"
+    shown = scout("doctor", "--help", home=tmp_path).stdout
+    assert "Check what Scout needs, without changing anything" in " ".join(shown.split())
+
+
 def test_replay_of_the_sample_shows_the_batch_and_its_failures(tmp_path):
-    done = scout("replay", "transcripts/sample-batch.jsonl", home=tmp_path)
+    done = scout("replay", "sample-batch", home=tmp_path)
     assert done.returncode == 0
     assert "Invalid input for echo; nothing was run" in done.stdout
     assert "disk /dev/nvme0n1 read-only" in done.stdout
@@ -35,7 +58,7 @@ def test_replay_of_the_sample_shows_the_batch_and_its_failures(tmp_path):
 
 
 def test_replay_of_a_cut_transcript_warns_and_shows_the_rest(tmp_path):
-    text = (ROOT / "transcripts" / "sample-batch.jsonl").read_text()
+    text = (ROOT / "agent" / "transcripts" / "sample-batch.jsonl").read_text()
     cut = tmp_path / "cut.jsonl"
     cut.write_text(text[: len(text) - 40])
     done = scout("replay", str(cut), home=tmp_path)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -34,20 +36,21 @@ def inventory(cluster: SimCluster, tmp_path: Path) -> Path:
     return cluster.write_inventory(tmp_path / "inv" / "inventory.yaml")
 
 
-async def scout_recon(*args: str) -> tuple[int, str, str]:
+async def scout_recon(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run the real CLI in a subprocess while this loop keeps serving the simulated hosts."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "agent.faces.cli",
-        "recon",
-        *args,
-        cwd=REPO,
-        env={**os.environ, "COLUMNS": "200"},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await proc.communicate()
+    with tempfile.TemporaryDirectory(prefix="scout-home-") as home:  # the log file, not in ~
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "agent.faces.cli",
+            "recon",
+            *args,
+            cwd=REPO,
+            env={**os.environ, "COLUMNS": "200", "SCOUT_HOME": home, **(env or {})},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await proc.communicate()
     return proc.returncode, out.decode(), err.decode()
 
 
@@ -89,6 +92,27 @@ async def test_a_host_down_exits_1_and_the_other_still_prints(
     assert code == 1
     assert "spark-7d19" in out and "vllm_node" in out
     assert "spark-b unreachable" in err and "spark-b" in err
+
+
+async def test_recon_json_with_a_host_down_is_still_json_and_names_it(
+    cluster: SimCluster, inventory: Path
+) -> None:
+    cluster.inject("spark-b", down=True)
+    code, out, err = await scout_recon("--inventory", str(inventory), "--json")
+    assert code == 1
+    world = json.loads(out)  # nothing but the JSON on stdout: logs go to the log file
+    assert "spark-b" in world["unreachable"] and "spark-a" in world["hosts"]
+    assert "connect_retry" not in out + err and "spark-b unreachable" in err
+
+
+async def test_recon_uses_the_inventory_named_in_the_settings(
+    inventory: Path, tmp_path: Path
+) -> None:
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f"inventory: {inventory}\n")
+    code, out, err = await scout_recon("--hosts", "spark-a", env={"SCOUT_SETTINGS": str(settings)})
+    assert code == 0, err
+    assert "spark-a" in out and "GB10" in out
 
 
 async def test_unknown_host_and_missing_inventory_are_clear_errors(

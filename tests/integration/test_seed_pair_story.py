@@ -1,6 +1,7 @@
 """The seed story end to end: the recorded deployment session, re-driven and shown as the demo."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,12 +9,12 @@ from pathlib import Path
 from agent.loop.transcript import read_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
+TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 SCOUT = str(Path(sys.executable).with_name("scout"))
 
 
-def scout(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "120"}
+def scout(*args: str, home: Path, columns: int = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", "COLUMNS": str(columns)}
     return subprocess.run(
         [SCOUT, *args], capture_output=True, text=True, timeout=240, env=env, cwd=ROOT
     )
@@ -55,10 +56,29 @@ def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(
 
 
 def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
-    done = scout("demo", "--fast", home=tmp_path)
+    done = scout("demo", "--fast", home=tmp_path, columns=100)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     tail = done.stdout[done.stdout.index("summary") :]
     assert "single stream" in tail and "tok/s" in tail
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
+    assert all(len(line) <= 100 for line in lines if not line.startswith("transcript saved"))
+    for line in lines:  # a number stays with its unit, never broken across lines
+        if "tok/s" in line:
+            assert re.search(r"\d+\.\d+ tok/s", line), line
+    assert not re.search(r"\d\.\n\d", done.stdout)
     saved = tail.split("transcript saved: ")[1].split()[0]
     assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
     assert "approval needed" in done.stdout  # approvals are shown as they are answered
+
+
+def test_a_cut_recording_under_the_simulator_says_it_ended_early(tmp_path):
+    lines = TRANSCRIPT.read_text().splitlines()
+    requests = [i for i, line in enumerate(lines) if '"type":"model_request"' in line]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[: requests[1]]) + "\n")  # the first turn and its results
+    done = scout("replay", str(cut), "--sim", "seed-pair", home=tmp_path)
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "The recording ends after 1 model turn, but this run asked for another" in done.stdout
+    assert "the recording ended early" in done.stdout
+    assert "no drift" not in done.stdout and "Traceback" not in done.stderr

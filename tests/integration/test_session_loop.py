@@ -78,7 +78,11 @@ async def test_mid_stream_overload_is_retried_once_and_the_session_goes_on(tmp_p
     assert len(posts) == 2
     events = read_transcript(tmp_path / "session.jsonl").events
     retries = [e for e in events if e.type == "notice" and e.kind == "retry"]
-    assert len(retries) == 1 and "attempt 1" in retries[0].message
+    assert len(retries) == 1
+    assert retries[0].message == (
+        "the model call failed (the API reported an error mid-answer: Overloaded); "
+        "trying again (attempt 2)"
+    )
 
 
 async def test_dropped_stream_is_retried(tmp_path):
@@ -87,6 +91,9 @@ async def test_dropped_stream_is_retried(tmp_path):
         session = make_session(server.url, [], tmp_path)
         outcome = await session.send("hello")
     assert outcome.text == "Back."
+    events = read_transcript(tmp_path / "session.jsonl").events
+    (retry,) = [e.message for e in events if e.type == "notice" and e.kind == "retry"]
+    assert "connection to the model API dropped" in retry and "send your message" not in retry
 
 
 async def test_persistent_overload_ends_the_turn_with_a_clear_message(tmp_path):

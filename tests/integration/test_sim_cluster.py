@@ -238,3 +238,18 @@ async def test_inventory_describes_the_jump_host(cluster: SimCluster) -> None:
     known = Path(inventory["known_hosts"]).read_text().splitlines()
     assert known[0].startswith(f"[127.0.0.1]:{cluster.head_port} ssh-ed25519 ")
     assert known[1].startswith("192.168.200.13 ssh-ed25519 ")
+
+
+async def test_an_eleventh_session_on_one_connection_is_refused_like_openssh(
+    head: asyncssh.SSHClientConnection,
+) -> None:
+    held = [await head.create_process("sleep 30", stdin=asyncssh.DEVNULL) for _ in range(10)]
+    try:
+        with pytest.raises(asyncssh.ChannelOpenError, match="open failed"):
+            await head.create_process("hostname", stdin=asyncssh.DEVNULL)
+    finally:
+        for process in held:
+            process.close()
+        for process in held:
+            await process.wait_closed()
+    assert (await run(head, "hostname")).stdout == "spark-7d19\n"

@@ -13,6 +13,7 @@ from typing import Any
 from tenacity import wait_none
 
 from agent.loop.model_client import AnthropicClient, ModelClient
+from agent.loop.recorder import SessionListener
 from agent.loop.session import Budgets, Session
 from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
@@ -37,12 +38,13 @@ def session_with(
     *,
     budgets: Budgets | None = None,
     redactor: Redactor | None = None,
+    listeners: list[SessionListener] | None = None,
     **kwargs: Any,
 ) -> Session:
     """A test session around any model client (e.g. ScriptedClient); transcript in tmp_path."""
     redactor = redactor or Redactor()
     return build_session(
-        open_recorder(tmp_path / "session.jsonl", redactor),
+        open_recorder(tmp_path / "session.jsonl", redactor, listeners=listeners or ()),
         client=client,
         tools=tools,
         context=ToolContext(spill_dir=tmp_path / "spill"),

@@ -41,6 +41,17 @@ class TmuxScreen:
             await asyncio.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
 
+    def pane_pid(self) -> int:
+        """The process the pane runs (the shell of the `start` command)."""
+        return int(self._tmux("display-message", "-p", "#{pane_pid}").strip())
+
+    def visible(self) -> list[str]:
+        """The lines the terminal shows right now, without the scrollback or trailing blanks."""
+        lines = self._tmux("capture-pane", "-p").rstrip("\n").splitlines()
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return lines
+
     def kill(self) -> None:
         self._tmux("kill-server")
 

@@ -47,6 +47,15 @@ def test_model_too_big_for_the_whole_cluster() -> None:
     ]
 
 
+def test_model_too_big_for_a_single_host_names_it() -> None:
+    findings = compute_findings(
+        {"a": one_port_spark("a", available_gb=50)}, model_size_bytes=234 * GB
+    )
+    assert messages(findings, "model_exceeds_cluster") == [
+        "a ~234 GB model exceeds the 50 GB available on a"
+    ]
+
+
 def test_roce_link_down_is_a_blocker_for_a_pair_with_port_evidence() -> None:
     hosts = {
         "spark-a": one_port_spark("spark-a"),

@@ -114,14 +114,14 @@ def _fit_findings(
         )
     total = sum(known.values())
     if total < size:
+        where = f"all {len(known)} hosts together" if len(known) > 1 else next(iter(known))
         findings.append(
             Finding(
                 severity="blocker",
                 check=CHECK,
                 kind="model_exceeds_cluster",
                 hosts=list(known),
-                message=f"a ~{gb(size)} model exceeds the {gb(total)} available on all "
-                f"{len(known)} hosts together",
+                message=f"a ~{gb(size)} model exceeds the {gb(total)} available on {where}",
             )
         )
     elif len(known) > 1 and max(known.values()) < size:

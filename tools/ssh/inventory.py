@@ -22,12 +22,12 @@ import getpass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.ssh.errors import InventoryError, UnknownHostError
 from tools.validation_errors import validation_problems
+from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
@@ -97,12 +97,12 @@ class Inventory(BaseModel):
         """Read and resolve an inventory YAML file; any problem is an `InventoryError`."""
         path = Path(path).expanduser()
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = read_yaml(path)
         except OSError as exc:
             raise InventoryError(
                 f"cannot read inventory {path}: {exc.strerror or exc}; check the path."
             ) from None
-        except yaml.YAMLError as exc:
+        except YAMLSyntaxError as exc:
             raise InventoryError(f"inventory {path} is not valid YAML: {exc}") from None
         if not isinstance(data, dict):
             raise InventoryError(f"inventory {path} must be a mapping with a `hosts:` section.")

@@ -4,6 +4,22 @@ Concurrent first callers share one connect; a jump host's connection carries its
 connections (`tunnel=`); each connection runs at most `channels_per_connection` commands at once
 (OpenSSH refuses the 11th session), the rest queue. Connecting is retried on transient network
 errors; commands never are. A dropped or stuck connection is replaced on the next call.
+
+Limits, per host and for the pool (tested at 64 simulated hosts, 63 of them through one head,
+in tests/integration/test_ssh_pool_scale.py, and at 16 real sshd with default settings in
+tests/system/test_ssh_pool_scale_real_sshd.py):
+- connections: one per host; a host behind a jump host is a direct-tcpip channel on the jump
+  host's connection, so N workers behind one head cost the head one TCP connection and N
+  forwarded channels. sshd does not count forwarded channels against MaxSessions and its
+  MaxStartups throttles new unauthenticated connections, not channels; the pool puts no cap on
+  tunnels. Every host connects at first use, all at once; each connect is bounded by
+  `connect_timeout` and retried `connect_attempts` times on refused/reset/timed-out connects.
+- commands: at most `channels_per_connection` (8) sessions per connection at once, below
+  OpenSSH's default MaxSessions 10 so that the cancel clean-up (`pkill`, one more session) and
+  another client still fit; further commands wait their turn (FIFO). A refused session open
+  (a host with a lower MaxSessions) is retried a few times, never the command.
+- memory and descriptors: one socket per directly reached host, none per tunnelled host; output
+  is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
 """
 
 from __future__ import annotations

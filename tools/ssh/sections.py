@@ -9,6 +9,7 @@ share of the call's limit (head and tail, the whole text spilled to a file named
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,10 @@ class RenderedOutcomes:
 
 
 def render_outcomes(
-    outcomes: dict[str, CommandResult | SSHError], timeout: float, spill_dir: Path
+    outcomes: dict[str, CommandResult | SSHError],
+    timeout: float,
+    spill_dir: Path,
+    redact: Callable[[str], str] = lambda text: text,
 ) -> RenderedOutcomes:
     """Group hosts by identical output; one section per group; facts per host for `data`."""
     groups: dict[str, list[str]] = {}
@@ -72,7 +76,7 @@ def render_outcomes(
                 failed = outcomes[host]
                 per_host[host] = {"error": str(failed), "kind": failure_kind(first)}
             continue
-        section, facts = _section(first, hosts, timeout, limit, spill_dir)
+        section, facts = _section(first, hosts, timeout, limit, spill_dir, redact)
         sections.append(section)
         truncated = truncated or bool(facts["truncated"])
         for host in hosts:
@@ -87,17 +91,27 @@ def _names(hosts: list[str]) -> str:
 
 
 def _section(
-    result: CommandResult, hosts: list[str], timeout: float, limit: int, spill_dir: Path
+    result: CommandResult,
+    hosts: list[str],
+    timeout: float,
+    limit: int,
+    spill_dir: Path,
+    redact: Callable[[str], str],
 ) -> tuple[str, dict[str, object]]:
-    """One group's part of the text, and its facts for `data`."""
+    """One group's part of the text, and its facts for `data`; spill files are written redacted."""
     stdout = bound_text(
-        result.stdout, limit=limit, spill_dir=spill_dir, label=f"ssh_exec-{result.host}-stdout"
+        result.stdout,
+        limit=limit,
+        spill_dir=spill_dir,
+        label=f"ssh_exec-{result.host}-stdout",
+        redact=redact,
     )
     stderr = bound_text(
         result.stderr,
         limit=max(MIN_SECTION_LIMIT // 2, limit // 2),
         spill_dir=spill_dir,
         label=f"ssh_exec-{result.host}-stderr",
+        redact=redact,
     )
     status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
     took = f"{result.duration_s:.2f} s" if len(hosts) == 1 else "same output on each"

@@ -1,18 +1,29 @@
-"""What the engine checks on every node before it serves, in its order, as the real one fails:
-the model in the node's HF cache (mounted, or offline), free memory for the utilization asked,
-the weights' share per GPU, and NCCL/Gloo finding their socket interface; then which transport
-(RoCE or socket) the nodes share."""
+"""What an engine checks on every node before it loads: the port, the model in the HF cache,
+free memory, NCCL/Gloo interfaces; then which transport NCCL ends up with. The messages are the
+engines' own (vLLM, PyTorch, NCCL)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import fabric
-from .engine_spec import HF_MOUNT, EngineError, Node, ServeSpec
 from .memory import memory_kb
+from .serve_spec import HF_MOUNT, EngineError, Node, ServeSpec
 from .state import read_state
 
+if TYPE_CHECKING:
+    from .container import Container
+
 _GIB_KB = 1024 * 1024
+
+
+def check_port(spec: ServeSpec, ctr: Container) -> None:
+    for name, c in read_state(ctr.host_dir)["docker"]["containers"].items():
+        if name != ctr.name and c["state"] == "running" and spec.port in c.get("listen", []):
+            raise EngineError(
+                f"OSError: [Errno 98] error while attempting to bind on address "
+                f"('{spec.host}', {spec.port}): address already in use"
+            )
 
 
 def check_node(spec: ServeSpec, node: Node, remote: bool) -> None:
@@ -80,7 +91,7 @@ def _ifname_error(var: str, node: Node, prefix: str, state: dict[str, Any]) -> s
     )
 
 
-def transport_between(nodes: list[Node]) -> str:
+def nccl_transport(nodes: list[Node]) -> str:
     if len(nodes) == 1:
         return "local"
     for node in nodes:

@@ -1,0 +1,70 @@
+"""`scout replay`: re-render a recorded session, or re-drive it against the simulator.
+
+FILE is a transcript file or the name of a recording that ships with Scout (`seed-pair-deploy`).
+With a scenario, every recorded call runs again for real and the run is compared with the
+recording: exit 0 only when every recorded model turn was replayed without drift.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.faces.console import screen_console
+from agent.faces.render import EventRenderer, print_dotted
+from agent.loop.events import Event
+from agent.loop.recorder import SessionListener
+from agent.loop.transcript import read_transcript
+from agent.replay.recordings import missing_message, recording_path
+
+EXIT_OK, EXIT_ERROR = 0, 1
+
+
+def _fail(message: str) -> int:
+    print(f"scout replay: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def replay_main(name_or_path: str, *, verbose: bool, scenario: str | None) -> int:
+    with recording_path(name_or_path) as path:
+        if path is None:
+            return _fail(missing_message(name_or_path))
+        return _replay_file(path, verbose=verbose, scenario=scenario)
+
+
+def _replay_file(path: Path, *, verbose: bool, scenario: str | None) -> int:
+    loaded = read_transcript(path)
+    console = screen_console()
+    err = Console(stderr=True, highlight=False)
+    for problem in loaded.problems:
+        err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
+    if not loaded.events:
+        return _fail(f"{path} holds no readable events")
+    renderer = EventRenderer(console, verbose=verbose)
+    if scenario:
+        return _redrive(loaded.events, scenario, renderer, console)
+    for event in loaded.events:
+        renderer.render(event)
+    return EXIT_OK
+
+
+def _redrive(events: list[Event], scenario: str, renderer: EventRenderer, console: Console) -> int:
+    from agent.replay.redrive import redrive
+    from sim.scenario import ScenarioError
+
+    class Show(SessionListener):
+        def on_event(self, event: Event) -> None:
+            renderer.render(event)
+
+    try:
+        result = asyncio.run(redrive(events, scenario, listeners=[Show()]))
+    except ScenarioError as exc:
+        return _fail(str(exc))
+    console.print(result.report.describe())
+    check = result.endpoint_check()
+    if check is not None:
+        print_dotted(console, check.text.strip().splitlines()[-1])
+    return EXIT_OK if result.report.clean else EXIT_ERROR

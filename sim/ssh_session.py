@@ -1,0 +1,167 @@
+"""What one SSH channel of a simulated host does: run a command in the sandbox, or carry bytes.
+
+`CommandSession` is an exec or shell request: `HOST_DIR/sandbox/launch` in its own session and
+process group, stdin/stdout/stderr pumped to the channel, signals passed on, and everything
+killed when the channel or connection goes. `Bridge` joins a forwarded channel to a stream (a
+worker's in-process SSH server, or an engine's HTTP port).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+
+from sim.cluster_view import ClusterView
+from sim.fakehost.procs import session_members, signal_ours
+from sim.hostdir import sandbox_env
+
+
+class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+    """One exec or shell request, run as a subprocess in the host's sandbox."""
+
+    def __init__(
+        self, cluster: ClusterView, host: str, on_close: Callable[[], None] = lambda: None
+    ) -> None:
+        self._cluster, self._host, self._on_close = cluster, host, on_close
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self._command: str | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pending: list[bytes] = []
+        self._eof = False
+        self._task: asyncio.Task[None] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+
+    def pty_requested(self, *args: Any) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self._command = command
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def session_started(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        if self._proc and self._proc.stdin:
+            self._proc.stdin.write(data)
+        else:
+            self._pending.append(data)
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        if self._proc and self._proc.stdin:
+            self._proc.stdin.close()
+        return True
+
+    def signal_received(self, signal_name: str) -> None:
+        self._signal(getattr(signal, f"SIG{signal_name}", signal.SIGTERM))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_close()
+        self._signal(signal.SIGKILL)
+        if self._task and not self._task.done():
+            self._task.cancel()
+
+    def _signal(self, sig: int) -> None:
+        if self._proc and self._proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, sig)
+        if sig == signal.SIGKILL and self._proc:  # the whole session (procs.session_members)
+            members = session_members(self._proc.pid)  # the launcher leads its own session
+            signal_ours(members, self._cluster.host_dir(self._host), sig)
+
+    async def _run(self) -> None:
+        assert self._chan is not None
+        chan, faults = self._chan, self._cluster.faults(self._host)
+        if faults.latency_s:
+            await asyncio.sleep(faults.latency_s)
+        command = self._command or ""
+        drop = bool(faults.drop and command and re.search(faults.drop, command))
+        host_dir = self._cluster.host_dir(self._host)
+        argv = [str(host_dir / "sandbox" / "launch"), *([command] if self._command else [])]
+        self._proc = proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=sandbox_env(host_dir),
+            cwd=host_dir / "home",
+            start_new_session=True,
+        )
+        assert proc.stdin and proc.stdout and proc.stderr
+        for data in self._pending:
+            proc.stdin.write(data)
+        if self._eof:
+            proc.stdin.close()
+        try:
+            if drop:
+                await proc.stdout.read(1)
+                chan.get_connection().abort()
+                return
+            await asyncio.gather(
+                pump(proc.stdout, chan.write), pump(proc.stderr, chan.write_stderr)
+            )
+            code = await proc.wait()
+            if code < 0:
+                chan.exit_with_signal(signal.Signals(-code).name.removeprefix("SIG"))
+            else:
+                chan.exit(code)
+        finally:
+            self._signal(signal.SIGKILL)
+            await _reap(proc)
+
+
+async def _reap(proc: asyncio.subprocess.Process, limit_s: float = 5.0) -> None:
+    """Wait for a killed command even when cancelled again meanwhile (the cluster stopping), so
+    its pipes close while the loop runs; one left over warns "Event loop is closed" at exit."""
+    waiting = asyncio.ensure_future(proc.wait())
+    deadline = asyncio.get_running_loop().time() + limit_s
+    while not waiting.done() and asyncio.get_running_loop().time() < deadline:
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(waiting), 0.5)
+
+
+async def pump(reader: asyncio.StreamReader, write: Any) -> None:
+    while data := await reader.read(65536):
+        write(data)
+
+
+class Bridge(asyncssh.SSHTCPSession):  # type: ignore[type-arg]
+    """Joins a forwarded channel on the head to a socketpair end served by a worker."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader, self._writer = reader, writer
+        self._task: asyncio.Task[None] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHTCPChannel[bytes]) -> None:
+        async def copy_out() -> None:
+            with contextlib.suppress(ConnectionError, asyncssh.Error):
+                await pump(self._reader, chan.write)
+                chan.write_eof()
+
+        self._task = asyncio.get_running_loop().create_task(copy_out())
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self._writer.write(data)
+
+    def eof_received(self) -> bool:
+        with contextlib.suppress(OSError):
+            self._writer.write_eof()
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._writer.close()
+        if self._task:
+            self._task.cancel()

@@ -1,0 +1,142 @@
+"""Every way a user can point `scout` at something wrong: one clear line and an exit code, never a
+traceback. One table: each row is a command line, the exit status and what stderr must say."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+SCOUT = str(Path(sys.executable).with_name("scout"))
+
+
+@dataclass(frozen=True)
+class Case:
+    argv: str  # `{d}` is the folder of the prepared files
+    code: int
+    says: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+INVENTORY_COMMANDS = {
+    "chat": ("chat --inventory {inv}", 1),
+    "run": ("run --goal x --inventory {inv}", 1),
+    "recon": ("recon --inventory {inv}", 2),
+    "doctor": ("doctor --inventory {inv}", 1),
+}
+BAD_INVENTORIES = {
+    "missing": ("/nope.yaml", ("cannot read inventory /nope.yaml", "No such file")),
+    "yaml-syntax": (
+        "{d}/broken.yaml",
+        ("{d}/broken.yaml is not valid YAML: line 3, column 1: expected ',' or '}'",),
+    ),
+    "unknown-jump": ("{d}/jump.yaml", ("jumps through unknown host 'zz'; known hosts: a",)),
+}
+CASES: dict[str, Case] = {
+    f"{command}-{bad}": Case(argv.replace("{inv}", path), code, says)
+    for command, (argv, code) in INVENTORY_COMMANDS.items()
+    for bad, (path, says) in BAD_INVENTORIES.items()
+}
+CASES |= {
+    "init-dir-is-a-file": Case("init --dir {d}/afile", 1, ("--dir {d}/afile is a file",)),
+    "init-dir-cannot-be-made": Case(
+        "init --dir /proc/scout-nope", 1, ("cannot use --dir /proc/scout-nope",)
+    ),
+    "home-under-a-file": Case(
+        "demo --fast",
+        1,
+        ("cannot use the log folder {d}/afile/home/logs", "not a directory"),
+        {"SCOUT_HOME": "{d}/afile/home"},
+    ),
+    "home-unwritable": Case(
+        "chat",
+        1,
+        ("cannot use the log folder /proc/scout-nope/logs",),
+        {"SCOUT_HOME": "/proc/scout-nope"},
+    ),
+    "transcripts-unwritable": Case(
+        "demo --fast",
+        1,
+        ("cannot use the transcripts folder /proc/scout-nope",),
+        {"SCOUT_TRANSCRIPTS_DIR": "/proc/scout-nope"},
+    ),
+    "recon-without-inventory": Case("recon", 2, ("no inventory: pass --inventory FILE",)),
+    "recon-host-unreachable": Case(
+        "recon --inventory {d}/closed.yaml", 1, ("scout recon: a unreachable", "cannot reach a")
+    ),
+    "doctor-host-unreachable": Case(
+        "doctor --inventory {d}/closed.yaml", 1, ("FAIL cannot reach a", "sshd runs")
+    ),
+    "settings-invalid-value": Case(
+        "run --goal x", 1, ("mode",), {"SCOUT_SETTINGS": "{d}/yolo.yaml"}
+    ),
+    "settings-yaml-syntax": Case(
+        "doctor",
+        1,
+        ("{d}/broken.yaml is not valid YAML: line 3, column 1",),
+        {"SCOUT_SETTINGS": "{d}/broken.yaml"},
+    ),
+    "replay-missing": Case("replay nope.jsonl", 1, ("no such transcript: nope.jsonl",)),
+    "replay-unknown-scenario": Case(
+        "replay sample-batch --sim nope", 1, ("unknown scenario 'nope'; choose one of",)
+    ),
+    "demo-missing-transcript": Case("demo --transcript nope", 1, ("no such transcript: nope",)),
+    "chat-resume-missing": Case("chat --resume {d}/gone.jsonl", 1, ("no such transcript",)),
+    "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
+}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bad-inputs")
+    (folder / "broken.yaml").write_text("hosts:\n  a: {address: 10.0.0.1\n")
+    (folder / "jump.yaml").write_text("hosts:\n  a: {address: 10.0.0.1, jump: zz}\n")
+    (folder / "yolo.yaml").write_text("mode: yolo\n")
+    (folder / "afile").write_text("not a folder\n")
+    key = folder / "id_ed25519"
+    asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(key))
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (folder / "closed.yaml").write_text(
+        f"known_hosts: {folder}/known_hosts\n"
+        f"hosts:\n  a: {{address: 127.0.0.1, port: {port}, identity_file: {key}}}\n"
+    )
+    return folder
+
+
+def _in(folder: Path, text: str) -> str:
+    return text.replace("{d}", str(folder))
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_every_cli_error_is_one_clear_line(case: Case, files: Path, tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "SCOUT_HOME": str(tmp_path / "home"),
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-used",
+        "NO_COLOR": "1",
+        "COLUMNS": "200",
+    }
+    env.pop("SCOUT_SETTINGS", None)
+    env.update({name: _in(files, value) for name, value in case.env.items()})
+    done = subprocess.run(
+        [SCOUT, *_in(files, case.argv).split()],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        cwd=tmp_path,
+    )
+    shown = done.stdout + done.stderr
+    assert done.returncode == case.code, shown
+    for text in case.says:
+        assert _in(files, text) in shown, shown
+    assert "Traceback" not in shown and "<unicode string>" not in shown
+    assert "[warning" not in shown and "[info" not in shown  # logs go to the log file only
