@@ -20,15 +20,19 @@ Rules file (YAML or JSON; deny rules win, anything no rule approves is denied):
       - {risk: destructive, message: "no destructive steps from CI"}
 A rule matches when every key it names matches the request: `tool`, `risk`, `host` (any of the
 step's hosts); values may use shell wildcards (`docker_*`). `message` is sent back with the
-verdict.
+verdict. `approve_steps: true` on a rule that approves a plan (`tool: propose_plan`) also
+approves each of its steps as written: Scout then runs exactly those calls, in order, without
+asking again (anything that differs still asks).
 
-Interactive: each request is shown on this terminal; answer `y` (approve), `n [message]`
-(deny, the message goes to the model), or `e` (type the edited input as one line of JSON).
+Interactive: each request is shown on this terminal; answer `y` (approve), `s` (a plan: approve
+it and its steps as written), `n [message]` (deny, the message goes to the model), or `e` (type
+the edited input as one line of JSON).
 
 Protocol: every message either way carries `X-Scout-Timestamp: <unix seconds>` and
 `X-Scout-Signature-256: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` over the exact
 body bytes. Answers are JSON: {"fingerprint", "decision": "approved" | "approved_with_edit" |
-"denied", "message", "edited_input", "decided_by"}; the fingerprint must be the request's.
+"denied", "message", "edited_input", "decided_by", "approve_steps"}; the fingerprint must be the
+request's.
 Only the standard library is needed (plus PyYAML for a YAML rules file).
 """
 
@@ -54,7 +58,9 @@ from typing import Any, TextIO
 TIMESTAMP_HEADER = "X-Scout-Timestamp"
 SIGNATURE_HEADER = "X-Scout-Signature-256"
 TOLERANCE_S = 300
-RULE_KEYS = {"tool", "risk", "host", "message"}
+MAX_BODY_BYTES = 1024 * 1024
+MIN_SECRET_CHARS = 32
+RULE_KEYS = {"tool", "risk", "host", "message", "approve_steps"}
 
 Verdict = dict[str, Any]
 Decider = Callable[[dict[str, Any]], Verdict]
@@ -77,7 +83,7 @@ class SignatureCheck:
     def __init__(self, secret: bytes, clock: Callable[[], float] = time.time) -> None:
         self._secret = secret
         self._clock = clock
-        self._seen: set[tuple[str, str]] = set()
+        self._seen: set[tuple[int, str]] = set()
         self._lock = threading.Lock()
 
     def problem(self, headers: Any, body: bytes) -> str | None:
@@ -85,18 +91,18 @@ class SignatureCheck:
         timestamp, sent = headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER)
         if not timestamp or not sent:
             return "unsigned request"
-        try:
-            seconds = int(timestamp)
-        except ValueError:
+        digits = timestamp.strip()
+        if not (digits.isascii() and digits.isdigit()) or (len(digits) > 1 and digits[0] == "0"):
             return "malformed timestamp"
-        if not hmac.compare_digest(sign(self._secret, seconds, body), sent):
+        seconds = int(digits)
+        if not hmac.compare_digest(sign(self._secret, seconds, body), sent.strip()):
             return "bad signature"
         if abs(self._clock() - seconds) > TOLERANCE_S:
             return "stale timestamp"
-        with self._lock:
-            if (timestamp, sent) in self._seen:
+        with self._lock:  # keyed by the number, so no other spelling of it is a new request
+            if (seconds, sent.strip()) in self._seen:
                 return "replayed request"
-            self._seen.add((timestamp, sent))
+            self._seen.add((seconds, sent.strip()))
         return None
 
 
@@ -134,13 +140,15 @@ class RulesDecider:
                 return _verdict("denied", rule.get("message", "denied by rule"), self._source)
         for rule in self._approve:
             if _matches(rule, request):
-                return _verdict("approved", rule.get("message", ""), self._source)
+                verdict = _verdict("approved", rule.get("message", ""), self._source)
+                steps = rule.get("approve_steps") is True and request.get("tool") == "propose_plan"
+                return {**verdict, "approve_steps": steps}
         return _verdict("denied", "no rule approves this step (default deny)", self._source)
 
 
 def _matches(rule: dict[str, Any], request: dict[str, Any]) -> bool:
     for key, pattern in rule.items():
-        if key == "message":
+        if key in ("message", "approve_steps"):
             continue
         values = (request.get("hosts") or []) if key == "host" else [request.get(key)]
         if not any(fnmatch.fnmatchcase(str(value), str(pattern)) for value in values):
@@ -172,12 +180,18 @@ class TerminalDecider:
             self._show(request)
             while True:
                 try:
-                    answer = self._ask("approve? [y]es / [n]o [message] / [e]dit: ").strip()
+                    keys = "[y]es / [s]teps too / [n]o [message] / [e]dit"
+                    if request.get("tool") != "propose_plan":
+                        keys = "[y]es / [n]o [message] / [e]dit"
+                    answer = self._ask(f"approve? {keys}: ").strip()
                 except EOFError:
                     return _verdict("denied", "no operator at the receiver's terminal", self._who)
                 choice, _, message = answer.partition(" ")
                 if choice.lower() in ("y", "yes"):
                     return _verdict("approved", message.strip(), self._who)
+                if choice.lower() in ("s", "steps") and request.get("tool") == "propose_plan":
+                    verdict = _verdict("approved", message.strip(), self._who)
+                    return {**verdict, "approve_steps": True}
                 if choice.lower() in ("n", "no"):
                     return _verdict("denied", message.strip() or "denied by operator", self._who)
                 if choice.lower() in ("e", "edit"):
@@ -253,7 +267,11 @@ def make_server(
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            length = self.headers.get("Content-Length") or "0"
+            if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+                self._reply(413, b'{"error": "body missing or too large"}', signed=False)
+                return
+            body = self.rfile.read(int(length))
             problem = check.problem(self.headers, body)
             if problem is not None:
                 self._reply(401, json.dumps({"error": problem}).encode(), signed=False)
@@ -311,9 +329,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     secret = os.environ.get(args.secret_env, "")
-    if not secret:
+    if len(secret) < MIN_SECRET_CHARS:
+        what = "empty" if not secret else f"only {len(secret)} characters (Scout needs 32+)"
         print(
-            f"error: ${args.secret_env} is empty; export the secret Scout uses, e.g. "
+            f"error: ${args.secret_env} is {what}; export the secret Scout uses, e.g. "
             f'export {args.secret_env}="$(openssl rand -hex 32)"',
             file=sys.stderr,
         )

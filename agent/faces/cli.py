@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.policy_args import add_policy_commands
+
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
 
@@ -62,6 +64,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             "trust_new_hosts": args.trust_new_hosts or None,
             "webhook_url": args.webhook_url,
             "webhook_secret_env": args.webhook_secret_env,
+            "webhook_allow_insecure_http": args.webhook_allow_http or None,
         },
         log=True,
     )
@@ -119,6 +122,8 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         for problem in loaded.problems:
             print(f"warning: {path}: {problem}", file=sys.stderr)
         resume = rebuild(loaded.events)
+        for problem in resume.problems:
+            print(f"warning: {path}: {problem}", file=sys.stderr)
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 
@@ -190,12 +195,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     checks = asyncio.run(run_checks(settings, settings.inventory))
     print_checks(screen_console(), checks)
     return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
-
-
-def _cmd_policy(args: argparse.Namespace) -> int:
-    from agent.faces.policy import classify_main
-
-    return classify_main(args.command)
 
 
 def _cmd_recon(args: argparse.Namespace) -> int:
@@ -286,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--webhook-secret-env",
         help="name of the environment variable holding the webhook's shared secret",
     )
+    run.add_argument(
+        "--webhook-allow-http",
+        action="store_true",
+        help="allow a plain http:// webhook on another host (approvals travel unencrypted)",
+    )
     run.add_argument("--model", help="model name (default from settings)")
     run.add_argument(
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
@@ -348,22 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
     doctor.set_defaults(func=_cmd_doctor)
 
-    policy = sub.add_parser(
-        "policy",
-        help="inspect the safety policy",
-        description="Inspect the safety policy: how Scout judges the risk of a command.",
-    )
-    policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
-    classify = policy_sub.add_parser(
-        "classify",
-        help="classify a shell command as read_only, mutating or destructive, and say why",
-        description=(
-            "Classify a shell command the way the gate does (read_only, mutating or destructive) "
-            "and say which part decided it. Nothing runs."
-        ),
-    )
-    classify.add_argument("command", nargs="+", help="the command, quoted as one argument")
-    classify.set_defaults(func=_cmd_policy)
+    add_policy_commands(sub, _load_settings)
     return parser
 
 

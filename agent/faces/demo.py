@@ -21,7 +21,8 @@ from agent.faces.failures import EXIT_INTERRUPTED
 from agent.faces.interrupt import Interrupted, until_interrupted
 from agent.faces.render import print_dotted
 from agent.loop.transcript import read_transcript
-from agent.replay.redrive import RedriveResult, recorded_answers, redrive, sim_runtime
+from agent.replay.recorded_approvals import RecordedApprover
+from agent.replay.redrive import RedriveResult, redrive, sim_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
@@ -101,6 +102,7 @@ async def replay_demo(
         console.print(f"the demo transcript {transcript} holds no readable events")
         return EXIT_FAILED
     view = ChatView(console)
+    recorded = RecordedApprover(loaded.events)
     yours: StopsAtDeparture | None = None
     if interactive:
         approvals: PromptSession[str] = PromptSession()
@@ -113,7 +115,6 @@ async def replay_demo(
             yours = StopsAtDeparture(TerminalApprover(console, ask, rules.allow_for_session))
             return yours
     else:
-        recorded = recorded_answers(loaded.events)
 
         def factory(rules: RuleSet) -> Approver:
             return VisibleApprover(console, recorded, pause_s=min(pace_s * 30, 0.5))
@@ -134,6 +135,7 @@ async def replay_demo(
         DEMO_SCENARIO,
         listeners=[view],
         approver_factory=factory,
+        answers=recorded,
         pace_s=pace_s,
         transcript_path=save_to,
         stop_on_drift=interactive,

@@ -14,7 +14,7 @@ from agent.loop.recorder import SessionListener
 from agent.loop.session import TurnOutcome
 from agent.runtime.builder import model_client_for, open_runtime, redactor_for
 from agent.runtime.settings import Settings
-from agent.safety.approvers.webhook import WebhookApprover
+from agent.safety.approvers.webhook import WebhookApprover, insecure_http_problem
 from tools.ssh import SSHError
 
 EXIT_DONE, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
@@ -68,14 +68,22 @@ async def run_goal(
                 f"variable named by --webhook-secret-env ({settings.webhook_secret_env})\n"
             )
             return EXIT_ERROR
+        allow_http = settings.webhook_allow_insecure_http
         try:
             approver = WebhookApprover(
-                webhook_url, webhook_secret, timeout_s=settings.approval_timeout_s
+                webhook_url,
+                webhook_secret,
+                timeout_s=settings.approval_timeout_s,
+                allow_insecure_http=allow_http,
             )
             await approver.start()
         except (ValueError, OSError) as exc:
-            err.write(f"scout run: cannot set up the approval webhook: {exc}\n")
+            hint = "; pass --webhook-allow-http to accept that" if "plain http" in str(exc) else ""
+            err.write(f"scout run: cannot set up the approval webhook: {exc}{hint}\n")
             return EXIT_ERROR
+        insecure = insecure_http_problem(webhook_url)
+        if insecure:
+            err.write(f"scout run: warning: {insecure}\n")
     else:
         settings = settings.model_copy(update={"mode": "ci"})
     client = model_client_for(settings)

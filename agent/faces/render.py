@@ -1,4 +1,9 @@
-"""Session events as lines a person reads; shared by replay, the chat face and the demo."""
+"""Session events as lines a person reads; shared by replay, the chat face and the demo.
+
+A transcript may be edited or damaged, so what one event shows is bounded: at most SHOWN_PARTS
+blocks, todo items or findings, and SHOWN_CHARS of any text, each cut saying how much was left
+out (a line of a million blocks once kept `scout replay` busy for minutes).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
+from agent.faces.usage_view import usage_line
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
@@ -23,12 +29,17 @@ from agent.loop.events import (
     UserMessage,
     WorldUpdate,
 )
+from agent.safety.display import visible
 
+SHOWN_PARTS = 40
+SHOWN_CHARS = 20_000
 _TODO_MARKS = {"pending": "☐", "in_progress": "▶", "completed": "☑", "blocked": "⚠"}
 _RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold red"}
 
 
 def call_line(name: str, summary: str, hosts: list[str]) -> str:
+    """One line per call; control characters in the summary are shown, never interpreted."""
+    summary = visible(summary)
     where = ", ".join(hosts)
     if not where or summary.startswith(where):
         return f"{name} {summary}".strip()
@@ -54,11 +65,6 @@ def print_dotted(console: Console, text: str, *, indent: int = 0, style: str = "
     """Print a ` · `-separated line so that it breaks between its parts, not inside them."""
     for line in dotted_lines(text, max(console.width - indent, 20)):
         console.print(Text(" " * indent + line, style=style))
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """`1 model turn`, `14 model turns`."""
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
@@ -89,18 +95,27 @@ class EventRenderer:
         self.console.print(Text(title, style="dim"))
 
     def _on_user_message(self, event: UserMessage) -> None:
-        self.console.print(Text.assemble(("you › ", "bold cyan"), event.text))
+        self.console.print(Text.assemble(("you › ", "bold cyan"), clip(event.text)))
 
     def _on_model_response(self, event: ModelResponse) -> None:
         if self.stream_text:
             return
-        for block in event.content:
-            if block.get("type") == "text" and block.get("text", "").strip():
-                self.console.print(Markdown(block["text"]))
+        texts = [
+            block["text"]
+            for block in event.content
+            if block.get("type") == "text" and str(block.get("text", "")).strip()
+        ]
+        for text in texts[:SHOWN_PARTS]:
+            self.console.print(Markdown(clip(str(text))))
+        self._more(len(texts), "text blocks")
+
+    def _more(self, total: int, what: str) -> None:
+        if total > SHOWN_PARTS:
+            self.console.print(Text(f"    … {total - SHOWN_PARTS} more {what} not shown", "dim"))
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         self._call_names[event.id] = event.name
-        summary = event.summary or _compact(event.input)
+        summary = clip(event.summary) or _compact(event.input)
         line = Text("  → ", style="dim")
         line.append(call_line(event.name, summary, event.hosts))
         if event.risk:
@@ -128,7 +143,7 @@ class EventRenderer:
     def _on_approval_request(self, event: ApprovalRequestEvent) -> None:
         line = Text("  ? approval needed ", style="bold yellow")
         line.append(f"[{event.risk}] ", style=_RISK_STYLES.get(event.risk, ""))
-        line.append(f"{event.tool}: {event.reason}")
+        line.append(f"{event.tool}: {clip(event.reason)}")
         self.console.print(line)
 
     def _on_approval_decision(self, event: ApprovalDecisionEvent) -> None:
@@ -138,29 +153,32 @@ class EventRenderer:
         if event.decided_by:
             text += f" by {event.decided_by}"
         if event.message:
-            text += f": {event.message}"
+            text += f": {clip(event.message)}"
         self.console.print(Text(text, style=style))
 
     def _on_todo_update(self, event: TodoUpdate) -> None:
         self.console.print(Text("  todo", style="bold"))
-        for item in event.items:
+        for item in event.items[:SHOWN_PARTS]:
             mark = _TODO_MARKS.get(item.get("status", "pending"), "☐")
             style = "dim" if item.get("status") == "completed" else ""
-            self.console.print(Text(f"    {mark} {item.get('content', '')}", style=style))
+            self.console.print(Text(f"    {mark} {clip(str(item.get('content', '')))}", style))
+        self._more(len(event.items), "todo items")
 
     def _on_world_update(self, event: WorldUpdate) -> None:
-        for finding in event.findings:
+        for finding in event.findings[:SHOWN_PARTS]:
             severity = finding.get("severity", "info")
             style = "bold red" if severity == "blocker" else "yellow"
             fix = f"; {finding['fix']}" if finding.get("fix") else ""
-            self.console.print(Text(f"  ! {finding.get('message', '')}{fix}", style=style))
+            text = clip(f"{finding.get('message', '')}{fix}")
+            self.console.print(Text(f"  ! {text}", style=style))
+        self._more(len(event.findings), "findings")
 
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"
-        self.console.print(Text(f"  ⓘ {event.message}", style=style))
+        self.console.print(Text(f"  ⓘ {clip(event.message)}", style=style))
 
     def _on_error(self, event: ErrorEvent) -> None:
-        self.console.print(Text(f"  error ({event.kind}): {event.message}", style="bold red"))
+        self.console.print(Text(f"  error ({event.kind}): {clip(event.message)}", style="bold red"))
 
     def _on_session_end(self, event: SessionEnd) -> None:
         usage = event.usage
@@ -168,14 +186,24 @@ class EventRenderer:
         if event.reason:
             parts.append(event.reason)
         if usage:
-            parts.append(
-                f"{plural(usage.get('turns', 0), 'model turn')}, "
-                f"{plural(usage.get('output_tokens', 0), 'output token')}, "
-                f"≈${usage.get('cost_usd', 0):.2f}"
-            )
+            parts.append(usage_line(usage))
         self.console.print(Text(" · ".join(parts), style="dim"))
 
 
+def clip(text: str) -> str:
+    """`text`, or its first SHOWN_CHARS characters and how many more there were."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[:SHOWN_CHARS]}… ({len(text) - SHOWN_CHARS} more characters not shown)"
+
+
 def _compact(data: dict[str, Any]) -> str:
-    text = ", ".join(f"{key}={value}" for key, value in data.items())
+    parts: list[str] = []
+    size = 0
+    for key, value in data.items():
+        parts.append(f"{key}={str(value)[:120]}")
+        size += len(parts[-1]) + 2
+        if size > 120:
+            break
+    text = ", ".join(parts)
     return text if len(text) <= 120 else text[:117] + "…"

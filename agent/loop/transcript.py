@@ -1,22 +1,28 @@
 """Writing and reading session transcripts (JSON lines, one event per line, written as it happens).
 
 Secrets are redacted before a line is written. The reader keeps every good line, reports a broken
-last line as an interrupted write, and reports (and skips) broken lines elsewhere.
+last line as an interrupted write, and reports (and skips) broken lines elsewhere. It reads line
+by line and never holds more than MAX_LINE_BYTES of one line: a longer line (nothing Scout
+writes comes near it) is skipped unread and reported.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
 from tools.validation_errors import validation_problems
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+_SKIP_CHUNK_BYTES = 1024 * 1024
 
 
 def utc_now() -> str:
@@ -61,20 +67,51 @@ class TranscriptReadResult:
 def read_transcript(path: Path) -> TranscriptReadResult:
     """Read every event that parses; say what was skipped and why, line by line."""
     result = TranscriptReadResult()
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    last_index = len(lines) - 1
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            result.events.append(EVENT_ADAPTER.validate_json(line))
-        except ValidationError as exc:
-            if index == last_index:
+    with path.open("rb") as handle:
+        for number, line, size, is_last in _lines(handle):
+            if line is None:
                 result.problems.append(
-                    f"line {index + 1}: the last line is incomplete (the session was probably "
-                    "interrupted while writing it); skipped it and kept everything before"
+                    f"line {number}: {size / 1024 / 1024:.1f} MB, longer than the "
+                    f"{MAX_LINE_BYTES // 1024 // 1024} MB a transcript line may hold; skipped "
+                    "without reading it"
                 )
-            else:
-                first = validation_problems(exc)[0].removeprefix("(input): ")
-                result.problems.append(f"line {index + 1}: not a valid event ({first}); skipped")
+                continue
+            if not line.strip():
+                continue
+            try:
+                result.events.append(EVENT_ADAPTER.validate_json(line))
+            except ValidationError as exc:
+                if is_last:
+                    result.problems.append(
+                        f"line {number}: the last line is incomplete (the session was probably "
+                        "interrupted while writing it); skipped it and kept everything before"
+                    )
+                else:
+                    first = validation_problems(exc)[0].removeprefix("(input): ")
+                    result.problems.append(f"line {number}: not a valid event ({first}); skipped")
     return result
+
+
+def _lines(handle: BinaryIO) -> Iterator[tuple[int, str | None, int, bool]]:
+    """(number, text, size in bytes, is it the last line) for each line; text is None for a
+    line over MAX_LINE_BYTES, which is skipped in chunks and never held whole."""
+    pending: tuple[int, str | None, int] | None = None
+    number = 0
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            break
+        number += 1
+        size = len(raw)
+        text: str | None = None
+        if size > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = handle.readline(_SKIP_CHUNK_BYTES)
+                size += len(raw)
+        else:
+            text = raw.decode("utf-8", errors="replace")
+        if pending is not None:
+            yield (*pending, False)
+        pending = (number, text, size)
+    if pending is not None:
+        yield (*pending, True)

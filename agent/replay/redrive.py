@@ -12,11 +12,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from agent.loop.events import (
-    ApprovalDecisionEvent,
     Event,
     SessionStart,
     ToolResultEvent,
@@ -25,9 +25,9 @@ from agent.loop.events import (
 from agent.loop.model_client import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
+from agent.replay.recorded_approvals import RecordedApprover
 from agent.runtime.builder import ApproverFactory, Runtime, open_runtime
 from agent.runtime.settings import Settings
-from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
@@ -59,13 +59,11 @@ class _Collect(SessionListener):
             self.results.append(event)
 
 
-def recorded_answers(events: list[Event]) -> ScriptedApprover:
-    answers = [
-        {"kind": e.decision, "message": e.message, "edited_input": e.edited_input}
-        for e in events
-        if isinstance(e, ApprovalDecisionEvent)
-    ]
-    return ScriptedApprover(answers, name="the recording")
+def recorded_history_settings(start: SessionStart | None) -> dict[str, Any]:
+    """The recording's compaction settings; a recording from before compaction had none."""
+    if start is None or not start.history:
+        return {"compact_history": False}
+    return start.history
 
 
 async def resolve_docs(host: str, port: int) -> list[str]:
@@ -102,8 +100,12 @@ async def sim_runtime(
     goal: str | None = None,
     listeners: list[SessionListener] | None = None,
     transcript_path: Path | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Runtime]:
-    """A live session on a fresh simulated cluster (and its docs site), torn down on exit."""
+    """A live session on a fresh simulated cluster (and its docs site), torn down on exit.
+
+    `settings` are further Settings fields (e.g. a recording's compaction settings).
+    """
     with tempfile.TemporaryDirectory(prefix="scout-sim-") as scratch, DocsSite() as docs:
         root = Path(scratch)
         async with SimCluster(scenario, root / "sim") as sim:
@@ -114,6 +116,7 @@ async def sim_runtime(
                 transcripts_dir=transcript_path.parent if transcript_path else root / "t",
                 log_file=root / "scout.log",
                 web_allowed_hosts=[DOCS_HOST],
+                **(settings or {}),
             )
             runtime = await open_runtime(
                 settings,
@@ -137,17 +140,24 @@ async def redrive(
     *,
     listeners: list[SessionListener] | None = None,
     approver_factory: ApproverFactory | None = None,
+    answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
     stop_on_drift: bool = False,
 ) -> RedriveResult:
     """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
 
-    With `stop_on_drift` the replay ends at the first request that differs from the recording
-    (a person denied or edited a step); otherwise it plays on and reports the drift at the end.
+    Approvals come from `answers` (the recording's, made from `events` when not given) unless
+    `approver_factory` supplies another approver; a factory that wraps `answers` passes it too,
+    so its drift is reported. A recorded decision answers only its own call and fingerprint:
+    anything else is drift, and the replay stops at the next model turn. With `stop_on_drift`
+    the replay also ends at the first request that differs from the recording (a person denied
+    or edited a step); otherwise it plays on and reports that drift at the end.
     """
-    client = ReplayClient(events, pace_s=pace_s, stop_on_drift=stop_on_drift)
-    answers = recorded_answers(events)
+    answers = answers or RecordedApprover(events)
+    client = ReplayClient(
+        events, pace_s=pace_s, stop_on_drift=stop_on_drift, halted=answers.halt_reason
+    )
     collect = _Collect()
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     mode = start.mode if start and start.mode in MODES else "ask"
@@ -160,6 +170,7 @@ async def redrive(
         goal=start.goal if start else None,
         listeners=[collect, *(listeners or [])],
         transcript_path=transcript_path,
+        settings=recorded_history_settings(start),
     ) as runtime:
         for event in events:
             if isinstance(event, UserMessage):
@@ -167,5 +178,7 @@ async def redrive(
                 if outcome.stop == "error":
                     break
         runtime.session.end("replayed")
-    report = ReplayReport(client.played, client.recorded, client.drift, client.ran_out)
+    report = ReplayReport(
+        client.played, client.recorded, client.drift, client.ran_out, answers.drift
+    )
     return RedriveResult(report, runtime.transcript_path, collect.results)

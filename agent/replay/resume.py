@@ -1,28 +1,39 @@
 """Rebuilding a session from its transcript, to resume after a stop or a crash.
 
 The conversation, the todo list and the session state (computed deployments, the approved plan,
-rollouts) come back. A call that was announced but never got a result is answered with an error
-that tells the model its effect is unknown, so every `tool_use` keeps exactly one `tool_result`.
+rollouts) come back; recorded history edits (a batch cut to its budget, compaction) are applied
+where they happened, so the messages are exactly those the live session sent. A call that was
+announced but never got a result is answered with an error that tells the model its effect is
+unknown, so every `tool_use` keeps exactly one `tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
 gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
+A transcript is a file anyone may have edited: todo items that do not validate are left out
+with a warning in `problems`, never a traceback.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
+from agent.loop import history
 from agent.loop.events import (
     ApprovalDecisionEvent,
     Event,
+    HistoryEdit,
     ModelResponse,
     SessionStart,
     StateChangeEvent,
     TodoUpdate,
+    ToolCallEvent,
     ToolResultEvent,
     UserMessage,
 )
 from agent.loop.resumed import RebuiltSession
 from tools.session_state import PlanApproved
+from tools.todo import TodoItem
+from tools.validation_errors import validation_problems
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
@@ -47,14 +58,9 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             block = results.get(call_id)
             if block is None:
                 rebuilt.interrupted_calls.append(call_id)
-                block = {
-                    "type": "tool_result",
-                    "tool_use_id": call_id,
-                    "content": INTERRUPTED_TEXT,
-                    "is_error": True,
-                }
+                block = history.tool_result_block(call_id, INTERRUPTED_TEXT, True)
             blocks.append(block)
-        messages.append({"role": "user", "content": blocks})
+        history.add_results(messages, blocks)
         pending.clear()
         results.clear()
 
@@ -62,23 +68,24 @@ def rebuild(events: list[Event]) -> RebuiltSession:
         rebuilt.last_seq = max(rebuilt.last_seq, event.seq)
         if isinstance(event, UserMessage):
             flush_results()
-            block = {"type": "text", "text": event.text}
-            if messages and messages[-1]["role"] == "user":
-                messages[-1]["content"].append(block)
-            else:
-                messages.append({"role": "user", "content": [block]})
+            history.add_user_text(messages, event.text)
         elif isinstance(event, ModelResponse):
             flush_results()
-            messages.append({"role": "assistant", "content": event.content})
+            history.add_assistant(messages, event.content)
             if event.stop_reason in {"tool_use", "max_tokens"}:
                 pending.extend(b["id"] for b in event.content if b.get("type") == "tool_use")
-        elif isinstance(event, ToolResultEvent) and event.id in pending:
-            block = {"type": "tool_result", "tool_use_id": event.id, "content": event.text}
-            if event.is_error:
-                block["is_error"] = True
-            results[event.id] = block
+        elif isinstance(event, ToolCallEvent):
+            rebuilt.ledger.called(event)
+        elif isinstance(event, ToolResultEvent):
+            rebuilt.ledger.finished(event)
+            if event.id in pending:
+                results[event.id] = history.tool_result_block(event.id, event.text, event.is_error)
+        elif isinstance(event, HistoryEdit):
+            flush_results()
+            history.apply_edit(messages, event.replaced, event.briefing, event.folded)
+            rebuilt.ledger.fold(event.folded)
         elif isinstance(event, TodoUpdate):
-            rebuilt.todo_items = event.items
+            rebuilt.todo_items, rebuilt.problems = _valid_todo_items(event, rebuilt.problems)
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:
             if event.decision in APPROVING:
                 approved_plans.add(event.fingerprint)
@@ -108,3 +115,21 @@ def _refusal(event: StateChangeEvent, approved_plans: set[str]) -> str | None:
             "decision for it; the session resumes read-only until a plan is approved"
         )
     return None
+
+
+def _valid_todo_items(
+    event: TodoUpdate, problems: list[str]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The update's items that validate; the others named in the returned problems (which
+    replace earlier todo problems: only the last list counts)."""
+    kept: list[dict[str, Any]] = []
+    found = [problem for problem in problems if not problem.startswith("todo item")]
+    for number, item in enumerate(event.items, start=1):
+        try:
+            kept.append(TodoItem.model_validate(item).model_dump())
+        except ValidationError as exc:
+            found.append(
+                f"todo item {number} of the last todo update is not valid "
+                f"({validation_problems(exc)[0]}); left it out of the resumed todo list"
+            )
+    return kept, found

@@ -1,7 +1,9 @@
 """What an approval request carries and what a decision says, bound together by a fingerprint.
 
-The fingerprint covers the tool, its normalised input and the hosts, so a decision can only ever
-authorise the exact call that was shown; each decision is used once.
+The fingerprint covers the tool, its exact input and the hosts, so a decision can only ever
+authorise the exact call that was shown; each decision is used once. Only key order is
+normalised: strings are hashed as they are, because whitespace can matter (`ls /tmp rm -rf /data`
+is one command, `ls /tmp\nrm -rf /data` is two).
 """
 
 from __future__ import annotations
@@ -15,20 +17,9 @@ from pydantic import BaseModel, Field
 DecisionKind = Literal["approved", "approved_with_edit", "denied", "timed_out", "unavailable"]
 
 
-def normalise_input(data: Any) -> Any:
-    """Stable form for hashing: sorted keys, trimmed strings, collapsed command whitespace."""
-    if isinstance(data, dict):
-        return {key: normalise_input(data[key]) for key in sorted(data)}
-    if isinstance(data, list):
-        return [normalise_input(item) for item in data]
-    if isinstance(data, str):
-        return " ".join(data.split())
-    return data
-
-
 def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
     body = json.dumps(
-        {"tool": tool, "input": normalise_input(tool_input), "hosts": sorted(hosts)},
+        {"tool": tool, "input": tool_input, "hosts": sorted(hosts)},
         sort_keys=True,
         separators=(",", ":"),
     )
@@ -36,6 +27,9 @@ def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
 
 
 class ApprovalRequest(BaseModel):
+    """`id` names this question (each is new); `call_id` names the call it is about: the
+    tool_use id, or "plan" for the plan gate."""
+
     id: str
     fingerprint: str
     tool: str
@@ -46,14 +40,18 @@ class ApprovalRequest(BaseModel):
     plan_step: str | None = None
     summary: str = ""
     expires_at: str | None = None
+    call_id: str | None = None
 
 
 class Decision(BaseModel):
+    """A decision; `approve_steps` (plans only) also approves each step's calls as written."""
+
     kind: DecisionKind
     fingerprint: str
     message: str = ""
     edited_input: dict[str, Any] | None = None
     decided_by: str = ""
+    approve_steps: bool = False
 
     @property
     def allows(self) -> bool:

@@ -67,3 +67,33 @@ async def test_redrive_against_a_broken_cluster_reports_drift(tmp_path):
     outcome = await redrive(recorded, "worker-down")
     assert not outcome.report.clean
     assert "tool_result toolu_" in outcome.report.describe()
+
+
+def _forged(events, target, **changes):
+    """The recording with the decision for call `target` edited."""
+    return [
+        e.model_copy(update=changes) if e.type == "approval_decision" and e.call_id == target else e
+        for e in events
+    ]
+
+
+async def test_a_decision_with_a_forged_fingerprint_is_drift_and_nothing_runs(tmp_path):
+    recorded = read_transcript(await _record(tmp_path)).events
+    forged = _forged(recorded, "toolu_4", fingerprint="sha256:0")
+    outcome = await redrive(forged, "seed-pair")
+    results = {e.id: e for e in outcome.results}
+    assert not outcome.report.clean
+    assert "drift: approval for call toolu_4 (ssh_exec, sha256:" in outcome.report.describe()
+    assert results["toolu_4"].is_error
+    assert "the recording holds no decision for this call" in results["toolu_4"].text
+    assert "toolu_5" not in results  # the replay stopped at the drift
+    assert outcome.report.turns_played == 3
+
+
+async def test_a_decision_recorded_for_another_call_does_not_answer_this_one(tmp_path):
+    recorded = read_transcript(await _record(tmp_path)).events
+    moved = _forged(recorded, "toolu_4", call_id="toolu_99")
+    outcome = await redrive(moved, "seed-pair")
+    results = {e.id: e for e in outcome.results}
+    assert outcome.report.approval_drift and results["toolu_4"].is_error
+    assert "toolu_5" not in results

@@ -1,6 +1,12 @@
 """Recorded sessions: re-driven through ReplayClient with drift reports, and resumed."""
 
-from agent.loop.events import ModelResponse, SessionStart, ToolCallEvent, UserMessage
+from agent.loop.events import (
+    ModelResponse,
+    SessionStart,
+    TodoUpdate,
+    ToolCallEvent,
+    UserMessage,
+)
 from agent.loop.transcript import TranscriptWriter, read_transcript
 from agent.replay.client import ReplayClient
 from agent.replay.resume import INTERRUPTED_TEXT, rebuild
@@ -125,3 +131,38 @@ async def test_a_resumed_session_continues_with_the_unfinished_call_answered(tmp
     events = read_transcript(tmp_path / "session.jsonl").events
     assert events[0].resumed_from == "s7"
     assert any(e.type == "notice" and e.kind == "resumed" for e in events)
+
+
+async def test_resuming_with_an_invalid_todo_item_warns_instead_of_crashing(tmp_path):
+    edited = tmp_path / "edited.jsonl"
+    writer = TranscriptWriter(edited, "s8", Redactor())
+    writer.write(SessionStart(model="claude-test"))
+    writer.write(UserMessage(text="plan the rollout"))
+    writer.write(
+        TodoUpdate(
+            items=[
+                {"content": "stop vllm_node", "status": "completed"},
+                {"content": "", "status": "pending"},
+                {"content": "bring RoCE up", "status": "sideways"},
+                {"task": "an item of some other shape"},
+            ]
+        )
+    )
+    writer.close()
+    rebuilt = rebuild(read_transcript(edited).events)
+    assert rebuilt.todo_items == [
+        {"content": "stop vllm_node", "status": "completed", "note": None}
+    ]
+    assert [problem.split(" is not valid")[0] for problem in rebuilt.problems] == [
+        "todo item 2 of the last todo update",
+        "todo item 3 of the last todo update",
+        "todo item 4 of the last todo update",
+    ]
+    assert "(content: String should have at least 1 character)" in rebuilt.problems[0]
+    (tmp_path / "resumed").mkdir()
+    session = make_session("http://127.0.0.1:9", [EchoTool()], tmp_path / "resumed", resume=rebuilt)
+    assert session.messages[0]["role"] == "user"
+    transcript = tmp_path / "resumed" / "session.jsonl"
+    notices = [e for e in read_transcript(transcript).events if e.type == "notice"]
+    assert [n.level for n in notices] == ["warning"] * 3
+    assert "left it out of the resumed todo list" in notices[0].message

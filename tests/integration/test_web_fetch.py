@@ -216,6 +216,10 @@ async def test_redirects_are_followed_and_reported(site: Site, harness: Harness)
         ("http://169.254.169.254/latest/meta-data/", "is a cloud metadata address"),
         ("http://[::ffff:192.168.1.1]:8080/", "is a private address"),
         ("http://100.64.0.7/", "is a shared (CGNAT) address"),
+        ("http://[::127.0.0.1]/", "is a loopback address (127.0.0.1 inside an IPv4-compatible"),
+        ("http://[::ffff:0:7f00:1]/", "is a loopback address (127.0.0.1 inside an IPv4-transl"),
+        ("http://[64:ff9b:1::7f00:1]/", "is a local-use NAT64 address"),
+        ("http://[2002:c0a8:101::1]/", "is a private address (192.168.1.1 inside a 6to4 address)"),
     ],
 )
 async def test_redirect_to_a_private_address_is_refused_before_connecting(

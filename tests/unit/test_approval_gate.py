@@ -4,13 +4,14 @@ from pydantic import BaseModel
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
 from agent.runtime.settings import Settings
+from agent.safety.approvals import fingerprint
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
-from agent.safety.rules import Rule, RuleError, RuleSet
+from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import PlanState
+from tools.plan import Plan, PlanState, PlanStep
 from tools.registry import ToolRegistry
 
 
@@ -35,7 +36,11 @@ class FakeShell(Tool[CommandInput]):
         return [params.host]
 
     async def run(self, params, ctx):
+        RAN.append((params.host, params.command))
         return ToolResult(text="ran")
+
+
+RAN: list[tuple[str, str]] = []
 
 
 PLAN = one_step_plan(
@@ -165,6 +170,111 @@ async def test_an_edit_is_validated_and_reclassified(tmp_path):
     assert not verdict.allowed and "not valid input" in verdict.message
 
 
+def edit(host, command):
+    return {"kind": "approved_with_edit", "edited_input": {"host": host, "command": command}}
+
+
+async def run_gated(g, command, tmp_path, host="spark-a"):
+    """The call through a real executor with gate `g`: its result, and what actually ran."""
+    RAN.clear()
+    executor = Executor(
+        ToolRegistry([FakeShell(), EchoTool()]),
+        ToolContext(spill_dir=tmp_path),
+        gate=g,
+        limits=Settings().executor_limits(),
+    )
+    call = ToolCall("c1", "ssh_exec", {"host": host, "command": command})
+    [result] = await executor.run_batch([call])
+    return result, list(RAN)
+
+
+async def test_an_edit_that_a_deny_rule_covers_never_runs(tmp_path):
+    rules = RuleSet.from_config({"deny": ['ssh_exec(command="*reboot*")']})
+    g, approver, _ = gate(rules=rules, answers=[edit("spark-b", "sudo reboot"), ("approved", "")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "The approver's edit is a new call" in result.text
+    assert 'Denied by rule `ssh_exec(command="*reboot*")`' in result.text
+    assert len(approver.seen) == 1  # the deny rule answered; no second question was needed
+
+    g, _, _ = gate(rules=rules, answers=[edit("spark-a", "sudo reboot")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == [] and "*reboot*" in result.text
+
+
+async def test_an_edit_to_another_host_is_asked_again_and_runs_there(tmp_path):
+    g, approver, events = gate(answers=[edit("spark-b", "docker run y"), ("approved", "ok")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert not result.is_error, result.text
+    assert ran == [("spark-b", "docker run y")]
+    assert result.meta["hosts"] == ["spark-b"]  # prepared.hosts follows the edit
+    second = approver.seen[1]
+    assert second.hosts == ["spark-b"] and second.input["command"] == "docker run y"
+    assert second.fingerprint == fingerprint("ssh_exec", second.input, ["spark-b"])
+    assert [e.type for e in events] == ["approval_request", "approval_decision"] * 2
+
+
+async def test_a_riskier_edit_is_asked_again_and_a_denial_stops_it(tmp_path):
+    g, approver, _ = gate(answers=[edit("spark-a", "rm -rf /data"), ("denied", "not that")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "Denied by tester: not that" in result.text
+    assert approver.seen[1].risk == "destructive"
+
+
+async def test_an_edit_of_the_same_shape_runs_without_a_second_question(tmp_path):
+    g, approver, _ = gate(answers=[edit("spark-a", "docker run y")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert not result.is_error and ran == [("spark-a", "docker run y")]
+    assert len(approver.seen) == 1
+
+
+async def test_an_edit_meeting_a_new_ask_rule_is_asked_again(tmp_path):
+    rules = RuleSet.from_config({"ask": ['ssh_exec(command="docker rm*")']})
+    g, approver, _ = gate(rules=rules, answers=[edit("spark-a", "docker rm x"), ("denied", "")])
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == [] and len(approver.seen) == 2
+
+
+async def test_an_edit_is_held_to_the_plan_gate(tmp_path):
+    rules = RuleSet.from_config({"ask": ['ssh_exec(command="cat*")']})
+    g, approver, _ = gate(
+        approved=False, rules=rules, answers=[edit("spark-a", "docker run x"), ("approved", "")]
+    )
+    result, ran = await run_gated(g, "cat /etc/hosts", tmp_path)
+    assert result.is_error and ran == []
+    assert "no plan has been approved yet" in result.text
+    assert len(approver.seen) == 1
+
+
+async def test_an_approver_that_keeps_editing_is_stopped(tmp_path):
+    answers = [edit(f"spark-{n}", "docker run x") for n in range(10)]
+    g, approver, _ = gate(answers=answers)
+    result, ran = await run_gated(g, "docker run x", tmp_path)
+    assert result.is_error and ran == []
+    assert "edited this call 4 times in a row" in result.text
+    assert len(approver.seen) == 4
+
+
+def test_fingerprints_keep_whitespace_that_matters():
+    one_line = fingerprint("ssh_exec", {"host": "a", "command": "ls /tmp rm -rf /data"}, ["a"])
+    two_lines = fingerprint("ssh_exec", {"host": "a", "command": "ls /tmp\nrm -rf /data"}, ["a"])
+    spaced = fingerprint("ssh_exec", {"host": "a", "command": "echo 'a  b'"}, ["a"])
+    assert (
+        len(
+            {
+                one_line,
+                two_lines,
+                spaced,
+                fingerprint("ssh_exec", {"host": "a", "command": "echo 'a b'"}, ["a"]),
+            }
+        )
+        == 4
+    )
+    reordered = fingerprint("ssh_exec", {"command": "ls /tmp rm -rf /data", "host": "a"}, ["a"])
+    assert reordered == one_line  # key order is not part of the call
+
+
 async def test_plan_review_binds_the_plan_hash(tmp_path):
     g, approver, events = gate(approved=False, answers=[("approved", "")])
     ok, _ = await g.review_plan(PLAN)
@@ -174,4 +284,144 @@ async def test_plan_review_binds_the_plan_hash(tmp_path):
 
 def test_rule_syntax_errors_say_how_to_write_one():
     with pytest.raises(RuleError, match=r"expected field=pattern, got .host spark."):
-        Rule.parse("allow", "ssh_exec(host spark)")
+        ApprovalRule.parse("allow", "ssh_exec(host spark)")
+
+
+class EnvInput(BaseModel):
+    host: str
+    command: str
+    env: dict[str, str] | None = None
+
+
+class FakeShellWithEnv(FakeShell):
+    Input = EnvInput
+
+
+async def test_the_approver_sees_the_call_redacted_with_control_characters_visible(tmp_path):
+    g, approver, events = gate(answers=[("approved", "")])
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
+    call_input = {
+        "host": "spark-a",
+        "command": "docker run img echo \x1b[8mhidden\x1b[0m",
+        "env": {"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345"},
+    }
+    prepared_call = executor.prepare(ToolCall("c1", "ssh_exec", call_input))
+    assert (await g.check(prepared_call)).allowed
+    shown = approver.seen[0]
+    assert shown.input["command"] == "docker run img echo \\x1b[8mhidden\\x1b[0m"
+    assert shown.input["env"] == {"HF_TOKEN": "[REDACTED]"}
+    assert "hf_abc" not in str(events[0].input) and "\x1b" not in str(events[0].input)
+
+
+async def test_an_edit_built_on_the_redacted_view_keeps_the_hidden_values(tmp_path):
+    secret = {"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345"}
+    edit = {
+        "kind": "approved_with_edit",
+        "edited_input": {"host": "spark-a", "command": "ls", "env": {"HF_TOKEN": "[REDACTED]"}},
+    }
+    g, _, _ = gate(answers=[edit])
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
+    call = ToolCall("c1", "ssh_exec", {"host": "spark-a", "command": "docker run x", "env": secret})
+    verdict = await g.check(executor.prepare(call))
+    assert verdict.allowed and verdict.params.env == secret and verdict.params.command == "ls"
+
+
+async def test_serves_names_the_step_whose_action_is_exactly_the_command(tmp_path):
+    g, approver, _ = gate(answers=[("approved", ""), ("approved", "")])
+    await g.check(prepared("docker run -d --name ray-head img --extra", tmp_path=tmp_path))
+    await g.check(prepared("docker run", tmp_path=tmp_path))
+    assert [r.plan_step for r in approver.seen] == [None, None]
+
+
+STEPS = Plan(
+    goal="free the head and start the engine",
+    steps=[
+        PlanStep(
+            title="stop the old server",
+            hosts=["spark-a"],
+            actions=["docker stop vllm_node", "docker rm vllm_node"],
+            expected_downtime="the old endpoint",
+            rollback="none",
+            success_check="docker ps",
+        ),
+        PlanStep(
+            title="start ray",
+            hosts=["spark-a", "spark-b"],
+            actions=["docker run -d --name ray img"],
+            expected_downtime="none",
+            rollback="docker rm -f ray",
+            success_check="ray status",
+        ),
+    ],
+)
+
+
+async def approved_with_steps(answers=()):
+    g, approver, events = gate(
+        approved=False, answers=[{"kind": "approved", "approve_steps": True}, *answers]
+    )
+    await g.review_plan(STEPS)
+    g.plan.approve(STEPS)
+    return g, approver, events
+
+
+async def test_steps_approved_with_the_plan_run_once_in_order_without_asking(tmp_path):
+    g, approver, events = await approved_with_steps()
+    for command, host in [
+        ("docker stop vllm_node", "spark-a"),
+        ("docker  rm   vllm_node", "spark-a"),
+        ("docker run -d --name ray img", "spark-b"),
+        ("docker run -d --name ray img", "spark-a"),
+    ]:
+        verdict = await g.check(prepared(command, host=host, tmp_path=tmp_path))
+        assert verdict.allowed, command
+        verdict.settle(ToolResult(text="ok"))
+    assert len(approver.seen) == 1  # only the plan itself
+    decided = [e for e in events if e.type == "approval_decision"][1:]
+    assert {e.decided_by for e in decided} == {"plan approval"}
+    assert decided[0].message == "step 1 as approved with the plan"
+    again = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert not again.allowed and len(approver.seen) == 2  # used once: now it asks (denied)
+
+
+async def test_a_call_that_differs_by_one_flag_or_host_or_order_asks(tmp_path):
+    g, approver, _ = await approved_with_steps([("approved", "")] * 3)
+    for command, host in [
+        ("docker stop -t 0 vllm_node", "spark-a"),
+        ("docker stop vllm_node", "spark-b"),
+        ("docker rm vllm_node", "spark-a"),
+    ]:
+        await g.check(prepared(command, host=host, tmp_path=tmp_path))
+    assert len(approver.seen) == 4
+
+
+async def test_after_a_failed_step_everything_asks(tmp_path):
+    g, approver, _ = await approved_with_steps([("denied", "")])
+    verdict = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert verdict.allowed and len(approver.seen) == 1
+    verdict.settle(ToolResult.error("exit 1"))
+    assert not (await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))).allowed
+    assert len(approver.seen) == 2
+
+
+async def test_per_step_asking_stays_the_default(tmp_path):
+    g, approver, _ = gate(approved=False, answers=[("approved", ""), ("approved", "")])
+    await g.review_plan(STEPS)
+    g.plan.approve(STEPS)
+    await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert len(approver.seen) == 2
+
+
+async def test_a_step_call_still_running_makes_the_next_one_ask(tmp_path):
+    g, approver, _ = await approved_with_steps([("denied", "")])
+    first = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    second = await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))
+    assert first.allowed and not second.allowed and len(approver.seen) == 2

@@ -105,3 +105,39 @@ def test_redactor_patterns():
     for text, secret in samples.items():
         assert secret not in redactor.text(text), text
     assert redactor.text("nvidia-smi shows 580.95.05") == "nvidia-smi shows 580.95.05"
+
+
+def test_an_oversized_line_is_skipped_unread_and_reported(tmp_path):
+    import tracemalloc
+
+    path = tmp_path / "huge.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(UserMessage(text="before").model_dump_json() + "\n")
+        handle.write('{"type":"user_message","text":"' + "A" * 60_000_000 + '"}\n')
+        handle.write(
+            UserMessage(text="after \u2028 with a line separator").model_dump_json() + "\n"
+        )
+    tracemalloc.start()
+    try:
+        loaded = read_transcript(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [e.text for e in loaded.events] == ["before", "after \u2028 with a line separator"]
+    assert loaded.problems == [
+        "line 2: 57.2 MB, longer than the 4 MB a transcript line may hold; skipped without "
+        "reading it"
+    ]
+    assert peak < 20 * 1024 * 1024  # about two 4 MB buffers, never the whole 60 MB line
+
+
+def test_redaction_stays_linear_on_hostile_text():
+    """Patterns that retried every split of a long word took seconds per 20 KB of page text
+    (run on the event loop for every transcript line)."""
+    redactor = Redactor()
+    hostile = ["a" * 300_000, "password" * 40_000, "a+" * 150_000, "token_" * 50_000]
+    for text in hostile:  # quadratic patterns took minutes here (past the test timeout)
+        assert redactor.text(text) == text
+    assert redactor.text("DB_PASSWORD=hunter22 https://u:pw@h.example/x token: 'abcd1234'") == (
+        "DB_PASSWORD=[REDACTED] https://u:[REDACTED]@h.example/x token: '[REDACTED]'"
+    )

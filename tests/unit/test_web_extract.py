@@ -103,12 +103,47 @@ def test_section_runs_to_the_next_heading_of_its_rank() -> None:
     assert "vllm serve" not in section
 
 
-def test_section_by_regex_and_not_found() -> None:
-    heading, section = select_section(MARKDOWN, r"^serv")
-    assert heading.text == "Serve" and section.endswith("vllm serve model")
+def test_section_by_its_words_and_not_found() -> None:
+    heading, section = select_section(
+        "# Guide\n\n## Step 3. Serve the model\n\nvllm serve", "serve model"
+    )
+    assert heading.text == "Step 3. Serve the model" and section.endswith("vllm serve")
     assert select_section(MARKDOWN, "Uninstall everything") is None
+    assert select_section(MARKDOWN, r"^serv") is None  # a regex is text here, never run
+
+
+def test_heading_forms() -> None:
+    found = headings("## Install ##\n# C#\n#not a heading\n####### seven\n#\tTabbed\n")
+    assert [(h.level, h.text) for h in found] == [(2, "Install"), (1, "C#"), (1, "Tabbed")]
+    assert [h.text for h in headings("# see [the docs](https://x.example/a) and [x]")] == [
+        "see the docs and [x]"
+    ]
 
 
 def test_exact_heading_beats_a_longer_one_containing_it() -> None:
     text = "## Serve the model\n\na\n\n## Serve\n\nb\n"
     assert select_section(text, "serve")[1] == "## Serve\n\nb"
+
+
+def test_odd_or_unknown_charsets_read_as_utf8() -> None:
+    body = "caf\u00e9 \u2713".encode()
+    for charset in ("rot13", "rot_13", "base64", "no-such-charset", "idna", "unicode_escape"):
+        page = page_text(body, "text/plain", charset, "https://example.org/x.txt")
+        assert page.text == "caf\u00e9 \u2713", charset
+
+
+def test_meta_charset_scan_is_one_pass_over_hostile_heads() -> None:
+    hostile = b"<meta" * 2000 + b'<meta charset="windows-1251">'
+    assert page_text(hostile + "\u0416".encode("cp1251"), "", None, "u").kind == "text"
+    html = b"<html><head>" + b"<meta x" * 500 + b'><meta charset="koi8-r"></head><body>'
+    page = page_text(html + "\u0416".encode("koi8-r") + b"</body></html>", "text/html", None, "u")
+    assert "\u0416" in page.text
+
+
+def test_json_that_would_balloon_when_indented_comes_back_as_is() -> None:
+    deep = "[" * 500 + ",".join(["1"] * 20_000) + "]" * 500
+    page = page_text(deep.encode(), "application/json", None, "https://example.org/x.json")
+    assert (page.kind, page.text) == ("text", deep)
+    too_deep = "[" * 100_000 + "]" * 100_000
+    page = page_text(too_deep.encode(), "application/json", None, "https://example.org/x.json")
+    assert page.kind == "text"

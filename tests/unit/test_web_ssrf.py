@@ -33,9 +33,27 @@ from tools.web.ssrf import AddressGuard, classify
         ("::", "an unspecified address"),
         ("100.64.0.1", "a shared (CGNAT) address"),
         ("100.127.255.254", "a shared (CGNAT) address"),
-        ("::ffff:10.0.0.1", "a private address"),
-        ("64:ff9b::a9fe:a9fe", "a cloud metadata address"),
+        ("::ffff:10.0.0.1", "a private address (10.0.0.1 inside an IPv4-mapped address)"),
+        ("64:ff9b::a9fe:a9fe", "a cloud metadata address (169.254.169.254 inside a NAT64 address)"),
         ("240.0.0.1", "a reserved address"),
+        # IPv6 forms that translate to, tunnel to or embed a refused IPv4 address
+        ("::127.0.0.1", "a loopback address (127.0.0.1 inside an IPv4-compatible address)"),
+        ("::ffff:0:7f00:1", "a loopback address (127.0.0.1 inside an IPv4-translated address)"),
+        (
+            "::ffff:0:192.168.0.1",
+            "a private address (192.168.0.1 inside an IPv4-translated address)",
+        ),
+        ("64:ff9b:1::a00:1", "a local-use NAT64 address"),
+        ("64:ff9b:1:ffff::8.8.8.8", "a local-use NAT64 address"),
+        ("2002:7f00:1::", "a loopback address (127.0.0.1 inside a 6to4 address)"),
+        ("2002:a00:1::1", "a private address (10.0.0.1 inside a 6to4 address)"),
+        ("2002:a9fe:a9fe::", "a cloud metadata address (169.254.169.254 inside a 6to4 address)"),
+        # Teredo: server 65.54.227.120, client 192.168.0.1 (stored inverted: 3f57:fffe)
+        (
+            "2001:0:4136:e378:8000:63bf:3f57:fffe",
+            "a private address (192.168.0.1 inside a Teredo address)",
+        ),
+        ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", "a reserved address"),  # Teredo of 8.8.8.8
     ],
 )
 def test_off_limits_addresses_say_why(address: str, reason: str) -> None:
@@ -43,7 +61,16 @@ def test_off_limits_addresses_say_why(address: str, reason: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "address", ["8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:1.1.1.1"]
+    "address",
+    [
+        "8.8.8.8",
+        "172.32.0.1",
+        "100.128.0.1",
+        "2606:4700::1111",
+        "::ffff:1.1.1.1",
+        "2002:808:808::1",  # 6to4 of a public address
+        "64:ff9b::808:808",  # well-known NAT64 of a public address
+    ],
 )
 def test_public_addresses_pass(address: str) -> None:
     assert classify(ipaddress.ip_address(address)) is None

@@ -2,12 +2,12 @@
 
 HTML goes through trafilatura (main content, links, code blocks kept); when it fails or finds
 little, selectolax gives the page's visible text instead. Markdown and plain text pass through,
-JSON is pretty-printed. CPU-bound: callers run `page_text` in a thread.
+JSON is pretty-printed. CPU-bound on hostile input (a page of deeply nested tags keeps an HTML
+parser busy for minutes): callers run it in a worker process they can kill (page_reader.py).
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 from dataclasses import dataclass
@@ -19,7 +19,16 @@ MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 # trafilatura's result is kept when it has this much text or at least this share of the fallback's.
 MIN_MAIN_CHARS = 200
 MIN_MAIN_SHARE = 0.5
-_META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_\-]+)", re.I)
+META_SCAN_BYTES = 4096
+CHARSET_NAME_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.:")
+# Codecs Python has that are not a page's character set: they transform text (escapes, IDNA) or
+# bytes (rot13, base64 and the like fail with LookupError when asked to decode to text).
+NOT_PAGE_CHARSETS = frozenset(
+    {"idna", "punycode", "unicode-escape", "raw-unicode-escape", "undefined", "utf-7"}
+)
+# Pretty-printed JSON may grow this much beyond the body (deep nesting multiplies indentation).
+PRETTY_JSON_GROWTH = 4
+PRETTY_JSON_SLACK = 1024 * 1024
 _BOILERPLATE_TAGS = "script, style, noscript, template, svg, nav, header, footer, aside, form"
 _BLANK_RUNS = re.compile(r"\n{3,}")
 # trafilatura glues a heading to the line above it when a one-line code block precedes it.
@@ -42,9 +51,8 @@ def page_text(body: bytes, media_type: str, charset: str | None, url: str) -> Pa
         return html_to_markdown(decode(body, charset or _meta_charset(body)), url)
     text = decode(body, charset)
     if media_type == "application/json" or media_type.endswith("+json"):
-        try:
-            pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-        except ValueError:
+        pretty = pretty_json(text)
+        if pretty is None:
             return PageText(text, None, "text", "as-is")
         return PageText(pretty, None, "json", "json")
     is_markdown = media_type in MARKDOWN_TYPES or url.lower().split("?", 1)[0].endswith(".md")
@@ -54,14 +62,35 @@ def page_text(body: bytes, media_type: str, charset: str | None, url: str) -> Pa
 
 
 def decode(body: bytes, charset: str | None) -> str:
-    """Bytes → str with the declared charset (UTF-8 when absent or unknown), never failing."""
-    encoding = "utf-8"
-    if charset:
+    """Bytes → str with the declared charset (UTF-8 when absent, unknown or not a character set,
+    like `rot13`), never failing."""
+    if charset and charset.strip().lower().replace("_", "-") not in NOT_PAGE_CHARSETS:
         try:
-            encoding = codecs.lookup(charset).name
-        except LookupError:
-            encoding = "utf-8"
-    return body.decode(encoding, errors="replace")
+            return body.decode(charset.strip(), errors="replace")
+        except (LookupError, UnicodeError, ValueError, TypeError):
+            pass  # an odd declaration is the page's mistake; read it as UTF-8 instead
+    return body.decode("utf-8", errors="replace")
+
+
+def pretty_json(text: str) -> str | None:
+    """`text` re-indented, or None when it is not JSON (or nests so deep that indenting it would
+    multiply its size)."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    limit = PRETTY_JSON_GROWTH * len(text) + PRETTY_JSON_SLACK
+    pieces: list[str] = []
+    size = 0
+    try:
+        for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(document):
+            size += len(piece)
+            if size > limit:
+                return None
+            pieces.append(piece)
+    except RecursionError:
+        return None
+    return "".join(pieces)
 
 
 def html_to_markdown(html: str, url: str) -> PageText:
@@ -117,8 +146,26 @@ def _looks_like_html(body: bytes) -> bool:
 
 
 def _meta_charset(body: bytes) -> str | None:
-    match = _META_CHARSET.search(body[:4096])
-    return match.group(1).decode("ascii") if match else None
+    """The charset a `<meta>` tag in the first bytes declares; one pass, no backtracking."""
+    head = body[:META_SCAN_BYTES].lower()
+    start = head.find(b"<meta")
+    while start != -1:
+        end = head.find(b">", start)
+        tag = head[start : end if end != -1 else len(head)]
+        at = tag.find(b"charset=")
+        if at != -1:
+            value = tag[at + len(b"charset=") :].lstrip(b"\"' ")
+            name = bytearray()
+            for byte in value[:40]:
+                if byte not in CHARSET_NAME_CHARS:
+                    break
+                name.append(byte)
+            if name:
+                return name.decode("ascii")
+        if end == -1:
+            return None
+        start = head.find(b"<meta", end)
+    return None
 
 
 def _markdown_title(text: str) -> str | None:

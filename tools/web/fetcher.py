@@ -18,6 +18,7 @@ from http import HTTPStatus
 import httpx
 
 from tools.web.cache import DiskCache, SessionCache
+from tools.web.decoding import ACCEPT_ENCODING, BoundedDecoder, DecodingError, content_codings
 from tools.web.download import Download
 from tools.web.errors import (
     BadURLError,
@@ -28,8 +29,8 @@ from tools.web.errors import (
     RedirectError,
     TLSFailure,
     TooLargeError,
-    WebFetchError,
 )
+from tools.web.page_reader import PageReader
 from tools.web.settings import WebSettings, size_label
 from tools.web.ssrf import AddressGuard, IPAddress, Resolver, system_resolve
 
@@ -53,7 +54,8 @@ STATUS_HINTS = {
 
 
 class WebFetcher:
-    """Fetches URLs for one session; hold one per session (tools get it as `ctx.web`).
+    """Fetches URLs for one session, and reads them into text through its page reader (worker
+    processes); hold one per session (tools get it as `ctx.web`) and `aclose` it.
 
     `resolve` and `transport` exist for tests and special set-ups; the defaults use the system
     resolver and a direct httpx connection (environment proxies are ignored on purpose).
@@ -72,6 +74,7 @@ class WebFetcher:
         self._disk_cache = DiskCache(self.settings.cache_dir) if self.settings.cache_dir else None
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        self.pages = PageReader(self.settings.read_deadline_s)
 
     async def __aenter__(self) -> WebFetcher:
         return self
@@ -80,6 +83,7 @@ class WebFetcher:
         await self.aclose()
 
     async def aclose(self) -> None:
+        await self.pages.aclose()
         if self._client is not None:
             await self._client.aclose()
             self._client = None
@@ -95,7 +99,11 @@ class WebFetcher:
                 follow_redirects=False,
                 trust_env=False,
                 transport=self._transport,
-                headers={"User-Agent": s.user_agent, "Accept": ACCEPT},
+                headers={
+                    "User-Agent": s.user_agent,
+                    "Accept": ACCEPT,
+                    "Accept-Encoding": ACCEPT_ENCODING,
+                },
             )
         return self._client
 
@@ -241,22 +249,35 @@ class WebFetcher:
         return download
 
     async def _read_capped(self, response: httpx.Response, host: str) -> tuple[bytes, int | None]:
-        """The body up to the byte cap (decoded bytes, so a compression bomb stops there too)."""
+        """The body up to the byte cap, decoded here piece by piece (not by httpx, which inflates
+        a whole chunk first), so a compression bomb stops at the cap with little memory used.
+        Compressed input is capped too: a stream that inflates to nothing cannot run forever."""
         cap = self.settings.max_bytes
-        buffer = bytearray()
+        encoding = response.headers.get("content-encoding", "")
         try:
-            async for chunk in response.aiter_bytes(chunk_size=CHUNK_BYTES):
-                buffer += chunk
-                if len(buffer) > cap:
-                    del buffer[cap:]
+            decoder = BoundedDecoder(content_codings(encoding, self.settings.max_content_encodings))
+        except DecodingError as exc:
+            raise DecodingError(
+                f"{host} sent a body that was not read: {exc}; use another source"
+            ) from None
+        buffer = bytearray()
+        raw_bytes = 0
+        try:
+            async for raw in response.aiter_raw(chunk_size=CHUNK_BYTES):
+                raw_bytes += len(raw)
+                for piece in decoder.feed(raw):
+                    buffer += piece
+                    if len(buffer) > cap:
+                        del buffer[cap:]
+                        return bytes(buffer), cap
+                if raw_bytes > cap:
                     return bytes(buffer), cap
         except httpx.TimeoutException:
             raise self._read_timeout(host) from None
-        except httpx.DecodingError:
-            encoding = response.headers.get("content-encoding", "?")
-            raise WebFetchError(
-                f"{host} sent a body that could not be decoded (content-encoding {encoding}); "
-                "try again later or use another source"
+        except DecodingError as exc:
+            raise DecodingError(
+                f"{host} sent a body that could not be decoded (content-encoding {encoding}: "
+                f"{exc}); try again later or use another source"
             ) from None
         except httpx.TransportError as exc:
             raise ConnectFailure(

@@ -1,13 +1,18 @@
-"""Picking one section out of a long Markdown page, so the model reads only what it asked for."""
+"""Picking one section out of a long Markdown page, so the model reads only what it asked for.
+
+Page text is hostile input: everything here runs in time linear in the page (string methods, and
+one regex whose runs stop at the next bracket), never a pattern that can backtrack across a line.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# `[text](url)` → text. Neither run may cross a bracket or parenthesis, so each character is
+# scanned a bounded number of times whatever the page holds.
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
+_FENCES = ("```", "~~~")
 
 
 @dataclass(frozen=True)
@@ -17,36 +22,52 @@ class Heading:
     line: int
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (`## Install ##` → (2, "Install")), else None.
+
+    A heading is 1–6 `#` then whitespace; a closing run of `#` counts only after whitespace
+    (`# C#` keeps its `#`).
+    """
+    level = len(line) - len(line.lstrip("#"))
+    rest = line[level:]
+    if not 1 <= level <= 6 or not rest[:1].isspace():
+        return None
+    text = rest.strip()
+    unclosed = text.rstrip("#")
+    if not unclosed or unclosed[-1].isspace():
+        text = unclosed.rstrip()
+    return level, text
+
+
 def headings(markdown: str) -> list[Heading]:
     """ATX headings outside fenced code (a `# comment` in a shell block is not a heading)."""
     found: list[Heading] = []
     fenced = False
     for number, line in enumerate(markdown.splitlines()):
-        if _FENCE.match(line):
+        if line.lstrip().startswith(_FENCES):
             fenced = not fenced
             continue
-        match = None if fenced else _HEADING.match(line)
-        if match:
-            text = _LINK.sub(r"\1", match.group(2)).replace("*", "").replace("`", "").strip()
-            found.append(Heading(len(match.group(1)), text, number))
+        heading = None if fenced else atx_heading(line)
+        if heading is not None:
+            text = _LINK.sub(r"\1", heading[1]).replace("*", "").replace("`", "").strip()
+            found.append(Heading(heading[0], text, number))
     return found
 
 
 def find_heading(found: list[Heading], select: str) -> Heading | None:
-    """Exact heading text first (any case), then a heading containing it, then a regex search."""
+    """Exact heading text first (any case), then a heading containing it, then one containing
+    all of its words (`serve model` finds "Step 3. Serve the model")."""
     wanted = select.strip().casefold()
+    words = wanted.split()
     for accept in (
-        lambda h: h.text.casefold() == wanted,
-        lambda h: wanted in h.text.casefold(),
+        lambda text: text == wanted,
+        lambda text: wanted in text,
+        lambda text: bool(words) and all(word in text for word in words),
     ):
-        match = next((h for h in found if accept(h)), None)
+        match = next((h for h in found if accept(h.text.casefold())), None)
         if match:
             return match
-    try:
-        pattern = re.compile(select, re.IGNORECASE)
-    except re.error:
-        return None
-    return next((h for h in found if pattern.search(h.text)), None)
+    return None
 
 
 def select_section(markdown: str, select: str) -> tuple[Heading, str] | None:

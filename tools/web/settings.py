@@ -17,6 +17,8 @@ class WebSettings:
     private. `max_bytes` caps what is read of one body; a declared length above
     `refuse_over_bytes` is refused without reading. `cache_dir` keeps bodies with an ETag or
     Last-Modified for conditional GETs across sessions (None: memory cache only).
+    `read_deadline_s` bounds turning one body into text (a worker process, killed when late);
+    `max_content_encodings` is how many content codings (`gzip`, `deflate`) a body may stack.
     """
 
     allowed_hosts: tuple[str, ...] = ()
@@ -26,6 +28,8 @@ class WebSettings:
     max_bytes: int = 5 * MB
     refuse_over_bytes: int = 200 * MB
     max_redirects: int = 5
+    read_deadline_s: float = 15.0
+    max_content_encodings: int = 1
     cache_dir: Path | None = None
     session_cache_ttl_s: float = 900.0
     user_agent: str = "scout-agent/0.1 (web_fetch)"

@@ -39,16 +39,23 @@ BLOCKED_NETWORKS: tuple[tuple[str, str], ...] = (
     ("224.0.0.0/4", "a multicast address"),
     ("ff00::/8", "a multicast address"),
     ("255.255.255.255/32", "a broadcast address"),
+    ("64:ff9b:1::/48", "a local-use NAT64 address"),
 )
 _BLOCKED = tuple((ipaddress.ip_network(net), reason) for net, reason in BLOCKED_NETWORKS)
+# IPv6 forms that carry an IPv4 address and reach it (translation, tunnels, legacy embedding).
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
 def classify(address: IPAddress) -> str | None:
     """Why `address` is off limits ("a private address"), or None when it is public."""
     embedded = _embedded_ipv4(address)
     if embedded is not None:
-        return classify(embedded)
+        inner, form = embedded
+        reason = classify(inner)
+        if reason is not None:
+            return f"{reason} ({inner} inside {form})"
     for network, reason in _BLOCKED:
         if address.version == network.version and address in network:
             return reason
@@ -57,14 +64,25 @@ def classify(address: IPAddress) -> str | None:
     return None
 
 
-def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
-    """The IPv4 address hidden in ::ffff:a.b.c.d or 64:ff9b::a.b.c.d, which reach it directly."""
+def _embedded_ipv4(address: IPAddress) -> tuple[ipaddress.IPv4Address, str] | None:
+    """The IPv4 address an IPv6 address stands for, and the form that carries it: mapped
+    (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64
+    (64:ff9b::a.b.c.d), 6to4 (2002:aabb:ccdd::) or Teredo (the client's address)."""
     if not isinstance(address, ipaddress.IPv6Address):
         return None
+    low32 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
+        return address.ipv4_mapped, "an IPv4-mapped address"
+    if address in _TRANSLATED:
+        return low32, "an IPv4-translated address"
+    if address in _COMPATIBLE and int(address) > 1:  # :: and ::1 are what they are
+        return low32, "an IPv4-compatible address"
     if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        return low32, "a NAT64 address"
+    if address.sixtofour is not None:
+        return address.sixtofour, "a 6to4 address"
+    if address.teredo is not None:
+        return address.teredo[1], "a Teredo address"
     return None
 
 

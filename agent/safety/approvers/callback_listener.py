@@ -2,8 +2,11 @@
 
 A receiver that answered 202 POSTs its decision to `/scout/approvals/<request id>` later. Only a
 correctly signed, fresh, never-seen callback for a step Scout is still waiting on, carrying that
-step's fingerprint, resolves the wait; everything else is answered with an error status, logged,
-and noted on the pending step so a later timeout can say what was rejected.
+step's id and fingerprint, resolves the wait; everything else is answered with an error status,
+logged, and noted on the pending step so a later timeout can say what was rejected. A signed
+callback is used up only when it is taken as the decision: one posted for an unknown step, or
+one that answers another step, leaves the genuine delivery still usable. Lines are capped
+(MAX_LINE_BYTES; a longer one gets 431) and so is the body.
 """
 
 from __future__ import annotations
@@ -19,15 +22,19 @@ from agent.safety.approvals import ApprovalRequest, Decision
 from agent.safety.approvers.signing import DeliveryVerifier, ReplayedDelivery, SignatureError
 from agent.safety.approvers.webhook_protocol import (
     CALLBACK_PATH_PREFIX,
+    MAX_ANSWER_BYTES,
     AnswerRejected,
     decision_from_body,
 )
 
 log = structlog.get_logger(__name__)
 
-MAX_BODY_BYTES = 64 * 1024
+MAX_BODY_BYTES = MAX_ANSWER_BYTES
+MAX_LINE_BYTES = 16 * 1024
 MAX_HEADER_LINES = 100
 READ_TIMEOUT_S = 10.0
+LINGER_S = 1.0
+LINGER_READS = 64
 REASONS = {
     204: "No Content",
     400: "Bad Request",
@@ -37,7 +44,9 @@ REASONS = {
     408: "Request Timeout",
     409: "Conflict",
     413: "Content Too Large",
+    414: "URI Too Long",
     422: "Unprocessable Content",
+    431: "Request Header Fields Too Large",
 }
 
 
@@ -83,7 +92,9 @@ class CallbackListener:
     async def start(self) -> None:
         if self._server is not None:
             return
-        self._server = await asyncio.start_server(self._serve, self._host, self._port)
+        self._server = await asyncio.start_server(
+            self._serve, self._host, self._port, limit=MAX_LINE_BYTES
+        )
         self._port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
@@ -115,9 +126,11 @@ class CallbackListener:
         except (ConnectionError, asyncio.IncompleteReadError):
             writer.close()
             return
-        with contextlib.suppress(ConnectionError):
+        with contextlib.suppress(ConnectionError, TimeoutError):
             writer.write(_response(status, text))
             await writer.drain()
+            if status >= 400:
+                await _discard_unread(reader, writer)
             writer.close()
             await writer.wait_closed()
 
@@ -129,43 +142,54 @@ class CallbackListener:
         if method != "POST":
             return 405, "use POST"
         request_id = unquote(path.removeprefix(CALLBACK_PATH_PREFIX))
-        try:
-            self._verifier.verify(headers, body)
-        except ReplayedDelivery as exc:
-            self._note(request_id, str(exc))
-            return 409, str(exc)
-        except SignatureError as exc:
-            self._note(request_id, str(exc))
-            return 401, str(exc)
         pending = self._pending.get(request_id)
         if pending is None or pending.future.done():
             log.warning("approval callback for no waiting step", request_id=request_id)
             return 404, f"no step is waiting for a decision on {request_id!r}"
         try:
+            delivery = self._verifier.check(headers, body)
             decision = decision_from_body(body, pending.request, source="callback")
+            self._verifier.accept(delivery)
+        except ReplayedDelivery as exc:
+            pending.reject(str(exc), source="callback")
+            return 409, str(exc)
+        except SignatureError as exc:
+            pending.reject(str(exc), source="callback")
+            return 401, str(exc)
         except AnswerRejected as exc:
             pending.reject(str(exc), source="callback")
             return 422, str(exc)
         pending.future.set_result(decision)
         return 204, ""
 
-    def _note(self, request_id: str, problem: str) -> None:
-        pending = self._pending.get(request_id)
-        if pending is not None:
-            pending.reject(problem, source="callback")
-        else:
-            log.warning("approval callback rejected", request_id=request_id, problem=problem)
+
+async def _discard_unread(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Let a refused client read its answer: stop writing, then drop (a bounded amount of) what
+    it is still sending, since closing on unread data resets the connection and loses it."""
+    writer.write_eof()
+    async with asyncio.timeout(LINGER_S):
+        for _ in range(LINGER_READS):
+            if not await reader.read(MAX_LINE_BYTES):
+                return
+
+
+async def _read_line(reader: asyncio.StreamReader, status: int, what: str) -> str:
+    """One line, or _BadRequest(`status`) when it runs past MAX_LINE_BYTES."""
+    try:
+        return (await reader.readline()).decode("latin-1")
+    except ValueError:  # asyncio's "separator is not found, and chunk exceed the limit"
+        raise _BadRequest(status, f"{what} longer than {MAX_LINE_BYTES} bytes") from None
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
-    request_line = (await reader.readline()).decode("latin-1").strip()
+    request_line = (await _read_line(reader, 414, "request line")).strip()
     parts = request_line.split()
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
         raise _BadRequest(400, "malformed request line")
     method, target, _version = parts
     headers: dict[str, str] = {}
     for _ in range(MAX_HEADER_LINES):
-        line = (await reader.readline()).decode("latin-1")
+        line = await _read_line(reader, 431, "header line")
         if line in ("\r\n", "\n", ""):
             break
         name, sep, value = line.partition(":")

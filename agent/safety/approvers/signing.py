@@ -1,9 +1,12 @@
 """HMAC signatures for the approval webhook, GitHub-style, checked in constant time.
 
 Every message either way carries `X-Scout-Timestamp` (unix seconds) and `X-Scout-Signature-256:
-sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, body being the exact bytes sent. A
+sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, body being the exact bytes sent. The
+timestamp is plain decimal digits with no leading zero, so one signed message has one spelling. A
 delivery is accepted once: a fresh timestamp (within the tolerance) and a signature never seen
-before, so a captured approval cannot be replayed later or for another step.
+before, so a captured approval cannot be replayed later or for another step. Checking and
+remembering are separate steps, so a message that is turned away for another reason (no step is
+waiting for it, it answers another step) is not used up.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ SIGNATURE_HEADER = "X-Scout-Signature-256"
 DELIVERY_HEADER = "X-Scout-Delivery"
 SIGNATURE_PREFIX = "sha256="
 DEFAULT_TOLERANCE_S = 300
+MIN_SECRET_CHARS = 32
+Delivery = tuple[int, str]
 
 
 class SignatureError(Exception):
@@ -47,6 +52,25 @@ def signed_headers(
     return headers
 
 
+def parse_timestamp(raw: str) -> int:
+    """The unix seconds of a timestamp header: ASCII digits, no sign, no leading zero."""
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+        raise SignatureError(f"malformed {TIMESTAMP_HEADER} header (expected unix seconds)")
+    return int(text)
+
+
+def check_secret(secret: str) -> None:
+    """Refuse a shared secret too short to keep signatures from being guessed."""
+    if len(secret) < MIN_SECRET_CHARS:
+        what = "empty" if not secret else f"only {len(secret)} characters"
+        raise ValueError(
+            f"the approval webhook secret is {what}; use a random secret of at least "
+            f'{MIN_SECRET_CHARS} characters, e.g. "$(openssl rand -hex 32)" (the receiver must '
+            "use the same one)"
+        )
+
+
 class DeliveryVerifier:
     """Checks signature, freshness and uniqueness of messages signed with one shared secret.
 
@@ -71,17 +95,20 @@ class DeliveryVerifier:
         return f"DeliveryVerifier(tolerance_s={self._tolerance_s}, seen={len(self._seen)})"
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> None:
-        """Raise SignatureError (or ReplayedDelivery) unless this message may be trusted."""
+        """Raise SignatureError (or ReplayedDelivery) unless this message may be trusted; a
+        trusted message is remembered, so it is never accepted again."""
+        self.accept(self.check(headers, body))
+
+    def check(self, headers: Mapping[str, str], body: bytes) -> Delivery:
+        """The delivery, if this message may be trusted (else SignatureError or
+        ReplayedDelivery); nothing is remembered until `accept`."""
         raw_timestamp = headers.get(TIMESTAMP_HEADER.lower())
         sent = headers.get(SIGNATURE_HEADER.lower())
         if raw_timestamp is None or sent is None:
             raise SignatureError(
                 f"unsigned message (missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER})"
             )
-        try:
-            timestamp = int(raw_timestamp.strip())
-        except ValueError:
-            raise SignatureError(f"malformed {TIMESTAMP_HEADER} header") from None
+        timestamp = parse_timestamp(raw_timestamp)
         expected = signature(self._secret, timestamp, body)
         if not hmac.compare_digest(expected.encode(), sent.strip().encode()):
             raise SignatureError("bad signature (wrong secret or altered body)")
@@ -92,10 +119,16 @@ class DeliveryVerifier:
                 f"stale timestamp ({skew}; limit ±{self._tolerance_s} s — check both clocks)"
             )
         self._forget_expired(now)
-        key = (timestamp, expected)
-        if key in self._seen:
+        delivery = (timestamp, expected)
+        if delivery in self._seen:
             raise ReplayedDelivery("replayed delivery (this signed message was already used)")
-        self._seen[key] = timestamp
+        return delivery
+
+    def accept(self, delivery: Delivery) -> None:
+        """Use up a checked delivery: it is never accepted again."""
+        if delivery in self._seen:
+            raise ReplayedDelivery("replayed delivery (this signed message was already used)")
+        self._seen[delivery] = delivery[0]
 
     def _forget_expired(self, now: float) -> None:
         expired = [key for key, ts in self._seen.items() if now - ts > self._tolerance_s]

@@ -2,19 +2,28 @@
 
 One request per step, POSTed as JSON and signed with the shared secret. The receiver answers in
 the response body (200), or says "later" (202) and either POSTs a signed callback to Scout's
-listener or gives a `decision_url` to poll. Only a verified answer carrying the step's
-fingerprint counts; anything else is logged and never taken as a decision. No answer before the
-deadline is `timed_out`, an unreachable webhook is `unavailable`: both deny, neither raises.
+listener or gives a `decision_url` to poll (only in a signed 202, and only on the webhook's own
+origin: polls carry signed headers and the request id). Only a verified answer carrying the
+step's id and fingerprint counts; anything else is logged and never taken as a decision. Answers
+are read uncompressed, up to MAX_ANSWER_BYTES and within BODY_READ_TIMEOUT_S of their headers,
+before any signature is checked. No answer before the deadline is `timed_out`, an unreachable
+webhook is `unavailable`: both deny, neither raises.
+
+The secret must be long (signing.MIN_SECRET_CHARS), and the URL https unless it is loopback:
+plain http to another host is refused unless the operator opts in (`allow_insecure_http`),
+which logs a warning.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import time
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
@@ -22,18 +31,51 @@ import structlog
 
 from agent.safety.approvals import ApprovalRequest, Decision
 from agent.safety.approvers.callback_listener import CallbackListener, PendingDecision
-from agent.safety.approvers.signing import DeliveryVerifier, SignatureError, signed_headers
+from agent.safety.approvers.signing import (
+    DeliveryVerifier,
+    SignatureError,
+    check_secret,
+    signed_headers,
+)
 from agent.safety.approvers.webhook_protocol import (
     CALLBACK_PATH_PREFIX,
+    MAX_ANSWER_BYTES,
     AnswerRejected,
     decision_from_body,
     request_payload,
+    strict_json,
 )
 
 log = structlog.get_logger(__name__)
 
 CONNECT_TIMEOUT_S = 5.0
+BODY_READ_TIMEOUT_S = 10.0
 FAIL_CLOSED = "denied — nothing runs without an approval"
+
+
+def insecure_http_problem(url: str) -> str | None:
+    """Why `url` would send approvals in clear text over a network, or None when it would not
+    (https, or http to this machine's loopback)."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or _is_loopback(parts.hostname or ""):
+        return None
+    return (
+        f"the approval webhook {_where(url)} uses plain http: anyone on the path can read every "
+        "request and delay or drop answers; use https"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _BadAnswer(Exception):
+    """A webhook reply that was not read: too large, too slow, or compressed."""
 
 
 class WebhookApprover:
@@ -53,15 +95,19 @@ class WebhookApprover:
         callback_host: str = "127.0.0.1",
         callback_port: int = 0,
         callback_public_url: str | None = None,
+        allow_insecure_http: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if not secret:
-            raise ValueError(
-                "the approval webhook secret is empty; set a long random shared secret "
-                "(the receiver must use the same one)"
-            )
+        check_secret(secret)
         if urlsplit(url).scheme not in ("http", "https"):
             raise ValueError(f"approval webhook URL must be http(s)://…, got {_where(url)!r}")
+        insecure = insecure_http_problem(url)
+        if insecure and not allow_insecure_http:
+            raise ValueError(
+                f"{insecure} (or, on a network you trust, allow plain http explicitly)"
+            )
+        if insecure:
+            log.warning("approval webhook over plain http", problem=insecure)
         self._url = url
         self._secret = secret.encode()
         self._timeout_s = timeout_s
@@ -83,7 +129,7 @@ class WebhookApprover:
                 trust_env=False,
                 follow_redirects=False,
                 timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT_S),
-                headers={"User-Agent": "scout-approvals/1"},
+                headers={"User-Agent": "scout-approvals/1", "Accept-Encoding": "identity"},
             )
 
     async def close(self) -> None:
@@ -136,30 +182,67 @@ class WebhookApprover:
         headers = signed_headers(self._secret, body, int(now), delivery=request.id)
         headers["Content-Type"] = "application/json"
         try:
-            response = await self._http.post(self._url, content=body, headers=headers)
+            response, answer = await self._exchange("POST", self._url, body, headers)
         except httpx.HTTPError as exc:
             return self._unavailable(request, f"approval webhook unreachable ({self._why(exc)})")
+        except _BadAnswer as exc:
+            pending.reject(str(exc), source="response")
+            return self._unavailable(request, f"approval webhook answer rejected ({exc})")
         status = response.status_code
         if status == 200:
-            return self._answer_from_response(pending, response)
+            return self._answer_from_response(pending, response, answer)
         if status == 202:
-            return await self._wait_for_later(pending, response)
+            return await self._wait_for_later(pending, response, answer)
         if status >= 500:
             return self._unavailable(request, f"approval webhook unreachable (HTTP {status})")
         return self._unavailable(
             request,
-            f"approval webhook refused the request (HTTP {status}: {_snippet(response)})",
+            f"approval webhook refused the request (HTTP {status}: {_snippet(response, answer)})",
         )
 
-    def _answer_from_response(self, pending: PendingDecision, response: httpx.Response) -> Decision:
+    async def _exchange(
+        self, method: str, url: str, body: bytes, headers: dict[str, str]
+    ) -> tuple[httpx.Response, bytes]:
+        """Send one request; the response and at most MAX_ANSWER_BYTES of its body, read within
+        BODY_READ_TIMEOUT_S once the headers are in (the headers may take as long as a human
+        needs). Raises httpx.HTTPError, or _BadAnswer for a body that is not read."""
+        request = self._http.build_request(method, url, content=body, headers=headers)
+        response = await self._http.send(request, stream=True)
         try:
-            return self._verified(pending.request, response, source="response")
+            coding = response.headers.get("content-encoding", "identity").strip().lower()
+            if coding not in ("", "identity"):
+                raise _BadAnswer(f"the answer is compressed ({coding}); answer uncompressed")
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
+                raise _BadAnswer(f"the answer is over {MAX_ANSWER_BYTES} bytes ({declared})")
+            received = bytearray()
+            try:
+                async with asyncio.timeout(BODY_READ_TIMEOUT_S):
+                    async for chunk in response.aiter_raw():
+                        received += chunk
+                        if len(received) > MAX_ANSWER_BYTES:
+                            raise _BadAnswer(f"the answer is over {MAX_ANSWER_BYTES} bytes")
+            except TimeoutError:
+                raise _BadAnswer(
+                    f"the answer's body did not arrive within {BODY_READ_TIMEOUT_S:g} s"
+                ) from None
+            return response, bytes(received)
+        finally:
+            await response.aclose()
+
+    def _answer_from_response(
+        self, pending: PendingDecision, response: httpx.Response, answer: bytes
+    ) -> Decision:
+        try:
+            return self._verified(pending.request, response, answer, source="response")
         except (SignatureError, AnswerRejected) as exc:
             pending.reject(str(exc), source="response")
             return self._unavailable(pending.request, f"approval webhook answer rejected ({exc})")
 
-    async def _wait_for_later(self, pending: PendingDecision, response: httpx.Response) -> Decision:
-        decision_url = _decision_url(self._url, response)
+    async def _wait_for_later(
+        self, pending: PendingDecision, response: httpx.Response, answer: bytes
+    ) -> Decision:
+        decision_url = self._decision_url(pending, response, answer)
         if decision_url is None:
             return await pending.future
         poll = asyncio.ensure_future(self._poll(pending, decision_url))
@@ -181,9 +264,12 @@ class WebhookApprover:
                 self._secret, b"", int(self._clock()), delivery=pending.request.id
             )
             try:
-                response = await self._http.get(decision_url, headers=headers)
+                response, answer = await self._exchange("GET", decision_url, b"", headers)
             except httpx.HTTPError as exc:
                 pending.reject(f"poll failed ({self._why(exc)})", source="poll")
+                continue
+            except _BadAnswer as exc:
+                pending.reject(str(exc), source="poll")
                 continue
             if response.status_code in (202, 204):
                 continue
@@ -191,15 +277,48 @@ class WebhookApprover:
                 pending.reject(f"poll answered HTTP {response.status_code}", source="poll")
                 continue
             try:
-                return self._verified(pending.request, response, source="polled answer")
+                return self._verified(pending.request, response, answer, source="polled answer")
             except (SignatureError, AnswerRejected) as exc:
                 pending.reject(str(exc), source="poll")
 
     def _verified(
-        self, request: ApprovalRequest, response: httpx.Response, *, source: str
+        self, request: ApprovalRequest, response: httpx.Response, answer: bytes, *, source: str
     ) -> Decision:
-        self._verifier.verify(response.headers, response.content)
-        return decision_from_body(response.content, request, source=source)
+        delivery = self._verifier.check(response.headers, answer)
+        decision = decision_from_body(answer, request, source=source)
+        self._verifier.accept(delivery)
+        return decision
+
+    def _decision_url(
+        self, pending: PendingDecision, response: httpx.Response, answer: bytes
+    ) -> str | None:
+        """The 202's `decision_url` (relative ones resolve against the webhook's URL), when the
+        202 is signed and the URL is on the webhook's own origin; else None (wait for a
+        callback), with the reason noted."""
+        try:
+            body: Any = strict_json(answer or b"{}", "the 202 answer")
+        except AnswerRejected as exc:
+            pending.reject(str(exc), source="response")
+            return None
+        target = body.get("decision_url") if isinstance(body, dict) else None
+        if not isinstance(target, str) or not target:
+            return None
+        try:
+            self._verifier.accept(self._verifier.check(response.headers, answer))
+        except SignatureError as exc:
+            pending.reject(
+                f"decision_url ignored: the 202 answer is not trusted ({exc})", source="response"
+            )
+            return None
+        resolved = urljoin(self._url, target)
+        if _origin(resolved) != _origin(self._url):
+            pending.reject(
+                f"decision_url ignored: {_where(resolved)} is not the webhook's own origin "
+                f"{_where(self._url)}",
+                source="response",
+            )
+            return None
+        return resolved
 
     @property
     def _http(self) -> httpx.AsyncClient:
@@ -247,19 +366,16 @@ def _where(url: str) -> str:
     return f"{parts.hostname}:{port}"
 
 
-def _snippet(response: httpx.Response) -> str:
-    text = " ".join(response.text.split())
-    return text[:200] or response.reason_phrase
-
-
-def _decision_url(webhook_url: str, response: httpx.Response) -> str | None:
-    """The 202 body's `decision_url` (relative URLs resolve against the webhook's), if any."""
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a URL; ports default by scheme."""
+    parts = urlsplit(url)
     try:
-        answer = json.loads(response.content or b"{}")
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    target = answer.get("decision_url") if isinstance(answer, dict) else None
-    if not isinstance(target, str) or not target:
-        return None
-    resolved = urljoin(webhook_url, target)
-    return resolved if urlsplit(resolved).scheme in ("http", "https") else None
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = -1
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
+def _snippet(response: httpx.Response, answer: bytes) -> str:
+    text = " ".join(answer.decode("utf-8", errors="replace").split())
+    return text[:200] or response.reason_phrase

@@ -2,7 +2,12 @@
 
 Only three verdicts can come from a webhook (`approved`, `approved_with_edit`, `denied`); the other
 two kinds (`timed_out`, `unavailable`) are Scout's own conclusions. An answer is bound to the
-request's fingerprint: one for any other call is rejected, never applied.
+request's id and fingerprint: one for any other request or call is rejected, never applied. An
+answer is at most MAX_ANSWER_BYTES of JSON with no key given twice (`"decision": "denied",
+"decision": "approved"` must not be read either way). For a plan (`tool: propose_plan`),
+`"approve_steps": true` with `approved` also approves each step's calls as written. The
+request's `input`, `summary` and `reason` are redacted by the gate, with control characters
+written as visible escapes.
 """
 
 from __future__ import annotations
@@ -15,10 +20,30 @@ from agent.safety.approvals import ApprovalRequest, Decision
 
 WEBHOOK_VERDICTS = ("approved", "approved_with_edit", "denied")
 CALLBACK_PATH_PREFIX = "/scout/approvals/"
+MAX_ANSWER_BYTES = 64 * 1024
 
 
 class AnswerRejected(Exception):
     """A signed answer that still cannot be taken as a decision (wrong step, malformed)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise AnswerRejected(f"key {key!r} appears more than once")
+        seen.add(key)
+    return dict(pairs)
+
+
+def strict_json(body: bytes, source: str) -> Any:
+    """`body` as JSON, refusing repeated keys; AnswerRejected says what is wrong."""
+    try:
+        return json.loads(body, object_pairs_hook=_unique_keys)
+    except AnswerRejected as exc:
+        raise AnswerRejected(f"{source} is ambiguous JSON ({exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise AnswerRejected(f"{source} is not JSON") from None
 
 
 def request_payload(
@@ -44,14 +69,14 @@ def request_payload(
 
 def decision_from_body(body: bytes, request: ApprovalRequest, *, source: str) -> Decision:
     """Parse a verified answer for `request`; raise AnswerRejected when it does not fit."""
-    try:
-        answer = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise AnswerRejected(f"{source} is not JSON") from None
+    answer = strict_json(body, source)
     if not isinstance(answer, dict):
         raise AnswerRejected(f"{source} is not a JSON object")
-    if answer.get("id") not in (None, request.id):
-        raise AnswerRejected(f"{source} answers request {answer.get('id')!r}, not {request.id!r}")
+    if answer.get("id") != request.id:
+        raise AnswerRejected(
+            f"{source} answers request {answer.get('id')!r}, not {request.id!r} (an answer must "
+            "carry the id of the request it answers)"
+        )
     if answer.get("fingerprint") != request.fingerprint:
         raise AnswerRejected(
             f"fingerprint mismatch: {source} is for {answer.get('fingerprint')!r}, "
@@ -67,10 +92,12 @@ def decision_from_body(body: bytes, request: ApprovalRequest, *, source: str) ->
         raise AnswerRejected(f"{source} is approved_with_edit without an edited_input object")
     message = answer.get("message") or ""
     decided_by = answer.get("decided_by") or "webhook"
+    steps = answer.get("approve_steps") is True and request.tool == "propose_plan"
     return Decision(
         kind=verdict,
         fingerprint=request.fingerprint,
         message=str(message),
         edited_input=edited if verdict == "approved_with_edit" else None,
         decided_by=str(decided_by),
+        approve_steps=steps and verdict == "approved",
     )
