@@ -20,15 +20,19 @@ Rules file (YAML or JSON; deny rules win, anything no rule approves is denied):
       - {risk: destructive, message: "no destructive steps from CI"}
 A rule matches when every key it names matches the request: `tool`, `risk`, `host` (any of the
 step's hosts); values may use shell wildcards (`docker_*`). `message` is sent back with the
-verdict.
+verdict. `approve_steps: true` on a rule that approves a plan (`tool: propose_plan`) also
+approves each of its steps as written: Scout then runs exactly those calls, in order, without
+asking again (anything that differs still asks).
 
-Interactive: each request is shown on this terminal; answer `y` (approve), `n [message]`
-(deny, the message goes to the model), or `e` (type the edited input as one line of JSON).
+Interactive: each request is shown on this terminal; answer `y` (approve), `s` (a plan: approve
+it and its steps as written), `n [message]` (deny, the message goes to the model), or `e` (type
+the edited input as one line of JSON).
 
 Protocol: every message either way carries `X-Scout-Timestamp: <unix seconds>` and
 `X-Scout-Signature-256: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>` over the exact
 body bytes. Answers are JSON: {"fingerprint", "decision": "approved" | "approved_with_edit" |
-"denied", "message", "edited_input", "decided_by"}; the fingerprint must be the request's.
+"denied", "message", "edited_input", "decided_by", "approve_steps"}; the fingerprint must be the
+request's.
 Only the standard library is needed (plus PyYAML for a YAML rules file).
 """
 
@@ -56,7 +60,7 @@ SIGNATURE_HEADER = "X-Scout-Signature-256"
 TOLERANCE_S = 300
 MAX_BODY_BYTES = 1024 * 1024
 MIN_SECRET_CHARS = 32
-RULE_KEYS = {"tool", "risk", "host", "message"}
+RULE_KEYS = {"tool", "risk", "host", "message", "approve_steps"}
 
 Verdict = dict[str, Any]
 Decider = Callable[[dict[str, Any]], Verdict]
@@ -136,13 +140,15 @@ class RulesDecider:
                 return _verdict("denied", rule.get("message", "denied by rule"), self._source)
         for rule in self._approve:
             if _matches(rule, request):
-                return _verdict("approved", rule.get("message", ""), self._source)
+                verdict = _verdict("approved", rule.get("message", ""), self._source)
+                steps = rule.get("approve_steps") is True and request.get("tool") == "propose_plan"
+                return {**verdict, "approve_steps": steps}
         return _verdict("denied", "no rule approves this step (default deny)", self._source)
 
 
 def _matches(rule: dict[str, Any], request: dict[str, Any]) -> bool:
     for key, pattern in rule.items():
-        if key == "message":
+        if key in ("message", "approve_steps"):
             continue
         values = (request.get("hosts") or []) if key == "host" else [request.get(key)]
         if not any(fnmatch.fnmatchcase(str(value), str(pattern)) for value in values):
@@ -174,12 +180,18 @@ class TerminalDecider:
             self._show(request)
             while True:
                 try:
-                    answer = self._ask("approve? [y]es / [n]o [message] / [e]dit: ").strip()
+                    keys = "[y]es / [s]teps too / [n]o [message] / [e]dit"
+                    if request.get("tool") != "propose_plan":
+                        keys = "[y]es / [n]o [message] / [e]dit"
+                    answer = self._ask(f"approve? {keys}: ").strip()
                 except EOFError:
                     return _verdict("denied", "no operator at the receiver's terminal", self._who)
                 choice, _, message = answer.partition(" ")
                 if choice.lower() in ("y", "yes"):
                     return _verdict("approved", message.strip(), self._who)
+                if choice.lower() in ("s", "steps") and request.get("tool") == "propose_plan":
+                    verdict = _verdict("approved", message.strip(), self._who)
+                    return {**verdict, "approve_steps": True}
                 if choice.lower() in ("n", "no"):
                     return _verdict("denied", message.strip() or "denied by operator", self._who)
                 if choice.lower() in ("e", "edit"):

@@ -1,9 +1,11 @@
 """Record Scout's bundled sessions, each from recon to tokens/s on a fresh simulated cluster.
 
 The model's turns here are written by Scout's engineers (what a careful model would send), served
-through the real anthropic SDK by the local Messages-API server; every tool runs for real against
-the story's simulated cluster, and an approver answers yes to every gated step. A first pass asks
-`plan_deployment` for the plan so the scripted `propose_plan` carries it word for word.
+through the real anthropic SDK by the local Messages-API server (strict: it refuses what the real
+API refuses); every tool runs for real against the story's simulated cluster, and an approver
+answers yes to every gated step. A first pass asks `plan_deployment` for the plan so the scripted
+`propose_plan` carries it word for word. The usage recorded for each turn is the server's count of
+the request Scout actually sent, marked as an estimate; nothing is made up.
 
 Stories (agent/transcripts/NAME.jsonl):
 - seed-pair-deploy: the demo; two Sparks, the old container must go, the worker's link come up.
@@ -67,10 +69,10 @@ def todo(done: int, steps: list[str] = STEPS) -> dict[str, Any]:
 
 
 def turn(text: str, calls: list[tuple[str, str, dict[str, Any]]], stop: str = "tool_use") -> dict:
+    """A scripted reply; its usage is what the server counts of the request it answers."""
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     content += [{"type": "tool_use", "id": i, "name": n, "input": p} for i, n, p in calls]
-    usage = {"input_tokens": 2400, "output_tokens": 60 + 40 * len(calls)}
-    return {"turn": {"content": content, "stop_reason": stop, "usage": usage}}
+    return {"turn": {"content": content, "stop_reason": stop}}
 
 
 def client(url: str) -> AnthropicClient:

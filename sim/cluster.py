@@ -3,10 +3,11 @@
 The head is an asyncssh server on 127.0.0.1 (port 0). Workers have no listener at all: the head's
 `connection_requested` hands a forwarded channel to an in-process worker server over a socketpair,
 so reaching a worker needs the head as jump host and sends no traffic to its 192.168.x address.
-Every command runs in the host's sandbox (`HOST_DIR/sandbox/launch`, sim/ssh_session.py), its
-fake tools in the host's tool server (sim/tool_servers.py). sim/host_server.py is the SSH
-server of one host (auth, session limit, forwarding); this module holds the cluster: start and
-stop, faults, routing of forwarded channels, and the inventory it writes for Scout.
+Every command runs in the host's sandbox: the host's tool server (sim/tool_servers.py) launches
+it walled in (sim/ssh_session.py, sim/host_command.py) and runs its fake tools.
+sim/host_server.py is the SSH server of one host (auth, session limit, forwarding); this module
+holds the cluster: start and stop, faults, routing of forwarded channels, and the inventory it
+writes for Scout.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import asyncssh
 import yaml
 
 from sim.engine.endpoints import Endpoints
-from sim.fakehost.procs import signal_ours
+from sim.fakehost.procs import host_processes, signal_ours
 from sim.fakehost.state import locked_state, read_state
 from sim.host_server import HostServer
 from sim.hostdir import materialize
@@ -123,11 +124,13 @@ class SimCluster:
         self._tool_servers.clear()
 
     def _kill_engine_processes(self, name: str) -> None:
-        """End the detached engine processes (`docker exec -d`, engine main commands) of a host."""
+        """End what still runs inside a host: detached engine processes (`docker exec -d`,
+        engine main commands) and jobs, which outlive their SSH sessions by design."""
         host_dir = self.host_dir(name)
         with contextlib.suppress(OSError, ValueError):
             for container in read_state(host_dir)["docker"]["containers"].values():
                 signal_ours(container.get("pids", []), host_dir, signal.SIGKILL)
+        signal_ours(host_processes(host_dir), host_dir, signal.SIGKILL)
 
     def connected(self, host: str, conn: asyncssh.SSHServerConnection) -> None:
         self._connections[host].add(conn)

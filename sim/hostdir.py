@@ -2,9 +2,13 @@
 
 HOST_DIR/state.json      the host's state (fakehost.state reads and changes it)
 HOST_DIR/home/           HOME and working folder of every command (with the HF cache folders)
-HOST_DIR/sandbox/launch  runs a command line in restricted bash (also usable as sshd ForceCommand)
+HOST_DIR/sandbox/launch  runs a command line in restricted bash, and `sh -c` scripts in bash
+                         when the tool server launched it inside the host's wall
+                         (sim/fakehost/confinement.py; exec-allow lists what it may run)
 HOST_DIR/bin/            the only PATH: fake tools (clients of the host's tool server), wrapped
                          and read-only text tools
+HOST_DIR/bin-script/     added to PATH for walled-in scripts only: tools that write or signal
+HOST_DIR/tmp/            TMPDIR of scripts (with home/, all a command may write)
 HOST_DIR/run/            the tool server's socket and log, once sim/tool_servers.py started it
 """
 
@@ -17,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sim.exec_allow import write_allow_file
 from sim.fakehost.hfcache import lay_out
 from sim.fakehost.main import TOOLS
 from sim.fakehost.state import HOST_DIR_ENV, write_state
@@ -40,6 +45,12 @@ READING_TOOLS = (
 WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
+# Only in walled-in scripts (bin-script/): real tools that write files or run commands (awk's
+# system(); the wall keeps them inside the host's home and its programs), guarded ones, and
+# fake tools that signal this host's processes.
+SCRIPT_REAL_TOOLS = ("mkdir", "awk")
+SCRIPT_WRAPPED_TOOLS = ("setsid",)
+SCRIPT_FAKE_TOOLS = frozenset({"kill"})
 
 # A fake tool: a client of the host's tool server (sim/fakehost/client.py).
 _TOOL_STUB = """#!{python} -IS
@@ -67,7 +78,7 @@ def materialize(host: Host, user: str, host_dir: Path) -> Path:
     """Create (or recreate) the folder of one host and return it."""
     if host_dir.exists():
         shutil.rmtree(host_dir)
-    for sub in ("home", "bin", "sandbox"):
+    for sub in ("home", "bin", "bin-script", "sandbox", "tmp"):
         (host_dir / sub).mkdir(parents=True)
     write_state(host_dir, host_state(host, user, time.time()))
     lay_out(host.hf_cache, host_dir / "home")
@@ -106,20 +117,26 @@ def _install_sandbox(host_dir: Path, user: str) -> None:
     for name in SANDBOX_FILES:
         text = _fill((SANDBOX_SRC / name).read_text(), host_dir, user)
         _write_exec(host_dir / "sandbox" / name, text)
+    real = (*PLAIN_TOOLS, *READING_TOOLS, *WRAPPED_TOOLS, *SCRIPT_REAL_TOOLS, *SCRIPT_WRAPPED_TOOLS)
+    write_allow_file(host_dir / "sandbox" / "exec-allow", real)
 
 
 def _install_bin(host: Host, host_dir: Path, user: str) -> None:
-    bin_dir = host_dir / "bin"
+    bin_dir, script_dir = host_dir / "bin", host_dir / "bin-script"
     for tool in TOOLS:
         if tool == "nvcc" and not host.nvcc_on_path:
             continue
         stub = _TOOL_STUB.format(
             python=sys.executable, parent=str(FAKEHOST_PARENT), tool=tool, host_dir=str(host_dir)
         )
-        _write_exec(bin_dir / tool, stub)
-    for name in WRAPPED_TOOLS:
-        text = _fill((SANDBOX_SRC / name).read_text(), host_dir, user)
-        _write_exec(bin_dir / name, text)
+        _write_exec((script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool, stub)
+    for folder, names in ((bin_dir, WRAPPED_TOOLS), (script_dir, SCRIPT_WRAPPED_TOOLS)):
+        for name in names:
+            _write_exec(folder / name, _fill((SANDBOX_SRC / name).read_text(), host_dir, user))
+    for name in SCRIPT_REAL_TOOLS:
+        real = shutil.which(name, path="/usr/bin:/bin")
+        if real:
+            os.symlink(real, script_dir / name)
     for name in SHELL_NAMES:
         _write_exec(bin_dir / name, _fill((SANDBOX_SRC / "shell").read_text(), host_dir, ""))
     for name in PLAIN_TOOLS:

@@ -151,13 +151,30 @@ class CachedModel(_Model):
 
 
 class Rates(_Model):
-    """How fast a served model streams, and how long the sim lets engines wait before failing."""
+    """How fast a served model streams, how long the sim lets engines wait before failing, and
+    how fast long work goes: downloads from the Hub and registries, copies between hosts.
+
+    `time_scale` compresses the clock of that long work (downloads, pulls, copies, engines
+    loading): simulated seconds per real second, so a 20-minute download can take a second in a
+    test while its progress lines still show the simulated rates and times.
+    """
 
     roce_tok_s: float = 24.0
     socket_tok_s: float = 6.0
     ttft_s: float = 0.3
     join_timeout_s: float = 2.0
     placement_timeout_s: float = 2.0
+    download_mb_s: float = 100.0
+    copy_mb_s: float = 1000.0
+    time_scale: float = Field(1.0, gt=0)
+
+
+class HubModel(_Model):
+    """A model repository on the Hugging Face Hub, as `hf download` finds it."""
+
+    size_gb: float
+    files: int = Field(1, ge=1)
+    gated: bool = False  # downloads need HF_TOKEN
 
 
 class Faults(_Model):
@@ -193,6 +210,7 @@ class Host(_Model):
     python_version: str = "3.12.3"
     pip_packages: dict[str, str] = Field(default_factory=dict)
     hf_cache: dict[str, CachedModel] = Field(default_factory=dict)
+    hub: dict[str, HubModel] = Field(default_factory=dict)  # what the Hub serves to this host
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
 

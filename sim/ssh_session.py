@@ -1,8 +1,9 @@
 """What one SSH channel of a simulated host does: run a command in the sandbox, or carry bytes.
 
-`CommandSession` is an exec or shell request: `HOST_DIR/sandbox/launch` in its own session and
-process group, stdin/stdout/stderr pumped to the channel, signals passed on, and everything
-killed when the channel or connection goes. `Bridge` joins a forwarded channel to a stream (a
+`CommandSession` is an exec or shell request: a command the host's tool server launches in the
+host's sandbox (sim/host_command.py: `HOST_DIR/sandbox/launch` walled in, in its own session),
+stdin/stdout/stderr pumped to the channel, signals passed on, and its whole session killed when
+the channel or connection goes. `Bridge` joins a forwarded channel to a stream (a
 worker's in-process SSH server, or an engine's HTTP port).
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import signal
 from collections.abc import Callable
@@ -19,12 +19,11 @@ from typing import Any
 import asyncssh
 
 from sim.cluster_view import ClusterView
-from sim.fakehost.procs import session_members, signal_ours
-from sim.hostdir import sandbox_env
+from sim.host_command import NOT_RUN_STATUS, HostCommand, HostCommandError
 
 
 class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
-    """One exec or shell request, run as a subprocess in the host's sandbox."""
+    """One exec or shell request, run as a command in the host's sandbox."""
 
     def __init__(
         self, cluster: ClusterView, host: str, on_close: Callable[[], None] = lambda: None
@@ -32,7 +31,7 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._cluster, self._host, self._on_close = cluster, host, on_close
         self._chan: asyncssh.SSHServerChannel[bytes] | None = None
         self._command: str | None = None
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: HostCommand | None = None
         self._pending: list[bytes] = []
         self._eof = False
         self._task: asyncio.Task[None] | None = None
@@ -54,14 +53,14 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        if self._proc and self._proc.stdin:
+        if self._proc:
             self._proc.stdin.write(data)
         else:
             self._pending.append(data)
 
     def eof_received(self) -> bool:
         self._eof = True
-        if self._proc and self._proc.stdin:
+        if self._proc:
             self._proc.stdin.close()
         return True
 
@@ -75,12 +74,8 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._task.cancel()
 
     def _signal(self, sig: int) -> None:
-        if self._proc and self._proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._proc.pid, sig)
-        if sig == signal.SIGKILL and self._proc:  # the whole session (procs.session_members)
-            members = session_members(self._proc.pid)  # the launcher leads its own session
-            signal_ours(members, self._cluster.host_dir(self._host), sig)
+        if self._proc:
+            self._proc.signal(sig)
 
     async def _run(self) -> None:
         assert self._chan is not None
@@ -89,18 +84,14 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             await asyncio.sleep(faults.latency_s)
         command = self._command or ""
         drop = bool(faults.drop and command and re.search(faults.drop, command))
-        host_dir = self._cluster.host_dir(self._host)
-        argv = [str(host_dir / "sandbox" / "launch"), *([command] if self._command else [])]
-        self._proc = proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=sandbox_env(host_dir),
-            cwd=host_dir / "home",
-            start_new_session=True,
-        )
-        assert proc.stdin and proc.stdout and proc.stderr
+        try:
+            self._proc = proc = await HostCommand.start(
+                self._cluster.host_dir(self._host), self._command
+            )
+        except HostCommandError as exc:
+            chan.write_stderr(f"sim: {exc}\n".encode())
+            chan.exit(NOT_RUN_STATUS)
+            return
         for data in self._pending:
             proc.stdin.write(data)
         if self._eof:
@@ -119,18 +110,7 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             else:
                 chan.exit(code)
         finally:
-            self._signal(signal.SIGKILL)
-            await _reap(proc)
-
-
-async def _reap(proc: asyncio.subprocess.Process, limit_s: float = 5.0) -> None:
-    """Wait for a killed command even when cancelled again meanwhile (the cluster stopping), so
-    its pipes close while the loop runs; one left over warns "Event loop is closed" at exit."""
-    waiting = asyncio.ensure_future(proc.wait())
-    deadline = asyncio.get_running_loop().time() + limit_s
-    while not waiting.done() and asyncio.get_running_loop().time() < deadline:
-        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
-            await asyncio.wait_for(asyncio.shield(waiting), 0.5)
+            proc.close()  # a command still running dies with its session (the server sees to it)
 
 
 async def pump(reader: asyncio.StreamReader, write: Any) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.page_fetcher import PageFetcher
+from tools.schema import compact_schema
 from tools.session_state import SessionState
 from tools.world_store import WorldStore
 
@@ -74,7 +75,8 @@ class ToolContext:
     connections (absent when no inventory is loaded). `world` is the world model, which tools
     update with the typed facts they find; `web` the session's fetcher; `state` the session's
     plans, computed deployments and rollouts. `progress` lets a long call report a line to the
-    face while it runs.
+    face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
+    files); the session passes its redactor.
     """
 
     spill_dir: Path
@@ -83,6 +85,7 @@ class ToolContext:
     web: PageFetcher | None = None
     state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
+    redact: Callable[[str], str] = field(default=lambda text: text)
 
     def report(self, line: str) -> None:
         if self.progress is not None:
@@ -124,7 +127,8 @@ class Tool(ABC, Generic[InputT]):
     async def run(self, params: InputT, ctx: ToolContext) -> ToolResult: ...
 
     def definition(self) -> dict[str, Any]:
-        """The tool as the Messages API wants it."""
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
+        """The tool as the Messages API wants it: the schema compact, without the input model's
+        docstring (the tool's description says it for the model)."""
+        schema = compact_schema(self.Input.model_json_schema())
+        schema.pop("description", None)
         return {"name": self.name, "description": self.description, "input_schema": schema}

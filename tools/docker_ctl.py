@@ -11,11 +11,10 @@ failures are explained with their fix.
 from __future__ import annotations
 
 import asyncio
-import shlex
 import time
 from typing import Any
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
 from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
 from tools.docker.failures import FailureKind, classify_failure, explain_failure
 from tools.docker.params import DockerCtlInput
@@ -26,6 +25,7 @@ from tools.docker.render import (
     images_table,
     stats_table,
 )
+from tools.docker.risk import docker_call_risk
 from tools.docker.world_facts import refresh_world
 from tools.output import bound_text
 from tools.recon.parsers.docker_inspect import parse_container_inspect, parse_image_inspect
@@ -42,27 +42,11 @@ from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 
-ACTION_RISK: dict[str, Risk] = {
-    "ps": Risk.READ_ONLY,
-    "images": Risk.READ_ONLY,
-    "inspect": Risk.READ_ONLY,
-    "logs": Risk.READ_ONLY,
-    "stats": Risk.READ_ONLY,
-    "pull": Risk.MUTATING,
-    "run": Risk.MUTATING,
-    "exec": Risk.MUTATING,
-    "start": Risk.MUTATING,
-    "restart": Risk.MUTATING,
-    "stop": Risk.DESTRUCTIVE,
-    "rm": Risk.DESTRUCTIVE,
-    "rmi": Risk.DESTRUCTIVE,
-}
 LONG_ACTIONS = frozenset({"pull", "run"})
 LONG_DEADLINE_S = 1800.0
 DEFAULT_DEADLINE_S = 120.0
 REFRESH_DEADLINE_S = 30.0
 CONNECT_ALLOWANCE_S = 30.0
-SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
 CHANGES_CONTAINERS = frozenset({"run", "start", "stop", "restart", "rm"})
 CHANGES_IMAGES = frozenset({"pull", "rmi", "run"})
 PAST_TENSE = {"start": "started", "stop": "stopped", "restart": "restarted", "rm": "removed"}
@@ -78,23 +62,13 @@ def deadline_for(params: DockerCtlInput) -> float:
     return base + (params.timeout or 0)
 
 
-def inner_command(argv: list[str]) -> str:
-    """The shell text a command list runs: the script of `sh -c '…'`, else the quoted argv."""
-    if len(argv) >= 3 and argv[0] in SHELLS and argv[1] == "-c":
-        return argv[2]
-    return shlex.join(argv)
-
-
 class DockerCtl(Tool[DockerCtlInput]):
     name = "docker_ctl"
     description = (
-        "Docker on one inventory host over SSH. Actions: ps, images, inspect, logs (tail, since), "
-        "stats, pull, run (image, name, command, env, volumes, ports, network, ipc, gpus, "
-        "devices, ulimits, shm_size, restart_policy, detach, entrypoint, privileged, labels), "
-        "exec (container, command, user, workdir, env), start, stop/restart (timeout), rm (force, "
-        "remove_volumes), rmi (image, force). Returns a compact table or facts; after a change "
-        "the fresh container/image list. Known failures (socket permission, daemon down, no "
-        "such container, missing image, name in use) come with their fix."
+        "Docker on one inventory host over SSH. An action reads only the fields whose "
+        "description names it. Returns a compact table or facts, and after a change the fresh "
+        "container list; known failures (permission, daemon down, no such container, name in "
+        "use) come with their fix."
     )
     Input = DockerCtlInput
 
@@ -102,14 +76,8 @@ class DockerCtl(Tool[DockerCtlInput]):
         self.judge = judge
 
     def risk(self, params: DockerCtlInput) -> RiskAssessment:
-        """By action; exec is at least mutating, worse when the command it runs is."""
-        risk = ACTION_RISK[params.action]
-        if params.action != "exec":
-            return RiskAssessment(risk, f"docker {params.action} is {risk.label}")
-        judged = self.judge(inner_command(params.argv()))
-        if judged.risk >= risk:
-            return judged
-        return RiskAssessment(risk, f"{self.name} itself is {risk.label}")
+        """The action, every flag, and the command it runs (by the shell judge)."""
+        return docker_call_risk(params, self.judge)
 
     def hosts(self, params: DockerCtlInput) -> list[str]:
         return [params.host]
@@ -302,6 +270,7 @@ class _DockerCall:
             text.rstrip("\n"),
             spill_dir=self.ctx.spill_dir,
             label=f"docker_ctl-{self.host}-{self.params.action}-{part}",
+            redact=self.ctx.redact,
         )
         self.truncated = self.truncated or bounded.truncated
         return bounded.text

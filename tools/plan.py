@@ -9,8 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 from pydantic import BaseModel, Field
+
+_UNQUOTED_SPACE = re.compile(r"""[ \t]+|'[^']*'|"(?:\\.|[^"\\])*"|\\.""")
+
+
+def normalise_command(command: str) -> str:
+    """The command with runs of unquoted blanks made one space (quoted text stays exact)."""
+
+    def one(match: re.Match[str]) -> str:
+        text = match.group()
+        return " " if text[0] in " \t" else text
+
+    lines = (_UNQUOTED_SPACE.sub(one, line).strip() for line in command.strip().splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 class PlanStep(BaseModel):
@@ -65,15 +79,13 @@ class PlanState:
         self.approved, self.approved_hash = plan, plan.digest()
 
     def step_for(self, command: str, hosts: list[str]) -> str | None:
-        """The approved step an action serves, found by its command text and hosts."""
+        """The approved step an action serves: one of its actions is exactly this command."""
         if self.approved is None:
             return None
-        wanted = " ".join(command.split())
+        wanted = normalise_command(command)
         for number, step in enumerate(self.approved.steps, 1):
             if hosts and step.hosts and not set(hosts) <= set(step.hosts):
                 continue
-            for action in step.actions:
-                action_text = " ".join(action.split())
-                if wanted and (wanted in action_text or action_text in wanted):
-                    return f"step {number}: {step.title}"
+            if wanted and any(normalise_command(action) == wanted for action in step.actions):
+                return f"step {number}: {step.title}"
         return None

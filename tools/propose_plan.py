@@ -17,9 +17,8 @@ PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str]]]
 class ProposePlanTool(Tool[Plan]):
     name = "propose_plan"
     description = (
-        "Propose a plan to the user for approval before changing anything. Until a plan is "
-        "approved the session is read-only. Each step lists its hosts, the exact actions, the "
-        "expected downtime, a rollback and a success check. Proposing again replaces the plan."
+        "Put a plan before the user for approval. Until one is approved the session is "
+        "read-only; proposing again replaces the plan."
     )
     Input = Plan
 

@@ -1,7 +1,8 @@
 """`ssh_exec`: run one shell command on one host, or on several at once, over the pooled SSH.
 
-Each host gets its own section in the text the model reads, with its exit status and duration;
-long output is cut to head and tail with the full text spilled to a file named in the section.
+Each distinct output gets one section in the text the model reads, naming its hosts, with the
+exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
+spilled to a file named in the section.
 """
 
 from __future__ import annotations
@@ -13,20 +14,13 @@ import time
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
-from tools.output import DEFAULT_LIMIT, bound_text
 from tools.shell_judge import ShellJudge
-from tools.ssh.errors import (
-    AuthError,
-    HostKeyError,
-    HostUnreachableError,
-    SSHError,
-    UnknownHostError,
-)
+from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
+from tools.ssh.sections import output_digest, render_outcomes
 
 MAX_TIMEOUT_S = 3600
 CONNECT_ALLOWANCE_S = 30.0
-MIN_SECTION_LIMIT = 1_500
 
 
 class SSHExecInput(BaseModel):
@@ -34,16 +28,14 @@ class SSHExecInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    host: str | None = Field(None, description="Inventory name of one host.")
+    host: str | None = Field(None, description="One inventory host.")
     hosts: list[str] | None = Field(
-        None, min_length=1, description="Inventory names to run on in parallel (instead of host)."
+        None, min_length=1, description="Several hosts, run in parallel (instead of host)."
     )
-    command: str = Field(min_length=1, description="Shell command, run with `sh -c`.")
-    timeout: float = Field(
-        120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; the command is killed on the host."
-    )
-    cwd: str | None = Field(None, description="Working folder on the host.")
-    env: dict[str, str] | None = Field(None, description="Extra environment variables.")
+    command: str = Field(min_length=1, description="Shell command (sh -c).")
+    timeout: float = Field(120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; then killed.")
+    cwd: str | None = None
+    env: dict[str, str] | None = None
 
     @model_validator(mode="after")
     def _one_target(self) -> SSHExecInput:
@@ -66,10 +58,9 @@ class SSHExecInput(BaseModel):
 class SSHExec(Tool[SSHExecInput]):
     name = "ssh_exec"
     description = (
-        "Run a shell command over SSH on one inventory host (`host`) or on several in parallel "
-        "(`hosts`). Returns one section per host with exit status, duration, stdout and stderr. "
-        "The command is killed on the host after `timeout` seconds (default 120). Long output is "
-        "cut to its head and tail; the full text is saved to a file named in the result."
+        "Run a shell command over SSH on one host or on several in parallel. One section per "
+        "distinct output, naming its hosts and exit status. Long output keeps head and tail; "
+        "the full text is saved to a file named in the result."
     )
     Input = SSHExecInput
 
@@ -108,84 +99,19 @@ class SSHExec(Tool[SSHExecInput]):
                 return exc
 
         outcomes = await asyncio.gather(*(one(host) for host in targets))
-        limit = max(MIN_SECTION_LIMIT, DEFAULT_LIMIT // len(targets))
-        sections: list[str] = []
-        per_host: dict[str, dict[str, object]] = {}
-        truncated = False
-        for host, outcome in zip(targets, outcomes, strict=True):
-            if isinstance(outcome, SSHError):
-                sections.append(f"== {host} ({_failure_kind(outcome)}) ==\n{outcome}")
-                per_host[host] = {"error": str(outcome), "kind": _failure_kind(outcome)}
-                continue
-            section, facts = _section(outcome, params.timeout, limit, ctx)
-            sections.append(section)
-            per_host[host] = facts
-            truncated = truncated or bool(facts["truncated"])
+        rendered = render_outcomes(
+            dict(zip(targets, outcomes, strict=True)), params.timeout, ctx.spill_dir, ctx.redact
+        )
         failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
         meta: dict[str, object] = {
             "hosts": targets,
             "duration_s": round(time.monotonic() - started, 3),
-            "truncated": truncated,
+            "truncated": rendered.truncated,
         }
         if params.host is not None:
             single = outcomes[0]
             meta["exit_status"] = single.exit_status if isinstance(single, CommandResult) else None
+            meta["output_digest"] = output_digest(single)
         return ToolResult(
-            text="\n\n".join(sections), is_error=failed, data={"hosts": per_host}, meta=meta
+            text=rendered.text, is_error=failed, data={"hosts": rendered.per_host}, meta=meta
         )
-
-
-def _failure_kind(error: SSHError) -> str:
-    if isinstance(error, UnknownHostError):
-        return "unknown host"
-    if isinstance(error, HostKeyError):
-        return "host key refused"
-    if isinstance(error, AuthError):
-        return "login refused"
-    if isinstance(error, HostUnreachableError):
-        return "unreachable"
-    return "ssh error"
-
-
-def _section(
-    result: CommandResult, timeout: float, limit: int, ctx: ToolContext
-) -> tuple[str, dict[str, object]]:
-    """One host's part of the text, and its facts for `data`."""
-    stdout = bound_text(
-        result.stdout, limit=limit, spill_dir=ctx.spill_dir, label=f"ssh_exec-{result.host}-stdout"
-    )
-    stderr = bound_text(
-        result.stderr,
-        limit=max(MIN_SECTION_LIMIT // 2, limit // 2),
-        spill_dir=ctx.spill_dir,
-        label=f"ssh_exec-{result.host}-stderr",
-    )
-    status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
-    lines = [f"== {result.host} ({status}, {result.duration_s:.2f} s) =="]
-    if result.timed_out:
-        lines.append(
-            f"timed out after {timeout:g} s; the command was killed on the host. "
-            "Partial output follows."
-        )
-    lines.append(stdout.text.rstrip("\n") if stdout.text else "(no output)")
-    if stderr.text:
-        lines += ["-- stderr --", stderr.text.rstrip("\n")]
-    if result.truncated:
-        lines.append(
-            f"[the host sent more than Scout keeps: {result.stdout_omitted_bytes} stdout and "
-            f"{result.stderr_omitted_bytes} stderr bytes were dropped from the middle]"
-        )
-    facts: dict[str, object] = {
-        "exit_status": result.exit_status,
-        "timed_out": result.timed_out,
-        "duration_s": round(result.duration_s, 3),
-        "stdout_chars": stdout.total_chars,
-        "stderr_chars": stderr.total_chars,
-        "truncated": stdout.truncated or stderr.truncated or result.truncated,
-        "spill": {
-            name: str(bounded.spill_path)
-            for name, bounded in (("stdout", stdout), ("stderr", stderr))
-            if bounded.spill_path is not None
-        },
-    }
-    return "\n".join(lines), facts

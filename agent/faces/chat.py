@@ -17,11 +17,11 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from agent.faces.chat_view import ChatView
 from agent.faces.console import screen_console
+from agent.faces.usage_view import cost_view
 from agent.loop.model_client import ModelClient
 from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
@@ -35,7 +35,7 @@ HELP = """\
 /world         what recon knows about every host, with findings
 /plan          the proposed and the approved plan
 /mode [MODE]   show or set the mode: plan, ask, auto-safe, ci
-/cost          tokens, cache hits and estimated cost
+/cost          tokens per turn, cache reads and writes, cost, what compaction saved
 /save [PATH]   copy the transcript to PATH
 /help          this help
 /exit          leave (Ctrl-D too)"""
@@ -86,15 +86,7 @@ def _cmd_mode(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_cost(runtime: Runtime, console: Console, arg: str) -> None:
-    usage = runtime.session.usage
-    table = Table(show_header=False, box=None)
-    table.add_row("model turns", str(usage.turns))
-    table.add_row("input tokens", str(usage.input_tokens))
-    table.add_row("cache writes", str(usage.cache_creation_input_tokens))
-    table.add_row("cache hits", str(usage.cache_read_input_tokens))
-    table.add_row("output tokens", str(usage.output_tokens))
-    table.add_row("cost (estimate)", f"${usage.cost_usd:.4f}")
-    console.print(table)
+    console.print(cost_view(runtime.session.usage))
 
 
 def _cmd_save(runtime: Runtime, console: Console, arg: str) -> None:

@@ -33,6 +33,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.recorder import SessionListener
+from agent.safety.display import visible
 
 
 @dataclass
@@ -155,7 +156,7 @@ class ChatView(SessionListener):
                 mark,
                 _hosts_label(row.hosts),
                 row.tool,
-                _clip(row.summary, summary_width),
+                _clip(visible(row.summary), summary_width),
                 row.elapsed(),
                 Text(row.status, style=status_style),
             )

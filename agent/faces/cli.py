@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.policy_args import add_policy_commands
+
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
 
@@ -195,12 +197,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
 
 
-def _cmd_policy(args: argparse.Namespace) -> int:
-    from agent.faces.policy import classify_main
-
-    return classify_main(args.command)
-
-
 def _cmd_recon(args: argparse.Namespace) -> int:
     from agent.faces.recon import EXIT_USAGE, recon_main
 
@@ -356,22 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--inventory", help="inventory YAML (default from settings)")
     doctor.set_defaults(func=_cmd_doctor)
 
-    policy = sub.add_parser(
-        "policy",
-        help="inspect the safety policy",
-        description="Inspect the safety policy: how Scout judges the risk of a command.",
-    )
-    policy_sub = policy.add_subparsers(dest="policy_cmd", metavar="ACTION", required=True)
-    classify = policy_sub.add_parser(
-        "classify",
-        help="classify a shell command as read_only, mutating or destructive, and say why",
-        description=(
-            "Classify a shell command the way the gate does (read_only, mutating or destructive) "
-            "and say which part decided it. Nothing runs."
-        ),
-    )
-    classify.add_argument("command", nargs="+", help="the command, quoted as one argument")
-    classify.set_defaults(func=_cmd_policy)
+    add_policy_commands(sub, _load_settings)
     return parser
 
 

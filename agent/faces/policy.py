@@ -1,15 +1,41 @@
-"""`scout policy classify 'CMD'`: print how risky a command is and why."""
+"""`scout policy classify` and `scout policy check`: the safety policy, asked by an operator.
+
+`classify 'CMD'` prints a command's risk and every reason; `classify --file F` prints
+`label<TAB>command` for each line of F, in order (for audits). `check --call JSON` judges one
+tool call as the gate would after a plan approval (the rules from `--allow/--ask/--deny`, the
+operator's `a` answers from `--session-allow`, the `--mode`) and prints `RISK DECISION — why`.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
+from pydantic import ValidationError
+
+from agent.loop.executor import describe_validation_error, judge_risk
+from agent.safety.approvals import ApprovalRequest
+from agent.safety.display import visible
+from agent.safety.modes import Mode
+from agent.safety.policy import policy_answer
+from agent.safety.rules import ApprovalRule, RuleError, RuleSet
+from agent.safety.session_rules import session_rule
 from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.judge import judge_shell
+from tools.base import Tool
+from tools.docker_ctl import DockerCtl
+from tools.ssh_exec import SSHExec
+from tools.web_fetch import WebFetchTool
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 DISPLAY_LIMIT = 160
+
+
+class CheckError(ValueError):
+    """An input `scout policy check` cannot judge; the message says what to fix."""
 
 
 def classify_main(argv: list[str], out: TextIO | None = None) -> int:
@@ -18,19 +44,132 @@ def classify_main(argv: list[str], out: TextIO | None = None) -> int:
     command = " ".join(argv).strip()
     if not command:
         print(
-            "scout policy classify: give the command as one quoted argument, e.g.", file=sys.stderr
+            "scout policy classify: give the command as one quoted argument (or --file F), e.g.",
+            file=sys.stderr,
         )
         print("  scout policy classify 'docker rm -f vllm_node'", file=sys.stderr)
         return EXIT_USAGE
     verdict = classify_command(command)
     reasons = verdict.reasons or ["no reason recorded"]
-    print(f"{verdict.label}: {_display(command)} — {reasons[0]}", file=stream)
+    print(f"{verdict.label}: {_display(command)} — {visible(reasons[0])}", file=stream)
     for reason in reasons[1:]:
-        print(f"  also: {reason}", file=stream)
+        print(f"  also: {visible(reason)}", file=stream)
     return EXIT_OK
+
+
+def classify_file_main(path: str, out: TextIO | None = None) -> int:
+    """`label<TAB>command` for each non-empty line of the file (`-`: standard input)."""
+    stream = out or sys.stdout
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"scout policy classify: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for line in text.splitlines():
+        if line.strip():
+            print(f"{classify_command(line).label}\t{visible(line)}", file=stream)
+    return EXIT_OK
+
+
+def check_main(
+    call: str,
+    *,
+    allow: list[str],
+    ask: list[str],
+    deny: list[str],
+    session_allow: list[str],
+    mode: Mode,
+    out: TextIO | None = None,
+) -> int:
+    stream = out or sys.stdout
+    try:
+        line = check_line(
+            call, allow=allow, ask=ask, deny=deny, session_allow=session_allow, mode=mode
+        )
+    except CheckError as exc:
+        print(f"scout policy check: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(line, file=stream)
+    return EXIT_OK
+
+
+def check_line(
+    call: str,
+    *,
+    allow: list[str],
+    ask: list[str],
+    deny: list[str],
+    session_allow: list[str],
+    mode: Mode,
+) -> str:
+    """`RISK DECISION — why` for one call, as the gate would answer after a plan approval."""
+    tool, tool_input, params = _call(call)
+    try:
+        rules = RuleSet.from_config({"allow": allow, "ask": ask, "deny": deny}, "--rule")
+    except RuleError as exc:
+        raise CheckError(str(exc)) from None
+    for answered in session_allow:
+        rules.add(_session_rule(answered))
+    assessment = judge_risk(tool, params)
+    risk, reason = assessment.risk, assessment.reason
+    answer = policy_answer(
+        tool=tool.name,
+        tool_input=tool_input,
+        hosts=tool.hosts(params),
+        risk=risk,
+        reason=reason,
+        rules=rules,
+        mode=mode,
+        plan_approved=True,
+    )
+    return visible(f"{risk.label} {answer.decision} — {answer.why}")
+
+
+def _tools() -> dict[str, Tool]:
+    tools = (SSHExec(judge_shell), DockerCtl(judge_shell), WebFetchTool())
+    return {tool.name: tool for tool in tools}
+
+
+def _call(text: str) -> tuple[Tool, dict[str, Any], Any]:
+    try:
+        call = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckError(f"--call is not JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(call, dict) or not isinstance(call.get("input"), dict):
+        raise CheckError('--call must look like {"tool": "ssh_exec", "input": {…}}')
+    tools = _tools()
+    tool = tools.get(str(call.get("tool")))
+    if tool is None:
+        raise CheckError(f"--call names tool {call.get('tool')!r}; known: {', '.join(tools)}")
+    try:
+        params = tool.Input.model_validate(call["input"])
+    except ValidationError as exc:
+        raise CheckError(describe_validation_error(tool.name, exc)) from None
+    return tool, call["input"], params
+
+
+def _session_rule(text: str) -> ApprovalRule:
+    """The rule the operator's `a` answer to this call adds, as the terminal makes it."""
+    tool, tool_input, params = _call(text)
+    request = ApprovalRequest(
+        id="a",
+        fingerprint="a",
+        tool=tool.name,
+        input=tool_input,
+        hosts=tool.hosts(params),
+        risk="mutating",
+        reason="",
+    )
+    rule = session_rule(request)
+    if rule is None:
+        raise CheckError(
+            f"no exact rule can be made for --session-allow {text}; `a` is not "
+            "offered for such a call"
+        )
+    return ApprovalRule.parse("allow", rule, source="operator (this session)")
 
 
 def _display(command: str) -> str:
     first_line, _, rest = command.partition("\n")
-    shown = first_line[:DISPLAY_LIMIT]
+    shown = visible(first_line[:DISPLAY_LIMIT])
     return shown + (" …" if rest or len(first_line) > DISPLAY_LIMIT else "")

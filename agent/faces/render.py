@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.text import Text
 
+from agent.faces.usage_view import usage_line
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
@@ -28,6 +29,7 @@ from agent.loop.events import (
     UserMessage,
     WorldUpdate,
 )
+from agent.safety.display import visible
 
 SHOWN_PARTS = 40
 SHOWN_CHARS = 20_000
@@ -36,6 +38,8 @@ _RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold
 
 
 def call_line(name: str, summary: str, hosts: list[str]) -> str:
+    """One line per call; control characters in the summary are shown, never interpreted."""
+    summary = visible(summary)
     where = ", ".join(hosts)
     if not where or summary.startswith(where):
         return f"{name} {summary}".strip()
@@ -61,11 +65,6 @@ def print_dotted(console: Console, text: str, *, indent: int = 0, style: str = "
     """Print a ` · `-separated line so that it breaks between its parts, not inside them."""
     for line in dotted_lines(text, max(console.width - indent, 20)):
         console.print(Text(" " * indent + line, style=style))
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """`1 model turn`, `14 model turns`."""
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
@@ -187,11 +186,7 @@ class EventRenderer:
         if event.reason:
             parts.append(event.reason)
         if usage:
-            parts.append(
-                f"{plural(usage.get('turns', 0), 'model turn')}, "
-                f"{plural(usage.get('output_tokens', 0), 'output token')}, "
-                f"≈${usage.get('cost_usd', 0):.2f}"
-            )
+            parts.append(usage_line(usage))
         self.console.print(Text(" · ".join(parts), style="dim"))
 
 

@@ -7,12 +7,13 @@ human approvers; until a gate says yes, nothing but read-only work runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from tools.base import Risk, Tool
+from tools.base import Risk, Tool, ToolResult
 
 
 @dataclass
@@ -39,9 +40,12 @@ class PreparedCall:
 
 @dataclass
 class GateVerdict:
+    """The gate's answer; `settle` (if set) hears how the call ended (None: it never did)."""
+
     allowed: bool
     message: str = ""
     params: BaseModel | None = None
+    settle: Callable[[ToolResult | None], None] | None = None
 
 
 class Gate(Protocol):

@@ -31,6 +31,9 @@ class SessionStart(EventBase):
     tools: list[str] = Field(default_factory=list)
     goal: str | None = None
     resumed_from: str | None = None
+    # The settings that shape what the model reads (compaction, the batch budget), by their
+    # Settings names, so a replay edits its history exactly as the recording did.
+    history: dict[str, Any] = Field(default_factory=dict)
 
 
 class UserMessage(EventBase):
@@ -46,6 +49,7 @@ class ModelRequest(EventBase):
     digest: str
     message_count: int
     last_user: list[dict[str, Any]] = Field(default_factory=list)
+    compacted_results: int = 0  # tool results the history held as compaction stubs
 
 
 class ModelResponse(EventBase):
@@ -54,6 +58,7 @@ class ModelResponse(EventBase):
     content: list[dict[str, Any]]
     stop_reason: str | None
     usage: dict[str, Any] = Field(default_factory=dict)
+    usage_source: Literal["api", "estimate"] = "api"  # estimate: counted from the request
     model: str = ""
     request_id: str | None = None
 
@@ -87,6 +92,7 @@ class ApprovalDecisionEvent(EventBase):
     message: str = ""
     edited_input: dict[str, Any] | None = None
     decided_by: str = ""
+    approve_steps: bool = False
 
 
 class ToolResultEvent(EventBase):
@@ -97,6 +103,25 @@ class ToolResultEvent(EventBase):
     is_error: bool = False
     data: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class HistoryEdit(EventBase):
+    """Tool results the model reads were replaced: a batch over its budget, or compaction.
+
+    `replaced` maps tool_use ids to the text the model reads from now on (the full text stays
+    in the tool_result event); a compaction also brings the new `briefing` and may fold whole
+    old turns away (`folded`). Resume replays these edits, so it rebuilds exactly the messages
+    the live session sent.
+    """
+
+    type: Literal["history_edit"] = "history_edit"
+    reason: Literal["batch_budget", "compaction"]
+    turn: int
+    replaced: dict[str, str]
+    briefing: str | None = None
+    folded: list[str] = Field(default_factory=list)  # calls whose whole turns left the history
+    chars_before: int = 0  # the history's size (its JSON) before and after the edit
+    chars_after: int = 0
 
 
 class TodoUpdate(EventBase):
@@ -149,6 +174,7 @@ Event = Annotated[
     | ApprovalRequestEvent
     | ApprovalDecisionEvent
     | ToolResultEvent
+    | HistoryEdit
     | TodoUpdate
     | WorldUpdate
     | StateChangeEvent

@@ -166,7 +166,12 @@ class Executor:
         if verdict.params is not None:
             prepared.params = verdict.params
             prepared.summary = prepared.tool.summary(verdict.params)
-        result = await self._run(prepared, observer)
+        result: ToolResult | None = None
+        try:
+            result = await self._run(prepared, observer)
+        finally:
+            if verdict.settle is not None:
+                verdict.settle(result)
         observer.call_finished(prepared.call, result)
         return result
 

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import anthropic
 import httpx2
@@ -25,6 +25,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 from tenacity.wait import wait_base
+
+from agent.loop import history
+from agent.loop.token_estimate import USAGE_ESTIMATE_HEADER
 
 log = structlog.get_logger(__name__)
 
@@ -51,13 +54,19 @@ class TurnRequest:
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
+UsageSource = Literal["api", "estimate"]
+
+
 @dataclass
 class AssistantTurn:
+    """One reply; `usage_source` says whether the API reported the usage or it was counted."""
+
     content: list[dict[str, Any]]
     stop_reason: str | None
     usage: dict[str, Any] = field(default_factory=dict)
     model: str = ""
     request_id: str | None = None
+    usage_source: UsageSource = "api"
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [block for block in self.content if block.get("type") == "tool_use"]
@@ -67,7 +76,14 @@ class AssistantTurn:
 
 
 class ModelError(Exception):
-    """A model call failed in a way retries did not fix; `str()` says what to do."""
+    """A model call failed in a way retries did not fix; `str()` says what to do.
+
+    `kind` names the failures the session can act on: "prompt_too_long" (compact, then retry).
+    """
+
+    def __init__(self, message: str, kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class ModelClient(Protocol):
@@ -94,15 +110,21 @@ _DROPPED_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, _StreamI
 
 
 def cached_request_params(request: TurnRequest) -> dict[str, Any]:
-    """The request with cache breakpoints: after the static prefix and at the newest message."""
+    """The request with its cache breakpoints (at most the four the API allows).
+
+    The API finds a cached prefix by looking back only about 20 blocks from each breakpoint, and
+    one turn of 16 parallel calls adds 33 blocks (text, 16 tool_use, 16 tool_result). So:
+    1. the system prompt: the static prefix (tools and system prompt);
+    2. the block before the briefing, where compaction last stopped: a compaction rewrites only
+       what follows it, so the next one reads everything older from the cache;
+    3. the end of the message the previous request ended with: read back exactly, however many
+       blocks the turn added;
+    4. the newest message's last block: what the next turn reads.
+    """
     system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
     messages = copy.deepcopy(request.messages)
-    if messages:
-        last = messages[-1]
-        if isinstance(last.get("content"), str):
-            last["content"] = [{"type": "text", "text": last["content"]}]
-        if last.get("content"):
-            last["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    for content in _breakpoint_blocks(messages):
+        content["cache_control"] = {"type": "ephemeral"}
     return {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -110,6 +132,25 @@ def cached_request_params(request: TurnRequest) -> dict[str, Any]:
         "tools": request.tools,
         "messages": messages,
     }
+
+
+def _breakpoint_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks to mark: before the briefing, the previous request's end, the newest."""
+    for message in messages:
+        if isinstance(message.get("content"), str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+    ends: list[tuple[int, int]] = []
+    where = history.briefing_position(messages)
+    if where is not None and where[1] > 0:
+        ends.append((where[0], where[1] - 1))
+    replies = [i for i, message in enumerate(messages) if message.get("role") == "assistant"]
+    if replies and replies[-1] > 0:
+        previous = replies[-1] - 1
+        ends.append((previous, len(messages[previous]["content"]) - 1))
+    if messages:
+        ends.append((len(messages) - 1, len(messages[-1]["content"]) - 1))
+    marked = sorted({end for end in ends if end[1] >= 0})
+    return [messages[index]["content"][position] for index, position in marked]
 
 
 def explain_api_error(exc: BaseException) -> str:
@@ -203,7 +244,11 @@ class AnthropicClient:
                     return await self._stream_once(request, on_text)
         except Exception as exc:
             if isinstance(exc, (anthropic.AnthropicError, *_DROPPED_STREAM)):
-                raise ModelError(explain_api_error(exc)) from exc
+                too_long = isinstance(exc, anthropic.BadRequestError) and _api_message(
+                    exc
+                ).startswith("prompt is too long")
+                kind = "prompt_too_long" if too_long else ""
+                raise ModelError(explain_api_error(exc), kind) from exc
             raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -220,10 +265,13 @@ class AnthropicClient:
                 raise _StreamIncomplete("the stream ended before message_stop")
             message = await stream.get_final_message()
             request_id = stream.request_id
+            name, value = USAGE_ESTIMATE_HEADER
+            estimated = stream.response.headers.get(name) == value
         return AssistantTurn(
             content=[block.model_dump(mode="json", exclude_none=True) for block in message.content],
             stop_reason=message.stop_reason,
             usage=message.usage.model_dump(mode="json", exclude_none=True),
             model=message.model,
             request_id=request_id,
+            usage_source="estimate" if estimated else "api",
         )

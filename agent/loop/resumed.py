@@ -1,4 +1,4 @@
-"""What a session resumes from: its conversation, todo list and state, rebuilt from a transcript.
+"""What a session resumes from: its conversation, todo list, state and calls, from a transcript.
 
 agent/replay/resume.py reads a transcript into this; the builder (agent/runtime/builder.py)
 starts the new session from it. It lives here, beside the session, so the builder needs nothing
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.loop.compaction import CallLedger
 from tools.session_state import StateChange
 
 
@@ -22,5 +23,6 @@ class RebuiltSession:
     interrupted_calls: list[str] = field(default_factory=list)
     state_changes: list[StateChange] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
+    ledger: CallLedger = field(default_factory=CallLedger)  # every call, for stubs and recall
     last_seq: int = 0
     problems: list[str] = field(default_factory=list)  # parts of the transcript left out

@@ -6,6 +6,10 @@ script uses the replay server's item shape (`{"turn": {"content": [...], "stop_r
 "usage": {...}}}`, what tests/support's `text_turn`/`tool_turn` build), or `AssistantTurn`s, or an
 exception to raise in place of a turn (e.g. `ModelError`). Tests of the SDK's own behaviour
 (streaming, retries, HTTP errors) use agent/replay/server.py with the real SDK instead.
+
+It is as strict as the replay server: a request the Messages API would refuse fails the test
+(agent/loop/request_rules.py). A turn without scripted usage reports the estimate of the request
+it answers, as the server does.
 """
 
 from __future__ import annotations
@@ -15,9 +19,16 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from agent.loop.model_client import AssistantTurn, RetrySink, TextSink, TurnRequest
+from agent.loop.model_client import (
+    AssistantTurn,
+    RetrySink,
+    TextSink,
+    TurnRequest,
+    cached_request_params,
+)
+from agent.loop.request_rules import check_request
+from agent.loop.token_estimate import PromptCacheModel, content_tokens
 
-DEFAULT_USAGE = {"input_tokens": 10, "output_tokens": 5}
 ScriptEntry = AssistantTurn | BaseException | dict[str, Any]
 
 
@@ -29,6 +40,10 @@ class ScriptExhausted(AssertionError):
     """
 
 
+class RequestRefused(AssertionError):
+    """The session built a request the Messages API would refuse: a bug in Scout, not the test."""
+
+
 class ScriptedClient:
     """Answers each `stream()` with the next scripted turn; `requests` holds what it was asked."""
 
@@ -37,6 +52,7 @@ class ScriptedClient:
         self.requests: list[TurnRequest] = []
         self._script = deque(_entry(item, n, model) for n, item in enumerate(script, 1))
         self._length = len(self._script)
+        self._cache = PromptCacheModel()
 
     @property
     def remaining(self) -> int:
@@ -46,6 +62,11 @@ class ScriptedClient:
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
     ) -> AssistantTurn:
         self.requests.append(copy.deepcopy(request))
+        body = cached_request_params(request)
+        problem = check_request(body)
+        if problem is not None:
+            number = len(self.requests)
+            raise RequestRefused(f"the API would refuse request {number}: {problem.message}")
         if not self._script:
             raise ScriptExhausted(
                 f"the script has {self._length} turns and the session asked for turn "
@@ -57,7 +78,12 @@ class ScriptedClient:
         for block in entry.content:
             if block.get("type") == "text" and block.get("text"):
                 on_text(block["text"])
-        return copy.deepcopy(entry)
+        turn = copy.deepcopy(entry)
+        if not turn.usage:
+            turn.usage = self._cache.usage(body)
+            turn.usage["output_tokens"] = content_tokens(turn.content)
+            turn.usage_source = "estimate"
+        return turn
 
     def assert_done(self) -> None:
         """Fail when scripted turns were never asked for: the session stopped early."""
@@ -80,7 +106,7 @@ def _entry(item: ScriptEntry, position: int, model: str) -> AssistantTurn | Base
     return AssistantTurn(
         content=turn["content"],
         stop_reason=turn.get("stop_reason", "end_turn"),
-        usage=turn.get("usage", DEFAULT_USAGE),
+        usage=turn.get("usage") or {},
         model=model,
         request_id=f"req_scripted{position:06d}",
     )

@@ -1,21 +1,31 @@
 """The agent loop: one user message in, model turns and tool batches until the model is done.
 
 Each turn is streamed; every `tool_use` of a turn runs as one batch; all results go back in one
-user message, `tool_result` blocks first and in call order. Every step is recorded as it happens.
+user message, `tool_result` blocks first and in call order, within the turn's budget
+(agent/loop/batch_budget.py). Before each model call, old results are compacted when a chunk is
+due (agent/loop/compaction.py). Every step, edits of the history included, is recorded as it
+happens.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import structlog
 
+from agent.loop import history
+from agent.loop.accounting import Usage
+from agent.loop.batch_budget import shape_batch
 from agent.loop.calls import PreparedCall, ToolCall
+from agent.loop.compaction import CallLedger, CompactionPolicy, is_stub, plan_compaction
 from agent.loop.events import (
     ErrorEvent,
+    HistoryEdit,
     ModelRequest,
     ModelResponse,
     Notice,
@@ -26,7 +36,6 @@ from agent.loop.events import (
 )
 from agent.loop.executor import BatchObserver, Executor
 from agent.loop.model_client import AssistantTurn, ModelClient, ModelError, TurnRequest
-from agent.loop.pricing import price_for
 from agent.loop.recorder import Recorder
 from agent.loop.redaction import Redaction
 from tools.base import ToolResult
@@ -55,30 +64,6 @@ class Budgets:
 
 
 @dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cost_usd: float = 0.0
-    turns: int = 0
-
-    def add(self, usage: dict[str, Any], model: str) -> None:
-        for name in (
-            "input_tokens",
-            "output_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-        ):
-            setattr(self, name, getattr(self, name) + (usage.get(name) or 0))
-        self.cost_usd += price_for(model).cost(usage)
-        self.turns += 1
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "cost_usd": round(self.cost_usd, 4)}
-
-
-@dataclass
 class TurnOutcome:
     stop: Stop
     message: str = ""
@@ -96,20 +81,25 @@ class SessionParts:
     model: str
     budgets: Budgets
     redactor: Redaction
+    compaction: CompactionPolicy
+    batch_budget_chars: int
+    briefing: Callable[[int], str]  # the briefing at a model turn (agent/loop/briefing.py)
     todo: TodoList = field(default_factory=TodoList)
+    ledger: CallLedger = field(default_factory=CallLedger)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
 
 class _RecordingObserver(BatchObserver):
-    """Records tool_call and tool_result events as the batch runs."""
+    """Records tool_call and tool_result events as the batch runs, and keeps the ledger."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, ledger: CallLedger) -> None:
         self.recorder = recorder
+        self.ledger = ledger
         self.announced: set[str] = set()
 
     def _announce(self, call: ToolCall, prepared: PreparedCall | None = None) -> None:
         self.announced.add(call.id)
-        self.recorder.emit(
+        event = self.recorder.emit(
             ToolCallEvent(
                 id=call.id,
                 name=call.name,
@@ -119,6 +109,8 @@ class _RecordingObserver(BatchObserver):
                 summary=prepared.summary if prepared else "",
             )
         )
+        assert isinstance(event, ToolCallEvent)
+        self.ledger.called(event)
 
     def call_prepared(self, prepared: PreparedCall) -> None:
         self._announce(prepared.call, prepared)
@@ -134,7 +126,7 @@ class _RecordingObserver(BatchObserver):
     def call_finished(self, call: ToolCall, result: ToolResult) -> None:
         if call.id not in self.announced:
             self._announce(call)
-        self.recorder.emit(
+        event = self.recorder.emit(
             ToolResultEvent(
                 id=call.id,
                 name=call.name,
@@ -144,15 +136,12 @@ class _RecordingObserver(BatchObserver):
                 meta=result.meta,
             )
         )
+        assert isinstance(event, ToolResultEvent)
+        self.ledger.finished(event)
 
 
-def tool_result_block(call_id: str, result: ToolResult, redactor: Redaction) -> dict[str, Any]:
-    """The block the model reads; secrets in tool output are masked before they leave."""
-    text = redactor.text(result.text)
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
-    if result.is_error:
-        block["is_error"] = True
-    return block
+def _size(messages: list[dict[str, Any]]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")))
 
 
 class Session:
@@ -163,6 +152,7 @@ class Session:
         self.executor = parts.executor
         self.client = parts.client
         self.todo = parts.todo
+        self.ledger = parts.ledger
         self.tools = tools
         self.messages: list[dict[str, Any]] = []
         self.usage = Usage()
@@ -175,7 +165,8 @@ class Session:
         """Handle one user message until the model ends its turn, a budget, or an interrupt."""
         self._interrupted = False
         self.recorder.emit(UserMessage(text=text))
-        self._append_user_text(text)
+        history.add_user_text(self.messages, text)
+        squeezed = False
         while True:
             budget_stop = self._budget_exceeded()
             if budget_stop:
@@ -188,6 +179,9 @@ class Session:
                     raise
                 return self._cancelled("Stopped while the model was answering.")
             except ModelError as exc:
+                if exc.kind == "prompt_too_long" and not squeezed and self._compact(force=True):
+                    squeezed = True  # the history no longer fits: compact all there is, once
+                    continue
                 self.recorder.emit(ErrorEvent(kind="model", message=str(exc)))
                 return TurnOutcome("error", str(exc))
             outcome = await self._handle(turn)
@@ -207,6 +201,7 @@ class Session:
 
     # -- one model turn -------------------------------------------------------------------
     async def _model_turn(self) -> AssistantTurn:
+        self._compact()
         request = TurnRequest(
             model=self.parts.model,
             max_tokens=self.parts.budgets.max_tokens_per_turn,
@@ -221,8 +216,13 @@ class Session:
                 digest=request.digest(),
                 message_count=len(self.messages),
                 last_user=last if isinstance(last, list) else [{"type": "text", "text": last}],
+                compacted_results=sum(
+                    is_stub(history.text_of(block))
+                    for block in history.result_blocks(self.messages).values()
+                ),
             )
         )
+        self.usage.request_sent()
 
         def on_retry(attempt: int, why: str) -> None:
             self.recorder.emit(
@@ -240,13 +240,14 @@ class Session:
             turn = await self._stream_task
         finally:
             self._stream_task = None
-        self.usage.add(turn.usage, turn.model or self.parts.model)
+        self.usage.add(turn.usage, turn.model or self.parts.model, turn.usage_source)
         self.recorder.emit(
             ModelResponse(
                 turn=self.usage.turns,
                 content=turn.content,
                 stop_reason=turn.stop_reason,
                 usage=turn.usage,
+                usage_source=turn.usage_source,
                 model=turn.model,
                 request_id=turn.request_id,
             )
@@ -255,7 +256,7 @@ class Session:
 
     async def _handle(self, turn: AssistantTurn) -> TurnOutcome | None:
         """Act on the stop reason; None means: ask the model again."""
-        self.messages.append({"role": "assistant", "content": turn.content})
+        history.add_assistant(self.messages, turn.content)
         reason = turn.stop_reason
         calls = [ToolCall(b["id"], b["name"], b.get("input") or {}) for b in turn.tool_uses()]
         if reason == "max_tokens":
@@ -294,25 +295,65 @@ class Session:
     async def _run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
         self._in_batch = True
         try:
-            return await self.executor.run_batch(calls, _RecordingObserver(self.recorder))
+            return await self.executor.run_batch(
+                calls, _RecordingObserver(self.recorder, self.ledger)
+            )
         finally:
             self._in_batch = False
 
-    # -- history helpers ------------------------------------------------------------------
-    def _append_user_text(self, text: str) -> None:
-        block = {"type": "text", "text": text}
-        if self.messages and self.messages[-1]["role"] == "user":
-            self.messages[-1]["content"].append(block)  # after pending tool_results
-        else:
-            self.messages.append({"role": "user", "content": [block]})
-
+    # -- history ----------------------------------------------------------------------------
     def _append_results(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
-        redactor = self.parts.redactor
-        blocks = [tool_result_block(c.id, r, redactor) for c, r in zip(calls, results, strict=True)]
-        self.messages.append({"role": "user", "content": blocks})
+        """One user message of results in call order, the batch bounded by its budget."""
+        redact = self.parts.redactor.text
+        blocks = [
+            history.tool_result_block(call.id, redact(result.text), result.is_error)
+            for call, result in zip(calls, results, strict=True)
+        ]
+        history.add_results(self.messages, blocks)
+        spill = self.executor.context.spill_dir
+        shaped = shape_batch(calls, results, self.parts.batch_budget_chars, spill)
+        if shaped:
+            self._edit("batch_budget", {key: redact(text) for key, text in shaped.items()})
+
+    def _compact(self, *, force: bool = False) -> bool:
+        """Compact old results if a chunk is due (or all there is, with `force`)."""
+        plan = plan_compaction(self.messages, self.ledger, self.parts.compaction, force=force)
+        if not plan:
+            return False
+        redact = self.parts.redactor.text
+        self.ledger.fold(plan.folded)
+        briefing = redact(self.parts.briefing(self.usage.turns + 1))
+        stubs = {key: redact(text) for key, text in plan.stubs.items()}
+        removed = self._edit("compaction", stubs, briefing, plan.folded)
+        self.usage.compaction(len(plan.stubs), removed)
+        return True
+
+    def _edit(
+        self,
+        reason: str,
+        replaced: dict[str, str],
+        briefing: str | None = None,
+        folded: list[str] | None = None,
+    ) -> int:
+        """Apply and record one history edit; returns how many characters the history lost."""
+        before = _size(self.messages)
+        history.apply_edit(self.messages, replaced, briefing, folded)
+        after = _size(self.messages)
+        self.recorder.emit(
+            HistoryEdit(
+                reason=reason,  # type: ignore[arg-type]
+                turn=self.usage.turns,
+                replaced=replaced,
+                briefing=briefing,
+                folded=folded or [],
+                chars_before=before,
+                chars_after=after,
+            )
+        )
+        return before - after
 
     def _record_unrun(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
-        observer = _RecordingObserver(self.recorder)
+        observer = _RecordingObserver(self.recorder, self.ledger)
         for call, result in zip(calls, results, strict=True):
             observer.call_finished(call, result)
 

@@ -2,8 +2,14 @@
 
 `ReplayClient` answers each model call with the next recorded response. Before answering it
 compares what the agent is about to send (the newest message: the user's text, or the tool
-results with their ids and error flags) with what was sent when the session was recorded. Any
-difference is drift: the agent ran other calls, or they failed differently.
+results with their ids and error flags; and how many old results the history holds compacted)
+with what was sent when the session was recorded. Any difference is drift: the agent ran other
+calls, they failed differently, or it compacted its history differently.
+
+A replay calls no API, so its usage is counted from the request it actually built (marked as an
+estimate, agent/loop/token_estimate.py), not copied from the recording. The request must still
+be one the API would accept (agent/loop/request_rules.py); if not, the turn fails as it would
+live.
 """
 
 from __future__ import annotations
@@ -15,8 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.loop.compaction import is_stub
 from agent.loop.events import Event, ModelRequest, ModelResponse
-from agent.loop.model_client import AssistantTurn, ModelError, RetrySink, TextSink, TurnRequest
+from agent.loop.history import result_blocks, text_of
+from agent.loop.model_client import (
+    AssistantTurn,
+    ModelError,
+    RetrySink,
+    TextSink,
+    TurnRequest,
+    cached_request_params,
+)
+from agent.loop.request_rules import check_request
+from agent.loop.token_estimate import PromptCacheModel, content_tokens
 
 
 @dataclass
@@ -29,17 +46,26 @@ class Drift:
 class RecordedTurn:
     expected_last: list[dict[str, Any]]
     response: ModelResponse
+    compacted_results: int = 0
 
 
 def recorded_turns(events: list[Event]) -> list[RecordedTurn]:
     turns: list[RecordedTurn] = []
-    expected: list[dict[str, Any]] = []
+    request: ModelRequest | None = None
     for event in events:
         if isinstance(event, ModelRequest):
-            expected = event.last_user
+            request = event
         elif isinstance(event, ModelResponse):
-            turns.append(RecordedTurn(expected, event))
+            expected = request.last_user if request else []
+            compacted = request.compacted_results if request else 0
+            turns.append(RecordedTurn(expected, event, compacted))
     return turns
+
+
+def compacted_lines(request: TurnRequest) -> list[str]:
+    """How many results the history holds as compaction stubs, as a line to compare."""
+    count = sum(is_stub(text_of(block)) for block in result_blocks(request.messages).values())
+    return [f"compacted results {count}"] if count else []
 
 
 def comparable(blocks: list[dict[str, Any]] | str) -> list[str]:
@@ -87,6 +113,7 @@ class ReplayClient:
         self.pace_s = pace_s
         self.stop_on_drift = stop_on_drift
         self.drift: list[Drift] = []
+        self._cache = PromptCacheModel()
         self.ran_out = False
         self._halted = halted
 
@@ -114,6 +141,13 @@ class ReplayClient:
                 f"The recording ends after {_turns(len(self._turns))}, but this run asked for "
                 "another: the recording was cut short (or the run went further than it did)."
             )
+        body = cached_request_params(request)
+        problem = check_request(body)
+        if problem is not None:
+            raise ModelError(
+                f"The API would refuse this request ({problem.status} {problem.type}): "
+                f"{problem.message}"
+            )
         recorded = self._turns[self._next]
         self._next += 1
         self._check_drift(self._next, request, recorded)
@@ -126,17 +160,23 @@ class ReplayClient:
         for block in response.content:
             if block.get("type") == "text":
                 await self._emit_text(block.get("text", ""), on_text)
+        usage = self._cache.usage(body)
+        usage["output_tokens"] = content_tokens(response.content)
         return AssistantTurn(
             content=response.content,
             stop_reason=response.stop_reason,
-            usage=response.usage,
+            usage=usage,
             model=response.model,
             request_id=response.request_id,
+            usage_source="estimate",
         )
 
     def _check_drift(self, turn: int, request: TurnRequest, recorded: RecordedTurn) -> None:
         actual = request.messages[-1]["content"] if request.messages else []
-        want, got = comparable(recorded.expected_last), comparable(actual)
+        want = comparable(recorded.expected_last)
+        if recorded.compacted_results:
+            want.append(f"compacted results {recorded.compacted_results}")
+        got = comparable(actual) + compacted_lines(request)
         if want != got:
             diff = "\n".join(
                 difflib.unified_diff(want, got, "recorded", "this run", lineterm="", n=1)

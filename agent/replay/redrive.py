@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -58,6 +59,13 @@ class _Collect(SessionListener):
             self.results.append(event)
 
 
+def recorded_history_settings(start: SessionStart | None) -> dict[str, Any]:
+    """The recording's compaction settings; a recording from before compaction had none."""
+    if start is None or not start.history:
+        return {"compact_history": False}
+    return start.history
+
+
 async def resolve_docs(host: str, port: int) -> list[str]:
     """The simulated docs site lives on loopback; every other name resolves as usual."""
     if host == DOCS_HOST:
@@ -92,8 +100,12 @@ async def sim_runtime(
     goal: str | None = None,
     listeners: list[SessionListener] | None = None,
     transcript_path: Path | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Runtime]:
-    """A live session on a fresh simulated cluster (and its docs site), torn down on exit."""
+    """A live session on a fresh simulated cluster (and its docs site), torn down on exit.
+
+    `settings` are further Settings fields (e.g. a recording's compaction settings).
+    """
     with tempfile.TemporaryDirectory(prefix="scout-sim-") as scratch, DocsSite() as docs:
         root = Path(scratch)
         async with SimCluster(scenario, root / "sim") as sim:
@@ -104,6 +116,7 @@ async def sim_runtime(
                 transcripts_dir=transcript_path.parent if transcript_path else root / "t",
                 log_file=root / "scout.log",
                 web_allowed_hosts=[DOCS_HOST],
+                **(settings or {}),
             )
             runtime = await open_runtime(
                 settings,
@@ -157,6 +170,7 @@ async def redrive(
         goal=start.goal if start else None,
         listeners=[collect, *(listeners or [])],
         transcript_path=transcript_path,
+        settings=recorded_history_settings(start),
     ) as runtime:
         for event in events:
             if isinstance(event, UserMessage):

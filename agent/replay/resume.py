@@ -1,8 +1,10 @@
 """Rebuilding a session from its transcript, to resume after a stop or a crash.
 
 The conversation, the todo list and the session state (computed deployments, the approved plan,
-rollouts) come back. A call that was announced but never got a result is answered with an error
-that tells the model its effect is unknown, so every `tool_use` keeps exactly one `tool_result`.
+rollouts) come back; recorded history edits (a batch cut to its budget, compaction) are applied
+where they happened, so the messages are exactly those the live session sent. A call that was
+announced but never got a result is answered with an error that tells the model its effect is
+unknown, so every `tool_use` keeps exactly one `tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
 gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
 A transcript is a file anyone may have edited: todo items that do not validate are left out
@@ -15,13 +17,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.loop import history
 from agent.loop.events import (
     ApprovalDecisionEvent,
     Event,
+    HistoryEdit,
     ModelResponse,
     SessionStart,
     StateChangeEvent,
     TodoUpdate,
+    ToolCallEvent,
     ToolResultEvent,
     UserMessage,
 )
@@ -53,14 +58,9 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             block = results.get(call_id)
             if block is None:
                 rebuilt.interrupted_calls.append(call_id)
-                block = {
-                    "type": "tool_result",
-                    "tool_use_id": call_id,
-                    "content": INTERRUPTED_TEXT,
-                    "is_error": True,
-                }
+                block = history.tool_result_block(call_id, INTERRUPTED_TEXT, True)
             blocks.append(block)
-        messages.append({"role": "user", "content": blocks})
+        history.add_results(messages, blocks)
         pending.clear()
         results.clear()
 
@@ -68,21 +68,22 @@ def rebuild(events: list[Event]) -> RebuiltSession:
         rebuilt.last_seq = max(rebuilt.last_seq, event.seq)
         if isinstance(event, UserMessage):
             flush_results()
-            block = {"type": "text", "text": event.text}
-            if messages and messages[-1]["role"] == "user":
-                messages[-1]["content"].append(block)
-            else:
-                messages.append({"role": "user", "content": [block]})
+            history.add_user_text(messages, event.text)
         elif isinstance(event, ModelResponse):
             flush_results()
-            messages.append({"role": "assistant", "content": event.content})
+            history.add_assistant(messages, event.content)
             if event.stop_reason in {"tool_use", "max_tokens"}:
                 pending.extend(b["id"] for b in event.content if b.get("type") == "tool_use")
-        elif isinstance(event, ToolResultEvent) and event.id in pending:
-            block = {"type": "tool_result", "tool_use_id": event.id, "content": event.text}
-            if event.is_error:
-                block["is_error"] = True
-            results[event.id] = block
+        elif isinstance(event, ToolCallEvent):
+            rebuilt.ledger.called(event)
+        elif isinstance(event, ToolResultEvent):
+            rebuilt.ledger.finished(event)
+            if event.id in pending:
+                results[event.id] = history.tool_result_block(event.id, event.text, event.is_error)
+        elif isinstance(event, HistoryEdit):
+            flush_results()
+            history.apply_edit(messages, event.replaced, event.briefing, event.folded)
+            rebuilt.ledger.fold(event.folded)
         elif isinstance(event, TodoUpdate):
             rebuilt.todo_items, rebuilt.problems = _valid_todo_items(event, rebuilt.problems)
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:

@@ -1,6 +1,8 @@
 """The replay server's script: what each `POST /v1/messages` answers, in order, as data.
 
-- `turn`: an assistant Message, streamed as SSE when the request says `"stream": true`.
+- `turn`: an assistant Message, streamed as SSE when the request says `"stream": true`. Its
+  usage is the server's estimate of the request it answers (agent/loop/token_estimate.py),
+  unless the item scripts `usage` itself.
 - `http_error`: that status with the API's error body; the SDK retries 408/409/429/5xx itself.
 - `stream_error`: HTTP 200, part of a turn, then `event: error`. The SDK raises
   `anthropic.APIStatusError` with `status_code == 200` and does not retry it.
@@ -37,8 +39,10 @@ class _Strict(BaseModel):
 
 
 class Usage(_Strict):
-    input_tokens: int = 10
-    output_tokens: int = 5
+    """Usage a test scripts on purpose; without it the server reports its estimate."""
+
+    input_tokens: int
+    output_tokens: int
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
 
@@ -49,7 +53,7 @@ class Turn(_Strict):
     content: list[dict[str, Any]]
     stop_reason: StopReason = "end_turn"
     stop_sequence: str | None = None
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage | None = None  # None: the server counts the request (an estimate)
 
     @field_validator("content")
     @classmethod

@@ -8,6 +8,12 @@ headers. It runs stdlib `ThreadingHTTPServer` in a daemon thread, so it serves a
 Script items (agent/replay/script.py) are served first in, first out, one per
 `POST /v1/messages`; wire formats and error bodies are in agent/replay/wire.py. Every Message
 carries the server's `model`, whatever the request asked for.
+
+It is strict: every request first passes agent/loop/request_rules.py, and a request the real API
+would refuse is refused the same way (400 `invalid_request_error`, the API's message) without
+taking a script item. Usage is counted from the request itself (agent/loop/token_estimate.py,
+with the prompt cache the API describes) and marked as an estimate in a response header;
+`POST /v1/messages/count_tokens` answers the same estimate.
 """
 
 from __future__ import annotations
@@ -22,6 +28,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent.loop.request_rules import check_request
+from agent.loop.token_estimate import (
+    USAGE_ESTIMATE_HEADER,
+    PromptCacheModel,
+    content_tokens,
+    estimate_input_tokens,
+)
 from agent.replay import sse
 from agent.replay.script import (
     UNFINISHED_TURN,
@@ -37,7 +50,6 @@ from agent.replay.wire import (
     COUNT_TOKENS_PATH,
     ERROR_TYPE_BY_STATUS,
     MESSAGES_PATH,
-    REQUIRED_FIELDS,
     STATUS_BY_ERROR_TYPE,
     ErrorReply,
     assistant_message,
@@ -68,6 +80,7 @@ class MessagesAPIServer:
         self._script_length = len(self._script)
         self._lock = threading.Lock()
         self._serial = itertools.count(1)
+        self._cache = PromptCacheModel()
         self._httpd: _ReplayHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -109,9 +122,7 @@ class MessagesAPIServer:
         with self._lock:
             return len(self._script)
 
-    def _take(
-        self, method: str, path: str, headers: dict[str, str], body: Any
-    ) -> tuple[ScriptItem | ErrorReply | _Count, str]:
+    def _take(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Served:
         """Decide the answer and record the request under one lock, so their orders agree."""
         with self._lock:
             answer = self._choose(method, path, body)
@@ -121,7 +132,11 @@ class MessagesAPIServer:
                 served = next(iter(type(answer).model_fields))
             request_id = f"req_replay{next(self._serial):06d}"
             self.requests.append(RecordedRequest(method, path, headers, body, served, request_id))
-            return answer, request_id
+            usage = None
+            if isinstance(answer, TurnItem) and answer.turn.usage is None:
+                usage = self._cache.usage(body)
+                usage["output_tokens"] = content_tokens(answer.turn.content)
+            return _Served(answer, request_id, usage)
 
     def _choose(self, method: str, path: str, body: Any) -> ScriptItem | ErrorReply | _Count:
         if method != "POST" or path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
@@ -132,17 +147,11 @@ class MessagesAPIServer:
                 f"no route for {method} {path}; this replay server answers POST "
                 f"{MESSAGES_PATH} and POST {COUNT_TOKENS_PATH}",
             )
-        if not isinstance(body, dict):
-            return ErrorReply(
-                "invalid_request", 400, "invalid_request_error", "request body is not a JSON object"
-            )
-        missing = [name for name in REQUIRED_FIELDS if name not in body and path == MESSAGES_PATH]
-        if missing:
-            return ErrorReply(
-                "invalid_request", 400, "invalid_request_error", f"{missing[0]}: Field required"
-            )
+        problem = check_request(body, counting=path == COUNT_TOKENS_PATH)
+        if problem is not None:
+            return ErrorReply("invalid_request", problem.status, problem.type, problem.message)
         if path == COUNT_TOKENS_PATH:
-            return _Count(max(1, len(json.dumps(body)) // 4))
+            return _Count(estimate_input_tokens(body))
         if not self._script:
             return ErrorReply(
                 "exhausted",
@@ -151,6 +160,15 @@ class MessagesAPIServer:
                 f"replay script exhausted after {self._script_length} turns",
             )
         return self._script.popleft()
+
+
+@dataclass(frozen=True)
+class _Served:
+    """What one request gets: the answer, its request id, and the usage counted for a turn."""
+
+    answer: ScriptItem | ErrorReply | _Count
+    request_id: str
+    usage: dict[str, int] | None
 
 
 @dataclass(frozen=True)
@@ -191,26 +209,22 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode(errors="replace")
         headers = {name.lower(): value for name, value in self.headers.items()}
-        answer, request_id = replay._take(self.command, urlsplit(self.path).path, headers, body)
-        message_id = request_id.replace("req_", "msg_", 1)
+        served = replay._take(self.command, urlsplit(self.path).path, headers, body)
         streaming = isinstance(body, dict) and body.get("stream") is True
         try:
-            self._answer(answer, streaming, request_id, message_id)
+            self._answer(served, streaming)
         except ConnectionError:
             self.close_connection = True
 
-    def _answer(
-        self,
-        answer: ScriptItem | ErrorReply | _Count,
-        streaming: bool,
-        request_id: str,
-        message_id: str,
-    ) -> None:
+    def _answer(self, served: _Served, streaming: bool) -> None:
         replay = self.server.replay
+        answer, request_id = served.answer, served.request_id
+        message_id = request_id.replace("req_", "msg_", 1)
         if isinstance(answer, ErrorReply):
             self._send_error(answer, request_id)
         elif isinstance(answer, _Count):
-            self._send_json(200, {"input_tokens": answer.input_tokens}, request_id)
+            payload = {"input_tokens": answer.input_tokens}
+            self._send_json(200, payload, request_id, [USAGE_ESTIMATE_HEADER])
         elif isinstance(answer, HttpErrorItem):
             spec = answer.http_error
             kind = spec.type or ERROR_TYPE_BY_STATUS.get(spec.status, "api_error")
@@ -220,11 +234,13 @@ class _Handler(BaseHTTPRequestHandler):
             )
             self._send_error(reply, request_id)
         elif isinstance(answer, TurnItem):
-            message = assistant_message(answer.turn, message_id, replay.model)
+            message = assistant_message(answer.turn, message_id, replay.model, served.usage)
+            extra = [USAGE_ESTIMATE_HEADER] if served.usage is not None else []
             if streaming:
-                self._send_events(sse.message_events(message), request_id, finish=True)
+                events = sse.message_events(message)
+                self._send_events(events, request_id, finish=True, extra=extra)
             else:
-                self._send_json(200, message, request_id)
+                self._send_json(200, message, request_id, extra)
         elif isinstance(answer, StreamErrorItem):
             spec = answer.stream_error
             if not streaming:
@@ -267,13 +283,21 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_error(self, reply: ErrorReply, request_id: str) -> None:
         self._send_json(reply.status, reply.body(request_id), request_id, reply.headers())
 
-    def _send_events(self, events: Iterable[dict[str, Any]], request_id: str, finish: bool) -> None:
+    def _send_events(
+        self,
+        events: Iterable[dict[str, Any]],
+        request_id: str,
+        finish: bool,
+        extra: Iterable[tuple[str, str]] = (),
+    ) -> None:
         """Chunked SSE; without the final empty chunk the client sees a broken body, not an end."""
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", request_id)
+        for name, value in extra:
+            self.send_header(name, value)
         self.send_header("connection", "close")
         self.end_headers()
         for event in events:

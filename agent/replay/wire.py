@@ -12,7 +12,6 @@ from agent.replay.script import Turn
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
-REQUIRED_FIELDS = ("model", "max_tokens", "messages")
 
 ERROR_TYPE_BY_STATUS = {
     400: "invalid_request_error",
@@ -29,8 +28,15 @@ ERROR_TYPE_BY_STATUS = {
 STATUS_BY_ERROR_TYPE = {kind: status for status, kind in ERROR_TYPE_BY_STATUS.items()}
 
 
-def assistant_message(turn: Turn, message_id: str, model: str) -> dict[str, Any]:
-    """The Message object the API returns (or streams piece by piece) for a scripted turn."""
+def assistant_message(
+    turn: Turn, message_id: str, model: str, usage: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """The Message object the API returns (or streams piece by piece) for a scripted turn.
+
+    `usage` is what the server counted; a turn that scripts its own usage keeps that.
+    """
+    if turn.usage is not None:
+        usage = turn.usage.model_dump()
     return {
         "id": message_id,
         "type": "message",
@@ -39,7 +45,7 @@ def assistant_message(turn: Turn, message_id: str, model: str) -> dict[str, Any]
         "content": turn.content,
         "stop_reason": turn.stop_reason,
         "stop_sequence": turn.stop_sequence,
-        "usage": turn.usage.model_dump(),
+        "usage": usage or {"input_tokens": 0, "output_tokens": 0},
     }
 
 

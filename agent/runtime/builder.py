@@ -15,10 +15,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from agent.loop.briefing import render_briefing
 from agent.loop.calls import Gate
+from agent.loop.compaction import CallLedger, CompactionPolicy
 from agent.loop.events import Notice, SessionStart, StateChangeEvent, TodoUpdate
 from agent.loop.executor import Executor, ExecutorLimits
 from agent.loop.model_client import AnthropicClient, ModelClient
@@ -40,6 +43,7 @@ from tools.deploy.plan_tool import PlanDeploymentTool
 from tools.deploy.rollout_tool import RolloutStepTool
 from tools.docker_ctl import DockerCtl
 from tools.propose_plan import ProposePlanTool
+from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
 from tools.registry import ToolRegistry
 from tools.session_state import SessionState
@@ -70,6 +74,18 @@ class Runtime:
             await self.pool.close()
         await self.web.aclose()
         self.session.recorder.close()
+
+
+def history_settings(compaction: CompactionPolicy, batch_budget_chars: int) -> dict[str, Any]:
+    """The Settings that shape the history, as the session start records them for replays."""
+    return {
+        "compact_history": compaction.enabled,
+        "compact_keep_turns": compaction.keep_turns,
+        "compact_min_chars": compaction.min_chars,
+        "compact_chunk_chars": compaction.chunk_chars,
+        "compact_fold_after_turns": compaction.fold_after_turns,
+        "batch_result_chars": batch_budget_chars,
+    }
 
 
 def new_transcript_path(settings: Settings) -> Path:
@@ -115,19 +131,28 @@ def build_session(
     gate: Gate | None = None,
     budgets: Budgets | None = None,
     limits: ExecutorLimits | None = None,
+    compaction: CompactionPolicy | None = None,
+    batch_budget_chars: int | None = None,
     mode: str = "ask",
     goal: str | None = None,
     resume: RebuiltSession | None = None,
 ) -> Session:
-    """A ready session with `todo_write` registered, resumed if asked, and its start recorded."""
+    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded."""
     defaults = Settings()
     todo = TodoList(
         on_change=lambda items: recorder.emit(
             TodoUpdate(items=[item.model_dump() for item in items])
         )
     )
-    registry = ToolRegistry([*tools, TodoWriteTool(todo)])
+    ledger = resume.ledger if resume is not None else CallLedger()
+    registry = ToolRegistry([*tools, TodoWriteTool(todo), RecallResultTool(ledger.full_text)])
     executor = Executor(registry, context, gate=gate, limits=limits or defaults.executor_limits())
+
+    def briefing(turn: int) -> str:
+        return render_briefing(
+            turn, todo=todo, state=context.state, world=context.world, folded=ledger.folded()
+        )
+
     parts = SessionParts(
         client=client,
         executor=executor,
@@ -135,8 +160,12 @@ def build_session(
         system_prompt=system_prompt,
         model=model,
         budgets=budgets or defaults.budgets(),
-        todo=todo,
         redactor=redactor,
+        compaction=compaction or defaults.compaction_policy(),
+        batch_budget_chars=batch_budget_chars or defaults.batch_result_chars,
+        briefing=briefing,
+        todo=todo,
+        ledger=ledger,
         session_id=recorder.session_id,
     )
     session = Session(parts, registry.definitions())
@@ -147,6 +176,7 @@ def build_session(
             tools=registry.names(),
             goal=goal,
             resumed_from=resume.session_id if resume else None,
+            history=history_settings(parts.compaction, parts.batch_budget_chars),
         )
     )
     if resume is not None:
@@ -201,6 +231,7 @@ async def open_runtime(
         approver=approver_factory(rules),
         emit=recorder.emit,
         approval_ttl_s=settings.approval_timeout_s,
+        redactor=redactor,
     )
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
@@ -219,7 +250,12 @@ async def open_runtime(
         ]
     tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
     context = ToolContext(
-        spill_dir=transcript_path.parent / "spill", ssh=pool, world=world, web=web, state=state
+        spill_dir=transcript_path.parent / "spill",
+        ssh=pool,
+        world=world,
+        web=web,
+        state=state,
+        redact=redactor.text,
     )
     session = build_session(
         recorder,
@@ -232,6 +268,8 @@ async def open_runtime(
         gate=gate,
         budgets=settings.budgets(),
         limits=settings.executor_limits(),
+        compaction=settings.compaction_policy(),
+        batch_budget_chars=settings.batch_result_chars,
         mode=settings.mode,
         goal=goal,
         resume=resume,

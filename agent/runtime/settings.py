@@ -30,6 +30,7 @@ from tools.validation_errors import validation_problems
 from tools.yaml_files import YAMLSyntaxError, read_yaml
 
 if TYPE_CHECKING:
+    from agent.loop.compaction import CompactionPolicy
     from agent.loop.executor import ExecutorLimits
     from agent.loop.session import Budgets
 
@@ -59,6 +60,20 @@ class Settings(BaseSettings):
     max_output_tokens: int = Field(400_000, gt=0)
     max_cost_usd: float = Field(10.0, gt=0)
     max_tokens_per_turn: int = Field(8192, gt=0)
+    batch_result_chars: int = Field(
+        40_000, gt=0, description="What one turn's tool results may add up to, in characters."
+    )
+    compact_history: bool = True
+    compact_keep_turns: int = Field(
+        2, ge=1, description="The newest model turns whose results are never compacted."
+    )
+    compact_min_chars: int = Field(500, ge=0, description="Shorter results stay whole.")
+    compact_fold_after_turns: int = Field(
+        8, ge=0, description="Older turns fold into the briefing's log (0: never)."
+    )
+    compact_chunk_chars: int = Field(
+        20_000, ge=0, description="Compact only when at least this much can go at once."
+    )
     tool_timeout_s: float = Field(300.0, gt=0)
     max_concurrency: int = Field(32, gt=0, description="Tool calls running at once.")
     per_key_concurrency: int = Field(8, gt=0, description="Calls at once on one host.")
@@ -95,6 +110,17 @@ class Settings(BaseSettings):
             max_output_tokens=self.max_output_tokens,
             max_cost_usd=self.max_cost_usd,
             max_tokens_per_turn=self.max_tokens_per_turn,
+        )
+
+    def compaction_policy(self) -> CompactionPolicy:
+        from agent.loop.compaction import CompactionPolicy
+
+        return CompactionPolicy(
+            enabled=self.compact_history,
+            keep_turns=self.compact_keep_turns,
+            min_chars=self.compact_min_chars,
+            chunk_chars=self.compact_chunk_chars,
+            fold_after_turns=self.compact_fold_after_turns,
         )
 
     def executor_limits(self) -> ExecutorLimits:

@@ -44,11 +44,14 @@ class ApprovalRequest(BaseModel):
 
 
 class Decision(BaseModel):
+    """A decision; `approve_steps` (plans only) also approves each step's calls as written."""
+
     kind: DecisionKind
     fingerprint: str
     message: str = ""
     edited_input: dict[str, Any] | None = None
     decided_by: str = ""
+    approve_steps: bool = False
 
     @property
     def allows(self) -> bool:

@@ -1,9 +1,9 @@
 """The policy gate: rules, modes, the plan gate and the approver, in one fail-closed decision.
 
-Order: a deny rule refuses; read-only work runs (unless a rule says ask); in `plan` mode nothing
-else runs; before a plan is approved nothing else runs; then the mode and the allow rules decide
-whether a human must be asked; `ci` mode refuses whatever would need one. Any approver failure is
-a denial.
+The policy (`policy.policy_answer`) says allow, ask or deny; an answer of ask is settled by a
+step the operator approved with the plan (`step_approvals`), or else by the approver. What the
+approver is shown is redacted and has its control characters made visible. Any approver failure
+is a denial.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
+from agent.safety.display import visible, visible_data
 from agent.safety.modes import Mode
-from agent.safety.rules import Rule, RuleSet
+from agent.safety.policy import PolicyAnswer, policy_answer
+from agent.safety.redact import Redactor
+from agent.safety.rules import RuleSet
+from agent.safety.step_approvals import StepApprovals
 from tools.base import Risk
 from tools.plan import Plan, PlanState
 
@@ -55,6 +59,7 @@ class PolicyGate:
         approver: Approver | None = None,
         emit: Callable[[Event], Any] = lambda event: None,
         approval_ttl_s: float = 900.0,
+        redactor: Redactor | None = None,
     ) -> None:
         self.mode: Mode = mode
         self.rules = rules or RuleSet()
@@ -62,67 +67,88 @@ class PolicyGate:
         self.approver = approver
         self.emit = emit
         self.approval_ttl_s = approval_ttl_s
+        self.redactor = redactor or Redactor()
+        self.step_approvals: StepApprovals | None = None
         self._ask_lock = asyncio.Lock()
         self._edit_rounds: dict[str, int] = {}
 
     async def check(self, prepared: PreparedCall) -> GateVerdict:
-        tool, tool_input, hosts = prepared.tool.name, prepared.call.input, prepared.hosts
-        rule = self.rules.first_match(tool, tool_input, hosts)
-        if rule is not None and rule.effect == "deny":
-            return _refuse(f"Denied by rule `{rule.text}` ({rule.source}). {_DENIAL_ADVICE}")
-        risk = prepared.risk
-        rule_asks = rule is not None and rule.effect == "ask"
-        if risk == Risk.READ_ONLY and not rule_asks:
+        risk, reason = prepared.risk, prepared.risk_reason
+        answer = policy_answer(
+            tool=prepared.tool.name,
+            tool_input=prepared.call.input,
+            hosts=prepared.hosts,
+            risk=risk,
+            reason=reason,
+            rules=self.rules,
+            mode=self.mode,
+            plan_approved=self.plan.approved is not None,
+        )
+        if answer.decision == "allow":
             return GateVerdict(allowed=True)
-        if risk > Risk.READ_ONLY and self.mode == "plan":
-            return _refuse(
-                f"Not run: the session is in plan mode, where only read-only actions run, and this "
-                f"is {risk.label} ({prepared.risk_reason}). Describe it in a plan instead."
-            )
-        if risk > Risk.READ_ONLY and self.plan.approved is None:
-            return _refuse(
-                f"Not run: no plan has been approved yet, so the session is read-only and this is "
-                f"{risk.label} ({prepared.risk_reason}). Use propose_plan with the steps, hosts, "
-                "downtime, rollback and checks, and wait for approval."
-            )
-        if not rule_asks and self._preapproved(risk, rule):
-            return GateVerdict(allowed=True)
-        if self.mode == "ci":
-            return _refuse(
-                f"Not run: this {risk.label} action needs a human approval, and in ci mode no one "
-                f"can be asked. {_DENIAL_ADVICE}"
-            )
+        if answer.decision == "deny":
+            return _refuse(_refusal_words(answer, risk, reason))
+        step = await self._plan_step_approval(prepared)
+        if step is not None:
+            return step
         return await self._ask(prepared)
 
-    def _preapproved(self, risk: Risk, rule: Rule | None) -> bool:
-        """Allow rules pre-approve mutating work (destructive always asks)."""
-        if risk != Risk.MUTATING or rule is None or rule.effect != "allow":
-            return False
-        if self.mode == "ask":
-            return rule.source.startswith("operator")
-        return True
+    async def _plan_step_approval(self, prepared: PreparedCall) -> GateVerdict | None:
+        """A call that is exactly the next step the operator approved with the plan runs."""
+        approvals = self.step_approvals
+        if approvals is None:
+            return None
+        step = approvals.take(prepared.tool.name, prepared.params, prepared.hosts)
+        if step is None:
+            return None
+        request = self._request(prepared, plan_step=self._step_title(step))
+        self.emit(_request_event(request, prepared.call.id))
+        self.emit(
+            ApprovalDecisionEvent(
+                call_id=prepared.call.id,
+                fingerprint=request.fingerprint,
+                decision="approved",
+                message=f"step {step} as approved with the plan",
+                decided_by="plan approval",
+            )
+        )
+        return GateVerdict(allowed=True, settle=lambda result: approvals.settle(step, result))
+
+    def _step_title(self, number: int) -> str | None:
+        plan = self.plan.approved
+        if plan is None or number > len(plan.steps):
+            return None
+        return f"step {number}: {plan.steps[number - 1].title}"
+
+    def _request(self, prepared: PreparedCall, *, plan_step: str | None) -> ApprovalRequest:
+        """The request as an approver sees it: redacted, control characters made visible."""
+        shown = self.redactor.data
+        return ApprovalRequest(
+            id=uuid.uuid4().hex[:12],
+            fingerprint=fingerprint(prepared.tool.name, prepared.call.input, prepared.hosts),
+            tool=prepared.tool.name,
+            input=visible_data(shown(prepared.call.input)),
+            hosts=prepared.hosts,
+            risk=prepared.risk.label,
+            reason=visible(shown(prepared.risk_reason)),
+            plan_step=visible(plan_step) if plan_step else None,
+            summary=visible(shown(prepared.summary)),
+            expires_at=_expiry(self.approval_ttl_s),
+            call_id=prepared.call.id,
+        )
 
     async def _ask(self, prepared: PreparedCall) -> GateVerdict:
         command = getattr(prepared.params, "command", None)
         step = self.plan.step_for(command, prepared.hosts) if isinstance(command, str) else None
-        request = ApprovalRequest(
-            id=uuid.uuid4().hex[:12],
-            fingerprint=fingerprint(prepared.tool.name, prepared.call.input, prepared.hosts),
-            tool=prepared.tool.name,
-            input=prepared.call.input,
-            hosts=prepared.hosts,
-            risk=prepared.risk.label,
-            reason=prepared.risk_reason,
-            plan_step=step,
-            summary=prepared.summary,
-            expires_at=_expiry(self.approval_ttl_s),
-            call_id=prepared.call.id,
-        )
+        request = self._request(prepared, plan_step=step)
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
             return _refuse(decision_words(decision))
         if decision.kind == "approved_with_edit":
-            return await self._check_edit(prepared, decision.edited_input)
+            edited = decision.edited_input
+            if edited is not None:  # built on the redacted view: keep what it left alone
+                edited = restore_hidden(edited, request.input, prepared.call.input)
+            return await self._check_edit(prepared, edited)
         return GateVerdict(allowed=True)
 
     async def _check_edit(
@@ -149,11 +175,11 @@ class PolicyGate:
         self._edit_rounds[call_id] = rounds + 1
         try:
             tool = original.tool.name
-            rule = self.rules.first_match(tool, edited_input, edited.hosts)
-            before = self.rules.first_match(tool, original.call.input, original.hosts)
+            denied = self.rules.careful_match("deny", tool, edited_input, edited.hosts) is not None
+            ask = self.rules.careful_match("ask", tool, edited_input, edited.hosts)
+            before = self.rules.careful_match("ask", tool, original.call.input, original.hosts)
             same_shape = set(edited.hosts) == set(original.hosts) and edited.risk <= original.risk
-            new_ask = rule is not None and rule.effect == "ask" and rule != before
-            denied = rule is not None and rule.effect == "deny"
+            new_ask = ask is not None and ask != before
             if same_shape and not new_ask and not denied:
                 verdict = GateVerdict(allowed=True, params=edited.params)
             else:
@@ -177,28 +203,23 @@ class PolicyGate:
             id=uuid.uuid4().hex[:12],
             fingerprint=plan.digest(),
             tool="propose_plan",
-            input=plan.model_dump(mode="json"),
+            input=visible_data(self.redactor.data(plan.model_dump(mode="json"))),
             risk="plan",
-            reason=f"approve the plan: {plan.goal} ({plan.step_count()})",
-            summary=plan.render(),
+            reason=visible(
+                self.redactor.text(f"approve the plan: {plan.goal} ({plan.step_count()})")
+            ),
+            summary=visible(self.redactor.text(plan.render())),
             expires_at=_expiry(self.approval_ttl_s),
             call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
+        self.step_approvals = (
+            StepApprovals(plan) if decision.allows and decision.approve_steps else None
+        )
         return decision.allows, decision.message
 
     async def _decide(self, request: ApprovalRequest, call_id: str) -> Decision:
-        self.emit(
-            ApprovalRequestEvent(
-                call_id=call_id,
-                fingerprint=request.fingerprint,
-                tool=request.tool,
-                input=request.input,
-                risk=request.risk,
-                reason=request.reason,
-                plan_step=request.plan_step,
-            )
-        )
+        self.emit(_request_event(request, call_id))
         decision = await self._ask_approver(request)
         if decision.fingerprint != request.fingerprint:
             decision = Decision(
@@ -215,6 +236,7 @@ class PolicyGate:
                 message=decision.message,
                 edited_input=decision.edited_input,
                 decided_by=decision.decided_by,
+                approve_steps=decision.approve_steps,
             )
         )
         return decision
@@ -238,6 +260,49 @@ class PolicyGate:
                     message=f"the approver failed ({type(exc).__name__}: {exc})",
                     decided_by="gate",
                 )
+
+
+def _request_event(request: ApprovalRequest, call_id: str) -> ApprovalRequestEvent:
+    return ApprovalRequestEvent(
+        call_id=call_id,
+        fingerprint=request.fingerprint,
+        tool=request.tool,
+        input=request.input,
+        risk=request.risk,
+        reason=request.reason,
+        plan_step=request.plan_step,
+    )
+
+
+def restore_hidden(
+    edited: dict[str, Any], shown: dict[str, Any], original: dict[str, Any]
+) -> dict[str, Any]:
+    """An edit built on the redacted view keeps the real values of the fields it left alone."""
+    return {
+        key: original[key] if key in original and value == shown.get(key) else value
+        for key, value in edited.items()
+    }
+
+
+def _refusal_words(answer: PolicyAnswer, risk: Risk, reason: str) -> str:
+    """What the model is told when the policy refuses, in words it can act on."""
+    if answer.ground == "deny_rule":
+        return f"{answer.why[0].upper()}{answer.why[1:]}. {_DENIAL_ADVICE}"
+    if answer.ground == "plan_mode":
+        return (
+            f"Not run: the session is in plan mode, where only read-only actions run, and this "
+            f"is {risk.label} ({reason}). Describe it in a plan instead."
+        )
+    if answer.ground == "no_plan":
+        return (
+            f"Not run: no plan has been approved yet, so the session is read-only and this is "
+            f"{risk.label} ({reason}). Use propose_plan with the steps, hosts, downtime, "
+            "rollback and checks, and wait for approval."
+        )
+    return (
+        f"Not run: this {risk.label} action needs a human approval, and in ci mode no one "
+        f"can be asked. {_DENIAL_ADVICE}"
+    )
 
 
 def _prepare_edit(

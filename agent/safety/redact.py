@@ -1,52 +1,23 @@
-"""Secret redaction, applied before anything reaches the transcript, logs, screen or model.
+"""Secret redaction, applied before anything reaches the transcript, logs, screen, model or disk.
 
-Patterns catch the shapes secrets take (API keys, bearer tokens, Hugging Face tokens, passwords in
-URLs, private-key blocks, `password=` pairs); exact values the session knows are secret (its own
-API key, a webhook secret) are replaced wherever they appear, whatever their shape.
+Patterns catch the shapes secrets take in this field's tools (`secret_patterns`): API tokens by
+their prefixes (Anthropic, OpenAI, Hugging Face, NGC, GitHub, GitLab, AWS, GCP, Slack, npm,
+PyPI), JWTs, PEM and PGP private keys (also a key body whose BEGIN line was cut off), crypt
+hashes, passwords in URLs, `NAME_TOKEN=`/`*_PASS=` assignments, `"password": "…"` and docker
+config `"auth"` in JSON, and password options on command lines (`--password X`, `-pX` for mysql,
+`docker login -p`). Exact values the session knows are secret (its own API key, a webhook
+secret) are replaced wherever they appear, whatever their shape. In JSON-like data a value
+under a secret-looking key is masked whole.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
-MASK = "[REDACTED]"
+from agent.safety.secret_patterns import MASK, PATTERNS, SECRET_KEY
 
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (
-        re.compile(
-            r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.S
-        ),
-        f"-----BEGIN PRIVATE KEY----- {MASK} -----END PRIVATE KEY-----",
-    ),
-    (re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), MASK),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{20,}"), MASK),
-    (re.compile(r"\bhf_[A-Za-z0-9]{16,}"), MASK),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), MASK),
-    (re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"), MASK),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), MASK),
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"), rf"\1 {MASK}"),
-    (
-        re.compile(r"(?i)\b(x-api-key|authorization)(\s*[:=]\s*)(?!bearer\b)[^\s'\"]{8,}"),
-        rf"\1\2{MASK}",
-    ),
-    # A scheme starts only where a run of scheme characters starts (so a page of letters is
-    # scanned once, not once per letter).
-    (
-        re.compile(r"(?<![a-zA-Z0-9+.\-])([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@"),
-        rf"\1{MASK}@",
-    ),
-    # The name is taken whole (possessive), once the lookahead has seen a keyword in it: the
-    # form `[A-Z0-9_]*keyword[A-Z0-9_]*` retried every split of a long word (quadratic).
-    (
-        re.compile(
-            r"(?i)\b(?=[A-Z0-9_]*?(?:password|passwd|secret|token|api_key|apikey))"
-            r"([A-Z0-9_]*+)(\s*+[=:]\s*+)(['\"]?)(?!\[REDACTED\])[^\s'\"]{4,}\3"
-        ),
-        rf"\1\2\3{MASK}\3",
-    ),
-]
+__all__ = ["MASK", "Redactor"]
 
 
 class Redactor:
@@ -66,7 +37,7 @@ class Redactor:
         for secret in sorted(self._known, key=len, reverse=True):
             if secret in value:
                 value = value.replace(secret, MASK)
-        for pattern, replacement in _PATTERNS:
+        for pattern, replacement in PATTERNS:
             value = pattern.sub(replacement, value)
         return value
 
@@ -74,7 +45,12 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {key: self.data(item) for key, item in value.items()}
+            return {
+                key: MASK
+                if isinstance(item, str) and item and SECRET_KEY.fullmatch(str(key))
+                else self.data(item)
+                for key, item in value.items()
+            }
         if isinstance(value, list | tuple):
             return [self.data(item) for item in value]
         return value

@@ -1,9 +1,14 @@
-"""Allow / ask / deny rules for tool calls, e.g. `ssh_exec(host=spark-*, command="nvidia-smi*")`.
+"""Allow / ask / deny rules for tool calls, e.g. `ssh_exec(host=spark-*, command="nvidia-smi *")`.
 
-A rule names a tool (or `*`) and, optionally, glob patterns for input fields. A field pattern
-matches when the field's text matches it; `host` also matches any name in the call's hosts. Rules
-come from the settings file and from the operator during a session; nothing the model or a web
-page says can add one.
+A rule names a tool and, optionally, patterns for input fields; `a|b` lists alternatives. `host`
+matches when every host of the call does. `command` is matched against the parsed command
+(`command_patterns`): an allow rule covers a line only when each of its simple commands is covered
+by an allow rule, so it can never widen past what it names. Deny and ask rules are the careful
+direction: they match when any command the line would run (even inside `sudo` or `sh -c`) fits,
+or when the text itself does. An allow rule covers a call that sets `env` or `cwd` only if it
+names them, and a `docker_ctl` allow rule must name the action and every field the call sets.
+Rules come from the settings file and from the operator during a session; nothing the model or a
+web page says can add one.
 """
 
 from __future__ import annotations
@@ -14,9 +19,21 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.safety.command_patterns import (
+    CommandPattern,
+    PatternError,
+    SimpleCommand,
+    simple_commands,
+)
+from agent.safety.shell.classifier import commands_run
+
 RuleEffect = Literal["allow", "ask", "deny"]
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*-]+)\s*(?:\((?P<args>.*)\))?\s*$", re.S)
+# docker_ctl fields that only tune how long or how much is shown; a rule need not name them.
+DOCKER_TUNING = frozenset({"host", "action", "deadline_s", "timeout", "tail", "since", "all"})
+DOCKER_DEFAULTS: dict[str, Any] = {"detach": True, "auto_remove": False, "privileged": False,
+                                   "force": False, "remove_volumes": False}  # fmt: skip
 
 
 class RuleError(ValueError):
@@ -24,20 +41,21 @@ class RuleError(ValueError):
 
 
 @dataclass(frozen=True)
-class Rule:
+class ApprovalRule:
     effect: RuleEffect
     tool: str
     fields: tuple[tuple[str, str], ...] = ()
     source: str = "settings"
     text: str = ""
+    command: CommandPattern | None = None
 
     @classmethod
-    def parse(cls, effect: RuleEffect, text: str, source: str = "settings") -> Rule:
+    def parse(cls, effect: RuleEffect, text: str, source: str = "settings") -> ApprovalRule:
         match = _RULE.match(text)
         if not match:
             raise RuleError(
                 f"cannot read rule {text!r}; write it as tool(field=pattern, ...), for example "
-                'ssh_exec(host=spark-*, command="nvidia-smi*")'
+                'ssh_exec(host=spark-*, command="nvidia-smi *")'
             )
         fields: list[tuple[str, str]] = []
         args = (match.group("args") or "").strip()
@@ -50,16 +68,57 @@ class Rule:
                 if not sep or not key.strip():
                     raise RuleError(f"rule {text!r}: expected field=pattern, got {part.strip()!r}")
                 fields.append((key.strip(), pattern.strip()))
-        return cls(effect, match.group("tool"), tuple(fields), source, text.strip())
+        tool = match.group("tool")
+        command = None
+        pattern = dict(fields).get("command")
+        if pattern is not None:
+            try:
+                command = CommandPattern.parse(pattern)
+            except PatternError as exc:
+                if effect == "allow":  # deny and ask rules may match text too (`*reboot*`)
+                    raise RuleError(f"rule {text!r}: {exc}") from None
+        if effect == "allow" and tool == "docker_ctl" and not _names_an_action(fields):
+            raise RuleError(
+                f"rule {text!r}: a docker_ctl allow rule must name the action, for example "
+                "docker_ctl(host=spark-a, action=restart, container=vllm_node)"
+            )
+        return cls(effect, tool, tuple(fields), source, text.strip(), command)
 
-    def matches(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> bool:
+    def fits(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> bool:
+        """The tool and every field other than `command` match."""
         if not fnmatch.fnmatchcase(tool, self.tool):
             return False
         for key, pattern in self.fields:
+            if key == "command":
+                continue
             values = _field_values(key, tool_input, hosts)
-            if not values or not all(fnmatch.fnmatchcase(v, pattern) for v in values):
+            if not values or not all(_alternatives(v, pattern) for v in values):
                 return False
         return True
+
+    def names_every_field_of(self, tool: str, tool_input: dict[str, Any]) -> bool:
+        """An allow rule covers settings it does not name (env, cwd, docker flags) only never."""
+        named = {key for key, _ in self.fields}
+        if tool == "ssh_exec":
+            unnamed = [k for k in ("env", "cwd") if tool_input.get(k) and k not in named]
+            return not unnamed
+        if tool == "docker_ctl":
+            set_fields = {
+                key
+                for key, value in tool_input.items()
+                if value not in (None, DOCKER_DEFAULTS.get(key)) and key not in DOCKER_TUNING
+            }
+            return set_fields <= named
+        return True
+
+
+def _names_an_action(fields: list[tuple[str, str]]) -> bool:
+    action = dict(fields).get("action", "")
+    return bool(action) and not re.search(r"[*?\[]", action)
+
+
+def _alternatives(value: str, pattern: str) -> bool:
+    return any(fnmatch.fnmatchcase(value, option) for option in pattern.split("|"))
 
 
 def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> list[str]:
@@ -73,32 +132,80 @@ def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> lis
     return [str(value)]
 
 
+def command_text(tool_input: dict[str, Any]) -> str | None:
+    """The shell text of a call's `command` (a docker_ctl argv list is joined like a shell)."""
+    value = tool_input.get("command")
+    if isinstance(value, list):
+        return shlex.join(str(word) for word in value)
+    return value if isinstance(value, str) else None
+
+
 @dataclass
 class RuleSet:
-    """Rules checked deny first, then ask, then allow; the first match of the first kind wins."""
+    """Rules checked deny first, then ask, then allow."""
 
-    rules: list[Rule] = field(default_factory=list)
+    rules: list[ApprovalRule] = field(default_factory=list)
 
     @classmethod
     def from_config(cls, config: dict[str, list[str]] | None, source: str = "settings") -> RuleSet:
-        rules: list[Rule] = []
+        rules: list[ApprovalRule] = []
         for effect in ("deny", "ask", "allow"):
             for text in (config or {}).get(effect, []) or []:
-                rules.append(Rule.parse(effect, text, source))
+                rules.append(ApprovalRule.parse(effect, text, source))
         return cls(rules)
 
-    def add(self, rule: Rule) -> None:
+    def add(self, rule: ApprovalRule) -> None:
         self.rules.append(rule)
 
-    def allow_for_session(self, rule_text: str) -> Rule:
-        """The operator's `a` answer: allow calls like this one for the rest of the session."""
-        rule = Rule.parse("allow", rule_text, source="operator (this session)")
+    def careful_match(
+        self, effect: RuleEffect, tool: str, tool_input: dict[str, Any], hosts: list[str]
+    ) -> ApprovalRule | None:
+        """The first deny (or ask) rule for this call: any command it runs may match."""
+        text = command_text(tool_input)
+        for rule in self.rules:
+            if rule.effect != effect or not rule.fits(tool, tool_input, hosts):
+                continue
+            pattern = dict(rule.fields).get("command")
+            if pattern is None or (text is not None and _any_command_fits(rule, pattern, text)):
+                return rule
+
+    def allow_for_session(self, rule_text: str) -> ApprovalRule:
+        """The operator's `a` answer: allow calls exactly like this one for the session."""
+        rule = ApprovalRule.parse("allow", rule_text, source="operator (this session)")
         self.add(rule)
         return rule
-
-    def first_match(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> Rule | None:
-        for effect in ("deny", "ask", "allow"):
-            for rule in self.rules:
-                if rule.effect == effect and rule.matches(tool, tool_input, hosts):
-                    return rule
         return None
+
+    def covering_allows(
+        self, tool: str, tool_input: dict[str, Any], hosts: list[str]
+    ) -> list[ApprovalRule] | None:
+        """The allow rules that together cover the whole call, or None when something is left."""
+        allows = [
+            rule
+            for rule in self.rules
+            if rule.effect == "allow"
+            and rule.fits(tool, tool_input, hosts)
+            and rule.names_every_field_of(tool, tool_input)
+        ]
+        whole = next((rule for rule in allows if rule.command is None), None)
+        if whole is not None:
+            return [whole]
+        text = command_text(tool_input)
+        commands = simple_commands(text) if text is not None else None
+        if not commands:
+            return None
+        used: list[ApprovalRule] = []
+        for command in commands:
+            rule = next((r for r in allows if r.command and r.command.covers(command)), None)
+            if rule is None:
+                return None
+            used.append(rule)
+        return list(dict.fromkeys(used))
+
+
+def _any_command_fits(rule: ApprovalRule, pattern: str, text: str) -> bool:
+    if fnmatch.fnmatchcase(text, pattern):
+        return True
+    if rule.command is None:
+        return False
+    return any(rule.command.covers(SimpleCommand(tuple(argv), True)) for argv in commands_run(text))

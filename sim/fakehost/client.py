@@ -7,8 +7,11 @@ Signals the client gets (the `timeout` wrapper's TERM, a Ctrl-C) are passed on; 
 killed outright, the server sees its socket close and kills the tool. The client then exits the
 way the tool did: same exit code, or the same signal.
 
-Without a server (a host folder used on its own, e.g. bind-mounted under a real sshd), the tool
-runs in this process instead, as every fake tool did before the server existed.
+In a command the server launched, socket() is refused (seccomp.py): the client makes a
+socketpair() instead and hands one end to the server over the broker the command inherited
+(wire.BROKER_FD). Anywhere else it connects to the server's socket. Without a server (a host
+folder used on its own, e.g. bind-mounted under a real sshd), the tool runs in this process
+instead, as every fake tool did before the server existed.
 
 Only interpreter builtins are imported on the server path (`posix`, `_socket`, `_signal`): this
 runs for every fake command, and its start-up time is the simulator's cost per command.
@@ -21,7 +24,7 @@ import _socket
 import posix
 import sys
 
-from .wire import SOCKET_DIR, SOCKET_NAME, STD_STREAMS, encode_request
+from .wire import BROKER_FD, SOCKET_DIR, SOCKET_NAME, STD_STREAMS, encode_request
 
 FORWARDED_SIGNALS = (
     _signal.SIGHUP,
@@ -49,6 +52,26 @@ def _open_streams() -> list[int]:
             continue
         opened.append(fd)
     return opened
+
+
+def _brokered() -> _socket.socket | None:
+    """A connection to the server through the inherited broker, or None without a broker."""
+    try:
+        broker = _socket.socket(fileno=BROKER_FD)
+    except OSError:
+        return None
+    try:
+        if broker.type != _socket.SOCK_SEQPACKET:
+            return None
+        ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            fd = theirs.fileno().to_bytes(4, sys.byteorder)
+            broker.sendmsg([b"c"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fd)])
+        finally:
+            theirs.close()
+        return ours
+    finally:
+        broker.detach()  # the descriptor stays open for the command's other clients
 
 
 def _connect(host_dir: str) -> _socket.socket | None:
@@ -90,11 +113,11 @@ def _finish(answer: bytes) -> int:
 def forward(tool: str, host_dir: str) -> int:
     """Run `tool` with this process's argv and streams on the host's server; its exit status."""
     try:
-        sock = _connect(host_dir)
+        sock = _brokered() or _connect(host_dir)
     except OSError as exc:
         sys.stderr.write(
-            f"{tool}: the tool server of this simulated host is not running ({exc.strerror}); "
-            "restart the simulator\n"
+            f"{tool}: cannot reach the tool server of this simulated host ({exc.strerror}); "
+            "if the simulator stopped, restart it\n"
         )
         return NO_SERVER_STATUS
     if sock is None:

@@ -74,14 +74,17 @@ def run_curl(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         deadline = time.monotonic() + (2.0 if _serving(target, port) else 0)
         while (real := endpoints(target).get(str(port))) is None and time.monotonic() < deadline:
             time.sleep(0.05)
-    if real is None:
-        if "-s" not in opts or "-S" in opts:
-            sys.stderr.write(
-                f"curl: (7) Failed to connect to {name} port {port} after 0 ms: "
-                "Couldn't connect to server\n"
-            )
-        return 7
-    return _request(opts, parts.path or "/", parts.query, real, f"{name}:{port}")
+    if real is not None:
+        try:
+            return _request(opts, parts.path or "/", parts.query, real, f"{name}:{port}")
+        except ConnectionRefusedError:
+            pass  # the engine stopped a moment ago; its port is not yet out of endpoints.json
+    if "-s" not in opts or "-S" in opts:
+        sys.stderr.write(
+            f"curl: (7) Failed to connect to {name} port {port} after 0 ms: "
+            "Couldn't connect to server\n"
+        )
+    return 7
 
 
 def _request(opts: dict[str, list[str]], path: str, query: str, real: int, host: str) -> int:

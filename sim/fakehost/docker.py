@@ -1,7 +1,8 @@
 """The docker CLI against a simulated engine: containers are entries in the host state.
 
-No image can be pulled (there is no registry), a running container holds its memory, and
-stop/rm/start/restart/run change the state the way the real engine would.
+Only the scenario's `docker.pullable` images can be pulled (docker_pull.py), a running
+container holds its memory, and stop/rm/start/restart/run change the state the way the real
+engine would.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_run, procs, served
+from . import docker_pull, docker_run, procs, served
 from .docker_daemon import denied, info, version
 from .docker_listing import (
     STATS_TABLE,
@@ -99,7 +100,7 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     if verb == "exec":
         return docker_run.exec_(rest, host_dir, find_container)
     if verb == "pull":
-        return docker_run.pull(rest, host_dir)
+        return docker_pull.pull(rest, host_dir)
     if verb in ("stop", "rm", "start", "restart", "kill"):
         return _lifecycle("stop" if verb == "kill" else verb, rest, host_dir)
     return err_line(f"docker: '{verb}' is not simulated on this host.\nSee 'docker --help'")

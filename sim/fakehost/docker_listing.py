@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_run, gotemplate, procs
+from . import docker_pull, gotemplate, procs
 from .units import docker_duration
 
 _PS_TABLE = (
@@ -60,7 +60,7 @@ def err_line(text: str, code: int = 1) -> int:
 
 
 def find_image(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
-    return docker_run.find_image(state["docker"]["images"], ref)
+    return docker_pull.find_image(state["docker"]["images"], ref)
 
 
 def find_container(state: dict[str, Any], ref: str) -> tuple[str, dict[str, Any]] | None:

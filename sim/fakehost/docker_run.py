@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import incontainer, procs
+from . import docker_pull, incontainer, procs
 from .container import Container, env_of
+from .docker_pull import find_image, image_ref
 from .memory import memory_kb
 from .state import locked_state, read_state
 
@@ -43,19 +44,6 @@ def err(text: str, code: int = 1) -> int:
     return code
 
 
-def image_ref(image: str) -> tuple[str, str]:
-    name, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
-    return name, tag
-
-
-def find_image(images: list[dict[str, Any]], ref: str) -> dict[str, Any] | None:
-    repo, tag = image_ref(ref)
-    for image in images:
-        if (image["repository"], image["tag"]) == (repo, tag) or image["id"].startswith(ref):
-            return image
-    return None
-
-
 def pull_error(ref: str) -> int:
     repo, _tag = image_ref(ref)
     registry = repo.split("/")[0] if "." in repo.split("/")[0] else "registry-1.docker.io"
@@ -68,32 +56,17 @@ def pull_error(ref: str) -> int:
 
 
 def _pull_into(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
-    """Move a pullable image into the local images, printing docker's pull progress."""
-    image = find_image(state["docker"].get("pullable", []), ref)
+    """`docker run`'s implicit pull: the image becomes local, its layers listed as pulled
+    (tests/fixtures/jobs/docker_run_implicit_pull_nvcr_base_ubuntu_then_nvidia_smi_8xA100.txt)."""
+    image = docker_pull.take(state, ref)
     if image is None:
         return None
     repo, tag = image_ref(ref)
-    state["docker"]["pullable"].remove(image)
-    state["docker"]["images"].insert(0, image)
-    digest = hashlib.sha256(image["id"].encode()).hexdigest()
-    print(f"{tag}: Pulling from {repo.removeprefix('docker.io/')}")
-    print(f"{image['id'][:12]}: Pull complete\nDigest: sha256:{digest}")
-    print(f"Status: Downloaded newer image for {repo}:{tag}\n{repo}:{tag}", flush=True)
+    print(f"{tag}: Pulling from {docker_pull.pulled_from(repo)}")
+    for layer, _size in docker_pull.layers(image):
+        print(f"{layer}: Pull complete")
+    docker_pull.print_done(image, ref)
     return image
-
-
-def pull(args: list[str], host_dir: Path) -> int:
-    refs = [a for a in args if not a.startswith("-")]
-    if not refs:
-        return err('"docker pull" requires exactly 1 argument.', 1)
-    with locked_state(host_dir) as state:
-        if find_image(state["docker"]["images"], refs[0]):
-            repo, tag = image_ref(refs[0])
-            print(f"{tag}: Pulling from {repo}\nStatus: Image is up to date for {repo}:{tag}")
-            return 0
-        if _pull_into(state, refs[0]) is not None:
-            return 0
-    return pull_error(refs[0])
 
 
 def _parse_run(args: list[str]) -> tuple[dict[str, Any], list[str]]:

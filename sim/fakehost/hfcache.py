@@ -9,6 +9,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from .state import locked_state
+
 HUB_DIR = Path(".cache") / "huggingface" / "hub"
 GB = 1_000_000_000
 
@@ -36,3 +38,18 @@ def weight_bytes(state: dict[str, Any], home: Path) -> dict[Path, int]:
         hub / folder_name(model): round(spec["size_gb"] * GB)
         for model, spec in state.get("hf_cache", {}).items()
     }
+
+
+def grow(host_dir: Path, model: str, done: int, total: int) -> None:
+    """A download or copy has brought `done` of `total` bytes: the cache entry (partial until
+    done) and the root disk's usage follow."""
+    with locked_state(host_dir) as state:
+        cached = state.setdefault("hf_cache", {})
+        before = round(cached.get(model, {}).get("size_gb", 0) * GB)
+        entry: dict[str, Any] = {"size_gb": done / GB}
+        if done < total:
+            entry["partial"] = True
+        cached[model] = entry
+        root = next((d for d in state.get("disks", []) if d["mount"] == "/"), None)
+        if root is not None:
+            root["used_kb"] += (done - before) // 1024

@@ -10,7 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import curl, docker, du, gpu, memory, network, pkill, rdma, system
+from . import (
+    curl,
+    docker,
+    du,
+    gpu,
+    hf,
+    kill,
+    memory,
+    nccl_tests,
+    network,
+    perftest,
+    pkill,
+    rdma,
+    rsync,
+    system,
+)
 from .state import read_state, resolve_host_dir
 
 Runner = Callable[[list[str], dict[str, Any], Path], int]
@@ -47,6 +62,15 @@ TOOLS: dict[str, Runner] = {
     "docker": docker.run_docker,
     "curl": curl.run_curl,
     "pkill": pkill.run_pkill,
+    "kill": kill.run_kill,
+    "hf": hf.run_hf,
+    "huggingface-cli": hf.run_huggingface_cli,
+    "rsync": rsync.run_rsync,
+    "mpirun": nccl_tests.run_mpirun,
+    "all_gather_perf": nccl_tests.run_nccl_test("all_gather_perf"),
+    "all_reduce_perf": nccl_tests.run_nccl_test("all_reduce_perf"),
+    "ib_write_bw": perftest.run_perftest("ib_write_bw"),
+    "ib_read_bw": perftest.run_perftest("ib_read_bw"),
 }
 
 

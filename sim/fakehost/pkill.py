@@ -1,8 +1,9 @@
 """`pkill` that can only reach this simulated host's own processes.
 
-Scout cleans up a cancelled command with `pkill -TERM -f '[s]cout-run-…'`. Here the pattern is
-matched against the command lines of processes whose environment names this host, so nothing
-else on the machine can be signalled.
+Scout stops a cancelled command by its session (`pkill -KILL -s SID,...`; see
+tools/ssh/remote_command.py) and engines by their command line (`pkill -TERM -f PATTERN`). Both
+are matched as procps pkill(1) matches them, against processes whose environment names this
+host, so nothing else on the machine can be signalled.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from . import procs
+
+_VALUE_OPTIONS = ("-s", "--session")
 
 
 def _signal_of(args: list[str]) -> tuple[int, list[str]]:
@@ -31,17 +34,41 @@ def _signal_of(args: list[str]) -> tuple[int, list[str]]:
     return sig, rest
 
 
+def _sessions_and_patterns(rest: list[str]) -> tuple[set[int] | None, list[str]]:
+    """`-s 12,34` (procps: a comma-separated list of session ids) and the other operands."""
+    sessions: set[int] | None = None
+    patterns, skip = [], False
+    for i, arg in enumerate(rest):
+        if skip:
+            skip = False
+        elif arg in _VALUE_OPTIONS:
+            skip = True
+            value = rest[i + 1] if i + 1 < len(rest) else ""
+            sessions = {int(s) for s in value.split(",") if s.strip().isdigit()}
+        elif not arg.startswith("-"):
+            patterns.append(arg)
+    return sessions, patterns
+
+
+def _session_of(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return -1
+    return int(stat[stat.rindex(")") + 2 :].split()[3])
+
+
 def run_pkill(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     sig, rest = _signal_of(args)
     full = "-f" in rest or "--full" in rest
-    patterns = [a for a in rest if not a.startswith("-")]
-    if not patterns:
+    sessions, patterns = _sessions_and_patterns(rest)
+    if not patterns and sessions is None:
         sys.stderr.write(
             "pkill: no matching criteria specified\nTry `pkill --help' for more information.\n"
         )
         return 2
     try:
-        regex = re.compile(patterns[0])
+        regex = re.compile(patterns[0] if patterns else "")
     except re.error as exc:
         sys.stderr.write(f"pkill: invalid pattern {patterns[0]!r}: {exc}\n")
         return 2
@@ -49,6 +76,8 @@ def run_pkill(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     own = procs.own_pids()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in own:
+            continue
+        if sessions is not None and _session_of(int(entry.name)) not in sessions:
             continue
         try:
             raw = (entry / ("cmdline" if full else "comm")).read_bytes()

@@ -33,12 +33,46 @@ def own_pids() -> set[int]:
 
 
 def belongs_to(pid: int, host_dir: Path) -> bool:
-    """True if process `pid` runs inside this simulated host (its environment names the host)."""
+    """True if process `pid` runs inside this simulated host (its environment names the host).
+
+    Fake tools run in the host's tool server, whose Landlock domain holds every command of the
+    host (confinement.py): the environment of a command is readable from there, and of nothing
+    the host's wall keeps out.
+    """
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes()
     except OSError:
         return False
     return f"{HOST_DIR_ENV}={host_dir}".encode() in environ.split(b"\0")
+
+
+def host_processes(host_dir: Path) -> list[int]:
+    """Every process running inside this simulated host (jobs, engines, commands)."""
+    pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()]
+    return [pid for pid in pids if pid != os.getpid() and belongs_to(pid, host_dir)]
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/PID/stat after the command name: state, ppid, pgrp, session, ...; [] if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return []
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def descendants(ancestor: int) -> list[int]:
+    """Every process below `ancestor` (children first), by each process's parent."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and len(fields := _stat_fields(int(entry.name))) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, queue = [], list(children.get(ancestor, []))
+    while queue:
+        pid = queue.pop(0)
+        found.append(pid)
+        queue += children.get(pid, [])
+    return found
 
 
 def signal_ours(pids: list[int], host_dir: Path, sig: int = signal.SIGTERM) -> int:
@@ -61,15 +95,10 @@ def session_members(sid: int) -> list[int]:
     """
     members = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # state, ppid, pgrp, session, ...
-        if len(fields) > 3 and int(fields[3]) == sid:
-            members.append(int(entry.name))
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if len(fields) > 3 and int(fields[3]) == sid:
+                members.append(int(entry.name))
     return members
 
 

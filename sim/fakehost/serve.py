@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import fabric, procs, ray
+from . import engine_log, fabric, procs, ray
 from .memory import memory_kb
 from .serve_checks import check_node, check_port, nccl_transport
 from .serve_nodes import gather_nodes, run_rank
@@ -79,6 +79,7 @@ def _serve(spec: ServeSpec, ctr: Container) -> int:
     state = read_state(ctr.host_dir)
     me = Node(ctr.host_dir, ctr.name, ctr.id, node_ip(ctr.env, state), ctr.env)
     if spec.kind == "vllm":
+        engine_log.banner("0.19.1", spec.model)
         log(ctr, "INFO", "api_server.py:1885", "vLLM API server version 0.19.1")
         log(
             ctr,
@@ -134,14 +135,15 @@ def _announce(spec: ServeSpec, nodes: list[Node], transport: str, state: dict[st
             print(f"{tag} NCCL INFO NET/Socket : Using [0]{oob}:{node.ip}<0>")
             print(f"{tag} NCCL INFO Using network Socket")
     per_node = state["hf_cache"][spec.model]["size_gb"] / len(nodes) / 1.0737
-    _log_all(spec, per_node)
+    took = engine_log.load_weights(spec.model, per_node, state, nodes[0].host_dir)
+    _log_all(spec, per_node, took)
 
 
-def _log_all(spec: ServeSpec, per_node_gib: float) -> None:
+def _log_all(spec: ServeSpec, per_node_gib: float, took_s: float) -> None:
     lines = [
         (
             "gpu_model_runner.py:2338",
-            f"Model loading took {per_node_gib:.1f} GiB and 412.3 seconds",
+            f"Model loading took {per_node_gib:.1f} GiB memory and {took_s:.1f} seconds",
         ),
         ("kv_cache_utils.py:1087", "GPU KV cache size: 1,412,608 tokens"),
         (
@@ -162,6 +164,8 @@ def _log_all(spec: ServeSpec, per_node_gib: float) -> None:
         f"INFO:     Uvicorn running on http://{spec.host}:{spec.port} (Press CTRL+C to quit)",
         flush=True,
     )
+    if spec.kind == "sglang":
+        engine_log.fired_up()
 
 
 def _log_line(where: str, text: str) -> None:

@@ -32,7 +32,8 @@ def check_node(spec: ServeSpec, node: Node, nodes: int, remote: bool) -> None:
     container = state["docker"]["containers"][node.container]
     prefix = f"(RayWorkerWrapper pid={4100 + len(node.container)}, ip={node.ip}) " if remote else ""
     mounted = any(m.split(":")[1:2] == [HF_MOUNT] for m in container.get("mounts", []))
-    if not mounted or spec.model not in state.get("hf_cache", {}):
+    cached = state.get("hf_cache", {}).get(spec.model)
+    if not mounted or cached is None or cached.get("partial"):
         where = "" if mounted else f" ({HF_MOUNT} is not mounted in container {node.container})"
         if node.env.get("HF_HUB_OFFLINE") == "1":
             raise EngineError(

@@ -1,21 +1,26 @@
-"""The tool server of one simulated host: one long-lived process that runs every fake command.
+"""The tool server of one simulated host: the process every other process of the host comes from.
 
 Starting a Python interpreter and importing the fake tools cost ~65 ms of CPU per command, about
 2 CPU-seconds per probe pack; the server pays that once. It waits on a Unix socket
-(HOST_DIR/run/tools.sock, see wire.py); for each request it forks a child that takes over the
-client's stdin/stdout/stderr, argv, cwd and environment, runs the tool exactly as a fresh process
-would (its own process group; it may fork detached engine work, sleep, stream for minutes) and
-exits; the server reports the exit status. Forking an interpreter that has everything imported
-costs well under a millisecond.
+(HOST_DIR/run/tools.sock, see wire.py) and on the brokers of the commands it launched; for
+each request it forks a child (children.py) that either runs a fake tool with the client's
+stdin/stdout/stderr, argv, cwd and environment, exactly as a fresh process would (its own
+process group; it may fork detached engine work, sleep, stream for minutes), or becomes a
+command of the host (an SSH command: its own session, walled in by confinement.py, then
+sandbox/launch). The server reports the exit status. Forking an interpreter that has
+everything imported costs well under a millisecond.
 
-One process per host, not per cluster: the server's own environment names its host
-(SCOUT_SIM_HOST_DIR), and so does every process forked from it, which is how `docker stop`
-and `pkill` recognise this host's processes (procs.belongs_to). Each child also takes its
-client's command line as its own (/proc/PID/cmdline) and the tool's name (/proc/PID/comm), so
-`pkill -f` matches what it matched when every tool was its own process.
+One process per host, and the host's whole process tree: the server confines itself to the
+host's wall at start (confinement.confine_host) and is the "child subreaper" of its tree
+(prctl PR_SET_CHILD_SUBREAPER), so whatever a command leaves running (a job, an engine,
+`sleep &`) stays below it, is reaped by it and dies with it. Its own environment names its host
+(SCOUT_SIM_HOST_DIR), as does every tool child's, which is how `docker stop`, `kill` and `pkill`
+recognise this host's processes (procs.belongs_to). Each tool child also takes its client's
+command line as its own (/proc/PID/cmdline) and the tool's name (comm), so `pkill` matches what
+it matched when every tool was its own process.
 
-The loop is single-threaded (selectors + pidfds), so forking is safe. It ends on SIGTERM, or
-when the simulator process it watches is gone; running tools are killed then.
+The loop is single-threaded (selectors), so forking is safe. It ends on SIGTERM, or when the
+simulator process it watches is gone; everything still running below it is killed then.
 """
 
 from __future__ import annotations
@@ -29,14 +34,18 @@ import signal
 import socket
 import struct
 import sys
+import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
 from . import procs
-from .main import main as run_tool
+from .children import Title, run_command_child, run_tool_child
+from .confinement import ConfineError, confine_host
 from .wire import (
     HEADER_BYTES,
+    LAUNCH,
     STD_STREAMS,
     WireError,
     decode_request,
@@ -48,6 +57,8 @@ _FD_BYTES = struct.calcsize("i")
 _ANCILLARY = socket.CMSG_SPACE(len(STD_STREAMS) * _FD_BYTES)
 _UCRED = struct.Struct("3i")
 BAD_REQUEST_STATUS = 126  # what a shell reports for a command it could not run
+PR_SET_CHILD_SUBREAPER = 36
+KILL_ALL_WAIT_S = 5.0
 
 
 class _Stop(Exception):
@@ -56,33 +67,15 @@ class _Stop(Exception):
 
 @dataclass
 class _Request:
-    """One client connection: the request being read, then the tool child running it."""
+    """One client connection: the request being read, then the child running it."""
 
     conn: socket.socket
     peer_pid: int
+    may_launch: bool  # came in on the server's socket, not through a confined command's broker
     data: bytearray = field(default_factory=bytearray)
     fds: list[int] = field(default_factory=list)
     child: int = 0
-    pidfd: int = -1
-
-
-class _Title:
-    """Rewrites this process's /proc/PID/cmdline in place, like setproctitle does on Linux."""
-
-    def __init__(self) -> None:
-        with open("/proc/self/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        self.start, self.end = int(fields[45]), int(fields[46])  # arg_start, arg_end
-
-    def set(self, cmdline: bytes) -> None:
-        room = self.end - self.start
-        data = cmdline[: room - 1].ljust(room, b"\0")
-        ctypes.memmove(self.start, data, room)
-
-
-def _set_comm(name: str) -> None:
-    with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
-        comm.write(name[:15])
+    command: bool = False  # the child is a command of the host (a session), not a tool
 
 
 def _cmdline_of(pid: int) -> bytes:
@@ -93,25 +86,45 @@ def _cmdline_of(pid: int) -> bytes:
         return b""
 
 
+def _received_fds(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if (level, kind) == (socket.SOL_SOCKET, socket.SCM_RIGHTS):
+            usable = len(payload) - len(payload) % _FD_BYTES
+            fds += struct.unpack(f"{usable // _FD_BYTES}i", payload[:usable])
+    return fds
+
+
+def _peer_pid(conn: socket.socket) -> int:
+    pid, _uid, _gid = _UCRED.unpack(
+        conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    )
+    return int(pid)
+
+
 class ToolServer:
-    """Serves the fake tools of one host on `listener` until stopped."""
+    """Serves the fake tools and the commands of one host on `listener` until stopped."""
 
     def __init__(self, listener: socket.socket, host_dir: str, watch_pid: int) -> None:
         self._listener = listener
         self._host_dir = host_dir
         self._watch_pid = watch_pid
-        self._title = _Title()
+        self._title = Title()
         self._selector = selectors.DefaultSelector()
         self._requests: dict[int, _Request] = {}  # by child pid once running
 
     def serve(self) -> None:
         self._title.set(f"scout-sim tool server {self._host_dir}".encode())
+        self._wall_in()
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         gc.freeze()  # children never collect what the server holds: fewer copy-on-write faults
         wake_r, wake_w = socket.socketpair()
         wake_w.setblocking(False)
-        signal.set_wakeup_fd(wake_w.fileno())  # SIGTERM wakes the loop, between two requests
+        wake_r.setblocking(False)
+        signal.set_wakeup_fd(wake_w.fileno())  # SIGTERM and SIGCHLD wake the loop
         signal.signal(signal.SIGTERM, lambda *_: None)
-        self._selector.register(wake_r, selectors.EVENT_READ, self._stop)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self._selector.register(wake_r, selectors.EVENT_READ, partial(self._woken, wake_r))
         self._listener.setblocking(False)
         self._selector.register(self._listener, selectors.EVENT_READ, self._accept)
         watched = os.pidfd_open(self._watch_pid)
@@ -119,28 +132,93 @@ class ToolServer:
         try:
             while True:
                 for key, _events in self._selector.select():
-                    key.data()
+                    self._handle(key.data)
         except _Stop:
             pass
         finally:
             self._kill_all()
 
+    def _handle(self, handler: Callable[[], None]) -> None:
+        """Run one event's handler; a bug in one request must not take the host down."""
+        try:
+            handler()
+        except _Stop:
+            raise
+        except Exception:
+            print("tool server: an event failed; serving on", file=sys.stderr)
+            traceback.print_exc()
+
+    def _wall_in(self) -> None:
+        try:
+            abi = confine_host(os.path.dirname(self._host_dir))
+        except ConfineError as exc:
+            print(f"tool server: runs without the host's wall: {exc}", file=sys.stderr)
+            return
+        print(f"tool server: confined to the hosts folder (Landlock ABI {abi})", file=sys.stderr)
+
     def _stop(self) -> None:
         raise _Stop
+
+    def _woken(self, wake: socket.socket) -> None:
+        with contextlib.suppress(BlockingIOError):
+            signals = wake.recv(256)
+            if signal.SIGTERM in signals:
+                raise _Stop
+        self._reap()
+
+    def _reap(self) -> None:
+        """Collect every ended child: requests get their answer, orphans are just reaped."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            request = self._requests.pop(pid, None)
+            if request is not None:
+                self._ended(request, status)
 
     def _accept(self) -> None:
         try:
             conn, _addr = self._listener.accept()
         except BlockingIOError:
             return
-        pid, _uid, _gid = _UCRED.unpack(
-            conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
-        )
-        request = _Request(conn, pid)
+        self._take(conn, may_launch=True)
+
+    def _take(self, conn: socket.socket, may_launch: bool) -> None:
+        request = _Request(conn, _peer_pid(conn), may_launch)
         conn.setblocking(False)
         self._selector.register(conn, selectors.EVENT_READ, partial(self._read, request))
 
+    def _brokered(self, broker: socket.socket) -> None:
+        """A client of a confined command handed in one end of its socketpair."""
+        try:
+            data, ancillary, _flags, _addr = broker.recvmsg(16, socket.CMSG_SPACE(_FD_BYTES))
+        except BlockingIOError:
+            return
+        except OSError:
+            data, ancillary = b"", []
+        fds = _received_fds(ancillary)
+        for fd in fds[1:]:
+            os.close(fd)
+        if fds:
+            try:
+                conn = socket.socket(fileno=fds[0])
+            except OSError:
+                os.close(fds[0])
+                return
+            if conn.family == socket.AF_UNIX and conn.type == socket.SOCK_STREAM:
+                self._take(conn, may_launch=False)
+            else:
+                conn.close()
+        elif not data:  # every process of that command tree has closed it
+            self._selector.unregister(broker)
+            broker.close()
+
     def _read(self, request: _Request) -> None:
+        if request.conn.fileno() == -1:  # answered and closed earlier in this same round
+            return
         if request.child:
             self._client_spoke(request)
             return
@@ -150,10 +228,7 @@ class ToolServer:
             return
         except OSError:
             data, ancillary = b"", []
-        for level, kind, payload in ancillary:
-            if (level, kind) == (socket.SOL_SOCKET, socket.SCM_RIGHTS):
-                usable = len(payload) - len(payload) % _FD_BYTES
-                request.fds += list(struct.unpack(f"{usable // _FD_BYTES}i", payload[:usable]))
+        request.fds += _received_fds(ancillary)
         if not data:
             self._drop(request)
             return
@@ -165,6 +240,8 @@ class ToolServer:
             if len(request.data) < HEADER_BYTES + length:
                 return
             parsed = decode_request(bytes(request.data[HEADER_BYTES : HEADER_BYTES + length]))
+            if parsed[0] == LAUNCH and not request.may_launch:
+                raise WireError("a command may not launch commands through its broker")
         except (WireError, ValueError) as exc:
             print(
                 f"tool server: refused a request from pid {request.peer_pid}: {exc}",
@@ -174,32 +251,37 @@ class ToolServer:
                 request.conn.send(exit_reply(BAD_REQUEST_STATUS << 8))
             self._drop(request)
             return
-        self._start(request, *parsed)
+        self._start(request, parsed)
 
     def _start(
-        self,
-        request: _Request,
-        tool: str,
-        cwd: bytes,
-        streams: bytes,
-        args: list[bytes],
-        env: list[bytes],
+        self, request: _Request, parsed: tuple[str, bytes, bytes, list[bytes], list[bytes]]
     ) -> None:
-        title = _cmdline_of(request.peer_pid)
-        pid = os.fork()
-        if pid == 0:
-            self._run_child(request, tool, cwd, streams, args, env, title)
-        with contextlib.suppress(OSError):
-            os.setpgid(pid, pid)
+        tool, _cwd, streams, args, _env = parsed
+        if tool == LAUNCH:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            pid = os.fork()
+            if pid == 0:
+                run_command_child(self._host_dir, streams, request.fds, theirs.fileno(), args)
+            theirs.close()
+            ours.setblocking(False)
+            self._selector.register(ours, selectors.EVENT_READ, partial(self._brokered, ours))
+            request.command = True
+        else:
+            title = _cmdline_of(request.peer_pid)
+            pid = os.fork()
+            if pid == 0:
+                run_tool_child(
+                    self._host_dir, self._title, parsed, request.fds, request.peer_pid, title
+                )
+            with contextlib.suppress(OSError):
+                os.setpgid(pid, pid)
         for fd in request.fds:
             os.close(fd)
         request.fds, request.child = [], pid
-        request.pidfd = os.pidfd_open(pid)
         self._requests[pid] = request
-        self._selector.register(request.pidfd, selectors.EVENT_READ, partial(self._ended, request))
 
     def _client_spoke(self, request: _Request) -> None:
-        """A signal to pass on, or the client's end closing: it was killed, so the tool is too."""
+        """A signal to pass on, or the client's end closing: it was killed, so its child is."""
         try:
             data = request.conn.recv(256)
         except BlockingIOError:
@@ -216,14 +298,20 @@ class ToolServer:
                 self._signal(request, int(line[1:]))
 
     def _signal(self, request: _Request, sig: int) -> None:
+        """Signal the child's process group; a KILL to a command ends its whole session."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(request.child, sig)
+        if request.command and sig == signal.SIGKILL:
+            self._end_session(request.child)
 
-    def _ended(self, request: _Request) -> None:
-        _pid, status = os.waitpid(request.child, 0)
-        self._selector.unregister(request.pidfd)
-        os.close(request.pidfd)
-        del self._requests[request.child]
+    def _end_session(self, sid: int) -> None:
+        for pid in procs.session_members(sid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+    def _ended(self, request: _Request, status: int) -> None:
+        if request.command:  # what it left in its session goes with it (detached work has its own)
+            self._end_session(request.child)
         if request.conn.fileno() != -1:
             with contextlib.suppress(OSError):
                 request.conn.send(exit_reply(status))
@@ -237,57 +325,17 @@ class ToolServer:
         request.conn.close()
 
     def _kill_all(self) -> None:
-        for pid in list(self._requests):
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-
-    def _run_child(
-        self,
-        request: _Request,
-        tool: str,
-        cwd: bytes,
-        streams: bytes,
-        args: list[bytes],
-        env: list[bytes],
-        title: bytes,
-    ) -> None:
-        """In the forked child: become the tool's process, run it, exit with its status."""
-        code = 1
-        gc.disable()  # a short-lived child: its garbage goes with it
-        try:
-            os.setpgid(0, 0)
-            passed = [int(chr(c)) for c in streams]
-            for target in STD_STREAMS:
-                if target in passed:
-                    os.dup2(request.fds[passed.index(target)], target)
-                else:
-                    os.close(target)
-            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-            signal.set_wakeup_fd(-1)
-            for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
-                signal.signal(sig, signal.SIG_DFL)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            os.environb.clear()
-            os.environb.update(item.partition(b"=")[::2] for item in env if b"=" in item)
-            with contextlib.suppress(OSError):
-                os.chdir(cwd)
-            self._title.set(title or tool.encode())
-            _set_comm(tool)
-            procs.spare(request.peer_pid)
-            sys.argv = [tool, *(os.fsdecode(a) for a in args)]
-            code = run_tool(tool, self._host_dir)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                traceback.print_exc()
-        finally:
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
-            with contextlib.suppress(Exception):
-                sys.stderr.flush()
-            os._exit(code)
+        """Everything below the server: requests, commands, jobs, engines, orphans. Killed
+        children reparent to the server (a subreaper), which reaps them all before it goes."""
+        deadline = time.monotonic() + KILL_ALL_WAIT_S
+        while (below := procs.descendants(os.getpid())) and time.monotonic() < deadline:
+            for pid in below:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+            with contextlib.suppress(ChildProcessError):
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
 
 
 def serve(argv: list[str]) -> None:

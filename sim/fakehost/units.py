@@ -64,3 +64,12 @@ def docker_duration(seconds: float) -> str:
     if hours < 24 * 365 * 2:
         return f"{hours // 24 // 30} months"
     return f"{hours // 24 // 365} years"
+
+
+def parse_docker_size(text: str) -> int:
+    """Bytes of a size as `docker images` shows it ("21.6GB", "512MB"): decimal units."""
+    number = text.rstrip("BbkKMGT")
+    scale = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[
+        text[len(number) :].rstrip("Bb")
+    ]
+    return round(float(number) * scale)

@@ -8,6 +8,13 @@ signals it received, for the server to pass on. The server answers once, `x<exit
 `s<signal>\\n`, and closes. A client that disappears before the answer has been killed: the
 server kills the tool it was running.
 
+Where a request comes from: the simulator and unconfined clients connect to the server's socket
+(HOST_DIR/run/tools.sock). A confined command may not create sockets (seccomp.py), so its
+clients make a socketpair() and hand one end to the server over BROKER_FD, a seqpacket socket
+the server gave the command before confining it; that end then carries the request as above.
+The tool LAUNCH starts a command in the host's sandbox (`args` = sandbox/launch's arguments,
+its streams the command's); only the server's socket may ask for it.
+
 Only builtins are used here: the client imports this module on every fake command.
 """
 
@@ -19,6 +26,9 @@ SOCKET_NAME = "tools.sock"
 HEADER_BYTES = 4
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 STD_STREAMS = (0, 1, 2)
+BROKER_FD = 1000  # above what shells use for their own descriptors (bash: 10 and up, 255)
+LAUNCH = "@launch"
+CONFINED_ENV = "SCOUT_SIM_CONFINED"  # "1" in a command the server could confine
 
 
 class WireError(Exception):

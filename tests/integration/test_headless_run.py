@@ -124,3 +124,51 @@ async def test_ci_approvals_deny_what_needs_a_human(cluster, tmp_path):
     assert code == 0
     result = posts[1]["messages"][-1]["content"][0]
     assert result["is_error"] and "ci mode" in result["content"]
+
+
+STEPS_RULES = """\
+approve:
+  - {tool: propose_plan, approve_steps: true}
+"""
+
+
+async def test_a_webhook_can_approve_the_plan_with_its_steps(cluster, tmp_path):
+    inventory = cluster.write_inventory(tmp_path / "sim" / "inventory.yaml")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(STEPS_RULES)
+    script = [
+        tool_turn([("toolu_1", "propose_plan", PLAN)]),
+        tool_turn([("toolu_2", "ssh_exec", STOP_OLD)]),
+        tool_turn([("toolu_3", "ssh_exec", {"host": "spark-a", "command": "docker rm vllm_node"})]),
+        text_turn("The old server is gone."),
+    ]
+    server = receiver.make_server(
+        "127.0.0.1", 0, SECRET.encode(), receiver.RulesDecider.from_file(rules), log=io.StringIO()
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with MessagesAPIServer(script) as api, serving(server) as hook_url:
+        settings = Settings(
+            api_key="test",
+            base_url=api.url,
+            inventory=inventory,
+            transcripts_dir=tmp_path / "transcripts",
+            log_file=tmp_path / "scout.log",
+        )
+        code = await run_goal(
+            settings,
+            "remove the old vLLM",
+            approvals="webhook",
+            webhook_url=hook_url,
+            webhook_secret=SECRET,
+            out=out,
+            err=err,
+        )
+    assert code == 0, err.getvalue()
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    decisions = [e for e in events if e["type"] == "approval_decision"]
+    assert [(d["decided_by"], d["approve_steps"]) for d in decisions] == [
+        (str(rules), True),
+        ("plan approval", False),
+        ("plan approval", False),
+    ]
+    assert "vllm_node" not in cluster.host_state("spark-a")["docker"]["containers"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from agent.safety.redact import Redactor
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import Risk, ToolContext
@@ -52,6 +53,18 @@ async def test_fan_out_has_one_section_per_host(pool: SSHPool, tmp_path: Path) -
     assert tool.hosts(params) == ["spark-a", "spark-b"]
 
 
+async def test_identical_outputs_share_one_section_that_names_the_hosts(
+    pool: SSHPool, tmp_path: Path
+) -> None:
+    params = SSHExecInput(hosts=["spark-a", "spark-b"], command="uname -s; exit 3")
+    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+
+    assert result.text == "== 2 hosts: spark-a, spark-b (exit 3, same output on each) ==\nLinux"
+    assert result.data["hosts"]["spark-a"]["exit_status"] == 3
+    assert result.data["hosts"]["spark-b"]["exit_status"] == 3
+    assert result.is_error
+
+
 async def test_one_failing_host_marks_the_result_but_keeps_the_others(
     pool: SSHPool, tmp_path: Path
 ) -> None:
@@ -89,6 +102,16 @@ async def test_long_output_is_bounded_and_spilled(pool: SSHPool, tmp_path: Path)
     assert f"full output saved to {spill}" in result.text
     assert spill.read_text().splitlines() == [str(i) for i in range(1, 20001)]
     assert result.meta["truncated"] is True
+
+
+async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -> None:
+    token = "hf_" + "abcdefghijklmnopqrstuvwx"
+    params = SSHExecInput(host="spark-a", command=f"seq 1 5000; echo {token}; seq 1 5000")
+    ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, redact=Redactor().text)
+    result = await SSHExec(judge_shell).run(params, ctx)
+    spill = Path(result.data["hosts"]["spark-a"]["spill"]["stdout"])
+    text = spill.read_text()
+    assert token not in text and "[REDACTED]" in text and text.startswith("1\n2\n")
 
 
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
@@ -148,12 +171,13 @@ def test_the_risk_of_ssh_exec_is_its_command_judged(command: str, risk: Risk) ->
     assert assessment.risk is risk and assessment.reason
 
 
-def test_an_extra_environment_or_folder_is_at_least_mutating() -> None:
+def test_the_environment_and_folder_are_judged_with_the_command() -> None:
     tool = SSHExec(judge_shell)
     with_env = tool.risk(SSHExecInput(host="a", command="ls", env={"LD_PRELOAD": "/x.so"}))
     assert with_env.risk is Risk.MUTATING and "LD_PRELOAD" in with_env.reason
-    in_folder = tool.risk(SSHExecInput(host="a", command="ls", cwd="/data"))
-    assert in_folder.risk is Risk.MUTATING and "/data" in in_folder.reason
+    assert tool.risk(SSHExecInput(host="a", command="ls", cwd="/data")).risk is Risk.READ_ONLY
+    into_etc = tool.risk(SSHExecInput(host="a", command="echo x > passwd", cwd="/etc"))
+    assert into_etc.risk is Risk.DESTRUCTIVE
     assert (
         tool.risk(SSHExecInput(host="a", command="rm -rf x", cwd="/data")).risk is Risk.DESTRUCTIVE
     )

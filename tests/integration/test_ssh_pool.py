@@ -17,6 +17,7 @@ from tools.ssh import (
     HostUnreachableError,
     SSHPool,
     UnknownHostError,
+    remote_command,
 )
 from tools.ssh.remote_command import run_remote
 
@@ -213,6 +214,42 @@ async def test_cancelled_command_is_stopped_on_the_host(local_hosts: LocalHosts)
         with pytest.raises(asyncio.CancelledError):
             await task
         leftovers = await pool.run("a", "pgrep -f 'sleep 58[.]4321' || echo none")
+    assert leftovers.stdout == "none\n"
+
+
+async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
+    local_hosts: LocalHosts,
+) -> None:
+    """GNU timeout takes a process group of its own, so only the session holds it and its child."""
+    await local_hosts.add("a")
+    local_hosts.write_known_hosts("a")
+    async with SSHPool(local_hosts.inventory()) as pool:
+        nested = "timeout 600 sh -c 'sleep 57.4321'"
+        task = asyncio.create_task(pool.run("a", nested, timeout=300))
+        for _ in range(100):
+            probe = await pool.run("a", "pgrep -f '^sleep 57[.]4321' || true")
+            if probe.stdout:
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        leftovers = await pool.run("a", "pgrep -f '57[.]4321' || echo none")
+    assert probe.stdout
+    assert leftovers.stdout == "none\n"
+
+
+async def test_a_timed_out_nested_timeout_dies_with_the_commands_session(
+    local_hosts: LocalHosts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wrapper's own `timeout` ends only its group; the nested one keeps the channel open
+    until Scout's local deadline, and then the session is stopped by the run's marker."""
+    monkeypatch.setattr(remote_command, "LOCAL_GRACE_S", 1.0)
+    await local_hosts.add("a")
+    local_hosts.write_known_hosts("a")
+    async with SSHPool(local_hosts.inventory()) as pool:
+        result = await pool.run("a", "timeout 600 sh -c 'sleep 55.4321'", timeout=1)
+        leftovers = await pool.run("a", "pgrep -f '55[.]4321' || echo none")
+    assert result.timed_out
     assert leftovers.stdout == "none\n"
 
 

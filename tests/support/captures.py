@@ -12,3 +12,13 @@ def capture(name: str) -> str:
     source, _, output = (CAPTURES / name).read_text().partition("\n")
     assert source.startswith("# source:"), f"{name} lost its source line"
     return output
+
+
+JOB_CAPTURES = CAPTURES.parent / "jobs"
+
+
+def job_capture(name: str) -> str:
+    """A job-output capture without its `# source:` and `# what:` lines."""
+    source, what, output = (JOB_CAPTURES / name).read_text().split("\n", 2)
+    assert source.startswith("# source:") and what.startswith("# what:"), name
+    return output

@@ -47,6 +47,8 @@ class Heartbeat:
         tb: TracebackType | None,
     ) -> None:
         assert self._task is not None
+        if self.ticks == 0 and not self._task.done():  # a case quicker than one beat: wait one
+            await asyncio.sleep(BEAT_S * 2)
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
 

@@ -1,6 +1,8 @@
 """Building sessions for tests: the real SDK against the local replay server, or any client.
 
 `text_turn` and `tool_turn` write script items that both the replay server and ScriptedClient read.
+Their usage is the estimate of the request they answer unless a test gives usage on purpose
+(`text_turn("…", input_tokens=1000, output_tokens=200)`).
 """
 
 from __future__ import annotations
@@ -55,13 +57,11 @@ def session_with(
 
 
 def text_turn(text: str, stop_reason: str = "end_turn", **usage: int) -> dict[str, Any]:
-    return {
-        "turn": {
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": stop_reason,
-            "usage": {"input_tokens": 100, "output_tokens": 20, **usage},
-        }
-    }
+    content = [{"type": "text", "text": text}] if text else []
+    turn: dict[str, Any] = {"content": content, "stop_reason": stop_reason}
+    if usage:
+        turn["usage"] = usage
+    return {"turn": turn}
 
 
 def tool_turn(
@@ -72,10 +72,4 @@ def tool_turn(
         {"type": "tool_use", "id": call_id, "name": name, "input": params}
         for call_id, name, params in calls
     ]
-    return {
-        "turn": {
-            "content": content,
-            "stop_reason": stop_reason,
-            "usage": {"input_tokens": 100, "output_tokens": 40},
-        }
-    }
+    return {"turn": {"content": content, "stop_reason": stop_reason}}

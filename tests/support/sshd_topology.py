@@ -155,7 +155,10 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
         host_key=key,
         pid_file=host.pid_file,
         authorized_keys=authorized,
-        extra=["AllowTcpForwarding yes", "SetEnv SHLVL=1"],
+        extra=[
+            "AllowTcpForwarding yes",
+            f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'}",  # not root's home
+        ],
     )
     start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
     run(["ip", "netns", "exec", host.namespace, "unshare", "--uts", "sh", "-c", start])

@@ -95,12 +95,14 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width:
     screen = TmuxScreen(tmp_path / "tmux.sock", width=width, height=50)
     start(screen, tmp_path / "home", "--interactive --fast")
     try:
-        await prompt_stays(screen, "approve? [y]es once / [n]o / [e]dit ›", after=0)  # the plan
+        await prompt_stays(
+            screen, "approve? [y]es / [s]teps too / [n]o / [e]dit ›", after=0
+        )  # the plan
         mark = len(screen.screen().rstrip())
         screen.send("y", "Enter")
         await screen.wait_for("$ docker stop vllm_node", after=mark, timeout=60)
         await prompt_stays(
-            screen, "approve? [y]es once / [n]o / [e]dit / [a]llow like this ›", after=mark
+            screen, "approve? [y]es once / [n]o / [e]dit / [a]llow exactly this ›", after=mark
         )
         screen.send("n", "Enter")
         await screen.wait_for("tell the agent why (optional) ›", after=mark)

@@ -12,7 +12,7 @@ import pytest
 from agent.safety.shell.judge import judge_shell
 from tests.support.sshd_topology import Topology
 from tools.base import ToolContext
-from tools.ssh import HostKeyError, HostUnreachableError, Inventory, SSHPool
+from tools.ssh import HostKeyError, HostUnreachableError, Inventory, SSHPool, remote_command
 from tools.ssh_exec import SSHExec, SSHExecInput
 
 pytestmark = pytest.mark.system
@@ -84,6 +84,42 @@ async def test_cancelled_command_leaves_nothing_on_the_host(sshd_topology: Topol
     assert not any(
         sleeper in line for line in sshd_topology.namespace_commands(sshd_topology.worker)
     )
+
+
+async def test_a_cancelled_nested_timeout_leaves_no_process(sshd_topology: Topology) -> None:
+    """GNU timeout takes a process group of its own: only the channel's session (sshd's setsid)
+    still holds the inner `timeout` and its `sleep`, and that is what a cancel kills."""
+    sleeper = f"sleep 598.{os.getpid()}"
+    nested = f"timeout 600 sh -c '{sleeper}'"
+    async with SSHPool(inventory(sshd_topology)) as pool:
+        task = asyncio.create_task(pool.run("worker", nested, timeout=600))
+        for _ in range(200):
+            commands = sshd_topology.namespace_commands(sshd_topology.worker)
+            if sleeper in commands:
+                break
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        after = await pool.run("worker", "echo still-usable")
+    assert sleeper in commands
+    assert after.stdout == "still-usable\n"
+    left = sshd_topology.namespace_commands(sshd_topology.worker)
+    assert not [line for line in left if sleeper in line], left
+
+
+async def test_a_timed_out_nested_timeout_leaves_no_process(
+    sshd_topology: Topology, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wrapper's `timeout` ends its own group only; what is left holds the channel until
+    Scout's local deadline, then dies with the session, found by the run's environment."""
+    monkeypatch.setattr(remote_command, "LOCAL_GRACE_S", 1.0)
+    sleeper = f"sleep 597.{os.getpid()}"
+    async with SSHPool(inventory(sshd_topology)) as pool:
+        result = await pool.run("worker", f"timeout 600 sh -c '{sleeper}'", timeout=1)
+    assert result.timed_out
+    left = sshd_topology.namespace_commands(sshd_topology.worker)
+    assert not [line for line in left if sleeper in line], left
 
 
 async def test_twenty_concurrent_commands_with_default_max_sessions(

@@ -7,11 +7,11 @@ from agent.runtime.settings import Settings
 from agent.safety.approvals import fingerprint
 from agent.safety.approvers.scripted import ScriptedApprover
 from agent.safety.gate import PolicyGate
-from agent.safety.rules import Rule, RuleError, RuleSet
+from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import PlanState
+from tools.plan import Plan, PlanState, PlanStep
 from tools.registry import ToolRegistry
 
 
@@ -284,4 +284,144 @@ async def test_plan_review_binds_the_plan_hash(tmp_path):
 
 def test_rule_syntax_errors_say_how_to_write_one():
     with pytest.raises(RuleError, match=r"expected field=pattern, got .host spark."):
-        Rule.parse("allow", "ssh_exec(host spark)")
+        ApprovalRule.parse("allow", "ssh_exec(host spark)")
+
+
+class EnvInput(BaseModel):
+    host: str
+    command: str
+    env: dict[str, str] | None = None
+
+
+class FakeShellWithEnv(FakeShell):
+    Input = EnvInput
+
+
+async def test_the_approver_sees_the_call_redacted_with_control_characters_visible(tmp_path):
+    g, approver, events = gate(answers=[("approved", "")])
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
+    call_input = {
+        "host": "spark-a",
+        "command": "docker run img echo \x1b[8mhidden\x1b[0m",
+        "env": {"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345"},
+    }
+    prepared_call = executor.prepare(ToolCall("c1", "ssh_exec", call_input))
+    assert (await g.check(prepared_call)).allowed
+    shown = approver.seen[0]
+    assert shown.input["command"] == "docker run img echo \\x1b[8mhidden\\x1b[0m"
+    assert shown.input["env"] == {"HF_TOKEN": "[REDACTED]"}
+    assert "hf_abc" not in str(events[0].input) and "\x1b" not in str(events[0].input)
+
+
+async def test_an_edit_built_on_the_redacted_view_keeps_the_hidden_values(tmp_path):
+    secret = {"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345"}
+    edit = {
+        "kind": "approved_with_edit",
+        "edited_input": {"host": "spark-a", "command": "ls", "env": {"HF_TOKEN": "[REDACTED]"}},
+    }
+    g, _, _ = gate(answers=[edit])
+    executor = Executor(
+        ToolRegistry([FakeShellWithEnv()]),
+        ToolContext(spill_dir=tmp_path),
+        limits=Settings().executor_limits(),
+    )
+    call = ToolCall("c1", "ssh_exec", {"host": "spark-a", "command": "docker run x", "env": secret})
+    verdict = await g.check(executor.prepare(call))
+    assert verdict.allowed and verdict.params.env == secret and verdict.params.command == "ls"
+
+
+async def test_serves_names_the_step_whose_action_is_exactly_the_command(tmp_path):
+    g, approver, _ = gate(answers=[("approved", ""), ("approved", "")])
+    await g.check(prepared("docker run -d --name ray-head img --extra", tmp_path=tmp_path))
+    await g.check(prepared("docker run", tmp_path=tmp_path))
+    assert [r.plan_step for r in approver.seen] == [None, None]
+
+
+STEPS = Plan(
+    goal="free the head and start the engine",
+    steps=[
+        PlanStep(
+            title="stop the old server",
+            hosts=["spark-a"],
+            actions=["docker stop vllm_node", "docker rm vllm_node"],
+            expected_downtime="the old endpoint",
+            rollback="none",
+            success_check="docker ps",
+        ),
+        PlanStep(
+            title="start ray",
+            hosts=["spark-a", "spark-b"],
+            actions=["docker run -d --name ray img"],
+            expected_downtime="none",
+            rollback="docker rm -f ray",
+            success_check="ray status",
+        ),
+    ],
+)
+
+
+async def approved_with_steps(answers=()):
+    g, approver, events = gate(
+        approved=False, answers=[{"kind": "approved", "approve_steps": True}, *answers]
+    )
+    await g.review_plan(STEPS)
+    g.plan.approve(STEPS)
+    return g, approver, events
+
+
+async def test_steps_approved_with_the_plan_run_once_in_order_without_asking(tmp_path):
+    g, approver, events = await approved_with_steps()
+    for command, host in [
+        ("docker stop vllm_node", "spark-a"),
+        ("docker  rm   vllm_node", "spark-a"),
+        ("docker run -d --name ray img", "spark-b"),
+        ("docker run -d --name ray img", "spark-a"),
+    ]:
+        verdict = await g.check(prepared(command, host=host, tmp_path=tmp_path))
+        assert verdict.allowed, command
+        verdict.settle(ToolResult(text="ok"))
+    assert len(approver.seen) == 1  # only the plan itself
+    decided = [e for e in events if e.type == "approval_decision"][1:]
+    assert {e.decided_by for e in decided} == {"plan approval"}
+    assert decided[0].message == "step 1 as approved with the plan"
+    again = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert not again.allowed and len(approver.seen) == 2  # used once: now it asks (denied)
+
+
+async def test_a_call_that_differs_by_one_flag_or_host_or_order_asks(tmp_path):
+    g, approver, _ = await approved_with_steps([("approved", "")] * 3)
+    for command, host in [
+        ("docker stop -t 0 vllm_node", "spark-a"),
+        ("docker stop vllm_node", "spark-b"),
+        ("docker rm vllm_node", "spark-a"),
+    ]:
+        await g.check(prepared(command, host=host, tmp_path=tmp_path))
+    assert len(approver.seen) == 4
+
+
+async def test_after_a_failed_step_everything_asks(tmp_path):
+    g, approver, _ = await approved_with_steps([("denied", "")])
+    verdict = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert verdict.allowed and len(approver.seen) == 1
+    verdict.settle(ToolResult.error("exit 1"))
+    assert not (await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))).allowed
+    assert len(approver.seen) == 2
+
+
+async def test_per_step_asking_stays_the_default(tmp_path):
+    g, approver, _ = gate(approved=False, answers=[("approved", ""), ("approved", "")])
+    await g.review_plan(STEPS)
+    g.plan.approve(STEPS)
+    await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    assert len(approver.seen) == 2
+
+
+async def test_a_step_call_still_running_makes_the_next_one_ask(tmp_path):
+    g, approver, _ = await approved_with_steps([("denied", "")])
+    first = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
+    second = await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))
+    assert first.allowed and not second.allowed and len(approver.seen) == 2

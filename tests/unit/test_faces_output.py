@@ -38,10 +38,10 @@ def test_session_end_counts_in_the_singular_when_there_is_one() -> None:
     renderer = EventRenderer(Console(file=out, width=120))
     usage = {"turns": 1, "output_tokens": 1, "cost_usd": 0.0}
     renderer.render(SessionEnd(outcome="done", usage=usage))
-    assert "1 model turn, 1 output token," in out.getvalue()
+    assert "1 model turn · input 0 tokens" in out.getvalue()
     usage = {"turns": 14, "output_tokens": 1760, "cost_usd": 0.0}
     renderer.render(SessionEnd(outcome="done", usage=usage))
-    assert "14 model turns, 1760 output tokens," in out.getvalue()
+    assert "14 model turns · input" in out.getvalue()
 
 
 def test_piped_tables_and_text_carry_no_trailing_spaces() -> None:

@@ -1,4 +1,4 @@
-"""Ray cluster status: did the nodes join, with how many GPUs?"""
+"""Ray cluster status and nccl-tests bandwidth: did the nodes join, and is the link fast?"""
 
 import pytest
 
@@ -8,6 +8,7 @@ from tools.recon.parsers import (
     parse_ray_resource_line,
     parse_ray_status,
 )
+from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_rows
 
 GIB = 1024**3
 
@@ -106,3 +107,14 @@ def test_ray_not_running_is_a_state_not_an_error() -> None:
 def test_ray_status_rejects_other_text() -> None:
     with pytest.raises(ParseError, match="ray status"):
         parse_ray_status("OCI runtime exec failed: exec failed: unable to start container process")
+
+
+def test_nccl_avg_bus_bandwidth_healthy_vs_degraded() -> None:
+    healthy = parse_nccl_avg_bus_bandwidth(capture("spark_nccl_all_gather_perf_healthy.txt"))
+    degraded = parse_nccl_avg_bus_bandwidth(capture("spark_nccl_all_gather_perf_degraded.txt"))
+    assert (healthy, degraded) == (21.4033, 2.82151)
+
+
+def test_nccl_without_summary() -> None:
+    text = "# nccl-tests version 2.18.3\nNCCL WARN socket error\n"
+    assert parse_nccl_avg_bus_bandwidth(text) is None and parse_nccl_rows(text) == []

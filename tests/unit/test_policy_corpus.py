@@ -1,18 +1,26 @@
 """The labelled corpus: real ops commands and tricky ones, judged by the classifier.
 
 Every mismatch is reported at once, with the command, so a failing run shows the whole picture.
+Read-only recall is checked on what Scout itself runs: the recon probe pack (whole, and each
+section) and every command the recorded sessions in `transcripts/` ran as read-only.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from agent.safety.shell import classify_command
+from agent.safety.shell.command_rules import known_programs
 from tools.base import Risk
+from tools.recon.probe import build_probe_script
+from tools.recon.sections import SECTIONS
 
 CORPUS = Path(__file__).parent / "data" / "policy_corpus.tsv"
+TRANSCRIPTS = Path(__file__).parents[2] / "transcripts"
 NEWLINE_MARK = "⏎"
 
 
@@ -47,8 +55,39 @@ def corpus() -> list[tuple[Risk, str]]:
 
 def test_corpus_is_large_and_covers_every_label(corpus):
     labels = {risk for risk, _ in corpus}
-    assert len(corpus) >= 300
+    assert len(corpus) >= 1500
     assert labels == {Risk.READ_ONLY, Risk.MUTATING, Risk.DESTRUCTIVE}
+    commands = [command for _, command in corpus]
+    assert len(commands) == len(set(commands)), "a command is labelled twice"
+
+
+def test_every_program_the_classifier_knows_is_in_the_corpus(corpus):
+    missing = []
+    for program in known_programs():
+        word = re.compile(rf"(^|[\s;|&(`/]){re.escape(program)}($|[\s;|&)])")
+        if not any(word.search(command) for _, command in corpus):
+            missing.append(program)
+    assert not missing, f"no corpus line uses: {' '.join(missing)}"
+
+
+def recorded_read_only_commands() -> list[str]:
+    found: list[str] = []
+    for path in sorted(TRANSCRIPTS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            call = (event.get("type"), event.get("name"), event.get("risk"))
+            if call == ("tool_call", "ssh_exec", "read_only"):
+                found.append(event["input"]["command"])
+    return found
+
+
+@pytest.mark.parametrize(
+    "command",
+    [build_probe_script(), *(command for _, command in SECTIONS), *recorded_read_only_commands()],
+)
+def test_what_scout_runs_as_read_only_stays_read_only(command):
+    verdict = classify_command(command)
+    assert verdict.risk == Risk.READ_ONLY, verdict.reasons
 
 
 def test_nothing_risky_is_called_read_only_and_destructive_stays_destructive(corpus):

@@ -2,8 +2,14 @@
 
 import pytest
 
-from agent.loop.model_client import AssistantTurn, ModelError, TurnRequest
-from agent.loop.scripted_client import ScriptedClient, ScriptExhausted
+from agent.loop.model_client import (
+    AssistantTurn,
+    ModelError,
+    TurnRequest,
+    cached_request_params,
+)
+from agent.loop.scripted_client import RequestRefused, ScriptedClient, ScriptExhausted
+from agent.loop.token_estimate import estimate_input_tokens
 from agent.loop.transcript import read_transcript
 from tests.support.probe_tools import EchoTool
 from tests.support.session_kit import session_with, text_turn, tool_turn
@@ -47,11 +53,37 @@ async def test_turns_given_as_objects_stream_their_text():
     turn = AssistantTurn(content=[{"type": "text", "text": "hi"}], stop_reason="end_turn")
     client = ScriptedClient([turn])
     streamed: list[str] = []
-    request = TurnRequest(model="m", max_tokens=10, system="s", tools=[], messages=[])
+    messages = [{"role": "user", "content": "hello"}]
+    request = TurnRequest(model="m", max_tokens=10, system="s", tools=[], messages=messages)
     assert (await client.stream(request, streamed.append)).text() == "hi"
     assert streamed == ["hi"]
     with pytest.raises(AssertionError, match="never asked for"):
         ScriptedClient([turn]).assert_done()
+
+
+async def test_a_request_the_api_would_refuse_fails_the_test():
+    client = ScriptedClient([text_turn("never sent")])
+    orphan = {"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}
+    request = TurnRequest(
+        model="m",
+        max_tokens=10,
+        system="s",
+        tools=[],
+        messages=[{"role": "user", "content": [orphan]}],
+    )
+    with pytest.raises(RequestRefused, match="unexpected `tool_use_id`"):
+        await client.stream(request, lambda text: None)
+    assert client.remaining == 1
+
+
+async def test_unscripted_usage_is_the_estimate_of_the_request(tmp_path):
+    client = ScriptedClient([{"turn": {"content": [{"type": "text", "text": "Done."}]}}])
+    session = session_with(client, [], tmp_path)
+    await session.send("how big is this request?")
+    (row,) = session.usage.per_turn
+    assert row.source == "estimate" and session.usage.cost_usd == 0
+    body = cached_request_params(client.requests[0])
+    assert row.prompt_tokens == estimate_input_tokens(body)
 
 
 def test_a_malformed_script_item_is_named():

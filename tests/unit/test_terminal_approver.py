@@ -3,7 +3,7 @@ import io
 from rich.console import Console
 
 from agent.safety.approvals import ApprovalRequest
-from agent.safety.approvers.terminal import TerminalApprover, session_pattern
+from agent.safety.approvers.terminal import TerminalApprover
 
 
 def request(command="docker stop vllm_node", tool="ssh_exec"):
@@ -59,12 +59,12 @@ async def test_e_edits_the_command():
     assert decision.edited_input == {"host": "spark-a", "command": "docker stop -t 30 vllm_node"}
 
 
-async def test_a_allows_the_pattern_for_the_session():
+async def test_a_allows_exactly_this_call_for_the_session():
     rules = []
     terminal, out = approver(["a"], allowed=rules.append)
     decision = await terminal.decide(request())
     assert decision.kind == "approved"
-    assert rules == ['ssh_exec(host=spark-a, command="docker stop*")']
+    assert rules == ['ssh_exec(host=spark-a, command="docker stop vllm_node")']
     assert "allowed for this session" in out.getvalue()
 
 
@@ -75,8 +75,39 @@ async def test_unknown_answers_ask_again_and_closed_input_denies():
     assert decision.kind == "denied" and "input closed" in decision.message
 
 
-def test_session_pattern_for_a_simple_command():
-    assert (
-        session_pattern(request("nvidia-smi -q"))
-        == 'ssh_exec(host=spark-a, command="nvidia-smi -q*")'
+async def test_a_is_not_offered_when_no_rule_can_say_the_call_exactly():
+    rules = []
+    terminal, out = approver(["a"], allowed=rules.append)
+    decision = await terminal.decide(request("docker restart vllm_node && curl x | sh"))
+    assert rules == [] and "allow exactly this" not in out.getvalue()
+    assert decision.kind == "denied"  # `a` was not an answer; then input closed
+
+
+async def test_s_approves_a_plan_with_its_steps():
+    plan = ApprovalRequest(
+        id="p",
+        fingerprint="plan:abc",
+        tool="propose_plan",
+        input={"goal": "x", "steps": []},
+        risk="plan",
+        reason="approve the plan",
+        summary="Plan: x",
     )
+    prompts = []
+
+    async def ask(prompt):
+        prompts.append(prompt)
+        return "s"
+
+    terminal = TerminalApprover(Console(file=io.StringIO(), width=80), ask, [].append)
+    decision = await terminal.decide(plan)
+    assert "[s]teps too" in prompts[0]
+    assert decision.kind == "approved" and decision.approve_steps
+
+
+async def test_the_panel_shows_env_and_cwd_as_given():
+    terminal, out = approver(["y"])
+    shown = request()
+    shown.input.update({"env": {"HF_TOKEN": "[REDACTED]"}, "cwd": "/srv/vllm"})
+    await terminal.decide(shown)
+    assert "env HF_TOKEN=[REDACTED]" in out.getvalue() and "in /srv/vllm" in out.getvalue()

@@ -42,18 +42,16 @@ class PlanDeploymentInput(DeployChoices):
     )
     links_tried: list[str] = Field(
         default_factory=list,
-        description="Hosts where `ip link set … up` was already run and the RoCE link stayed down.",
+        description="Hosts whose RoCE link stayed down after `ip link set … up`.",
     )
 
 
 class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     name = "plan_deployment"
     description = (
-        "Compute a deployment plan for a model across hosts (recipe vllm-ray, vllm-multinode or "
-        "sglang; the first host is the head). Runs preflight on the world model (re-probing "
-        "stale hosts), checks the model fits, adds the fixes the findings need (stop a "
-        "container holding memory, bring a RoCE link up, pull a missing image) before the "
-        "recipe's commands, and returns a Plan ready for propose_plan. Read-only."
+        "Compute a deployment plan, read-only: preflight on the world model (stale hosts "
+        "re-probed), the fit check, the fixes the findings need (free memory, a RoCE link up, "
+        "a missing image) before the recipe's commands. Returns a Plan for propose_plan."
     )
     Input = PlanDeploymentInput
 

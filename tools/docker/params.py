@@ -83,54 +83,52 @@ class DockerCtlInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    host: str = Field(min_length=1, description="Inventory name of the host.")
-    action: Action = Field(description="What to do; each action reads only its own fields.")
+    host: str = Field(min_length=1, description="Inventory host.")
+    action: Action
     container: str | None = Field(
-        None, description="Container name or ID (inspect, logs, stats, exec, start/stop/rm …)."
+        None, description="inspect, logs, stats, exec, start, stop, restart, rm: name or ID."
     )
-    image: str | None = Field(None, description="Image reference (run, pull, rmi, inspect).")
-    name: str | None = Field(None, description="run: name for the new container.")
+    image: str | None = Field(None, description="run, pull, rmi, inspect: image reference.")
+    name: str | None = Field(None, description="run: container name.")
     command: list[str] | str | None = Field(
         None,
-        description="run/exec: argv list, or a string split like a shell would (no pipes; "
-        'use ["sh", "-c", "…"] for shell syntax).',
+        description='run, exec: argv list, or a string split like a shell does (for pipes: ["sh", '
+        '"-c", "..."]).',
     )
-    env: dict[str, str] | None = Field(None, description="run/exec: environment variables.")
-    volumes: list[str] | None = Field(None, description='run: bind mounts "src:dst[:ro]".')
-    ports: list[str] | None = Field(None, description='run: published ports "8000:8000".')
-    network: str | None = Field(None, description="run: host, none or a network name.")
-    ipc: str | None = Field(None, description="run: IPC mode, e.g. host.")
-    gpus: str | None = Field(None, description='run: GPUs to expose, e.g. "all".')
-    devices: list[str] | None = Field(None, description="run: host devices, e.g. /dev/infiniband.")
+    env: dict[str, str] | None = Field(None, description="run, exec.")
+    volumes: list[str] | None = Field(None, description='run: "src:dst[:ro]".')
+    ports: list[str] | None = Field(None, description='run: "8000:8000".')
+    network: str | None = Field(None, description="run: host, none or a network.")
+    ipc: str | None = Field(None, description="run: e.g. host.")
+    gpus: str | None = Field(None, description='run: e.g. "all".')
+    devices: list[str] | None = Field(None, description="run: e.g. /dev/infiniband.")
     ulimits: dict[str, str] | None = Field(
-        None, description='run: name → "soft[:hard]", e.g. {"memlock": "-1", "stack": "67108864"}.'
+        None, description='run: e.g. {"memlock": "-1"}; values "soft[:hard]".'
     )
-    shm_size: str | None = Field(None, description='run: /dev/shm size, e.g. "16g".')
-    restart_policy: str | None = Field(None, description="run: no, always, unless-stopped …")
-    detach: bool = Field(True, description="run: start in the background (default) or wait.")
-    auto_remove: bool = Field(False, description="run: remove the container when it exits.")
-    pull: Literal["missing", "always", "never"] | None = Field(
-        None, description="run: when to pull the image (docker's default: missing)."
-    )
-    entrypoint: str | None = Field(None, description="run: override the image's entrypoint.")
-    privileged: bool = Field(False, description="run: give the container all host privileges.")
-    labels: dict[str, str] | None = Field(None, description="run: extra labels.")
-    user: str | None = Field(None, description="run/exec: user[:group] inside the container.")
-    workdir: str | None = Field(None, description="run/exec: working folder in the container.")
-    tail: int = Field(200, ge=0, le=100_000, description="logs: last N lines (default 200).")
+    shm_size: str | None = Field(None, description='run: e.g. "16g".')
+    restart_policy: str | None = Field(None, description="run: no, always, unless-stopped.")
+    detach: bool = Field(True, description="run: in the background.")
+    auto_remove: bool = Field(False, description="run: remove it when it exits.")
+    pull: Literal["missing", "always", "never"] | None = Field(None, description="run.")
+    entrypoint: str | None = Field(None, description="run.")
+    privileged: bool = Field(False, description="run: all host privileges.")
+    labels: dict[str, str] | None = Field(None, description="run.")
+    user: str | None = Field(None, description="run, exec: user[:group].")
+    workdir: str | None = Field(None, description="run, exec.")
+    tail: int = Field(200, ge=0, le=100_000, description="logs: last N lines.")
     since: str | None = Field(None, description='logs: e.g. "10m" or an RFC 3339 time.')
-    all: bool = Field(True, description="ps: include stopped containers (default true).")
+    all: bool = Field(True, description="ps: include stopped containers.")
     timeout: int | None = Field(
-        None, ge=0, le=3600, description="stop/restart: seconds to wait before killing."
+        None, ge=0, le=3600, description="stop, restart: seconds before it is killed."
     )
-    force: bool = Field(False, description="rm: kill a running container first; rmi: force.")
-    remove_volumes: bool = Field(False, description="rm: also remove its anonymous volumes.")
+    force: bool = Field(False, description="rm: kill a running one first; rmi: force.")
+    remove_volumes: bool = Field(False, description="rm: its anonymous volumes too.")
     deadline_s: float | None = Field(
         None,
         gt=0,
         le=MAX_DEADLINE_S,
-        description="Seconds before the docker command is killed on the host "
-        "(default 1800 for pull/run, 120 otherwise).",
+        description="Seconds before the docker command is killed on the host (default 1800 "
+        "for pull and run, else 120).",
     )
 
     @field_validator("container", "name")

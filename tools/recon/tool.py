@@ -25,18 +25,16 @@ class ReconInput(BaseModel):
     model_size_gb: float | None = Field(
         default=None,
         gt=0,
-        description="Size of the model's weights in GB, to check whether it fits.",
+        description="The model's weights in GB.",
     )
 
 
 class ReconTool(Tool[ReconInput]):
     name = "recon"
     description = (
-        "Probe hosts in parallel with one read-only script each (identity, OS/DGX release, GPU, "
-        "driver/CUDA, memory, disks, Docker and containers, RDMA ports, interfaces, Python "
-        "packages, listening servers). Updates the world model and returns a compact summary "
-        "per host plus findings (e.g. memory held by containers, links down, version skew). "
-        "Give model_size_gb to check whether a model fits."
+        "Probe hosts in parallel, read-only: identity, OS/DGX release, GPU, driver/CUDA, memory, "
+        "disks, Docker, RDMA ports, interfaces, Python packages, servers. Updates the world "
+        "model; returns a compact summary per host and findings. model_size_gb checks the fit."
     )
     Input = ReconInput
 

@@ -1,9 +1,15 @@
 """Running one command on a host so that a timeout or a cancel kills it there, not just here.
 
 The command is wrapped in `timeout --kill-after=5s N sh -c '…'` on the host (the only method that
-works whatever the login user and OpenSSH version), carries a unique marker so a cancelled run can
-be found and stopped with `pkill`, and its output is read with a cap so a chatty command cannot
-fill memory.
+works whatever the login user and OpenSSH version) and carries a unique marker, in its command
+line and in the environment (SCOUT_RUN) of everything it starts. A cancelled run, or one still
+holding its channel after its time, is stopped by session: sshd starts every channel's command
+in a session of its own (session.c calls setsid), so the host's shell finds the processes that
+carry the marker and kills every process of their sessions. The process group is not enough:
+GNU timeout moves itself into a group of its own (coreutils src/timeout.c: setpgid(0, 0)), so
+a nested `timeout 600 sh -c 'sleep 600'` is outside the command's group, and outlives the
+wrapper's own `timeout`, but stays in the session. Output is read with a cap so a chatty command
+cannot fill memory.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ LOCAL_GRACE_S = 10.0
 CLEANUP_WAIT_S = 3.0
 SESSION_OPEN_ATTEMPTS = 6
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
+MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 log = structlog.get_logger()
@@ -63,7 +70,7 @@ def wrap_command(
     marker: str = "",
 ) -> str:
     """The host-side command line: cd, env and the command inside a killing `timeout`."""
-    lines = [f": {marker}"] if marker else []
+    lines = [f"export {MARKER_ENV}={marker}"] if marker else []
     if cwd is not None:
         lines.append(f"cd {shlex.quote(cwd)} || exit 1")
     for name, value in (env or {}).items():
@@ -172,6 +179,27 @@ async def run_remote(
     )
 
 
+def stop_command(marker: str) -> str:
+    """POSIX sh that kills every session holding a process with `marker` in its command line
+    or environment.
+
+    The pattern is written `[s]cout-run-…` so that it matches the run, not this shell or its
+    grep. Sessions 0 and 1 and this shell's own are never killed. Needs /proc, grep and procps
+    `pkill -s`, as every Linux host Scout manages has.
+    """
+    pattern = shlex.quote(f"[{marker[0]}]{marker[1:]}")
+    script = (
+        'read -r s < /proc/$$/stat; s=${s##*) }; set -- $s; own=$4; sids=""\n'
+        f"for f in $(grep -las -e {pattern} /proc/[0-9]*/cmdline /proc/[0-9]*/environ); do\n"
+        '  { read -r s < "${f%/*}/stat"; } 2>/dev/null || continue\n'
+        "  s=${s##*) }; set -- $s\n"
+        '  [ "$4" -gt 1 ] && [ "$4" != "$own" ] && sids="$sids,$4"\n'
+        "done\n"
+        '[ -z "$sids" ] || pkill -KILL -s "${sids#,}"'
+    )
+    return f"sh -c {shlex.quote(script)}"
+
+
 async def _stop(
     conn: asyncssh.SSHClientConnection,
     proc: asyncssh.SSHClientProcess[bytes],
@@ -179,11 +207,10 @@ async def _stop(
     host: str,
     on_stuck_channel: Callable[[], None] | None,
 ) -> None:
-    """Best effort: kill the run on the host by its marker, then close the channel."""
-    pattern = shlex.quote(f"[{marker[0]}]{marker[1:]}")
+    """Best effort: kill the run's whole session on the host, then close the channel."""
     try:
         await asyncio.wait_for(
-            conn.run(f"pkill -TERM -f {pattern}", stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
+            conn.run(stop_command(marker), stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
         )
     except (OSError, asyncssh.Error, TimeoutError) as exc:
         log.warning("ssh.remote_kill_failed", host=host, error=str(exc))

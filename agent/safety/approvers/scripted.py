@@ -14,14 +14,19 @@ from agent.safety.approvals import ApprovalRequest, Decision, DecisionKind
 
 class ScriptedApprover:
     def __init__(self, answers: Iterable[tuple[DecisionKind, str] | dict[str, Any]], name: str):
-        self._answers: deque[tuple[DecisionKind, str, dict[str, Any] | None]] = deque()
+        self._answers: deque[tuple[DecisionKind, str, dict[str, Any] | None, bool]] = deque()
         for answer in answers:
             if isinstance(answer, dict):
                 self._answers.append(
-                    (answer["kind"], answer.get("message", ""), answer.get("edited_input"))
+                    (
+                        answer["kind"],
+                        answer.get("message", ""),
+                        answer.get("edited_input"),
+                        bool(answer.get("approve_steps")),
+                    )
                 )
             else:
-                self._answers.append((answer[0], answer[1], None))
+                self._answers.append((answer[0], answer[1], None, False))
         self.name = name
         self.seen: list[ApprovalRequest] = []
 
@@ -34,11 +39,12 @@ class ScriptedApprover:
                 message="the approval script has no more answers",
                 decided_by=self.name,
             )
-        kind, message, edited = self._answers.popleft()
+        kind, message, edited, steps = self._answers.popleft()
         return Decision(
             kind=kind,
             fingerprint=request.fingerprint,
             message=message,
             edited_input=edited,
             decided_by=self.name,
+            approve_steps=steps,
         )

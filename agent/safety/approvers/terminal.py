@@ -1,14 +1,16 @@
 """The terminal approver: shows what would run and asks y / n / e / a on the operator's terminal.
 
 `y` approves once; `n` denies (with an optional message the model will read); `e` edits the
-command (or the JSON input) and approves the edit; `a` approves and allows calls of this shape for
-the rest of the session. Anything else asks again; end of input denies.
+command (or the JSON input) and approves the edit; `a` approves and allows exactly this call for
+the rest of the session (offered only when a rule can say it exactly). For a plan, `s` approves
+it and its steps as written: each step's calls then run without another question, as long as
+they are exactly what the plan says. Anything else asks again; end of input denies. The gate
+hands over the request already redacted, with control characters made visible.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Awaitable, Callable
 
 from rich.console import Console
@@ -16,6 +18,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.safety.approvals import ApprovalRequest, Decision
+from agent.safety.session_rules import session_rule
 
 AskLine = Callable[[str], Awaitable[str]]
 AllowPattern = Callable[[str], object]
@@ -26,21 +29,6 @@ _RISK_STYLE = {
     "destructive": "bold red",
     "plan": "cyan",
 }
-
-
-def session_pattern(request: ApprovalRequest) -> str:
-    """A rule for `a`: same tool and hosts, commands starting with the same program and verb."""
-    fields = []
-    if request.hosts:
-        fields.append(f"host={request.hosts[0] if len(request.hosts) == 1 else '*'}")
-    command = request.input.get("command")
-    if isinstance(command, str) and command.strip():
-        try:
-            words = shlex.split(command)[:2]
-        except ValueError:  # unbalanced quotes: plain words will do for a pattern
-            words = command.split()[:2]
-        fields.append(f'command="{" ".join(words)}*"')
-    return f"{request.tool}({', '.join(fields)})" if fields else request.tool
 
 
 class TerminalApprover:
@@ -57,17 +45,27 @@ class TerminalApprover:
         body.append("\n")
         command = request.input.get("command")
         body.append(f"$ {command}\n" if isinstance(command, str) else f"{request.summary}\n")
+        for name, value in (request.input.get("env") or {}).items():
+            body.append(f"  env {name}={value}\n")
+        if request.input.get("cwd"):
+            body.append(f"  in {request.input['cwd']}\n")
         body.append("risk: ")
         body.append(request.risk, style=_RISK_STYLE.get(request.risk, ""))
         body.append(f" — {request.reason}\n")
         if request.plan_step:
             body.append(f"serves: {request.plan_step}\n")
+        if request.tool == "propose_plan":
+            body.append("s: approve it and its steps as written (they then run without asking)\n")
         self.console.print(Panel(body, title="approval needed", border_style="yellow"))
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         self.show(request)
-        can_allow = self._can_allow(request)
-        keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow like this" if can_allow else "")
+        rule = session_rule(request) if self.allow_pattern is not None else None
+        can_allow = rule is not None
+        is_plan = request.tool == "propose_plan"
+        keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow exactly this" if can_allow else "")
+        if is_plan:
+            keys = "[y]es / [s]teps too / [n]o / [e]dit"
         while True:
             try:
                 answer = (await self.ask(f"approve? {keys} › ")).strip().lower()
@@ -75,6 +73,9 @@ class TerminalApprover:
                 return self._decision(request, "denied", "no answer (input closed)")
             if answer in {"y", "yes"}:
                 return self._decision(request, "approved")
+            if answer in {"s", "steps"} and is_plan:
+                decision = self._decision(request, "approved", "and its steps as written")
+                return decision.model_copy(update={"approve_steps": True})
             if answer in {"n", "no"}:
                 message = await self._optional("tell the agent why (optional) › ")
                 return self._decision(request, "denied", message or "the operator said no")
@@ -83,16 +84,12 @@ class TerminalApprover:
                 if edited is not None:
                     return self._decision(request, "approved_with_edit", edited=edited)
                 continue
-            if answer in {"a", "allow"} and can_allow:
-                rule = session_pattern(request)
+            if answer in {"a", "allow"} and rule is not None and self.allow_pattern is not None:
                 self.allow_pattern(rule)
                 self.console.print(Text(f"allowed for this session: {rule}", style="green"))
                 return self._decision(request, "approved", f"and allowed {rule} for the session")
-            self.console.print("answer y, n, e" + (" or a" if can_allow else ""))
-
-    def _can_allow(self, request: ApprovalRequest) -> bool:
-        """Plans are approved whole and once; only tool calls can become session rules."""
-        return self.allow_pattern is not None and request.tool != "propose_plan"
+            self.console.print("answer y, n, e" + (" or a" if can_allow else "") +
+                               (" or s" if is_plan else ""))  # fmt: skip
 
     async def _optional(self, prompt: str) -> str:
         try:

@@ -4,7 +4,10 @@ Only three verdicts can come from a webhook (`approved`, `approved_with_edit`, `
 two kinds (`timed_out`, `unavailable`) are Scout's own conclusions. An answer is bound to the
 request's id and fingerprint: one for any other request or call is rejected, never applied. An
 answer is at most MAX_ANSWER_BYTES of JSON with no key given twice (`"decision": "denied",
-"decision": "approved"` must not be read either way).
+"decision": "approved"` must not be read either way). For a plan (`tool: propose_plan`),
+`"approve_steps": true` with `approved` also approves each step's calls as written. The
+request's `input`, `summary` and `reason` are redacted by the gate, with control characters
+written as visible escapes.
 """
 
 from __future__ import annotations
@@ -89,10 +92,12 @@ def decision_from_body(body: bytes, request: ApprovalRequest, *, source: str) ->
         raise AnswerRejected(f"{source} is approved_with_edit without an edited_input object")
     message = answer.get("message") or ""
     decided_by = answer.get("decided_by") or "webhook"
+    steps = answer.get("approve_steps") is True and request.tool == "propose_plan"
     return Decision(
         kind=verdict,
         fingerprint=request.fingerprint,
         message=str(message),
         edited_input=edited if verdict == "approved_with_edit" else None,
         decided_by=str(decided_by),
+        approve_steps=steps and verdict == "approved",
     )

@@ -1,37 +1,35 @@
-"""How risky a shell command is: read-only only when every part is provably read-only.
+"""How risky a shell command is: read-only only when every part is fully understood and read-only.
 
-The command is parsed (not pattern-matched), every simple command in it is judged by its rule,
-and whatever it runs in turn (`$(…)`, `bash -c`, `sudo`, `ssh host '…'`, `docker exec`, `xargs`,
-`find -exec`, here-documents fed to a shell) is judged the same way. The worst part wins, and the
-reasons name the parts that decided it.
+The command is parsed (not pattern-matched) and every simple command in it is judged by its
+program's rule, which reads the words with that program's own option grammar. A simple command
+is read-only only when its command word is a literal known program, every option is known, no
+variable that steers programs is set, its redirections only read or go to /dev/null, and no
+expansion feeds a network tool. Whatever it runs in turn (`$(…)`, `bash -c`, `sudo`, `ssh host
+'…'`, `docker exec`, `xargs`, `find -exec`, here-documents fed to a shell) is judged the same way.
+The worst part wins, and the reasons name the parts that decided it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from agent.safety.shell.command_rules import arguments_are_data, command_name, rule_for
+from agent.safety.shell.command_rules import NETWORK_PROGRAMS, command_name, rule_for
+from agent.safety.shell.environment import steering_reason
 from agent.safety.shell.outcomes import RunsCommand, RunsScript, RunsStdin, Verdict
-from agent.safety.shell.paths import is_harmless_sink, is_system_path
-from agent.safety.shell.rules_launch import risky_assignment
-from agent.safety.shell.shell_parse import (
-    Command,
-    Redirect,
-    RuntimeText,
-    ShellSyntaxError,
-    Word,
-    parse_script,
-)
+from agent.safety.shell.paths import CURRENT_DIR
+from agent.safety.shell.redirects import judge_redirect
+from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
+from agent.safety.shell.shell_words import RuntimeText, Word
+from agent.safety.shell.variables import Variables, working_dir_after
 from tools.base import Risk
 
 MAX_DEPTH = 12
 PathExists = Callable[[str], bool | None]
-VARIABLE_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-TRUNCATING = frozenset({">", ">|", "&>"})
-APPENDING = frozenset({">>", "&>>"})
-DECLARING = frozenset({"export", "declare", "readonly", "local", "typeset"})
+DEFAULTING_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
+ARITHMETIC_ON_NAMES_RE = re.compile(r"\$\(\([^)]*[A-Za-z_]")
 
 
 @dataclass(frozen=True)
@@ -57,22 +55,33 @@ class _Stdin:
 TERMINAL = _Stdin("terminal")
 
 
-def classify_command(cmd: str, *, path_exists: PathExists | None = None) -> Classification:
+def classify_command(
+    cmd: str, *, path_exists: PathExists | None = None, cwd: str | None = None
+) -> Classification:
     """Classify one shell command line.
 
     `path_exists` may say whether a file already exists on the target (True/False) or that it
     cannot tell (None); without it every `>` target counts as possibly existing, so truncating it
-    is destructive.
+    is destructive. `cwd` is the folder the command starts in (relative paths land there).
     """
-    findings = _Judge(path_exists).source(cmd, via=(), depth=0)
+    findings = _Judge(path_exists, cwd).source(cmd, via=(), depth=0)
     worst = max(f.risk for f in findings)
     reasons = list(dict.fromkeys(f.reason for f in findings if f.risk == worst))
     return Classification(worst, reasons)
 
 
+def commands_run(cmd: str) -> list[list[str]]:
+    """Every command line `cmd` would run, wrappers and `sh -c` followed (for deny rules)."""
+    judge = _Judge(None, None)
+    judge.source(cmd, via=(), depth=0)
+    return judge.seen
+
+
 class _Judge:
-    def __init__(self, path_exists: PathExists | None) -> None:
+    def __init__(self, path_exists: PathExists | None, cwd: str | None) -> None:
         self.path_exists = path_exists
+        self.cwd = cwd
+        self.seen: list[list[str]] = []
 
     def source(self, text: str, *, via: tuple[str, ...], depth: int) -> list[Verdict]:
         where = _where(via)
@@ -86,37 +95,51 @@ class _Judge:
             return [Verdict(Risk.MUTATING, f"could not parse{where}: {error}; treated as mutating")]
         if not script.commands:
             return [Verdict(Risk.READ_ONLY, f"nothing to run{where}")]
-        variables: dict[str, str | None] = {}
+        variables = Variables()
         findings: list[Verdict] = []
         for command in script.commands:
             findings.extend(self.command(command, variables, via, depth))
         return findings
 
     def command(
-        self, command: Command, variables: dict[str, str | None], via: tuple[str, ...], depth: int
+        self, command: Command, variables: Variables, via: tuple[str, ...], depth: int
     ) -> list[Verdict]:
+        where = _where(via)
         findings: list[Verdict] = []
         for inner in command.substitutions:
             findings.extend(self.source(inner, via=(*via, "$(…)"), depth=depth + 1))
         for redirect in command.redirects:
-            findings.extend(self.redirect(redirect, variables, via))
+            target = variables.expand_one(redirect.target)
+            exists = self.path_exists
+            with _in_dir(self.cwd):
+                findings.extend(
+                    Verdict(v.risk, v.reason + where)
+                    for v in judge_redirect(redirect, target, exists)
+                )
         for word in command.assignments:
-            if verdict := risky_assignment(word.text):
-                findings.append(Verdict(verdict.risk, verdict.reason + _where(via)))
-        argv: list[str] = []
-        for word in command.words:
-            argv.extend(_expand(word, variables))
-        if not argv:
-            _remember(command.assignments, variables, command.nested)
+            if reason := steering_reason(word.assignment or ""):
+                findings.append(Verdict(Risk.MUTATING, reason + where))
+        for word in (*command.assignments, *command.words):
+            findings.extend(_word_problems(word, where))
+        if not command.words:
+            variables.remember(command.assignments, nested=command.nested)
             return findings or [Verdict(Risk.READ_ONLY, "only sets shell variables")]
-        if argv[0] in DECLARING:
-            declared = [w for w in command.words[1:] if w.assignment]
-            for word in declared:
-                if verdict := risky_assignment(word.text):
-                    findings.append(Verdict(verdict.risk, verdict.reason + _where(via)))
-            _remember(tuple(declared), variables, command.nested)
-        findings.extend(self.argv(argv, _stdin_of(command), via, depth))
-        return findings
+        head = command.words[0]
+        if head.dynamic or head.pattern:
+            reason = f"the command name {head.text} is only known at run time{where}"
+            findings.append(Verdict(Risk.MUTATING, reason))
+        variants = variables.variants(command.words)
+        for argv in variants:
+            if not argv:
+                continue
+            if argv[0] == "for" and not head.quoted:
+                variables.loop(argv[1:] if len(variants) == 1 else argv[1:2])
+                findings.append(Verdict(Risk.READ_ONLY, "'for' only loops over words"))
+                continue
+            findings.extend(self.argv(argv, _stdin_of(command), via, depth))
+        variables.after_command(variants[0] or [""], command.words)
+        self.cwd = working_dir_after(variants[0] or [""], self.cwd) if len(variants) == 1 else None
+        return findings or [Verdict(Risk.READ_ONLY, "nothing to run")]
 
     def argv(
         self, argv: list[str], stdin: _Stdin, via: tuple[str, ...], depth: int
@@ -131,13 +154,15 @@ class _Judge:
             return [
                 Verdict(Risk.MUTATING, f"the command name {word} is only known at run time{where}")
             ]
+        self.seen.append(argv)
         name = command_name(word)
         rule = rule_for(name) if name else None
         if name is None or rule is None:
             return [Verdict(Risk.MUTATING, f"'{word}' is not on the read-only list{where}")]
         args = argv[1:]
         findings: list[Verdict] = []
-        outcomes = rule(name, args)
+        with _in_dir(self.cwd):
+            outcomes = rule(name, args)
         for outcome in outcomes:
             if isinstance(outcome, Verdict):
                 findings.append(Verdict(outcome.risk, outcome.reason + where))
@@ -151,11 +176,8 @@ class _Judge:
                 )
             elif isinstance(outcome, RunsStdin):
                 findings.extend(self.stdin(stdin, (*via, outcome.via), depth))
-        dynamic = next((a for a in args if isinstance(a, RuntimeText)), None)
-        judged_itself = all(isinstance(o, Verdict) and o.risk == Risk.READ_ONLY for o in outcomes)
-        if dynamic is not None and judged_itself and not arguments_are_data(name):
-            reason = f"'{name}' gets an argument only known at run time ({dynamic}){where}"
-            findings.append(Verdict(Risk.MUTATING, reason))
+        if name in NETWORK_PROGRAMS:
+            findings.extend(_network_problems(name, args, stdin, where))
         return findings
 
     def stdin(self, stdin: _Stdin, via: tuple[str, ...], depth: int) -> list[Verdict]:
@@ -169,39 +191,46 @@ class _Judge:
             return [Verdict(Risk.MUTATING, f"'{shell}' runs commands from a file{where}")]
         return [Verdict(Risk.MUTATING, f"'{shell}' opens an interactive shell{where}")]
 
-    def redirect(
-        self, redirect: Redirect, variables: dict[str, str | None], via: tuple[str, ...]
-    ) -> list[Verdict]:
-        op = redirect.op
-        shown = f"{redirect.fd}{op}" if redirect.fd is not None else op
-        where = _where(via)
-        targets = _expand(redirect.target, variables)
-        target = targets[0] if len(targets) == 1 else RuntimeText(redirect.target.text)
-        if op in (">&", "<&") and (target.isdigit() or target == "-"):
-            return []
-        if op == ">&":
-            op = "&>"
-        if op not in TRUNCATING | APPENDING | {"<>"} or is_harmless_sink(target):
-            return []
-        if isinstance(target, RuntimeText):
-            reason = f"'{shown}' writes to a file only known at run time ({target}){where}"
-            return [Verdict(Risk.DESTRUCTIVE if op in TRUNCATING else Risk.MUTATING, reason)]
-        if is_system_path(target):
-            reason = f"'{shown} {target}' writes into a system path{where}"
-            return [Verdict(Risk.DESTRUCTIVE, reason)]
-        if op in APPENDING:
-            return [Verdict(Risk.MUTATING, f"'{shown} {target}' appends to a file{where}")]
-        if op == "<>":
-            return [Verdict(Risk.MUTATING, f"'<> {target}' opens a file for writing{where}")]
-        exists = self.path_exists(target) if self.path_exists else None
-        if exists is False:
-            return [Verdict(Risk.MUTATING, f"'{shown} {target}' creates a new file{where}")]
-        state = "an existing" if exists else "a possibly existing"
-        return [Verdict(Risk.DESTRUCTIVE, f"'{shown} {target}' truncates {state} file{where}")]
+
+@contextmanager
+def _in_dir(cwd: str | None) -> Iterator[None]:
+    """Sets the working folder rules resolve relative paths against, for one rule call."""
+    token = CURRENT_DIR.set(cwd)
+    try:
+        yield
+    finally:
+        CURRENT_DIR.reset(token)
 
 
 def _where(via: tuple[str, ...]) -> str:
     return f" (inside {' → '.join(via)})" if via else ""
+
+
+def _word_problems(word: Word, where: str) -> list[Verdict]:
+    """`${X:=…}` defaults that set a steering variable, and arithmetic on variables."""
+    found: list[Verdict] = []
+    for name in DEFAULTING_RE.findall(word.text):
+        if reason := steering_reason(name):
+            found.append(Verdict(Risk.MUTATING, reason + where))
+    if ARITHMETIC_ON_NAMES_RE.search(word.text):
+        found.append(
+            Verdict(
+                Risk.MUTATING,
+                "arithmetic on a variable evaluates its value, which can run commands" + where,
+            )
+        )
+    return found
+
+
+def _network_problems(name: str, args: list[str], stdin: _Stdin, where: str) -> list[Verdict]:
+    """Text only known at run time, or piped input, leaving the host through a network tool."""
+    dynamic = next((a for a in args if isinstance(a, RuntimeText) and "$" in a), None)
+    if dynamic is not None:
+        reason = f"'{name}' sends text only known at run time ({dynamic}) over the network"
+        return [Verdict(Risk.MUTATING, reason + where)]
+    if name in ("ssh", "nslookup") and stdin.kind in ("pipe", "file"):
+        return [Verdict(Risk.MUTATING, f"'{name}' sends its input to another host{where}")]
+    return []
 
 
 def _stdin_of(command: Command) -> _Stdin:
@@ -213,33 +242,3 @@ def _stdin_of(command: Command) -> _Stdin:
         if redirect.op == "<" and redirect.fd in (None, 0):
             return _Stdin("file")
     return _Stdin("pipe") if command.piped_input else TERMINAL
-
-
-def _expand(word: Word, variables: dict[str, str | None]) -> list[str]:
-    """The word's value, with variables this line set earlier filled in; RuntimeText if unknown."""
-    if not word.dynamic:
-        return [word.text]
-
-    def fill(match: re.Match[str]) -> str:
-        value = variables.get(match.group(1) or match.group(2))
-        return match.group(0) if value is None else value
-
-    text = VARIABLE_RE.sub(fill, word.text)
-    if "$" in text or "`" in text:
-        return [RuntimeText(word.text)]
-    return text.split() if not word.quoted else [text]
-
-
-def _remember(
-    assignments: tuple[Word, ...], variables: dict[str, str | None], nested: bool
-) -> None:
-    for word in assignments:
-        name = word.assignment
-        if name is None:
-            continue
-        value = word.text.split("=", 1)[1]
-        if word.dynamic:
-            expanded = _expand(Word(value, dynamic=True, quoted=True), variables)[0]
-            value = None if isinstance(expanded, RuntimeText) else expanded
-        appending = word.text.startswith(f"{name}+=")
-        variables[name] = None if nested or appending or value is None else value

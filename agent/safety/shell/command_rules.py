@@ -1,19 +1,47 @@
-"""Which rule judges a command name: the allowlist, gathered from the per-area rule modules.
+"""Which rule judges a command name: the programs the classifier knows, gathered by area.
 
 A name without a rule is not provably read-only, so the classifier treats it as mutating.
+`NETWORK_PROGRAMS` reach other hosts: no expansion may feed their arguments.
 """
 
 from __future__ import annotations
 
 import re
 
-from agent.safety.shell.outcomes import Rule
-from agent.safety.shell.rules_basic import DATA_ONLY_ARGS, basic_rules, is_mkfs
+from agent.safety.shell.outcomes import ProgramRule
+from agent.safety.shell.rules_changes import change_rules
+from agent.safety.shell.rules_docker import docker_rules
+from agent.safety.shell.rules_git import git_rules
+from agent.safety.shell.rules_gpu import gpu_rules
 from agent.safety.shell.rules_launch import launch_rules
+from agent.safety.shell.rules_net_clients import net_client_rules
 from agent.safety.shell.rules_network import network_rules
+from agent.safety.shell.rules_packages import package_rules
+from agent.safety.shell.rules_readers import reader_rules
+from agent.safety.shell.rules_scripts import script_rules
 from agent.safety.shell.rules_services import service_rules
+from agent.safety.shell.rules_shell import shell_rules
+from agent.safety.shell.rules_system import system_rules
 
-RULES: dict[str, Rule] = {**basic_rules(), **service_rules(), **network_rules(), **launch_rules()}
+RULES: dict[str, ProgramRule] = {
+    **reader_rules(),
+    **script_rules(),
+    **system_rules(),
+    **change_rules(),
+    **network_rules(),
+    **net_client_rules(),
+    **docker_rules(),
+    **service_rules(),
+    **gpu_rules(),
+    **package_rules(),
+    **git_rules(),
+    **launch_rules(),
+    **shell_rules(),
+}
+NETWORK_PROGRAMS = frozenset(
+    {"curl", "wget", "dig", "nslookup", "host", "ping", "ping6", "tracepath", "traceroute",
+     "ssh", "ssh-keyscan", "getent"}
+)  # fmt: skip
 SYSTEM_BIN_RE = re.compile(r"^/(usr/(local/)?)?s?bin/|^/usr/local/cuda[^/]*/bin/")
 
 
@@ -26,12 +54,12 @@ def command_name(word: str) -> str | None:
     return None
 
 
-def rule_for(name: str) -> Rule | None:
-    if is_mkfs(name):
+def rule_for(name: str) -> ProgramRule | None:
+    if name.startswith("mkfs."):
         return RULES["mkfs"]
     return RULES.get(name)
 
 
-def arguments_are_data(name: str) -> bool:
-    """True when no argument can make the command write (so `$VAR` arguments are harmless)."""
-    return name in DATA_ONLY_ARGS
+def known_programs() -> list[str]:
+    """Every program name the classifier has a rule for (for audits and the corpus test)."""
+    return sorted(RULES)

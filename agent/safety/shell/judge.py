@@ -1,8 +1,8 @@
-"""The agent's ShellJudge: a command line's risk by the classifier, the way tools ask for it.
+"""The agent's ShellJudge: a command judged together with the environment and folder it runs in.
 
-The builder hands `judge_shell` to every tool that runs shell (ssh_exec, docker_ctl exec,
-rollout_step). Extra environment variables or a working folder can change what even a read-only
-program does (PATH, LD_PRELOAD, a relative path), so with either the call is at least mutating.
+`ssh_exec`'s `env` is exported before the command runs, so a steering variable there (`LD_PRELOAD`,
+`GIT_CONFIG_*`, `LESSOPEN`, `PS4` with `SHELLOPTS`, `PATH`) is as risky as one set on the command
+line; `cwd` is where relative paths land (a write into `/etc` that way is destructive).
 """
 
 from __future__ import annotations
@@ -10,19 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.environment import steering_reason
 from tools.base import Risk, RiskAssessment
 
 
 def judge_shell(
     command: str, *, env: Mapping[str, str] | None = None, cwd: str | None = None
 ) -> RiskAssessment:
-    verdict = classify_command(command)
+    verdict = classify_command(command, cwd=cwd)
     risk, reasons = verdict.risk, list(verdict.reasons)
-    if risk < Risk.MUTATING and (env or cwd):
-        settings = []
-        if env:
-            settings.append(f"sets {', '.join(sorted(env))} in its environment")
-        if cwd:
-            settings.append(f"runs in the folder {cwd}")
-        risk, reasons = Risk.MUTATING, [" and ".join(settings) + "; treated as mutating"]
+    steering = [f"env: {why}" for name in env or {} if (why := steering_reason(name))]
+    if steering and risk <= Risk.MUTATING:
+        reasons = steering + reasons if risk == Risk.MUTATING else steering
+        risk = Risk.MUTATING
     return RiskAssessment(risk, "; ".join(reasons))

@@ -1,16 +1,19 @@
-"""What a per-command rule can say about one invocation, and the option reader rules share.
+"""What a per-program rule can say about one invocation, and how option effects become verdicts.
 
-A rule either judges the invocation itself (`Verdict`) or says that it runs something else: an argv
-(`RunsCommand`: sudo, xargs, docker exec), shell source (`RunsScript`: bash -c, ssh, watch) or
-whatever arrives on its standard input (`RunsStdin`: `sh` fed by a pipe or a here-document). The
-classifier follows those into the inner command.
+A `ProgramRule` either judges the invocation itself (`Verdict`) or says that it runs something
+else: an argv (`RunsCommand`: sudo, xargs, docker exec), shell source (`RunsScript`: bash -c, ssh,
+watch) or whatever arrives on its standard input (`RunsStdin`: `sh` fed by a pipe or a
+here-document). The classifier follows those into the inner command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from agent.safety.shell.options import Grammar, Option, Parsed, read_args
+from agent.safety.shell.paths import is_harmless_sink, is_system_path
+from agent.safety.shell.shell_words import RuntimeText
 from tools.base import Risk
 
 
@@ -38,12 +41,9 @@ class RunsStdin:
 
 
 Outcome = Verdict | RunsCommand | RunsScript | RunsStdin
-Rule = Callable[[str, list[str]], list[Outcome]]
-
-
-def word_set(text: str) -> frozenset[str]:
-    """A set of names written as one whitespace-separated block (readable long allowlists)."""
-    return frozenset(text.split())
+ProgramRule = Callable[[str, list[str]], list[Outcome]]
+ONLY_READS = "only reads or prints"
+EFFECT_WORDS = {"x": "runs a program or code", "m": "changes the system", "d": "destroys data"}
 
 
 def read_only(reason: str) -> list[Outcome]:
@@ -58,72 +58,81 @@ def destructive(reason: str) -> list[Outcome]:
     return [Verdict(Risk.DESTRUCTIVE, reason)]
 
 
-@dataclass(frozen=True)
-class ParsedOptions:
-    """Options seen (name → value or "") and the positional words, in order."""
+def written_file(label: str, path: str | None) -> list[Outcome]:
+    """`label` writes `path`: nothing for /dev/null, destructive for system paths."""
+    if path is None or path == "":
+        return mutating(f"'{label}' writes a file")
+    if is_harmless_sink(path):
+        return []
+    if isinstance(path, RuntimeText):
+        return mutating(f"'{label}' writes a file only known at run time ({path})")
+    if is_system_path(path):
+        return destructive(f"'{label}' writes into system path {path}")
+    return mutating(f"'{label}' writes {path}")
 
-    options: dict[str, str]
-    positionals: list[str]
-    rest_index: int
 
-    def has(self, *names: str) -> bool:
-        return any(name in self.options for name in names)
+def not_understood(name: str, parsed: Parsed, spec: Grammar) -> list[Outcome]:
+    """Mutating when the grammar could not follow the words, or an expansion could be an option."""
+    if parsed.problem:
+        return mutating(f"'{name}': {parsed.problem}")
+    if parsed.dynamic and spec.risky:
+        return mutating(
+            f"'{name}' gets a word only known at run time ({parsed.dynamic[0]}), which could "
+            "turn into one of its risky options"
+        )
+    return []
 
 
-def read_options(
+def option_effects(
+    name: str, parsed: Parsed, why: Mapping[str, str] | None = None
+) -> list[Outcome]:
+    """The verdicts of the risky options that were used (`why` gives a clearer reason)."""
+    found: list[Outcome] = []
+    for option, value in parsed.risky():
+        found.extend(_effect(name, option, value, why or {}))
+    return found
+
+
+def _effect(name: str, option: Option, value: str | None, why: Mapping[str, str]) -> list[Outcome]:
+    label = f"{name} {option.name}"
+    reason = next((why[n] for n in option.names if n in why), None)
+    if option.effect == "w":
+        found = written_file(label, value)
+        if reason and found and found[0].risk == Risk.MUTATING:  # type: ignore[union-attr]
+            return mutating(f"'{label}' {reason}")
+        return found
+    words = reason or EFFECT_WORDS[option.effect]
+    if option.effect == "d":
+        return destructive(f"'{label}' {words}")
+    return mutating(f"'{label}' {words}")
+
+
+def understood(name: str, args: Sequence[str], spec: Grammar) -> tuple[Parsed, list[Outcome]]:
+    """Read `args` by `spec`; the outcomes say only what could not be understood."""
+    parsed = read_args(args, spec)
+    return parsed, not_understood(name, parsed, spec)
+
+
+def judge_options(
+    name: str,
     args: Sequence[str],
-    with_value: frozenset[str] = frozenset(),
+    spec: Grammar,
     *,
-    stop_at_positional: bool = False,
-) -> ParsedOptions:
-    """getopt-style reading: `-abc` clusters, `-oVALUE`, `--long=value`, `--` ends options.
-
-    `with_value` names the options (`-o`, `--output`) that take a value. With `stop_at_positional`,
-    reading stops at the first positional (`rest_index` points at it): wrappers like sudo use that
-    to find the command they run.
-    """
-    options: dict[str, str] = {}
-    positionals: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg == "--":
-            index += 1
-            if stop_at_positional:
-                return ParsedOptions(options, positionals, index)
-            positionals.extend(args[index:])
-            return ParsedOptions(options, positionals, len(args))
-        if arg.startswith("--") and len(arg) > 2:
-            name, eq, value = arg.partition("=")
-            if not eq and name in with_value and index + 1 < len(args):
-                index += 1
-                value = args[index]
-            options[name] = value
-        elif arg.startswith("-") and len(arg) > 1:
-            index = _read_cluster(args, index, with_value, options)
-        else:
-            if stop_at_positional:
-                return ParsedOptions(options, positionals, index)
-            positionals.append(arg)
-        index += 1
-    return ParsedOptions(options, positionals, len(args))
+    why: Mapping[str, str] | None = None,
+) -> tuple[Parsed, list[Outcome]]:
+    """Read `args` by `spec`; the outcomes are empty when every option used is harmless."""
+    parsed = read_args(args, spec)
+    problems = not_understood(name, parsed, spec)
+    if problems:
+        return parsed, problems
+    return parsed, option_effects(name, parsed, why)
 
 
-def _read_cluster(
-    args: Sequence[str], index: int, with_value: frozenset[str], options: dict[str, str]
-) -> int:
-    arg = args[index]
-    if arg in with_value:
-        options[arg] = args[index + 1] if index + 1 < len(args) else ""
-        return index + 1
-    for offset in range(1, len(arg)):
-        name = "-" + arg[offset]
-        if name in with_value:
-            rest = arg[offset + 1 :]
-            if rest:
-                options[name] = rest
-                return index
-            options[name] = args[index + 1] if index + 1 < len(args) else ""
-            return index + 1
-        options[name] = ""
-    return index
+def reader(spec: Grammar, *, why: Mapping[str, str] | None = None, reads: str = "") -> ProgramRule:
+    """A program that only reads unless one of its risky options is used."""
+
+    def rule(name: str, args: list[str]) -> list[Outcome]:
+        _, found = judge_options(name, args, spec, why=why)
+        return found or read_only(f"'{name}' {reads or ONLY_READS}")
+
+    return rule

@@ -1,195 +1,276 @@
-"""Rules for commands that run other commands: wrappers, shells, remote and container execution.
+"""Rules for commands that run other commands: wrappers, remote and privileged execution, find.
 
-What counts is the inner command, so these rules mostly say what runs (`RunsCommand`,
-`RunsScript`, `RunsStdin`) and let the classifier judge it.
+What counts is the inner command, so these rules read the wrapper's own options with its grammar
+(an option's value is never taken for the command: `watch -d rm …` runs `rm`) and hand the rest
+to the classifier (`RunsCommand`, `RunsScript`). Variables a wrapper sets (`env VAR=…`, `sudo
+VAR=…`) are judged like assignments.
 """
 
 from __future__ import annotations
 
+from agent.safety.shell.environment import steering_reason
+from agent.safety.shell.options import Grammar, grammar, read_args, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
-    Rule,
+    ProgramRule,
     RunsCommand,
     RunsScript,
     RunsStdin,
     Verdict,
-    destructive,
+    judge_options,
     mutating,
+    not_understood,
     read_only,
-    read_options,
+    written_file,
 )
+from agent.safety.shell.shell_words import RuntimeText
 from tools.base import Risk
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
-SUDO_VALUE_OPTIONS = frozenset(
-    {"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from",
-     "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout", "-D",
-     "--chdir"}
-)  # fmt: skip
-SSH_VALUE_OPTIONS = frozenset(
-    {"-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-I", "-m",
-     "-O", "-Q", "-S", "-W", "-w", "-B"}
-)  # fmt: skip
-XARGS_VALUE_OPTIONS = frozenset(
-    {"-I", "-n", "-P", "-d", "-L", "-s", "-a", "-E", "--max-args", "--max-procs", "--delimiter",
-     "--arg-file", "--replace", "--max-lines", "--max-chars", "--eof"}
-)  # fmt: skip
-RISKY_VARIABLES = frozenset(
-    {"PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND",
-     "PAGER", "SYSTEMD_PAGER", "GIT_PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "EDITOR",
-     "VISUAL", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_CONFIG_PARAMETERS", "PYTHONSTARTUP",
-     "SHELLOPTS", "IFS"}
-)  # fmt: skip
-SSH_COMMAND_OPTIONS = ("proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand")
-FIND_EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-FIND_WRITE_ACTIONS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+SUDO = grammar(
+    "-A|--askpass:x -b|--background -B|--bell -C|--close-from= -D|--chdir= -E|--preserve-env[=] "
+    "-e|--edit:m -g|--group= -H|--set-home -h|--host= -i|--login -K|--remove-timestamp "
+    "-k|--reset-timestamp -l|--list -N|--no-update -n|--non-interactive -P|--preserve-groups "
+    "-p|--prompt= -R|--chroot= -r|--role= -S|--stdin -s|--shell -t|--type= "
+    "-T|--command-timeout= -U|--other-user= -u|--user= -V|--version -v|--validate --help",
+    stop_at_positional=True,
+)
+ENV = grammar(
+    "-i|--ignore-environment -0|--null -u|--unset= -C|--chdir= -S|--split-string= -v|--debug "
+    "--block-signal[=] --default-signal[=] --ignore-signal[=] --list-signal-handling "
+    "-a|--argv0= --help --version",
+    stop_at_positional=True,
+)
+WRAPPERS: dict[str, Grammar] = {
+    "nohup": grammar("--help --version", stop_at_positional=True),
+    "nice": grammar("-n|--adjustment= --help --version", numeric=True, stop_at_positional=True),
+    "stdbuf": grammar(
+        "-i|--input= -o|--output= -e|--error= --help --version", stop_at_positional=True
+    ),
+    "setsid": grammar(
+        "-c|--ctty -f|--fork -w|--wait -h|--help -V|--version", stop_at_positional=True
+    ),
+    "unbuffer": grammar("-p", stop_at_positional=True),
+    "exec": grammar("-a= -c -l", stop_at_positional=True),
+    "builtin": grammar("", stop_at_positional=True),
+    "time": grammar(
+        "-f|--format= -o|--output=:w -a|--append -p|--portability -v|--verbose -q|--quiet "
+        "--help -V|--version",
+        stop_at_positional=True,
+    ),
+    "chroot": grammar(
+        "--userspec= --groups= --skip-chdir --help --version", stop_at_positional=True
+    ),
+    "numactl": grammar(
+        "-a|--all -i|--interleave= -w|--weighted-interleave= -p|--preferred= --preferred-many= "
+        "-b|--balancing -m|--membind= -N|--cpunodebind= -C|--physcpubind= -l|--localalloc "
+        "-H|--hardware -s|--show",
+        stop_at_positional=True,
+    ),
+    "runuser": grammar(
+        "-u|--user= -g|--group= -G|--supp-group= -l|--login -m|-p|--preserve-env "
+        "-w|--whitelist-environment= -P|--pty",
+        stop_at_positional=True,
+    ),
+    "nsenter": grammar(
+        "-a|--all -t|--target= -m|--mount[=] -u|--uts[=] -i|--ipc[=] -n|--net[=] -p|--pid[=] "
+        "-C|--cgroup[=] -U|--user[=] -T|--time[=] -S|--setuid= -G|--setgid= --preserve-credentials "
+        "-r|--root[=] -w|--wd[=] -W|--wdns= -e|--env -F|--no-fork -Z|--follow-context -h|--help "
+        "-V|--version",
+        stop_at_positional=True,
+    ),
+}
+TIMEOUT = grammar(
+    "-s|--signal= -k|--kill-after= --foreground --preserve-status -v|--verbose --help --version",
+    stop_at_positional=True,
+)
+XARGS = grammar(
+    "-0|--null -a|--arg-file= -d|--delimiter= -E= -e|--eof[=] -I= -i|--replace[=] -L= "
+    "-l|--max-lines[=] -n|--max-args= -o|--open-tty -P|--max-procs= -p|--interactive "
+    "--process-slot-var= -r|--no-run-if-empty -s|--max-chars= --show-limits -t|--verbose -x|--exit "
+    "--help --version",
+    stop_at_positional=True,
+)
+WATCH = grammar(
+    "-b|--beep -c|--color -C|--no-color -d|--differences[=] -e|--errexit -g|--chgexit "
+    "-n|--interval= -p|--precise -q|--equexit= -r|--no-rerun -s|--shotsfile= -t|--no-title "
+    "-w|--no-wrap -x|--exec -h|--help -v|--version",
+    stop_at_positional=True,
+)
+SSH = grammar(
+    "-4 -6 -A:m -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X:m -x -Y:m -y -B= -b= -c= "
+    "-D=:m -E=:w -e= -F=:x -I=:x -i= -J= -L=:m -l= -m= -O=:m -o= -P= -p= -Q= -R=:m -S= -W=:m "
+    "-w=:m",
+    stop_at_positional=True,
+)
+SSH_RISKY_SETTINGS = ("proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
+                      "remotecommand", "include", "setenv", "sendenv", "pkcs11provider",
+                      "securitykeyprovider", "match", "controlmaster", "localforward",
+                      "remoteforward", "dynamicforward", "tunnel", "forwardagent",
+                      "forwardx11")  # fmt: skip
+TASKSET = grammar("-a|--all-tasks -p|--pid -c|--cpu-list -h|--help -V|--version",
+                  stop_at_positional=True)  # fmt: skip
+IONICE = grammar("-c|--class= -n|--classdata= -p|--pid -P|--pgid -t|--ignore -u|--uid "
+                 "-h|--help -V|--version", stop_at_positional=True)  # fmt: skip
+FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+FIND_WRITES = {"-fprint": 1, "-fprint0": 1, "-fprintf": 2, "-fls": 1}
+FIND_VALUE_TESTS = word_set(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type "
+    "-xtype -size -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -user -group "
+    "-uid -gid -perm -maxdepth -mindepth -links -inum -samefile -printf -fstype -context -used "
+    "-regextype -files0-from -D -O"
+)
+FIND_FLAG_TESTS = word_set(
+    "-print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable "
+    "-nouser -nogroup -depth -d -xdev -mount -follow -noleaf -daystart -ignore_readdir_race "
+    "-noignore_readdir_race -not ! -a -and -o -or ( ) , -L -P -H -help --help -version "
+    "--version"
+)
+STDIN_WORDS = RuntimeText("{words from stdin}")
 
 
-def risky_assignment(text: str) -> Verdict | None:
-    """`PAGER=…`, `LD_PRELOAD=…`, `PATH=…` change which program runs, whatever the command is."""
-    name = text.split("=", 1)[0].rstrip("+")
-    if name in RISKY_VARIABLES:
-        return Verdict(Risk.MUTATING, f"'{name}=…' changes which program runs")
-    return None
-
-
-def _assignments_floor(args: list[str], start: int) -> tuple[int, list[Outcome]]:
-    """Skip `VAR=value` words from `start`; return where the command begins and any risky ones."""
-    floor: list[Outcome] = []
-    index = start
+def _env_words(args: list[str], label: str) -> tuple[list[str], list[Outcome]]:
+    """Skip `VAR=value` words; the rest is the command. Steering variables are mutating."""
+    found: list[Outcome] = []
+    index = 0
     while index < len(args) and "=" in args[index] and not args[index].startswith(("=", "-")):
-        if verdict := risky_assignment(args[index]):
-            floor.append(verdict)
+        name = args[index].split("=", 1)[0]
+        if isinstance(args[index], RuntimeText):
+            found += mutating(f"'{label}' sets a variable only known at run time")
+        elif reason := steering_reason(name):
+            found += mutating(f"'{label} {name}=…': {reason}")
         index += 1
-    return index, floor
+    return args[index:], found
 
 
-def _inner(args: list[str], index: int, via: str, alone: list[Outcome]) -> list[Outcome]:
-    if index >= len(args):
-        return alone
-    return [RunsCommand(tuple(args[index:]), via)]
+def _inner(command: list[str], via: str, alone: list[Outcome]) -> list[Outcome]:
+    return [RunsCommand(tuple(command), via)] if command else alone
 
 
 def _sudo(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, SUDO_VALUE_OPTIONS, stop_at_positional=True)
-    if parsed.has("-l", "--list") and parsed.rest_index >= len(args):
-        return read_only("'sudo -l' lists what may be run")
-    index, floor = _assignments_floor(args, parsed.rest_index)
-    if parsed.has("-i", "-s", "--login", "--shell") and index >= len(args):
-        return mutating("'sudo -i/-s' opens a root shell")
-    return floor + _inner(args, index, "sudo", mutating("'sudo' without a command"))
+    parsed, found = judge_options(
+        name, args, SUDO, why={"-e": "edits files as root", "-A": "runs the askpass program"}
+    )
+    if found:
+        return found
+    command, floor = _env_words(parsed.rest, name)
+    for kept in (parsed.value("-E") or "").split(","):
+        if reason := steering_reason(kept):
+            floor += mutating(f"'{name} --preserve-env={kept}': {reason}")
+    if parsed.has("-l") and not command:
+        return read_only(f"'{name} -l' lists what may be run")
+    if parsed.has("-v", "-k", "-K", "-V") and not command:
+        return read_only(f"'{name} {args[0]}' only checks or resets the password timestamp")
+    if parsed.has("-i", "-s"):
+        if not command:
+            return mutating(f"'{name} -i/-s' opens a root shell")
+        return [*floor, RunsScript(" ".join(command), f"{name} -s")]
+    return floor + _inner(command, name, mutating(f"'{name}' without a command"))
 
 
 def _env(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(
-        args, frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-        stop_at_positional=True,
-    )  # fmt: skip
-    split = parsed.options.get("-S") or parsed.options.get("--split-string")
+    parsed, found = judge_options(name, args, ENV)
+    if found:
+        return found
+    split = parsed.value("-S")
     if split:
         return [RunsScript(split, "env -S")]
-    index, floor = _assignments_floor(args, parsed.rest_index)
-    return floor + _inner(args, index, "env", read_only("'env' alone prints the environment"))
+    command, floor = _env_words(parsed.rest, name)
+    alone = read_only("'env' alone prints the environment")
+    return floor + _inner(command, "env", floor or alone)
 
 
-def _simple_wrapper(value_options: frozenset[str], alone: str) -> Rule:
-    def rule(name: str, args: list[str]) -> list[Outcome]:
-        parsed = read_options(args, value_options, stop_at_positional=True)
-        return _inner(args, parsed.rest_index, name, read_only(f"'{name}' {alone}"))
-
-    return rule
+def _wrapper(name: str, args: list[str]) -> list[Outcome]:
+    spec = WRAPPERS[name]
+    parsed, found = judge_options(name, args, spec, why={"-o": "writes its report to a file"})
+    if found:
+        return found
+    if name == "nsenter" and parsed.rest:
+        return mutating("'nsenter' enters another process's namespaces") + _inner(
+            parsed.rest, name, []
+        )
+    if name == "numactl" and not parsed.rest and not parsed.has("-H", "-s"):
+        return mutating("'numactl' without a command changes a policy")
+    alone = read_only(f"'{name}' without a command only prints or does nothing")
+    if name == "chroot" and len(parsed.rest) == 1:
+        return [RunsStdin(f"chroot {parsed.rest[0]}")]
+    command = parsed.rest[1:] if name == "chroot" else parsed.rest
+    return _inner(command, name, alone)
 
 
 def _timeout(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(
-        args, frozenset({"-s", "--signal", "-k", "--kill-after"}), stop_at_positional=True
-    )
-    return _inner(args, parsed.rest_index + 1, "timeout", mutating("'timeout' without a command"))
+    parsed, found = judge_options(name, args, TIMEOUT)
+    if found:
+        return found
+    return _inner(parsed.rest[1:], "timeout", mutating("'timeout' without a command"))
 
 
 def _taskset(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, frozenset(), stop_at_positional=True)
-    if parsed.has("-p", "--pid"):
-        remaining = len(args) - parsed.rest_index
-        if remaining <= 1:
+    parsed, found = judge_options(name, args, TASKSET)
+    if found:
+        return found
+    if parsed.has("-p"):
+        if len(parsed.rest) <= 1:
             return read_only("'taskset -p PID' shows an affinity")
         return mutating("'taskset -p' changes a process's CPU affinity")
-    return _inner(args, parsed.rest_index + 1, "taskset", mutating("'taskset' without a command"))
+    return _inner(parsed.rest[1:], "taskset", mutating("'taskset' without a command"))
+
+
+def _ionice(name: str, args: list[str]) -> list[Outcome]:
+    parsed, found = judge_options(name, args, IONICE)
+    if found:
+        return found
+    if parsed.has("-p", "-P", "-u"):
+        if parsed.has("-c", "-n"):
+            return mutating("'ionice -p' changes a process's I/O priority")
+        return read_only("'ionice -p PID' shows a priority")
+    return _inner(parsed.rest, "ionice", read_only("'ionice' alone prints its priority"))
 
 
 def _xargs(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, XARGS_VALUE_OPTIONS, stop_at_positional=True)
-    return _inner(args, parsed.rest_index, "xargs", [RunsCommand(("echo",), "xargs")])
-
-
-def _command(name: str, args: list[str]) -> list[Outcome]:
-    if args and args[0] in ("-v", "-V"):
-        return read_only("'command -v' only looks a name up")
-    index = 1 if args and args[0] == "-p" else 0
-    return _inner(args, index, name, read_only(f"'{name}' without a command does nothing"))
+    parsed, found = judge_options(name, args, XARGS)
+    if found:
+        return found
+    replace = parsed.value("-I") or parsed.value("-i")
+    if replace == "" and parsed.has("-i"):
+        replace = "{}"
+    command = list(parsed.rest) or ["echo"]
+    if replace:
+        command = [RuntimeText(w) if replace in w else w for w in command]
+    else:
+        command.append(STDIN_WORDS)
+    return [RunsCommand(tuple(command), "xargs")]
 
 
 def _watch(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(
-        args, frozenset({"-n", "--interval", "-d", "--differences", "-q", "--equexit"}),
-        stop_at_positional=True,
-    )  # fmt: skip
-    if parsed.rest_index >= len(args):
+    parsed, found = judge_options(name, args, WATCH, why={"-s": "writes snapshots to a file"})
+    if found:
+        return found
+    if not parsed.rest:
         return mutating("'watch' without a command")
-    return [RunsScript(" ".join(args[parsed.rest_index :]), "watch")]
-
-
-def _eval(name: str, args: list[str]) -> list[Outcome]:
-    return [RunsScript(" ".join(args), "eval")] if args else read_only("'eval' of nothing")
-
-
-def _trap(name: str, args: list[str]) -> list[Outcome]:
-    if len(args) >= 2 and args[0] not in ("-", "-p", "-l", ""):
-        return [RunsScript(args[0], "trap")]
-    return read_only("'trap' only lists or resets traps")
-
-
-def _shell(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(
-        args, frozenset({"-o", "+o", "--rcfile", "--init-file"}), stop_at_positional=True
-    )
-    if parsed.has("-s") and not parsed.has("-c"):
-        return [RunsStdin(name)]
-    if parsed.has("-c"):
-        if parsed.rest_index >= len(args):
-            return mutating(f"'{name} -c' without a command string")
-        return [RunsScript(args[parsed.rest_index], f"{name} -c")]
-    if parsed.rest_index < len(args):
-        if parsed.has("--version"):
-            return read_only(f"'{name} --version' prints a version")
-        script = args[parsed.rest_index]
-        return mutating(f"'{name} {script}' runs a script whose contents were not read")
-    if parsed.has("--version"):
-        return read_only(f"'{name} --version' prints a version")
-    return [RunsStdin(name)]
-
-
-def _su(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, frozenset({"-c", "--command", "-s", "--shell", "-g", "-G"}))
-    command = parsed.options.get("-c") or parsed.options.get("--command")
-    if command:
-        return [RunsScript(command, "su -c")]
-    return mutating("'su' opens a shell as another user")
+    if parsed.has("-x"):
+        return [RunsCommand(tuple(parsed.rest), "watch -x")]
+    return [RunsScript(" ".join(parsed.rest), "watch")]
 
 
 def _ssh(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, SSH_VALUE_OPTIONS, stop_at_positional=True)
+    parsed, found = judge_options(name, args, SSH, why={
+        "-F": "reads a config that can run commands", "-I": "loads a PKCS#11 library",
+        "-E": "writes its log to a file", "-A": "forwards your SSH agent",
+        "-L": "opens a port forward", "-R": "opens a port forward",
+        "-D": "opens a proxy", "-W": "forwards a connection", "-w": "opens a tunnel",
+        "-O": "controls a master connection"})  # fmt: skip
+    if found:
+        return found
     if parsed.has("-V", "-G"):
         return read_only(f"'ssh {'-V' if parsed.has('-V') else '-G'}' only prints")
-    if parsed.rest_index >= len(args):
+    settings = " ".join(value or "" for value in parsed.values("-o")).lower()
+    if any(setting in settings for setting in SSH_RISKY_SETTINGS):
+        return mutating("'ssh -o' sets an option that runs commands, forwards or sets variables")
+    if parsed.has("-N", "-f", "-M", "-s"):
+        return mutating("'ssh -N/-f/-M/-s' opens a background session, master or subsystem")
+    if not parsed.rest:
         return mutating("'ssh' without a host")
-    if parsed.has("-N", "-L", "-R", "-D", "-W", "-w"):
-        return mutating("'ssh' opens a tunnel or port forward")
-    option_text = " ".join(a.lower() for a in args[: parsed.rest_index])
-    if any(option in option_text for option in SSH_COMMAND_OPTIONS):
-        return mutating("'ssh -o ProxyCommand/LocalCommand' runs a local command")
-    host = args[parsed.rest_index]
-    remote = args[parsed.rest_index + 1 :]
+    host, remote = parsed.rest[0], parsed.rest[1:]
     if remote[:1] == ["--"]:
         remote = remote[1:]
     if not remote:
@@ -197,74 +278,65 @@ def _ssh(name: str, args: list[str]) -> list[Outcome]:
     return [RunsScript(" ".join(remote), f"ssh {host}")]
 
 
+def _su(name: str, args: list[str]) -> list[Outcome]:
+    spec = grammar("-c|--command= -s|--shell= -g|--group= -G|--supp-group= -l|--login "
+                   "-m|-p|--preserve-environment -P|--pty -w|--whitelist-environment= -f "
+                   "--session-command= -h|--help -V|--version")  # fmt: skip
+    parsed = read_args(args, spec)
+    if problems := not_understood(name, parsed, spec):
+        return problems
+    command = parsed.value("-c") or parsed.value("--session-command")
+    if command:
+        return [RunsScript(command, "su -c")]
+    return mutating("'su' opens a shell as another user")
+
+
+def _busybox(name: str, args: list[str]) -> list[Outcome]:
+    if not args or args[0] in ("--list", "--list-full", "--help"):
+        return read_only("'busybox' lists its applets")
+    return [RunsCommand(tuple(args), "busybox")]
+
+
 def _find(name: str, args: list[str]) -> list[Outcome]:
     outcomes: list[Outcome] = []
     index = 0
     while index < len(args):
         arg = args[index]
-        if arg in FIND_EXEC_ACTIONS:
-            end = index + 1
-            while end < len(args) and args[end] not in (";", "+"):
-                end += 1
-            if end == index + 1:
-                return mutating(f"'find {arg}' without a command")
+        if isinstance(arg, RuntimeText):
+            return mutating(f"'find' gets a word only known at run time ({arg})")
+        if arg in FIND_EXEC:
+            end = _exec_end(args, index + 1)
+            if end is None or end == index + 1:
+                return mutating(f"'find {arg}' without a command or its ';'")
             outcomes.append(RunsCommand(tuple(args[index + 1 : end]), f"find {arg}"))
             index = end
         elif arg == "-delete":
-            outcomes.extend(destructive("'find -delete' deletes what it finds"))
-        elif arg in FIND_WRITE_ACTIONS:
-            outcomes.extend(mutating(f"'find {arg}' writes a file"))
+            outcomes.append(Verdict(Risk.DESTRUCTIVE, "'find -delete' deletes what it finds"))
+        elif arg in FIND_WRITES:
+            target = args[index + 1] if index + 1 < len(args) else None
+            outcomes += written_file(f"find {arg}", target) or []
+            index += FIND_WRITES[arg]
+        elif arg in FIND_VALUE_TESTS or (arg.startswith("-newer") and len(arg) == 8):
+            index += 1
+        elif arg.startswith("-") and arg not in FIND_FLAG_TESTS and len(arg) > 1:
+            return mutating(f"'find': {arg} is not known to be harmless")
         index += 1
     return outcomes or read_only("'find' without -exec/-delete only lists")
 
 
-def ip_netns_exec(args: list[str]) -> list[Outcome] | None:
-    """`ip netns exec NS cmd…` runs a command; None when the args are something else."""
-    if len(args) >= 3 and args[0] == "netns" and args[1] == "exec":
-        return _inner(
-            args, 3, f"ip netns exec {args[2]}", mutating("'ip netns exec' without a command")
-        )
+def _exec_end(args: list[str], start: int) -> int | None:
+    """Where a -exec ends: at `;`, or at `+` right after `{}` (find's own rule)."""
+    for end in range(start, len(args)):
+        if args[end] == ";" or (args[end] == "+" and args[end - 1] == "{}"):
+            return end
     return None
 
 
-def exec_in_container(args: list[str], via: str, value_options: frozenset[str]) -> list[Outcome]:
-    """`… exec [opts] TARGET cmd…`: what runs is the command after the target."""
-    parsed = read_options(args, value_options, stop_at_positional=True)
-    if parsed.rest_index + 1 >= len(args):
-        return mutating(f"'{via}' without a command")
-    target = args[parsed.rest_index]
-    index = parsed.rest_index + 1
-    if args[index] == "--":
-        index += 1
-    return _inner(args, index, f"{via} {target}", mutating(f"'{via}' without a command"))
-
-
-def launch_rules() -> dict[str, Rule]:
-    rules: dict[str, Rule] = dict.fromkeys(SHELLS, _shell)
+def launch_rules() -> dict[str, ProgramRule]:
+    rules: dict[str, ProgramRule] = dict.fromkeys(WRAPPERS, _wrapper)
     rules.update(
-        {
-            "sudo": _sudo,
-            "doas": _sudo,
-            "env": _env,
-            "nohup": _simple_wrapper(frozenset(), "without a command"),
-            "time": _simple_wrapper(frozenset({"-f", "--format", "-o", "--output"}), "alone"),
-            "nice": _simple_wrapper(frozenset({"-n", "--adjustment"}), "alone prints the niceness"),
-            "ionice": _simple_wrapper(frozenset({"-c", "-n", "-p", "-P", "-u"}), "alone prints"),
-            "stdbuf": _simple_wrapper(frozenset({"-i", "-o", "-e"}), "without a command"),
-            "exec": _simple_wrapper(frozenset({"-a"}), "without a command only redirects"),
-            "builtin": _simple_wrapper(frozenset(), "without a command"),
-            "setsid": _simple_wrapper(frozenset(), "without a command"),
-            "unbuffer": _simple_wrapper(frozenset(), "without a command"),
-            "timeout": _timeout,
-            "taskset": _taskset,
-            "xargs": _xargs,
-            "command": _command,
-            "watch": _watch,
-            "eval": _eval,
-            "trap": _trap,
-            "su": _su,
-            "ssh": _ssh,
-            "find": _find,
-        }
-    )
+        {"sudo": _sudo, "doas": _sudo, "env": _env, "timeout": _timeout, "taskset": _taskset,
+         "ionice": _ionice, "xargs": _xargs, "watch": _watch, "ssh": _ssh, "su": _su,
+         "busybox": _busybox, "find": _find}
+    )  # fmt: skip
     return rules

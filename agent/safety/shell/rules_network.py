@@ -1,21 +1,57 @@
-"""Rules for network commands: ip, ethtool, rdma, nmcli, netplan, firewalls, curl and wget."""
+"""Rules for the network stack: ip, ethtool, rdma, nmcli, netplan, firewalls, sockets, InfiniBand.
+
+Their read forms (`ip addr show`, `ethtool -i DEV`, `nft list ruleset`, `ss -tlnp`) are
+read-only; anything that sets, adds, deletes or flushes changes how the host talks to others.
+"""
 
 from __future__ import annotations
 
+from agent.safety.shell.options import grammar, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
-    Rule,
+    ProgramRule,
+    RunsCommand,
     destructive,
+    judge_options,
     mutating,
+    option_effects,
     read_only,
-    read_options,
-    word_set,
+    reader,
+    understood,
 )
-from agent.safety.shell.paths import is_harmless_sink, is_system_path
-from agent.safety.shell.rules_launch import ip_netns_exec
+from agent.safety.shell.shell_words import RuntimeText
 
 IP_READ_ACTIONS = frozenset({"show", "list", "lst", "ls", "sh", "get", "help", "showdump"})
-IP_VALUE_OPTIONS = frozenset({"-n", "-netns", "-f", "-family", "-l", "-loops", "-rc"})
+# ip accepts any prefix of its global options (`-d`, `-det`, `-details`); `-b` is -batch.
+IP_OPTIONS: dict[str, str] = {}
+for _word, _kind in (
+    ("-Version", "flag"),
+    ("-human-readable", "flag"),
+    ("-stats", "flag"),
+    ("-details", "flag"),
+    ("-resolve", "flag"),
+    ("-iec", "flag"),
+    ("-oneline", "flag"),
+    ("-timestamp", "flag"),
+    ("-tshort", "flag"),
+    ("-all", "flag"),
+    ("-color", "flag"),
+    ("-json", "flag"),
+    ("-pretty", "flag"),
+    ("-Numeric", "flag"),
+    ("-brief", "flag"),
+    ("-netns", "value"),
+    ("-family", "value"),
+    ("-loops", "value"),
+    ("-rcvbuf", "value"),
+    ("-force", "batch"),
+    ("-batch", "batch"),
+):
+    for _end in range(2, len(_word) + 1):
+        IP_OPTIONS.setdefault(_word[:_end], _kind)
+IP_OPTIONS.update({"-4": "flag", "-6": "flag", "-0": "flag", "-B": "flag", "-M": "flag",
+                   "-I": "flag", "-D": "flag", "-statistics": "flag", "-ts": "flag",
+                   "-b": "batch", "-br": "flag", "-f": "value", "-n": "value"})  # fmt: skip
 ETHTOOL_QUERY_FLAGS = word_set(
     """-i --driver -k --show-features --show-offload -a --show-pause -g --show-ring -l
     --show-channels -S --statistics -m --dump-module-eeprom --module-info -P --show-permaddr -T
@@ -24,44 +60,84 @@ ETHTOOL_QUERY_FLAGS = word_set(
     --show-rxfh --show-tunnels --show-module --show-pse --show-mm --show-cable-test -h --help
     --version --json -I --include-statistics --all-groups -Q --per-queue --debug"""
 )
-CURL_VALUE_OPTIONS = word_set(
-    """-o --output -T --upload-file -d --data --data-raw --data-binary --data-urlencode --data-ascii
-    -F --form --form-string -X --request -H --header -u --user -A --user-agent -e --referer -m
-    --max-time --connect-timeout -w --write-out -x --proxy -b --cookie -c --cookie-jar -D
-    --dump-header -K --config -r --range --retry --retry-delay --retry-max-time --cacert --cert
-    --key --resolve --interface --json -E --limit-rate -y -Y --url --output-dir -z"""
+RDMA_OPTIONS = frozenset({"-V", "-Version", "-d", "-details", "-j", "-json", "-p", "-pretty",
+                          "-r", "-raw", "-n", "-netns"})  # fmt: skip
+NMCLI = grammar(
+    "-f|--fields= -g|--get-values= -e|--escape= -c|--colors= -w|--wait= -m|--mode= -t|--terse "
+    "-p|--pretty -a|--ask -s|--show-secrets -o|--overview -h|--help -v|--version",
+    stop_at_positional=True,
 )
-CURL_SENDS = ("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii",
-              "-F", "--form", "--form-string", "-T", "--upload-file", "--json")  # fmt: skip
-CURL_WRITES = ("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header")
-WGET_VALUE_OPTIONS = word_set("-O --output-document -o --output-file -P --directory-prefix -T -e")
-NMCLI_VALUE_OPTIONS = frozenset({"-f", "--fields", "-g", "--get-values", "-e", "--escape", "-c",
-                                 "--colors", "-w", "--wait", "-m", "--mode"})  # fmt: skip
+NMCLI_SHOW = grammar("--active --order= --show-secrets -s -a")
 NMCLI_DESTRUCTIVE = frozenset({"down", "delete", "del", "disconnect", "off"})
-NMCLI_READ = frozenset(
-    {"show", "s", "status", "st", "list", "l", "monitor", "wifi", "general", "g"}
+NMCLI_READ = frozenset({"show", "s", "status", "st", "list", "l", "monitor", "general", "g"})
+NFT = grammar(
+    "-a|--handle -c|--check -d|--debug= -e|--echo -f|--file=:x -i|--interactive:x "
+    "-I|--includepath= -j|--json -n|--numeric -N|--reversedns -s|--stateless -S|--service "
+    "-t|--terse -u|--guid -T|--numeric-time -y|--numeric-priority -p|--numeric-protocol "
+    "-o|--optimize -v|--version -V -h|--help"
 )
+IPTABLES_READ = word_set(
+    "-L --list -S --list-rules -n --numeric -v --verbose -t --table --line-numbers -x --exact "
+    "-w --wait -h --help --version -V"
+)
+SS = grammar(
+    "-h|--help -V|--version -H|--no-header -n|--numeric -r|--resolve -a|--all -l|--listening "
+    "-o|--options -e|--extended -m|--memory -p|--processes -T|--threads -i|--info -s|--summary "
+    "-E|--events -Z|--context -z|--contexts -b|--bpf -4|--ipv4 -6|--ipv6 -0|--packet -t|--tcp "
+    "-u|--udp -d|--dccp -w|--raw -x|--unix -S|--sctp -M|--mptcp --tipc --vsock --xdp --tos "
+    "--cgroup --tipcinfo --inet-sockopt -O|--oneline -Q|--no-queues --bpf-maps --bpf-map-id= "
+    "-N|--net= -f|--family= -A|--query|--socket= -F|--filter= -D|--diag=:w -K|--kill:d"
+)
+NETSTAT = grammar(
+    "-r|--route -i|--interfaces -g|--groups -s|--statistics -M|--masquerade -a|--all "
+    "-l|--listening -n|--numeric --numeric-hosts --numeric-ports --numeric-users -p|--program "
+    "-c|--continuous -e|--extend -o|--timers -t|--tcp -u|--udp -w|--raw -x|--unix -A|--protocol= "
+    "-v|--verbose -W|--wide -C -F -N -Z|--context -4 -6 -V|--version -h|--help"
+)
+IB_TOOLS = {
+    "ibstat": grammar(
+        "-d|--debug -l|--list_of_cas -s|--short -p|--port_list -V|--version "
+        "-h|--help -C|--Ca= -P|--Port= -D|--GUID"
+    ),
+    "ibstatus": grammar("-h"),
+    "ibdev2netdev": grammar("-v -h"),
+    "ibv_devinfo": grammar("-d|--ib-dev= -i|--ib-port= -l|--list -v|--verbose -h|--help"),
+    "ibv_devices": grammar("-h|--help"),
+    "show_gids": grammar("-h"),
+    "iblinkinfo": grammar(
+        "-d -l -p -S= -D= -C= -P= -v -h -V -R --load-cache= -G --switch= "
+        "--all --line --port-guid --switches-only --cas-only -g"
+    ),
+}
 
 
 def _ip(name: str, args: list[str]) -> list[Outcome]:
-    if name == "ifconfig":
-        return _ifconfig(args)
     index = 0
     while index < len(args) and args[index].startswith("-"):
-        if args[index] in ("-b", "-batch"):
-            return mutating("'ip -batch' runs commands from a file")
-        index += 2 if args[index] in IP_VALUE_OPTIONS else 1
+        option = args[index][1:] if args[index].startswith("--") else args[index]
+        kind = IP_OPTIONS.get(option.split("=", 1)[0])
+        if kind is None:
+            return mutating(f"'ip': option {args[index]} is not known to be harmless")
+        if kind == "batch":
+            return mutating("'ip -batch/-force' runs commands from a file")
+        index += 2 if kind == "value" else 1
     rest = args[index:]
-    if nested := ip_netns_exec(rest):
-        return nested
+    if rest[:2] == ["netns", "exec"]:
+        if len(rest) < 4:
+            return mutating("'ip netns exec' without a command")
+        return [RunsCommand(tuple(rest[3:]), f"ip netns exec {rest[2]}")]
     if not rest:
         return mutating("'ip' without an object")
+    if any(isinstance(word, RuntimeText) for word in rest[:2]):
+        return mutating("'ip' object or action only known at run time")
     obj = rest[0]
     action = rest[1] if len(rest) > 1 else "show"
-    if action.startswith("-") or action in ("dev", "to", "from", "table", "scope"):
+    if action.startswith("-") or action in ("dev", "to", "from", "table", "scope", "up"):
         action = "show"
     label = f"ip {obj} {action}"
     if action in IP_READ_ACTIONS or obj in ("monitor", "mon"):
+        return read_only(f"'{label}' only reads")
+    if obj == "netns" and action in ("identify", "pids"):
         return read_only(f"'{label}' only reads")
     if action in ("del", "delete", "flush"):
         return destructive(f"'{label}' removes addresses, routes or links")
@@ -70,37 +146,49 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
     return mutating(f"'{label}' changes the network configuration")
 
 
-def _ifconfig(args: list[str]) -> list[Outcome]:
+def _ifconfig(name: str, args: list[str]) -> list[Outcome]:
     if "down" in args:
         return destructive("'ifconfig … down' takes an interface down")
-    if len([a for a in args if not a.startswith("-")]) <= 1:
+    if len([a for a in args if not a.startswith("-")]) <= 1 and all(
+        a in ("-a", "-s", "-v") or not a.startswith("-") for a in args
+    ):
         return read_only("'ifconfig' only shows interfaces")
     return mutating("'ifconfig' changes an interface")
 
 
 def _ethtool(name: str, args: list[str]) -> list[Outcome]:
-    flags = [a for a in args if a.startswith("-")]
+    if len(args) == 1:
+        return read_only("'ethtool DEV' only shows the link settings")
+    flags = [a for a in args if a.startswith("-") or isinstance(a, RuntimeText)]
     unknown = [a for a in flags if a not in ETHTOOL_QUERY_FLAGS]
     if unknown:
-        return mutating(f"'ethtool {unknown[0]}' changes the interface")
+        return mutating(f"'ethtool {unknown[0]}' is not a known query (it may change the link)")
     return read_only("'ethtool' query only reads")
 
 
 def _rdma(name: str, args: list[str]) -> list[Outcome]:
+    options = [a for a in args if a.startswith("-")]
+    if any(a in ("-b", "-batch", "-force") for a in options):
+        return mutating("'rdma -batch' runs commands from a file")
+    if any(a not in RDMA_OPTIONS for a in options):
+        return mutating(f"'rdma': option {options[0]} is not known to be harmless")
     words = [a for a in args if not a.startswith("-")]
     action = words[1] if len(words) > 1 else "show"
-    if action in ("show", "list", "help"):
+    if action in ("show", "list", "help") or words[:1] == ["monitor"]:
         return read_only(f"'rdma {' '.join(words[:2])}' only reads")
     return mutating(f"'rdma {' '.join(words[:2])}' changes RDMA devices")
 
 
 def _nmcli(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, NMCLI_VALUE_OPTIONS)
-    words = parsed.positionals
+    parsed, found = judge_options(name, args, NMCLI)
+    if found:
+        return found
+    words = [w for w in parsed.rest if not w.startswith("-")]
     if any(w in NMCLI_DESTRUCTIVE for w in words[1:]):
         return destructive(f"'nmcli {' '.join(words[:2])}' takes a connection down or deletes it")
     if len(words) <= 1 or words[1] in NMCLI_READ:
-        return read_only(f"'nmcli {' '.join(words[:2])}' only reads".replace(" '", "'"))
+        _, found = judge_options(name, parsed.rest[1:], NMCLI_SHOW)
+        return found or read_only(f"'nmcli {' '.join(words[:2])}' only reads".replace(" '", "'"))
     return mutating(f"'nmcli {' '.join(words[:2])}' changes network connections")
 
 
@@ -124,10 +212,7 @@ def _iptables(name: str, args: list[str]) -> list[Outcome]:
         if any(a in ("DROP", "REJECT") for a in args):
             return destructive(f"'{name} -P … DROP' blocks traffic by default")
         return mutating(f"'{name} -P' changes a default policy")
-    reading = ("-L", "--list", "-S", "--list-rules", "-n", "--numeric", "-v", "--verbose", "-t",
-               "--table", "--line-numbers", "-x", "--exact", "-w", "--wait", "-h", "--help",
-               "--version")  # fmt: skip
-    words_ok = all(a in reading or not a.startswith("-") for a in args)
+    words_ok = all(a in IPTABLES_READ or not a.startswith("-") for a in args)
     if words_ok and any(
         a in ("-L", "--list", "-S", "--list-rules", "--version", "-h") for a in args
     ):
@@ -136,11 +221,23 @@ def _iptables(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _nft(name: str, args: list[str]) -> list[Outcome]:
-    words = [a for a in args if not a.startswith("-")]
-    if words[:1] == ["list"] or args in (["--version"], ["-v"]):
+    parsed, problems = understood(name, args, NFT)
+    if problems:
+        return problems
+    if parsed.has("-c"):
+        return read_only("'nft -c' only checks the rules")
+    why = {"-f": "runs the rules in a file", "-i": "reads commands interactively"}
+    if found := option_effects(name, parsed, why):
+        return found
+    text = " ".join(parsed.positionals).replace("\n", ";")
+    commands = [part.split() for part in text.split(";") if part.strip()]
+    if not commands:
+        return read_only("'nft' without a command only prints")
+    verbs = [command[0] for command in commands]
+    if all(verb == "list" for verb in verbs):
         return read_only("'nft list' only lists rules")
-    if words[:1] and words[0] in ("flush", "delete", "destroy"):
-        return destructive(f"'nft {words[0]}' removes firewall rules")
+    if any(verb in ("flush", "delete", "destroy") for verb in verbs):
+        return destructive("'nft flush/delete' removes firewall rules")
     return mutating("'nft' changes firewall rules")
 
 
@@ -153,68 +250,25 @@ def _ufw(name: str, args: list[str]) -> list[Outcome]:
     return mutating(f"'ufw {verb}' changes the firewall")
 
 
-def _curl(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, CURL_VALUE_OPTIONS)
-    method = (parsed.options.get("-X") or parsed.options.get("--request") or "GET").upper()
-    if method not in ("GET", "HEAD", "OPTIONS"):
-        return mutating(f"'curl -X {method}' changes something on the server")
-    if sent := next((o for o in CURL_SENDS if o in parsed.options), None):
-        return mutating(f"'curl {sent}' sends data to the server")
-    for option in CURL_WRITES:
-        target = parsed.options.get(option)
-        if target is not None and is_system_path(target):
-            return destructive(f"'curl {option}' writes into system path {target}")
-        if target is not None and not is_harmless_sink(target):
-            return mutating(f"'curl {option}' writes {target}")
-    if parsed.has(
-        "-O", "--remote-name", "--remote-name-all", "-J", "--output-dir", "-K", "--config"
-    ):
-        return mutating("'curl -O' writes a file")
-    return read_only("'curl' GET only reads")
-
-
-def _wget(name: str, args: list[str]) -> list[Outcome]:
-    parsed = read_options(args, WGET_VALUE_OPTIONS)
-    if parsed.has("-e", "--execute"):
-        return mutating("'wget -e' runs wgetrc commands")
-    if any(a.startswith(("--post", "--method", "--body")) for a in args):
-        return mutating("'wget --post' sends data to the server")
-    if parsed.has("--spider"):
-        return read_only("'wget --spider' only checks the URL")
-    document = parsed.options.get("-O", parsed.options.get("--output-document"))
-    if document is not None and is_harmless_sink(document):
-        return read_only("'wget -O -' prints to stdout")
-    if document is not None and is_system_path(document):
-        return destructive(f"'wget -O' writes into system path {document}")
-    return mutating("'wget' downloads a file")
-
-
 def _route(name: str, args: list[str]) -> list[Outcome]:
-    if any(a in ("del", "delete", "flush") for a in args):
+    if any(a in ("del", "delete", "flush", "-d") for a in args):
         return destructive(f"'{name} del' removes routes or entries")
-    if any(a in ("add", "-s", "--set", "change", "replace") for a in args):
+    if any(a in ("add", "-s", "--set", "change", "replace", "-f") for a in args):
         return mutating(f"'{name}' changes the routing or neighbour tables")
-    return read_only(f"'{name}' only shows tables")
+    if all(a in ("-n", "-e", "-ee", "-v", "-a", "-A", "inet", "inet6", "-4", "-6") or
+           not a.startswith("-") for a in args):  # fmt: skip
+        return read_only(f"'{name}' only shows tables")
+    return mutating(f"'{name}': an option is not known to be harmless")
 
 
-def network_rules() -> dict[str, Rule]:
-    return {
-        "ip": _ip,
-        "ifconfig": _ip,
-        "ethtool": _ethtool,
-        "rdma": _rdma,
-        "nmcli": _nmcli,
-        "netplan": _netplan,
-        "iptables": _iptables,
-        "ip6tables": _iptables,
-        "iptables-save": _iptables,
-        "ip6tables-save": _iptables,
-        "iptables-restore": _iptables,
-        "ip6tables-restore": _iptables,
-        "nft": _nft,
-        "ufw": _ufw,
-        "curl": _curl,
-        "wget": _wget,
-        "route": _route,
-        "arp": _route,
-    }
+def network_rules() -> dict[str, ProgramRule]:
+    rules: dict[str, ProgramRule] = {name: reader(spec) for name, spec in IB_TOOLS.items()}
+    rules.update(
+        {"ip": _ip, "ifconfig": _ifconfig, "ethtool": _ethtool, "rdma": _rdma, "nmcli": _nmcli,
+         "netplan": _netplan, "nft": _nft, "ufw": _ufw, "route": _route, "arp": _route,
+         "ss": reader(SS), "netstat": reader(NETSTAT)}
+    )  # fmt: skip
+    names = ("iptables", "ip6tables", "iptables-save", "ip6tables-save", "iptables-restore",
+             "ip6tables-restore", "iptables-legacy", "iptables-nft")  # fmt: skip
+    rules.update(dict.fromkeys(names, _iptables))
+    return rules

@@ -1,0 +1,78 @@
+"""The briefing: the approved plan, the todo list and the world model, compact, in one place.
+
+When older tool results are compacted (agent/loop/compaction.py), the facts they carried must
+stay in front of the model. The session renders this briefing at that moment and puts it right
+after the newest compacted result (agent/loop/history.py), removing the previous one: above it
+the history is compacted, below it whole. It moves only when the history is compacted anyway,
+so it costs the prompt cache no turn of its own; what changed since is in the whole results
+that follow it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from agent.loop.compaction import CallRecord, fold_line
+from agent.loop.history import BRIEFING_MARK
+from tools.plan import PlanState
+from tools.session_state import SessionState
+from tools.todo import TodoList
+from tools.world_store import WorldStore
+
+
+def render_briefing(
+    turn: int,
+    *,
+    todo: TodoList,
+    state: SessionState,
+    world: WorldStore | None,
+    folded: Sequence[CallRecord] = (),
+) -> str:
+    lines = [
+        f"{BRIEFING_MARK} at model turn {turn}: the tool results above are compacted to "
+        "stubs; what they found is summarised here, and the results below are whole.]"
+    ]
+    lines += _plan_lines(state.plan, state)
+    if todo.items:
+        lines += ["Todo:", todo.render()]
+    if world is not None and (world.hosts or world.unreachable):
+        lines += [_world_heading(world), world.describe([*world.hosts, *world.unreachable])]
+    if folded:
+        lines.append("Earlier calls, folded out of the history (recall_result reads any):")
+        lines += [fold_line(record) for record in folded]
+    return "\n".join(lines)
+
+
+def _world_heading(world: WorldStore) -> str:
+    """When each host was last probed: later changes show only in the results since."""
+    now = datetime.now(UTC)
+    ages = [
+        f"{name} {_minutes((now - facts.collected_at).total_seconds())} ago"
+        for name, facts in world.hosts.items()
+    ]
+    probed = f" (recon last probed {', '.join(ages)})" if ages else ""
+    return f"World model{probed}:"
+
+
+def _minutes(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes else "under a minute"
+
+
+def _plan_lines(plan: PlanState, state: SessionState) -> list[str]:
+    if plan.approved is None or plan.approved_hash is None:
+        if plan.proposed is not None:
+            return [f"Plan proposed, not approved: {plan.proposed.goal}"]
+        return ["No plan approved yet: the session is read-only."]
+    lines = [
+        f"Approved plan {plan.approved_hash}: {plan.approved.goal} (the propose_plan call "
+        "holds each step's commands)"
+    ]
+    for number, step in enumerate(plan.approved.steps, 1):
+        where = f" on {', '.join(step.hosts)}" if step.hosts else ""
+        lines.append(f"  {number}. {step.title}{where}")
+    rollout = state.rollouts.get(plan.approved_hash)
+    if rollout is not None:
+        lines.append(f"  rollout: {rollout.summary()}")
+    return lines

@@ -1,0 +1,203 @@
+"""`hf download` and `huggingface-cli download`: fetch a model from the Hub into the HF cache.
+
+The Hub is the scenario's `hub` (models, sizes, shard counts, gated or not). The download fills
+`~/.cache/huggingface/hub/models--ORG--NAME` at the host's `rates.download_mb_s` on the simulated
+clock (sim/fakehost/pace.py): the cache entry and the disk grow as it goes, a stopped download
+resumes from what it had. Output, written without a terminal as a job's log would hold it:
+
+- `hf` (huggingface_hub 1.x): the `Fetching N files` bar and the byte bar `Downloading
+  (incomplete total...)`, then `Download complete: : …` and the snapshot path
+  (tests/fixtures/jobs/hf_download_hub1.5_nontty_cached_fetching17_download_complete.txt);
+- `huggingface-cli` (0.2x): per file `Downloading 'F' to '…/blobs/SHA.incomplete'`, its bar,
+  `Download complete. Moving file to …` (hf_download_cli_0.23.4_resume_single_file_…,
+  hf_download_verbose_kubectl_logs_init_container_shards.txt), then the snapshot path.
+
+Errors are the client's own: RepositoryNotFoundError, GatedRepoError without a token,
+LocalEntryNotFoundError with HF_HUB_OFFLINE=1 (huggingface_hub/errors.py messages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import tqdm
+from .hfcache import GB, HUB_DIR, folder_name, grow, lay_out
+from .pace import SimulatorGone, ticks
+from .state import read_state
+
+_VALUE_OPTS = {
+    "--local-dir",
+    "--revision",
+    "--token",
+    "--repo-type",
+    "--max-workers",
+    "--cache-dir",
+}
+_MB = 1_000_000
+
+
+class HubError(Exception):
+    """What the Hub client prints before it exits 1."""
+
+
+def _parse(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    positional, opts, i = [], {}, 0
+    while i < len(args):
+        key, eq, value = args[i].partition("=")
+        if key in _VALUE_OPTS:
+            if not eq:
+                i += 1
+                value = args[i] if i < len(args) else ""
+            opts[key] = value
+        elif key.startswith("-"):
+            opts[key] = "true"
+        else:
+            positional.append(args[i])
+        i += 1
+    return positional, opts
+
+
+def run_hf(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
+    if args[:1] != ["download"]:
+        sys.stderr.write("usage: hf <command> [<args>]\nhf: error: unknown or missing command\n")
+        return 2
+    return _download(args[1:], host_dir, verbose_files=False)
+
+
+def run_huggingface_cli(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
+    if args[:1] != ["download"]:
+        sys.stderr.write("usage: huggingface-cli <command> [<args>]\n")
+        return 2
+    return _download(args[1:], host_dir, verbose_files=True)
+
+
+def _download(args: list[str], host_dir: Path, *, verbose_files: bool) -> int:
+    positional, opts = _parse(args)
+    if not positional:
+        sys.stderr.write("error: the following arguments are required: repo_id\n")
+        return 2
+    if "--local-dir" in opts:
+        sys.stderr.write("sim: --local-dir is not simulated; download into the HF cache\n")
+        return 2
+    repo, state = positional[0], read_state(host_dir)
+    try:
+        model = _hub_model(state, repo, opts)
+    except HubError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    snapshot = _snapshot(host_dir, repo)
+    lay_out({repo: model}, host_dir / "home")
+    total = round(model["size_gb"] * GB)
+    have = _cached_bytes(state, repo)
+    try:
+        if verbose_files:
+            _fetch_files(host_dir, repo, model, have, total)
+        else:
+            _fetch_snapshot(host_dir, repo, model, have, total)
+    except SimulatorGone:
+        return 143
+    print(snapshot, flush=True)
+    return 0
+
+
+def _hub_model(state: dict[str, Any], repo: str, opts: dict[str, str]) -> dict[str, Any]:
+    model = state.get("hub", {}).get(repo)
+    offline = os.environ.get("HF_HUB_OFFLINE") == "1"
+    cached = state.get("hf_cache", {}).get(repo)
+    if offline and (cached is None or cached.get("partial")):
+        raise HubError(
+            "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find an appropriate cached "
+            "snapshot folder for the specified revision on the local disk and outgoing traffic "
+            "has been disabled. To enable repo look-ups and downloads online, pass "
+            "'local_files_only=False' as input."
+        )
+    if model is None:
+        raise HubError(
+            f"huggingface_hub.errors.RepositoryNotFoundError: 404 Client Error. (Request ID: "
+            f"Root=1-{hashlib.sha1(repo.encode()).hexdigest()[:24]})\n\nRepository Not Found for "
+            f"url: https://huggingface.co/api/models/{repo}/revision/main.\nPlease make sure you "
+            "specified the correct `repo_id` and `repo_type`.\nIf you are trying to access a "
+            "private or gated repo, make sure you are authenticated."
+        )
+    if model.get("gated") and not (opts.get("--token") or os.environ.get("HF_TOKEN")):
+        raise HubError(
+            f"huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: "
+            f"Root=1-{hashlib.sha1(repo.encode()).hexdigest()[:24]})\n\nCannot access gated repo "
+            f"for url https://huggingface.co/api/models/{repo}/revision/main.\nAccess to model "
+            f"{repo} is restricted. You must have access to it and be authenticated to access "
+            "it. Please log in."
+        )
+    return dict(model)
+
+
+def _snapshot(host_dir: Path, repo: str) -> str:
+    commit = hashlib.sha1(repo.encode()).hexdigest()
+    home = f"/home/{read_state(host_dir)['user']}"
+    return f"{home}/{HUB_DIR}/{folder_name(repo)}/snapshots/{commit}"
+
+
+def _cached_bytes(state: dict[str, Any], repo: str) -> int:
+    cached = state.get("hf_cache", {}).get(repo)
+    return round(cached["size_gb"] * GB) if cached else 0
+
+
+def _rate(host_dir: Path) -> float:
+    return float(read_state(host_dir)["rates"]["download_mb_s"]) * _MB
+
+
+def _fetch_snapshot(
+    host_dir: Path, repo: str, model: dict[str, Any], have: int, total: int
+) -> None:
+    files = int(model["files"])
+    state = read_state(host_dir)
+    left = max(0, total - have)
+    seconds = left / _rate(host_dir)
+    files_have = files * have // total if total else files
+    if left == 0:
+        sys.stdout.write(tqdm.open_bar("Downloading (incomplete total...)", 0, 0) + "\n\n")
+    done = have
+    for passed in ticks(seconds, state, host_dir):
+        done = have + round(left * passed / seconds) if seconds else total
+        fetched = files_have + (files - files_have) * (done - have) // max(left, 1)
+        sys.stdout.write(
+            "\r" + tqdm.bar(f"Fetching {files} files", fetched, files, passed, bytes_=False)
+        )
+        sys.stdout.write(
+            "\r" + tqdm.bar("Downloading (incomplete total...)", done, total, passed, bytes_=True)
+        )
+        sys.stdout.flush()
+        grow(host_dir, repo, done, total)
+    sys.stdout.write("\n\n" + tqdm.open_bar("Download complete: ", left, seconds) + "\n")
+    grow(host_dir, repo, total, total)
+
+
+def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, total: int) -> None:
+    files = int(model["files"])
+    per_file = total // files
+    blobs = f"/home/{read_state(host_dir)['user']}/{HUB_DIR}/{folder_name(repo)}/blobs"
+    done, fetching, clock = have, f"Fetching {files} files", 0.0
+    for index in range(files):
+        start, end = index * per_file, total if index == files - 1 else (index + 1) * per_file
+        # snapshot_download's own bar, rewritten after each file; the next line is glued to it
+        sys.stdout.write("\r" + tqdm.bar(fetching, index, files, clock, bytes_=False))
+        if have >= end:
+            continue
+        name = f"model-{index + 1:05d}-of-{files:05d}.safetensors"
+        blob = hashlib.sha256(f"{repo}/{name}".encode()).hexdigest()
+        offset = max(start, have)
+        resume = f" (resume from {offset - start}/{end - start})" if offset > start else ""
+        print(f"Downloading '{name}' to '{blobs}/{blob}.incomplete'{resume}", flush=True)
+        seconds = (end - offset) / _rate(host_dir)
+        clock += seconds
+        for passed in ticks(seconds, read_state(host_dir), host_dir):
+            done = offset + round((end - offset) * passed / seconds) if seconds else end
+            sys.stdout.write("\r" + tqdm.bar(name, done - start, end - start, passed, bytes_=True))
+            sys.stdout.flush()
+            grow(host_dir, repo, done, total)
+        print(f"\nDownload complete. Moving file to {blobs}/{blob}", flush=True)
+    print("\r" + tqdm.bar(fetching, files, files, clock, bytes_=False), flush=True)
+    grow(host_dir, repo, total, total)

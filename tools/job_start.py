@@ -1,0 +1,103 @@
+"""`job_start`: start a command as a named, detached job on one or several hosts.
+
+The job survives the SSH connection and Scout; its folder on the host (tools/jobs/folder.py)
+keeps its log and exit status for job_status, job_logs, job_wait and job_stop. To run it inside
+a container, make `docker exec CONTAINER …` the command: its output is then in the job log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.jobs.folder import NAME_PATTERN
+from tools.jobs.host import START_TIMEOUT_S, JobCommandError, Started, start_job
+from tools.jobs.params import NO_INVENTORY, check_env, unique
+from tools.shell_judge import ShellJudge
+from tools.ssh.errors import SSHError
+
+CONNECT_ALLOWANCE_S = 30.0
+
+
+class JobStartInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN, description="Job name, unique per host.")
+    command: str = Field(min_length=1, description="Shell command, run with `sh -c`.")
+    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
+    env: dict[str, str] | None = Field(None, description="Extra environment variables.")
+    cwd: str | None = Field(None, description="Working folder on the host.")
+
+    _env = field_validator("env")(check_env)
+
+
+class JobStart(Tool[JobStartInput]):
+    name = "job_start"
+    description = (
+        "Start a command as a named background job on hosts (survives disconnects). For work "
+        "over a minute: downloads, pulls, copies, serving. Then job_status/job_wait/job_logs."
+    )
+    Input = JobStartInput
+
+    def __init__(self, judge: ShellJudge) -> None:
+        self.judge = judge
+
+    def risk(self, params: JobStartInput) -> RiskAssessment:
+        """The command's risk as ssh_exec would judge it; leaving a job running is a change."""
+        verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
+        if verdict.risk >= Risk.MUTATING:
+            return verdict
+        return RiskAssessment(
+            Risk.MUTATING, f"starts a job that keeps running on the host ({verdict.reason})"
+        )
+
+    def hosts(self, params: JobStartInput) -> list[str]:
+        return unique(params.hosts)
+
+    def timeout_s(self, params: JobStartInput) -> float | None:
+        return START_TIMEOUT_S + CONNECT_ALLOWANCE_S
+
+    def summary(self, params: JobStartInput) -> str:
+        return f"{params.name}: " + " ".join(params.command.split())[:180]
+
+    async def run(self, params: JobStartInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
+        pool, hosts = ctx.ssh, unique(params.hosts)
+
+        async def one(host: str) -> Started | str:
+            try:
+                return await start_job(
+                    pool, host, params.name, params.command, env=params.env, cwd=params.cwd
+                )
+            except (SSHError, JobCommandError) as exc:
+                return str(exc)
+
+        outcomes = await asyncio.gather(*(one(host) for host in hosts))
+        lines, jobs, failed = [], [], False
+        for host, outcome in zip(hosts, outcomes, strict=True):
+            if isinstance(outcome, str):
+                failed = True
+                lines.append(f"{host}: not started: {outcome}")
+            elif outcome.exists:
+                failed = True
+                lines.append(
+                    f"{host}: not started: a job named {params.name} already exists there; "
+                    "read it with job_status, or start this one under another name"
+                )
+            else:
+                lines.append(f"{host}: started {params.name} (pid {outcome.pid})")
+                jobs.append(
+                    {
+                        "host": host,
+                        "name": params.name,
+                        "pid": outcome.pid,
+                        "started_at": outcome.started,
+                        "command": params.command,
+                    }
+                )
+        return ToolResult(
+            text="\n".join(lines), is_error=failed, data={"jobs": jobs}, meta={"hosts": hosts}
+        )

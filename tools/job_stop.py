@@ -1,0 +1,74 @@
+"""`job_stop`: end jobs by signalling their whole process group (TERM, then KILL)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs
+from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.ssh.errors import SSHError
+
+CONNECT_ALLOWANCE_S = 30.0
+_SAID = {
+    "terminated": "stopped (its process group ended on TERM)",
+    "killed": "stopped (its process group did not end on TERM and was killed)",
+    "notrunning": "was not running",
+    "missing": "no such job on this host",
+}
+
+
+class JobStopInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
+    names: list[str] = Field(min_length=1, description="Job names.")
+    grace: float = Field(10, ge=0, le=120, description="Seconds between TERM and KILL.")
+
+    _names = field_validator("names")(check_names)
+
+
+class JobStop(Tool[JobStopInput]):
+    name = "job_stop"
+    description = "Stop jobs: TERM their whole process group, KILL after `grace` seconds."
+    Input = JobStopInput
+
+    def risk(self, params: JobStopInput) -> RiskAssessment:
+        return RiskAssessment(
+            Risk.DESTRUCTIVE, f"ends jobs {', '.join(params.names)} and every process they started"
+        )
+
+    def hosts(self, params: JobStopInput) -> list[str]:
+        return unique(params.hosts)
+
+    def timeout_s(self, params: JobStopInput) -> float | None:
+        return params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
+
+    async def run(self, params: JobStopInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
+        pool, hosts = ctx.ssh, unique(params.hosts)
+
+        async def one(host: str) -> dict[str, str] | str:
+            try:
+                return await stop_jobs(pool, host, params.names, grace_s=params.grace)
+            except (SSHError, JobCommandError) as exc:
+                return str(exc)
+
+        outcomes = await asyncio.gather(*(one(host) for host in hosts))
+        lines, stopped, failed = [], [], False
+        for host, outcome in zip(hosts, outcomes, strict=True):
+            if isinstance(outcome, str):
+                failed = True
+                lines.append(f"{host}: could not stop: {outcome}")
+                continue
+            for name, said in outcome.items():
+                word, _, code = said.partition(" ")
+                text = f"had already ended (exit {code})" if word == "ended" else _SAID[word]
+                lines.append(f"{host}/{name}: {text}")
+                failed = failed or word == "missing"
+                if word in ("terminated", "killed"):
+                    stopped.append({"host": host, "name": name, "how": word})
+        return ToolResult(text="\n".join(lines), is_error=failed, data={"stopped": stopped})

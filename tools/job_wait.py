@@ -1,0 +1,80 @@
+"""`job_wait`: wait for jobs to end or to log a pattern, showing their progress meanwhile.
+
+The wait costs no model turns: it polls the jobs' status (one round trip per host), reports
+each change through the face's progress line, rides out dropped connections, and returns when
+all jobs (or the first, with `first`) have ended or logged `pattern`, or at `timeout`. A timed
+out wait leaves the jobs running.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tools.base import Tool, ToolContext, ToolResult
+from tools.job_status import status_result
+from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.waiting import wait_for_jobs
+
+MAX_WAIT_S = 6 * 3600
+RESULT_ALLOWANCE_S = 60.0
+
+
+class JobWaitInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
+    names: list[str] = Field(min_length=1, description="Job names (on every host given).")
+    pattern: str | None = Field(
+        None, description="Also stop waiting when a log matches this `grep -E` pattern."
+    )
+    first: bool = Field(False, description="Return when the first job is done, not all.")
+    timeout: float = Field(
+        900, gt=0, le=MAX_WAIT_S, description="Seconds; jobs keep running after."
+    )
+
+    _names = field_validator("names")(check_names)
+
+
+class JobWait(Tool[JobWaitInput]):
+    name = "job_wait"
+    description = (
+        "Wait for jobs to end (or log `pattern`), streaming progress; no model turns are used. "
+        "Returns their status."
+    )
+    Input = JobWaitInput
+
+    def hosts(self, params: JobWaitInput) -> list[str]:
+        return unique(params.hosts)
+
+    def timeout_s(self, params: JobWaitInput) -> float | None:
+        return params.timeout + RESULT_ALLOWANCE_S
+
+    async def run(self, params: JobWaitInput, ctx: ToolContext) -> ToolResult:
+        if ctx.ssh is None:
+            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
+        hosts = unique(params.hosts)
+        outcome = await wait_for_jobs(
+            ctx.ssh,
+            {host: list(params.names) for host in hosts},
+            pattern=params.pattern,
+            first=params.first,
+            timeout_s=params.timeout,
+            report=ctx.report,
+        )
+        per_host = [
+            outcome.unreachable.get(h) or [r for (rh, _), r in outcome.records.items() if rh == h]
+            for h in hosts
+        ]
+        result = status_result(hosts, per_host, ctx)
+        head = {
+            "done": "all jobs are done",
+            "first": "a job is done",
+            "pattern": f"the pattern {params.pattern!r} appeared",
+            "timeout": f"still waiting after {params.timeout:g} s; the jobs keep running",
+        }[outcome.reason]
+        if outcome.reconnects:
+            head += f" (the connection dropped and was re-established {outcome.reconnects}x)"
+        result.text = f"{head}\n\n{result.text}"
+        result.data["reason"] = outcome.reason
+        result.is_error = result.is_error or any(r.failed for r in outcome.records.values())
+        return result

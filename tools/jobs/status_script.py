@@ -1,0 +1,150 @@
+"""The status script: every job of a host read in one round trip, by one `awk`.
+
+A poll of many jobs must cost about what one `true` over SSH costs (bench/jobs.py), so the host
+starts no process per job: the shell lists the job folders and one POSIX awk reads each
+folder's one-line files (elapsed times come from the host's uptime, so no `date` runs),
+checks the runner is alive (its /proc stat, start time compared with
+the one it recorded, so a reused pid does not count), and reads the log once for its size, its
+last bytes, its milestone lines and the first line matching `until`. It prints the records
+`records.py` reads, each line behind the call's random token.
+
+The awk program is most of the script's bytes, and sending it costs more than running it; so
+starting a job also leaves the program in the job root (named by its hash, so a changed program
+is a new file), and a poll only names it. Where it is missing the poll says so, and the caller
+sends the program inline once (`inline=True`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+
+from tools.jobs.folder import JOB_ROOT, check_name
+
+TAIL_BYTES = 1000
+MILESTONE_LINES = 60
+MILESTONE_CHARS = 1500
+COMMAND_CHARS = 400
+LIST_LIMIT = 40
+# Lines worth keeping from the whole log (an ERE): image layers, per-file downloads, the start
+# of fabric benchmark tables, readiness and errors.
+MILESTONES = (
+    r"[0-9a-f]{12}: (Pulling fs layer|Already exists|Pull complete)|: Pulling from |"
+    r"Downloading '|Download complete|Traceback|Error|ERROR|error:|"
+    r"Application startup complete|fired up and ready|# nccl-tests|BW Test|Device +:|#bytes"
+)
+
+_AWK = r"""
+function first(path,   line) {
+    line = ""
+    if ((getline line < path) <= 0) line = ""
+    close(path)
+    return line
+}
+function clip(text, n) { return length(text) > n ? substr(text, length(text) - n + 1) : text }
+function job(d,   name, f, v, pid, since, stat, parts, text, line, size, tail, k, m, found, i) {
+    name = d; sub(/.*\//, "", name)
+    print T " job " name
+    v = first(d "/command")
+    if (v == "" && first(d "/started") == "") { print T " missing"; return }
+    for (i = 1; i <= 8; i++) {
+        f = substr("started ended   exit    stop    pid     pidstartstartup endup   ", i * 8 - 7, 8)
+        sub(/ +$/, "", f)
+        v = first(d "/" f)
+        if (v != "") print T " " f " " v
+        if (f == "pid") pid = v
+        if (f == "pidstart") since = v
+    }
+    if (pid != "" && first(d "/exit") == "") {
+        stat = first("/proc/" pid "/stat")
+        if (stat != "") {
+            sub(/.*\) /, "", stat)
+            split(stat, parts, " ")
+            if (since == "" || parts[20] == since) print T " alive"
+        }
+    }
+    text = ""
+    while ((getline line < (d "/command")) > 0) text = text line "\n"
+    close(d "/command")
+    size = 0; tail = ""; k = 0; found = ""
+    while ((getline line < (d "/log")) > 0) {
+        size += length(line) + 1
+        if (line ~ M) { k++; m[k % ML] = clip(line, MC) }
+        if (U != "" && found == "" && line ~ U) found = substr(line, 1, 400)
+        tail = tail line "\n"
+        if (length(tail) > 2 * TB) tail = clip(tail, TB)
+    }
+    close(d "/log")
+    print T " size " size
+    print T " command"; print substr(text, 1, CC)
+    print T " milestones"
+    for (i = (k > ML ? k - ML + 1 : 1); i <= k; i++) print m[i % ML]
+    if (U != "") { print T " match"; print found }
+    print T " tail"; print clip(tail, TB)
+}
+BEGIN {
+    T = ENVIRON["T"]; M = ENVIRON["M"]; U = ENVIRON["U"]
+    TB = TAIL + 0; ML = LINES + 0; MC = CHARS + 0; CC = COMMAND + 0
+    split(first("/proc/uptime"), up, ".")
+    print T " uptime " up[1]
+    for (a = 1; a < ARGC; a++) job(ARGV[a])
+    print T " end"
+    exit
+}
+"""
+
+
+PROGRAM_FILE = f".status-{hashlib.sha256(_AWK.encode()).hexdigest()[:12]}.awk"
+NO_PROGRAM = "noprogram"
+
+
+def install_program() -> str:
+    """Shell that leaves the awk program in the job root (run by the start script)."""
+    return (
+        f'[ -s "{JOB_ROOT}/{PROGRAM_FILE}" ] || '
+        f"printf '%s' {shlex.quote(_AWK)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
+    )
+
+
+def status_script(
+    names: list[str] | None, token: str, until: str | None = None, *, inline: bool = False
+) -> str:
+    """One record per job (all of them, up to LIST_LIMIT, when `names` is None), then `T end`.
+
+    First `T uptime SECONDS`. A record: `T job NAME`, then `T missing`, or the folder's one-line
+    files (`T started …`, `T ended …`, `T exit …`, `T stop …`, `T pid …`, `T pidstart …`,
+    `T startup …`, `T endup …`), `T alive` when the runner runs, `T size N`
+    (log bytes), and the blocks `T command`, `T milestones`, `T match` (the first log line
+    matching `until`, when given) and `T tail`, each running to the next token line. Without
+    `inline`, only `T noprogram` when the job root holds no copy of the program.
+    """
+    if names is not None:
+        folders = " ".join(f'"$R/{check_name(n)}"' for n in names)
+        collect = f"set -- {folders}"
+    else:
+        collect = (
+            'set --; for d in "$R"/*; do [ -d "$d" ] && set -- "$@" "$d"; '
+            f'[ "$#" -ge {LIST_LIMIT} ] && break; done'
+        )
+    settings = {
+        "TAIL": TAIL_BYTES,
+        "LINES": MILESTONE_LINES,
+        "CHARS": MILESTONE_CHARS,
+        "COMMAND": COMMAND_CHARS,
+    }
+    assigns = " ".join(f"-v {key}={value}" for key, value in settings.items())
+    program = shlex.quote(_AWK) if inline else f'-f "$R/{PROGRAM_FILE}"'
+    lines = [f'R="{JOB_ROOT}"']
+    if not inline:
+        lines.append(
+            f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NO_PROGRAM}; exit 0; }}'
+        )
+    return "\n".join(
+        [
+            *lines,
+            collect,
+            f"T={shlex.quote(token)} M={shlex.quote(MILESTONES)} U={shlex.quote(until or '')} "
+            "LC_ALL=C; export T M U LC_ALL",
+            f'exec awk {assigns} {program} "$@"',  # awk replaces the shell: no fork
+        ]
+    )
