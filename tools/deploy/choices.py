@@ -62,8 +62,15 @@ class DeployChoices(BaseModel):
         default=None, ge=1, description="Pipeline-parallel size; default: chosen with the nodes."
     )
     port: int | None = Field(default=None, ge=1, le=65535, description="Serving port on the head.")
-    gpu_memory_utilization: float = Field(default=DEFAULT_UTILIZATION, gt=0.05, le=0.95)
-    max_model_len: int | None = Field(default=None, ge=256)
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0.05,
+        le=0.95,
+        description="Engine memory fraction; default: the most CUDA gives on every node (≤0.8).",
+    )
+    max_model_len: int | None = Field(
+        default=None, ge=256, description="Context length; default: what the KV cache left holds."
+    )
     hf_cache: str = Field(default="~/.cache/huggingface", description="HF cache on each host.")
     container: str | None = Field(default=None, description="Engine container name.")
     fabric_interface: str | None = Field(
@@ -106,6 +113,7 @@ class DeployChoices(BaseModel):
         return self.model_copy(
             update={
                 "image": self.image or DEFAULT_IMAGES[self.recipe],
+                "gpu_memory_utilization": self.gpu_memory_utilization or DEFAULT_UTILIZATION,
                 "nodes": self.nodes or len(self.hosts),
                 "tensor_parallel": self.tensor_parallel or len(self.hosts),
                 "pipeline_parallel": self.pipeline_parallel or 1,

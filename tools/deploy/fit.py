@@ -55,10 +55,7 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
     for node in budgets:
         usable = node.usable(utilization)
         if share + share * KV_HEADROOM_FRACTION <= usable:
-            verdict.lines.append(
-                f"{node.host}: {gb(node.available_bytes)} available × {utilization:g} = "
-                f"{gb(usable)}, {gb(usable - share)} left for KV cache"
-            )
+            verdict.lines.append(f"{node.host}: {_usable_words(node, utilization, usable, share)}")
             continue
         verdict.fits = False
         holders = ", ".join(name for name, _ in node.holders)
@@ -74,6 +71,17 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
             line += " → does not fit on this node"
         verdict.lines.append(line)
     return verdict
+
+
+def _usable_words(node: NodeBudget, utilization: float, usable: float, share: float) -> str:
+    """How the usable bytes come about: unified memory counts what CUDA can allocate."""
+    left = f"{gb(usable - share)} left for KV cache"
+    if not node.unified or node.total_bytes is None:
+        return f"{gb(node.available_bytes)} available × {utilization:g} = {gb(usable)}, {left}"
+    return (
+        f"{utilization:g} × {gb(node.total_bytes)} unified = {gb(usable)} (CUDA can allocate "
+        f"{gb(node.allocatable())} of {gb(node.available_bytes)} available), {left}"
+    )
 
 
 async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int:

@@ -116,7 +116,10 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             fabric={h: p.__dict__ for h, p in report.fabric.items()},
             fit=report.fit.lines if report.fit else None,
         )
+        data["engine_settings"] = list(report.settings)
         text = plan.render() + "\n\nPreflight:\n" + report.render()
+        if report.settings:
+            text += "\n\nEngine settings:\n" + "\n".join(f"- {s}" for s in report.settings)
         if unresolved:
             text = (
                 "The plan cannot succeed until these are done (not fixable from here):\n"

@@ -17,6 +17,7 @@ from tools.checks.budget import budgets_for
 from tools.checks.fabric import pair_link
 from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
+from tools.deploy.engine_settings import choose_max_model_len, choose_utilization
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
 from tools.deploy.fit import FitVerdict, check_fit
 from tools.deploy.weights import weights_findings
@@ -54,6 +55,7 @@ class PreflightReport:
     fit: FitVerdict | None
     choices: DeployChoices
     layout: Layout | None = None
+    settings: tuple[str, ...] = ()  # why the engine's memory flags have their values
 
     @property
     def blockers(self) -> list[Finding]:
@@ -83,6 +85,10 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     present = [h for h in choices.hosts if h in data.hosts and h not in data.unreachable]
     if choices.head not in present:
         return PreflightReport([_reachable(data, choices)], None, None, choices.resolved())
+    utilization, why_utilization = choose_utilization(
+        budgets_for(data.hosts, present), choices.gpu_memory_utilization
+    )
+    choices = choices.model_copy(update={"gpu_memory_utilization": utilization})
     layout_finding, layout = _layout(data, choices, present)
     if layout_finding is not None and layout_finding.severity == "blocker":
         return PreflightReport([layout_finding], None, None, choices.resolved())
@@ -100,16 +106,21 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     findings += [*shared["rdma"], fabric_finding, *shared["docker"], _image(hosts, resolved)]
     findings += _ports(hosts, resolved)
     fit = None
+    settings = [why_utilization]
     if data.model_size_bytes:
-        fit = check_fit(
-            data.model_size_bytes,
-            budgets_for(hosts, resolved.hosts),
-            resolved.gpu_memory_utilization,
-        )
+        budgets = budgets_for(hosts, resolved.hosts)
+        fit = check_fit(data.model_size_bytes, budgets, utilization)
         findings.append(_memory(fit))
+        share = fit.per_node_bytes
+        kv_left = min((b.usable_freed(utilization) - share for b in budgets), default=0)
+        length, why_length = choose_max_model_len(
+            max(kv_left, 0), len(resolved.hosts), resolved.max_model_len
+        )
+        resolved = resolved.model_copy(update={"max_model_len": length})
+        settings.append(why_length)
         findings += weights_findings(hosts, resolved, data.model_size_bytes, data.cached_bytes)
     findings += shared["versions"]
-    return PreflightReport(by_severity(findings), fabric, fit, resolved, layout)
+    return PreflightReport(by_severity(findings), fabric, fit, resolved, layout, tuple(settings))
 
 
 def _layout(
