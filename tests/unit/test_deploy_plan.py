@@ -49,7 +49,7 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "start the Ray head",
         "start the engine container scout-vllm",
         "join the Ray cluster",
-        f"serve {MODEL} with vLLM TP=2",
+        f"serve {MODEL} with vLLM TP=2 (as job scout-serve)",
     ]
     assert "does not fit until vllm_node is stopped" in result.text
     assert any("fabric address of spark-b unknown" in risk for risk in plan.risks)

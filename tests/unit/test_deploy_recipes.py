@@ -70,8 +70,10 @@ def test_vllm_ray_ray_and_serve_commands() -> None:
     assert steps["ray-join:spark-b"].check.command == "docker exec scout-vllm ray status"
     assert steps["ray-join:spark-b"].check.passes(0, " 0.0/2.0 GPU\n")
     assert not steps["ray-join:spark-b"].check.passes(0, " 0.0/1.0 GPU\n")
+    assert steps["serve:spark-a"].job == "scout-serve"
+    assert "Application startup complete" in (steps["serve:spark-a"].ready or "")
     assert steps["serve:spark-a"].actions == [
-        f"docker exec -d scout-vllm vllm serve {MODEL} --tensor-parallel-size 2 "
+        f"docker exec scout-vllm vllm serve {MODEL} --tensor-parallel-size 2 "
         "--distributed-executor-backend ray --host 0.0.0.0 --port 8000 "
         "--gpu-memory-utilization 0.8 --max-model-len 32768"
     ]
@@ -109,8 +111,43 @@ def test_sglang_sets_its_host_ip_and_rendezvous() -> None:
     assert steps["container:spark-a"].actions[0].split()[-3] == "lmsysorg/sglang:latest-cu130"
     launch = steps["serve:spark-a"].actions[0]
     assert launch.startswith(
-        f"docker exec -d scout-sglang python3 -m sglang.launch_server --model-path {MODEL} "
+        f"docker exec scout-sglang python3 -m sglang.launch_server --model-path {MODEL} "
         "--tp 2 --nnodes 2 --node-rank 0 --dist-init-addr 192.168.100.10:20000 "
         "--host 0.0.0.0 --port 30000"
     )
     assert "--node-rank 1" in steps["rank:spark-b"].actions[0]
+
+
+def test_ranks_run_as_jobs_whose_own_log_the_check_reads() -> None:
+    """`docker exec -d` output never reaches `docker logs`: the rank check reads the job log."""
+    for name in ("sglang", "vllm-multinode"):
+        rank = {s.id: s for s in recipe(name).steps}["rank:spark-b"]
+        assert rank.job == "scout-rank-1"
+        assert not rank.actions[0].startswith("docker exec -d")
+        assert (
+            rank.check.command
+            == 'tail -n 200 "${SCOUT_JOBS_DIR:-$HOME/.scout/jobs}/scout-rank-1"/log'
+        )
+        assert rank.check.absent and "docker logs" not in rank.check.command
+        assert rank.check.passes(0, "INFO waiting for rank 0\n")
+        assert not rank.check.passes(0, "Traceback (most recent call last):\n")
+
+
+def test_both_twins_merged_for_nccl() -> None:
+    steps = {s.id: s for s in recipe("vllm-ray").steps}
+    env = env_of(steps["container:spark-b"].actions[0])
+    assert env["NCCL_IB_HCA"] == "rocep1s0f1,roceP2p1s0f1"
+    assert env["NCCL_IB_MERGE_NICS"] == "1"
+
+
+def test_vllm_ray_installs_ray_where_the_image_has_none() -> None:
+    choices = DeployChoices(model=MODEL, hosts=["spark-a", "spark-b"])
+    fabric = find_fabric(reference_pair(), choices.hosts)
+    steps = order_steps(build_recipe(choices, fabric, install_ray=frozenset(choices.hosts)).steps)
+    ids = [s.id for s in steps]
+    assert ids.index("ray-install:spark-a") < ids.index("ray-head:spark-a")
+    assert ids.index("ray-install:spark-b") < ids.index("ray-join:spark-b")
+    install = steps[ids.index("ray-install:spark-b")]
+    assert install.actions == [
+        "docker exec scout-vllm pip install -q --root-user-action=ignore 'ray[default]>=2.9'"
+    ]

@@ -13,6 +13,10 @@
   (dgx-spark-playbooks multi-sparks-through-switch/assets/spark_cluster_setup/
   spark_cluster_setup.py: UCX/NCCL socket/OMPI on enP7s7, NCCL_IB_HCA = all four,
   NCCL_IB_SUBNET_AWARE_ROUTING=1, and for a ring NCCL_IB_MERGE_NICS=0 NCCL_NET_PLUGIN=none).
+- The cabled cage is Up on every node but has no address Scout can use: link-local addresses
+  (169.254/16) on ONE cable are used as they are, as NVIDIA's guide allows; otherwise (no IPv4,
+  or link-local on two cables) each path carries the addresses NVIDIA's netplan would give it
+  (`netplan`, tools/deploy/netplan.py) and the plan writes that file first.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tools.checks.fabric import fabric_subnets, is_primary_path, pair_link, shared_subnets
+from tools.deploy.netplan import planned_addresses
 from tools.recon.facts import HostFacts, Interface
 
 _DOMAIN_PREFIX = re.compile(r"^en(?:P\d+)?p")
@@ -44,6 +49,8 @@ class FabricPath:
     link_up: bool
     down_netdevs: tuple[str, ...] = ()
     routed: bool = False
+    link_local: bool = False  # `ip` is a 169.254/16 address (one cable, as NVIDIA allows)
+    netplan: tuple[tuple[str, str], ...] = ()  # (netdev, address/24) the plan must write first
 
     def ip_or_lookup(self) -> str:
         """The literal IP, or a shell lookup of it on the host (valid once the link is up)."""
@@ -156,6 +163,9 @@ def find_fabric(
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
     if len(order) > 2 and all(pair_link(hosts[a], hosts[b]).state == "up" for a, b in pairs):
         return _routed(hosts, order)
+    unaddressed = _unaddressed(hosts, order)
+    if unaddressed is not None:
+        return unaddressed
     chosen = _head_choice(hosts, order)
     return {h: _path(hosts[h], chosen, node_ips.get(h)) for h in order}
 
@@ -262,3 +272,62 @@ def _head_choice(hosts: Mapping[str, HostFacts], order: list[str]) -> str:
         f"{order[0]}'s fabric interface {usable[0]} has no counterpart on "
         + ", ".join(h for h in order[1:] if _nic(hosts[h], usable[0]) is None)
     )
+
+
+def _up_cages(facts: HostFacts) -> dict[str, list[str]]:
+    """Cage key → its fabric netdevs (primary path first), for cages with a netdev Up and not
+    NO-CARRIER: the cables plugged in."""
+    cages: dict[str, list[str]] = {}
+    for nic in facts.network.interfaces:
+        if nic.fabric and (nic.state or "").upper() == "UP" and nic.carrier is not False:
+            cages.setdefault(cage_key(nic.name), [])
+    for nic in facts.network.interfaces:
+        if nic.fabric and cage_key(nic.name) in cages:
+            cages[cage_key(nic.name)].append(nic.name)
+    for names in cages.values():
+        names.sort(key=lambda name: (not is_primary_path(name), name))
+    return cages
+
+
+def _link_local(nic: Interface | None) -> ipaddress.IPv4Interface | None:
+    for cidr in nic.addresses if nic else []:
+        found = ipaddress.ip_interface(cidr)
+        if isinstance(found, ipaddress.IPv4Interface) and found.ip.is_link_local:
+            return found
+    return None
+
+
+def _unaddressed(hosts: Mapping[str, HostFacts], order: list[str]) -> dict[str, FabricPath] | None:
+    """Every node has the head's cabled cage Up but no shared routable subnet: link-local on a
+    single cable as is, else the netplan addresses; None when a node lacks that cage Up."""
+    cages = [_up_cages(hosts[h]) for h in order]
+    if not cages[0]:
+        return None
+    key = sorted(cages[0], key=lambda k: (not is_primary_path(cages[0][k][0]), k))[0]
+    if not all(key in c for c in cages):
+        return None
+    primary = {h: c[key][0] for h, c in zip(order, cages, strict=True)}
+    locals_ = [_link_local(_nic(hosts[h], primary[h])) for h in order]
+    if all(len(c) == 1 for c in cages) and all(
+        ll is not None and ll.network == locals_[0].network  # type: ignore[union-attr]
+        for ll in locals_
+    ):
+        return {
+            h: FabricPath(
+                h, primary[h], str(ll.ip), _hcas(hosts[h], primary[h]), True, link_local=True
+            )
+            for h, ll in zip(order, locals_, strict=True)
+            if ll is not None
+        }
+    paths = {}
+    for index, (h, c) in enumerate(zip(order, cages, strict=True)):
+        addresses = planned_addresses(c[key], index)
+        paths[h] = FabricPath(
+            host=h,
+            netdev=primary[h],
+            ip=addresses[primary[h]].split("/")[0],
+            hcas=_hcas(hosts[h], primary[h]),
+            link_up=True,
+            netplan=tuple(addresses.items()),
+        )
+    return paths

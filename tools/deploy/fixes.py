@@ -1,5 +1,6 @@
 """The steps that clear what preflight found, before the recipe's own: stop a container holding
-memory, bring a RoCE link up, pull a missing image, or say what a person must do by hand."""
+memory, bring a RoCE link up, give the fabric ports addresses (netplan), pull a missing image, or
+say what a person must do by hand."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.netplan import netplan_step
 from tools.deploy.preflight import PreflightReport
 from tools.deploy.steps import DeployStep, StepCheck
 
@@ -35,7 +37,10 @@ def fix_steps(
             unresolved.append(check)
             if check.needs_person:
                 steps.append(by_hand_step(check))
-    kinds = ["stop", "link-up", "pull", "by-hand"]
+    for path in (report.fabric or {}).values():
+        if path.netplan:
+            steps.append(netplan_step(path.host, dict(path.netplan)))
+    kinds = ["stop", "link-up", "netplan", "pull", "by-hand"]
     steps.sort(key=lambda s: kinds.index(s.id.split(":", 1)[0]))
     return steps, unresolved
 

@@ -20,6 +20,7 @@ from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.engine_settings import choose_max_model_len, choose_utilization
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
 from tools.deploy.fit import FitVerdict, check_fit
+from tools.deploy.netplan import NETPLAN_FILE
 from tools.deploy.weights import weights_findings
 from tools.recon.facts import HostFacts
 
@@ -231,6 +232,23 @@ def _fabric_up(fabric: dict[str, FabricPath], choices: DeployChoices) -> Finding
     if len(fabric) == 1:
         one = f"one node: no fabric between nodes needed (rendezvous on {ips})"
         return _finding("fabric", "ok", "single_node", one, choices.hosts)
+    if any(p.netplan for p in fabric.values()):
+        return _finding(
+            "fabric",
+            "warning",
+            "fabric_unaddressed",
+            "the cabled ConnectX ports are Up but have no address the nodes share (none, or "
+            "link-local with more than one cable): the plan first writes NVIDIA's netplan with "
+            f"one subnet per PCIe twin ({ips})",
+            choices.hosts,
+            fix=f"approve the netplan step ({NETPLAN_FILE}; its rollback restores the old file)",
+        )
+    if any(p.link_local for p in fabric.values()):
+        up = (
+            f"fabric Up on link-local addresses over one cable, as NVIDIA's guide allows: {ips} "
+            "(they may change after a reboot; static per-twin subnets are the lasting fix)"
+        )
+        return _finding("fabric", "ok", "fabric_link_local", up, choices.hosts)
     if not any(p.routed for p in fabric.values()):
         up = f"fabric Up on a shared subnet: {ips}"
         return _finding("fabric", "ok", "fabric_up", up, choices.hosts)

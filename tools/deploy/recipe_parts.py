@@ -2,7 +2,10 @@
 
 Every recipe runs its engine in one long-lived container per node (`sleep infinity` as the main
 process), then starts the engine parts with `docker exec`, so each part has its own success
-check and a failed part can be retried without re-creating containers.
+check and a failed part can be retried without re-creating containers. The engine's own
+processes (`vllm serve`, a rank, SGLang) run as jobs (`docker exec` in the foreground as the
+job's command): their output lands in the job log, where load progress and tracebacks show and
+the rank checks read; `docker exec -d` would write nowhere (`docker logs` shows only PID 1).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.fabric import FabricPath
-from tools.deploy.steps import DeployStep, StepCheck
+from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 
 CONTAINER_MAIN = "sleep infinity"
 PREFLIGHT_COMMON = ("reachable", "fabric", "rdma", "docker", "image", "ports", "memory", "weights")
@@ -50,6 +53,10 @@ def rdma_env(path: FabricPath) -> dict[str, str]:
     env = {"NCCL_IB_DISABLE": "0"}
     if path.hcas:
         env["NCCL_IB_HCA"] = ",".join(path.hcas)
+    if len(path.hcas) > 1 and not path.routed:
+        # Both PCIe twins of one cage as one NIC: one real pair measured 98 Gb/s on one HCA
+        # and 161 Gb/s with both merged (issue 14; reference/dgx-spark.md §3.4, §6 #5).
+        env["NCCL_IB_MERGE_NICS"] = "1"
     if path.routed:
         env |= {
             "NCCL_IB_SUBNET_AWARE_ROUTING": "1",
@@ -96,6 +103,31 @@ def container_step(
         ),
         rollback=f"docker rm -f {name}",
         needs=needs,
+    )
+
+
+SERVE_JOB = "scout-serve"
+# vLLM and SGLang both log this when the HTTP server is up (uvicorn); reference/dgx-spark.md §2.3.
+READY_LINE = "Application startup complete"
+FAILED_LINE = r"Traceback|Error|error:"
+
+
+def rank_job(rank: int) -> str:
+    return f"scout-rank-{rank}"
+
+
+def serve_step(choices: DeployChoices, title: str, command: str, needs: list[str]) -> DeployStep:
+    """The engine's rank 0 as a job on the head; ready when its log says the server is up."""
+    return DeployStep(
+        id=f"serve:{choices.head}",
+        title=title,
+        host=choices.head,
+        actions=[command],
+        check=serving_check(choices, choices.head),
+        rollback=f"docker rm -f {choices.container} on every node",
+        needs=needs,
+        job=SERVE_JOB,
+        ready=f"{READY_LINE}|{FAILED_LINE}",
     )
 
 
@@ -166,28 +198,26 @@ def ranked_recipe(
                 title=f"start {launch.engine} rank {rank}",
                 host=worker,
                 actions=[launch.launch(choices, head, rank)],
-                check=StepCheck(
-                    host=worker,
-                    command=f"docker logs {container}",
-                    expect=r"Traceback|Error",
+                check=job_log_check(
+                    worker,
+                    rank_job(rank),
+                    "the rank's job log shows no error (it waits for rank 0)",
+                    FAILED_LINE,
                     absent=True,
-                    description="the rank's log shows no error (it waits for rank 0)",
                 ),
                 rollback=f"docker rm -f {container}",
                 needs=[f"container:{worker}"],
+                job=rank_job(rank),
             )
         )
     ranks = [step.id for step in steps if step.id.startswith("rank:")]
     steps.append(container_step(choices, choices.head, launch.env(head, head), ranks))
     steps.append(
-        DeployStep(
-            id=f"serve:{choices.head}",
-            title=f"serve {choices.model} with {launch.engine} rank 0",
-            host=choices.head,
-            actions=[launch.launch(choices, head, 0)],
-            check=serving_check(choices, choices.head),
-            rollback=f"docker rm -f {container} on every node",
-            needs=[f"container:{choices.head}", *ranks],
+        serve_step(
+            choices,
+            f"serve {choices.model} with {launch.engine} rank 0",
+            launch.launch(choices, head, 0),
+            [f"container:{choices.head}", *ranks],
         )
     )
     port = choices.port or launch.default_port

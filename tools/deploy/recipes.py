@@ -17,6 +17,14 @@ BUILDERS: dict[str, RecipeBuilder] = {
 }
 
 
-def build_recipe(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
-    """The recipe the user chose, with every default resolved."""
+def build_recipe(
+    choices: DeployChoices,
+    fabric: dict[str, FabricPath],
+    *,
+    install_ray: frozenset[str] = frozenset(),
+) -> Recipe:
+    """The recipe the user chose, with every default resolved; `install_ray`: the nodes whose
+    image has no Ray (vllm-ray installs it into their containers)."""
+    if choices.recipe == "vllm-ray":
+        return vllm_ray.build(choices.resolved(), fabric, install_ray)
     return BUILDERS[choices.recipe](choices.resolved(), fabric)

@@ -32,7 +32,7 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
 
 def launch_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
     parts = [
-        f"docker exec -d {choices.container} python3 -m sglang.launch_server",
+        f"docker exec {choices.container} python3 -m sglang.launch_server",
         f"--model-path {choices.model}",
         *parallel_flags(choices),
     ]

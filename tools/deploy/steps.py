@@ -1,4 +1,7 @@
-"""A deployment step as data: where it runs, its commands, how success shows, how to undo it."""
+"""A deployment step as data: where it runs, its commands, how success shows, how to undo it.
+
+Long work (pulls, downloads, copies, fabric tests, the engine itself) is a job: its action runs
+detached with its log on the host (tools/jobs/), and its checks read that log."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from tools.jobs.folder import job_dir
 from tools.plan import PlanStep
 
 
@@ -41,14 +45,47 @@ class DeployStep(BaseModel):
     expected_downtime: str = "none"
     needs: list[str] = Field(default_factory=list)
     by_hand: bool = Field(default=False, description="A person must do it; Scout cannot.")
+    job: str | None = Field(
+        default=None,
+        description="Run the one action as this named job (job_start): it outlives the call "
+        "and its log shows progress; the step's work is done when the job ends (or `ready`).",
+    )
+    ready: str | None = Field(
+        default=None, description="`grep -E` pattern in the job's log that means it is ready."
+    )
+    operator_env: list[str] = Field(
+        default_factory=list,
+        description="Variables the job takes from the operator's environment at run time "
+        "(HF_TOKEN); their values are never in the plan.",
+    )
 
     def plan_step(self) -> PlanStep:
         """The step as a person approves it in a plan: what, where, how, undo, proof."""
+        title = self.title
+        if self.job:
+            title += f" (as job {self.job}"
+            if self.operator_env:
+                title += f", with {', '.join(self.operator_env)} from the operator's environment"
+            title += ")"
         return PlanStep(
-            title=self.title,
+            title=title,
             hosts=[self.host] if self.host else [],
             actions=self.actions,
             expected_downtime=self.expected_downtime,
             rollback=self.rollback,
             success_check=self.check.render(),
         )
+
+
+def job_log_check(
+    host: str, job: str, description: str, expect: str | None = None, *, absent: bool = False
+) -> StepCheck:
+    """A check on the job's own log (not `docker logs`: an engine started with `docker exec`
+    writes there, while `docker logs` shows only the container's main process)."""
+    return StepCheck(
+        host=host,
+        command=f"tail -n 200 {job_dir(job)}/log",
+        expect=expect,
+        absent=absent,
+        description=description,
+    )

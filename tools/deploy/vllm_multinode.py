@@ -31,7 +31,7 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
 
 def serve_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
     parts = [
-        f"docker exec -d {choices.container} vllm serve {choices.model}",
+        f"docker exec {choices.container} vllm serve {choices.model}",
         *parallel_flags(choices),
         "--distributed-executor-backend mp",
     ]

@@ -3,6 +3,10 @@
 Head container and Ray head first, then each worker's container joins the Ray cluster, then
 `vllm serve` on the head with the Ray executor. Every node pins Ray and vLLM to its fabric IP
 (a multi-NIC host otherwise advertises its LAN address and placement waits forever).
+
+Where the image has no Ray (NGC `nvcr.io/nvidia/vllm:26.05-py3`), it is installed into each
+container before `ray start`, as the playbook's patched run_cluster.sh does: `pip install -q
+--root-user-action=ignore 'ray[default]>=2.9'` (reference/dgx-spark.md §2.3, §6 #13).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from tools.deploy.recipe_parts import (
     engine_flags,
     parallel_flags,
     rdma_env,
-    serving_check,
+    serve_step,
     socket_env,
     split_label,
 )
@@ -46,10 +50,42 @@ def _ray_status(choices: DeployChoices, head: str, nodes: int) -> StepCheck:
     )
 
 
-def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
+RAY_INSTALL = "pip install -q --root-user-action=ignore 'ray[default]>=2.9'"
+
+
+def install_ray_step(choices: DeployChoices, host: str) -> DeployStep:
+    c = choices.container
+    return DeployStep(
+        id=f"ray-install:{host}",
+        title=f"install Ray into {c} (the image has none; NVIDIA's playbook does the same)",
+        host=host,
+        actions=[f"docker exec {c} {RAY_INSTALL}"],
+        check=StepCheck(
+            host=host,
+            command=f"docker exec {c} ray --version",
+            expect=r"ray, version",
+            description="ray --version answers in the container",
+        ),
+        rollback=f"docker rm -f {c}",
+        needs=[f"container:{host}"],
+    )
+
+
+def build(
+    choices: DeployChoices,
+    fabric: dict[str, FabricPath],
+    install_ray: frozenset[str] = frozenset(),
+) -> Recipe:
+    """The steps; `install_ray` names the nodes whose image lacks Ray (or may lack it)."""
     head = fabric[choices.head]
     c = choices.container
+
+    def ray_ready(host: str) -> list[str]:
+        return [f"ray-install:{host}" if host in install_ray else f"container:{host}"]
+
     steps = [container_step(choices, choices.head, node_env(head, head), [])]
+    if choices.head in install_ray:
+        steps.append(install_ray_step(choices, choices.head))
     steps.append(
         DeployStep(
             id=f"ray-head:{choices.head}",
@@ -61,12 +97,14 @@ def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
             ],
             check=_ray_status(choices, choices.head, 1),
             rollback=f"docker exec {c} ray stop",
-            needs=[f"container:{choices.head}"],
+            needs=ray_ready(choices.head),
         )
     )
     for joined, worker in enumerate(choices.workers, start=2):
         path = fabric[worker]
         steps.append(container_step(choices, worker, node_env(path, head), []))
+        if worker in install_ray:
+            steps.append(install_ray_step(choices, worker))
         steps.append(
             DeployStep(
                 id=f"ray-join:{worker}",
@@ -78,12 +116,12 @@ def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
                 ],
                 check=_ray_status(choices, choices.head, joined),
                 rollback=f"docker exec {c} ray stop",
-                needs=[f"container:{worker}", f"ray-head:{choices.head}"],
+                needs=[*ray_ready(worker), f"ray-head:{choices.head}"],
             )
         )
     serve = " ".join(
         [
-            f"docker exec -d {c} vllm serve {choices.model}",
+            f"docker exec {c} vllm serve {choices.model}",
             *parallel_flags(choices),
             "--distributed-executor-backend ray",
             f"--host 0.0.0.0 --port {choices.port}",
@@ -91,14 +129,11 @@ def build(choices: DeployChoices, fabric: dict[str, FabricPath]) -> Recipe:
         ]
     )
     steps.append(
-        DeployStep(
-            id=f"serve:{choices.head}",
-            title=f"serve {choices.model} with vLLM {split_label(choices)}",
-            host=choices.head,
-            actions=[serve],
-            check=serving_check(choices, choices.head),
-            rollback=f"docker rm -f {c} on every node",
-            needs=[s.id for s in steps if s.id.startswith("ray-")],
+        serve_step(
+            choices,
+            f"serve {choices.model} with vLLM {split_label(choices)}",
+            serve,
+            [s.id for s in steps if s.id.startswith("ray-") and not s.id.startswith("ray-inst")],
         )
     )
     return Recipe(
