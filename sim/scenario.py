@@ -104,13 +104,18 @@ class Disk(_Model):
 
 
 class Image(_Model):
+    """An image; `tools` are the engine packages inside it with their versions (vllm, ray,
+    sglang), what `pip show`/`--version` answer in a container of it. An engine that is not
+    listed is absent: NGC's vLLM 26.05 ships without Ray (dgx-spark.md §2.3, NVIDIA's playbook
+    pip-installs `ray[default]` before `ray start`)."""
+
     repository: str
     tag: str = "latest"
     id: str
     created: str = "2 months ago"
     size: str = "1GB"
     run_memory_kb: int = 1048576
-    tools: list[str] = Field(default_factory=list)  # engine commands inside: vllm, ray, sglang
+    tools: dict[str, str] = Field(default_factory=dict)
 
 
 class Container(_Model):
@@ -211,6 +216,9 @@ class Host(_Model):
     pip_packages: dict[str, str] = Field(default_factory=dict)
     hf_cache: dict[str, CachedModel] = Field(default_factory=dict)
     hub: dict[str, HubModel] = Field(default_factory=dict)  # what the Hub serves to this host
+    # False: no route to the internet (the seed's worker, reached only through the head): pulls,
+    # downloads and pip installs fail to resolve their hosts instead of finding nothing.
+    internet: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
 

@@ -58,6 +58,8 @@ class MemoryFacts(FactGroup):
     unified_memory: bool = False
     gpu_total_bytes: int | None = None
     gpu_free_bytes: int | None = None
+    swap_total_bytes: int | None = None
+    swap_used_bytes: int | None = None  # swap in use on a Spark means memory was already short
 
     @computed_field
     @property
@@ -79,9 +81,13 @@ class Gpu(BaseModel):
 
 
 class GpuProcessFact(BaseModel):
+    """A process on the GPU. `memory_cut`: nvidia-smi cut the value (`10707...`), so the
+    memory it holds is unknown (`memory_bytes` None) though the process surely holds some."""
+
     pid: int
     name: str
     memory_bytes: int | None = None
+    memory_cut: bool = False
 
 
 class GpuFacts(FactGroup):
@@ -130,11 +136,20 @@ class Container(BaseModel):
     memory_source: str | None = None
 
 
+class ImageContents(BaseModel):
+    """What an image can run, probed by running it: versions, None where the package is absent."""
+
+    ray: str | None = None
+    vllm: str | None = None
+    sglang: str | None = None
+
+
 class Image(BaseModel):
     repository: str
     tag: str | None = None
     id: str | None = None
     size: str | None = None
+    contents: ImageContents | None = None  # None: not probed
 
 
 class DockerFacts(FactGroup):
