@@ -44,13 +44,22 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enp1s0f1np1 up",
         "sudo ip link set enP2p1s0f1np1 up",
     ]
-    assert titles[2:] == [
+    rest = titles[2:]
+    assert rest[:2] == [
+        f"download {MODEL} into spark-a's HF cache (as job download-weights)",
+        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+    ]
+    ray = "install Ray into scout-vllm, as NVIDIA's playbook does for its image without Ray"
+    assert rest[2:] == [
         "start the engine container scout-vllm",
+        ray,
         "start the Ray head",
         "start the engine container scout-vllm",
+        ray,
         "join the Ray cluster",
         f"serve {MODEL} with vLLM TP=2 (as job scout-serve)",
     ]
+    assert "Ray: not known to be in nvcr.io/nvidia/vllm:26.05-py3" in plan.goal
     assert "does not fit until vllm_node is stopped" in result.text
     assert any("fabric address of spark-b unknown" in risk for risk in plan.risks)
 
@@ -59,7 +68,13 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     result = await plan_for(reference_pair(), tmp_path, recipe="sglang")
     plan = Plan.model_validate(result.data["plan"])
     assert not result.is_error
-    assert [s.hosts for s in plan.steps] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
+    titles = [s.title for s in plan.steps]
+    assert titles[:3] == [
+        f"download {MODEL} into spark-a's HF cache (as job download-weights)",
+        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+        "measure the fabric: all_gather_perf over 2 nodes (as job fabric-test)",
+    ]
+    assert [s.hosts for s in plan.steps[3:]] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
 
 
 async def test_roce_not_fixable_says_what_a_person_must_do(tmp_path: Path) -> None:

@@ -1,10 +1,8 @@
 """The steps that clear what preflight found, before the recipe's own: stop a container holding
-memory, bring a RoCE link up, give the fabric ports addresses (netplan), pull a missing image, or
-say what a person must do by hand."""
+memory, bring a RoCE link up, give the fabric ports addresses (netplan), or say what a person
+must do by hand (images and weights: tools/deploy/provision.py)."""
 
 from __future__ import annotations
-
-import re
 
 from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
@@ -29,8 +27,6 @@ def fix_steps(
             ]
         elif check.check == "fabric" and not check.needs_person and report.fabric:
             steps += [link_up_step(p) for p in report.fabric.values() if not p.link_up]
-        elif check.check == "image":
-            steps += [pull_step(h, choices.image or "") for h in check.hosts]
         elif check.check == "ports" and any(name in check.message for name in stopped):
             continue
         else:
@@ -40,7 +36,7 @@ def fix_steps(
     for path in (report.fabric or {}).values():
         if path.netplan:
             steps.append(netplan_step(path.host, dict(path.netplan)))
-    kinds = ["stop", "link-up", "netplan", "pull", "by-hand"]
+    kinds = ["stop", "link-up", "netplan", "by-hand"]
     steps.sort(key=lambda s: kinds.index(s.id.split(":", 1)[0]))
     return steps, unresolved
 
@@ -80,22 +76,6 @@ def link_up_step(path: FabricPath) -> DeployStep:
             "cable in the same cage on both ends (needs a person)",
         ),
         rollback=" && ".join(f"sudo ip link set {n} down" for n in netdevs),
-    )
-
-
-def pull_step(host: str, image: str) -> DeployStep:
-    return DeployStep(
-        id=f"pull:{host}",
-        title=f"pull {image}",
-        host=host,
-        actions=[f"docker pull {image}"],
-        check=StepCheck(
-            host=host,
-            command="docker images --format '{{.Repository}}:{{.Tag}}'",
-            expect=f"^{re.escape(image)}$",
-            description=f"{image} is listed",
-        ),
-        rollback=f"docker rmi {image}",
     )
 
 

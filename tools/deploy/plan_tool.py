@@ -8,6 +8,8 @@ state under the plan's hash, so rollout_step can run exactly the plan a person a
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
@@ -15,6 +17,7 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import Finding
 from tools.checks.layout import Layout
 from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric_test import fabric_test_step
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
     GB,
@@ -25,6 +28,7 @@ from tools.deploy.fit import (
 )
 from tools.deploy.fixes import fix_steps
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
+from tools.deploy.provision import ProvisionInput, provision
 from tools.deploy.recipe_parts import split_label
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
@@ -44,6 +48,11 @@ class PlanDeploymentInput(DeployChoices):
         default_factory=list,
         description="Hosts whose RoCE link stayed down after `ip link set … up`.",
     )
+    gated: bool = Field(
+        default=False,
+        description="The model's Hub repository is gated (its page or API says so): the "
+        "download needs HF_TOKEN in Scout's environment.",
+    )
 
 
 class PlanDeploymentTool(Tool[PlanDeploymentInput]):
@@ -55,8 +64,13 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     )
     Input = PlanDeploymentInput
 
-    def __init__(self, max_age_s: float = 600.0) -> None:
+    def __init__(
+        self, max_age_s: float = 600.0, operator_env: Mapping[str, str] | None = None
+    ) -> None:
+        """`operator_env`: where HF_TOKEN is looked for (default: Scout's own environment);
+        only its presence is read here, the value goes to the download job at run time."""
         self.max_age_s = max_age_s
+        self.operator_env = os.environ if operator_env is None else operator_env
 
     def hosts(self, params: PlanDeploymentInput) -> list[str]:
         return list(params.hosts)
@@ -76,7 +90,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         if size is None:
             size = max((v for v in _cached_sizes(world, params, cached) if v), default=None)
         choices = DeployChoices.model_validate(
-            params.model_dump(exclude={"model_size_gb", "links_tried"})
+            params.model_dump(exclude={"model_size_gb", "links_tried", "gated"})
         )
         report = run_preflight(
             PreflightInput(
@@ -104,19 +118,39 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 data=data,
             )
         fixes, unresolved = fix_steps(report, choices)
-        recipe = build_recipe(choices, report.fabric)
+        prov = provision(self._provision_input(world, report, params, ctx), choices)
+        unresolved += prov.blockers
+        stoppers = [f for f in unresolved if f.check == "weights"]
+        if stoppers:
+            data["preflight"] += [f.model_dump() for f in prov.blockers]
+            return ToolResult(
+                text="Cannot plan this deployment yet (nothing was downloaded):\n"
+                + _blocker_lines(stoppers),
+                is_error=True,
+                data=data,
+            )
+        if prov.recipe != choices.recipe:
+            choices = choices.model_copy(update={"recipe": prov.recipe})
+        recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
+        before = [f.id for f in fixes]
+        fabric_links = [f.id for f in fixes if f.id.startswith(("link-up:", "netplan:"))]
+        for step in prov.steps:
+            if step.id.startswith(("copy:", "image-copy:")):
+                step.needs = [*step.needs, *fabric_links]
+        test = fabric_test_step(choices, report.fabric, fabric_links)
+        extra = [test] if test else []
         for step in recipe.steps:
-            step.needs = [*step.needs, *(f.id for f in fixes)]
-        ordered = order_steps([*fixes, *recipe.steps])
-        plan = to_plan(choices, ordered, report, size)
+            step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
+        ordered = order_steps([*fixes, *prov.steps, *extra, *recipe.steps])
+        plan = to_plan(choices, ordered, report, size, prov.notes)
         ctx.state.add_deployment(plan, ordered)
         data.update(
             plan=plan.model_dump(mode="json"),
             steps=[s.model_dump() for s in ordered],
             fabric={h: p.__dict__ for h, p in report.fabric.items()},
             fit=report.fit.lines if report.fit else None,
+            provision=prov.notes,
         )
-        data["engine_settings"] = list(report.settings)
         text = plan.render() + "\n\nPreflight:\n" + report.render()
         if report.settings:
             text += "\n\nEngine settings:\n" + "\n".join(f"- {s}" for s in report.settings)
@@ -128,6 +162,41 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 + text
             )
         return ToolResult(text=text, is_error=bool(unresolved), data=data)
+
+    def _provision_input(
+        self,
+        world: WorldStore,
+        report: PreflightReport,
+        params: PlanDeploymentInput,
+        ctx: ToolContext,
+    ) -> ProvisionInput:
+        """Which nodes need the weights (preflight said so), which reach the internet only
+        through a jump host (the inventory says so), and whether a token is at hand."""
+        hosts = report.choices.hosts
+        need = tuple(
+            h
+            for f in report.findings
+            if f.check == "weights" and f.kind in ("weights_not_cached", "disk_too_small")
+            for h in f.hosts
+        )
+        offline: dict[str, str] = {}
+        addresses: dict[str, str] = {}
+        if ctx.ssh is not None:
+            known = set(ctx.ssh.inventory.names())
+            for host in (h for h in hosts if h in known):
+                spec = ctx.ssh.inventory.get(host)
+                addresses[host] = spec.address
+                if spec.jump:
+                    offline[host] = spec.jump
+        return ProvisionInput(
+            hosts={h: world.hosts[h] for h in hosts},
+            fabric=report.fabric or {},
+            need_weights=need,
+            offline=offline,
+            addresses=addresses,
+            gated=params.gated,
+            token_present=bool(self.operator_env.get("HF_TOKEN")),
+        )
 
     async def _refresh(self, world: WorldStore, hosts: list[str], ctx: ToolContext) -> None:
         stale = world.stale_hosts(hosts, self.max_age_s)
@@ -201,7 +270,11 @@ def _blocker_lines(findings: list[Finding]) -> str:
 
 
 def to_plan(
-    choices: DeployChoices, steps: list[DeployStep], report: PreflightReport, size: int | None
+    choices: DeployChoices,
+    steps: list[DeployStep],
+    report: PreflightReport,
+    size: int | None,
+    notes: Sequence[str] = (),
 ) -> Plan:
     risks = [f.summary for f in report.findings if f.severity == "warning"]
     if report.fabric and any(p.ip is None for p in report.fabric.values()):
@@ -220,6 +293,8 @@ def to_plan(
     layout = report.layout
     if layout is not None and _layout_worth_saying(layout):
         goal += f" ({layout.reason})"
+    for note in notes:
+        goal += f". {note[0].upper()}{note[1:]}"
     if choices.pipeline_parallel and choices.pipeline_parallel > 1:
         risks.append(
             "pipeline parallelism needs the model's implementation in the engine to support "

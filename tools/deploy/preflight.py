@@ -286,19 +286,14 @@ def _image(hosts: Mapping[str, HostFacts], choices: DeployChoices) -> Finding:
     if not missing:
         present = f"{wanted} present on every node"
         return _finding("image", "ok", "image_present", present, list(hosts))
-    have = [h for h in hosts if h not in missing]
-    copy = (
-        f" or copy it from {have[0]}: `docker save {wanted} | ssh {missing[0]} docker load`"
-        if have
-        else ""
-    )
     return _finding(
         "image",
-        "blocker",
+        "warning",
         "image_missing",
         f"image {wanted} is missing on {', '.join(missing)}",
         missing,
-        fix=f"`docker pull {wanted}` there{copy}",
+        fix="the plan pulls it there as jobs (or copies it from the head to a node without "
+        "internet)",
     )
 
 

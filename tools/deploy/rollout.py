@@ -17,6 +17,8 @@ from tools.deploy.steps import DeployStep
 RolloutState = Literal["ready", "running", "done", "failed"]
 # (host, command) -> (exit status, output)
 CommandRunner = Callable[[str, str], Awaitable[tuple[int | None, str]]]
+# a step whose action is a job -> (0 once it ended well or is ready, else its code; what it says)
+JobRunner = Callable[[DeployStep], Awaitable[tuple[int | None, str]]]
 
 
 class OrderError(ValueError):
@@ -116,8 +118,10 @@ async def run_step(
     *,
     check_attempts: int = 1,
     check_interval_s: float = 1.0,
+    run_job: JobRunner | None = None,
 ) -> StepOutcome:
-    """Run the current step's actions, then its check (retried); record and return the outcome.
+    """Run the current step's actions (a job step through `run_job`, when given), then its
+    check (retried); record and return the outcome.
 
     Actions are never repeated; only the read-only check is, to give a service time to come up.
     """
@@ -127,20 +131,26 @@ async def run_step(
     if step.by_hand:
         rollout.record(False, "needs a person: " + "; ".join(step.actions))
         return rollout.outcomes[-1]
-    output = ""
-    for action in step.actions:
+    said = ""  # what a job step's job said (its bandwidth, its last lines)
+    as_job = bool(step.job) and run_job is not None
+    if as_job:
+        status, said = await run_job(step)  # type: ignore[misc]
+        if status != 0:
+            rollout.record(False, said)
+            return rollout.outcomes[-1]
+    for action in [] if as_job else step.actions:
         status, output = await run(step.host, action)
         if status != 0:
             rollout.record(False, f"`{action}` exited {status}: {output}")
             return rollout.outcomes[-1]
-    ok = False
+    ok, output = False, ""
     for attempt in range(check_attempts):
         status, output = await run(step.check.host, step.check.command)
         ok = step.check.passes(status, output)
         if ok or attempt + 1 == check_attempts:
             break
         await asyncio.sleep(check_interval_s)
-    rollout.record(ok, output)
+    rollout.record(ok, f"{said}\n{output}".strip() if said else output)
     return rollout.outcomes[-1]
 
 

@@ -4,7 +4,9 @@ The plan must be one that `plan_deployment` computed and a person approved (its 
 and its steps are the computed ones). Each call runs the next step's actions on its host (they
 pass the gate like any command: the ShellJudge judges every one) and then the step's success
 check; a failed check stops the rollout and names the step's rollback, which the model proposes
-through the gate. Where the rollout stands lives in the session state, which records each step.
+through the gate. A step marked as a job (pulls, downloads, copies, the fabric test, the engine)
+starts as a named job and is waited on (tools/deploy/step_jobs.py) before its check. Where the
+rollout stands lives in the session state, which records each step.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
+from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
 from tools.session_state import SessionState
 from tools.shell_judge import ShellJudge
@@ -24,6 +27,13 @@ class RolloutStepInput(BaseModel):
         default=1, ge=1, le=240, description="How often to try the success check (services load)."
     )
     check_interval_s: float = Field(default=5.0, ge=0.2, le=60)
+    wait_s: float = Field(
+        default=3600,
+        gt=0,
+        le=6 * 3600,
+        description="For a step that runs as a job: how long to wait for it to end or be "
+        "ready (it keeps running after).",
+    )
 
 
 class RolloutStepTool(Tool[RolloutStepInput]):
@@ -69,7 +79,8 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         return f"step {params.step}: {step.title} — $ " + " ; ".join(step.actions)
 
     def timeout_s(self, params: RolloutStepInput) -> float:
-        return 600.0 + params.check_attempts * (params.check_interval_s + 60.0)
+        check = params.check_attempts * (params.check_interval_s + 60.0)
+        return 600.0 + params.wait_s + check
 
     async def run(self, params: RolloutStepInput, ctx: ToolContext) -> ToolResult:
         rollout = self.state.approved_rollout()
@@ -98,12 +109,21 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             result = await ctx.ssh.run(host, command, timeout=600)  # type: ignore[union-attr]
             return result.exit_status, (result.stdout + result.stderr)[-2000:]
 
+        async def run_job(job_step: DeployStep) -> tuple[int | None, str]:
+            return await run_step_job(
+                ctx.ssh,  # type: ignore[arg-type]
+                job_step,
+                wait_s=params.wait_s,
+                report=ctx.report,
+            )
+
         try:
             outcome = await run_step(
                 rollout,
                 run_command,
                 check_attempts=params.check_attempts,
                 check_interval_s=params.check_interval_s,
+                run_job=run_job,
             )
         finally:
             self.state.rollout_moved()
@@ -117,9 +137,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             )
         following = rollout.current
         after = f" Next: step {expected + 1} ({following.title})." if following else ""
+        said = f"\n{outcome.output.strip()[-800:]}" if step.job else ""
         return ToolResult(
             text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."
             + after
+            + said
             + (" The rollout is complete." if rollout.state == "done" else ""),
             data=data,
         )

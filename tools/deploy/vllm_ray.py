@@ -57,7 +57,7 @@ def install_ray_step(choices: DeployChoices, host: str) -> DeployStep:
     c = choices.container
     return DeployStep(
         id=f"ray-install:{host}",
-        title=f"install Ray into {c} (the image has none; NVIDIA's playbook does the same)",
+        title=f"install Ray into {c}, as NVIDIA's playbook does for its image without Ray",
         host=host,
         actions=[f"docker exec {c} {RAY_INSTALL}"],
         check=StepCheck(

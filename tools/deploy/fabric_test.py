@@ -1,0 +1,79 @@
+"""Prove the fabric before serving: a short nccl-tests `all_gather_perf` between the nodes, as a
+job, with the measured bus bandwidth judged against the link.
+
+The run is NVIDIA's NCCL playbook's (dgx-spark-playbooks nccl/README.md, reference/dgx-spark.md
+§2.2): `mpirun -np N -H <ip1>:1,<ip2>:1 -x … $HOME/nccl-tests/build/all_gather_perf`, with NCCL on
+both PCIe twins merged (NCCL_IB_HCA, NCCL_IB_MERGE_NICS=1) and sockets pinned to the fabric netdev.
+nccl-tests must be built on every node as that playbook does. Its `--mca plm_rsh_agent "ssh -o
+StrictHostKeyChecking=no …"` is left out: Scout keeps host keys verified. A healthy pair on one
+cable measured `# Avg bus bandwidth : 21.4033` GB/s (171 Gb/s); after re-cabling without a reboot
+one measured 2.8 GB/s (§3.4, fixtures spark_nccl_all_gather_perf_{healthy,degraded}.txt).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tools.checks import Finding
+from tools.checks.fabric import FABRIC_SPEED_MBPS
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric import FabricPath
+from tools.deploy.recipe_parts import rdma_env, socket_env
+from tools.deploy.steps import DeployStep, job_log_check
+from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth
+
+FABRIC_TEST_JOB = "fabric-test"
+PROGRAM = "$HOME/nccl-tests/build/all_gather_perf"
+SIZES = "-b 1G -e 1G -f 2"  # one 1 GiB size: seconds, past the small-message latency regime
+FAR_BELOW = 0.5  # a finding when the bus bandwidth is under half the link speed
+
+
+def fabric_test_step(
+    choices: DeployChoices, fabric: Mapping[str, FabricPath], needs: list[str]
+) -> DeployStep | None:
+    """The all_gather_perf job on the head over every node, or None (one node, a ring, or an
+    address only known once a link is up)."""
+    paths = [fabric[h] for h in choices.hosts]
+    if len(paths) < 2 or any(p.routed or p.ip is None for p in paths):
+        return None
+    head = paths[0]
+    env = {**socket_env(head), **rdma_env(head)}
+    exports = " ".join(f"-x {k}={v}" for k, v in env.items())
+    ranks = ",".join(f"{p.ip}:1" for p in paths)
+    return DeployStep(
+        id=f"fabric-test:{choices.head}",
+        title=f"measure the fabric: all_gather_perf over {len(paths)} nodes",
+        host=choices.head,
+        actions=[f"mpirun -np {len(paths)} -H {ranks} {exports} {PROGRAM} {SIZES}"],
+        check=job_log_check(
+            choices.head,
+            FABRIC_TEST_JOB,
+            "all_gather_perf printed its average bus bandwidth",
+            r"# Avg bus bandwidth",
+        ),
+        rollback="none (a measurement)",
+        needs=needs,
+        job=FABRIC_TEST_JOB,
+    )
+
+
+def bandwidth_verdict(log: str, host: str) -> tuple[float | None, Finding | None]:
+    """The measured bus bandwidth in GB/s, and a finding when it is far below the link."""
+    busbw = parse_nccl_avg_bus_bandwidth(log)
+    if busbw is None:
+        return None, None
+    gbit = busbw * 8
+    link = FABRIC_SPEED_MBPS / 1000
+    if gbit >= link * FAR_BELOW:
+        return busbw, None
+    return busbw, Finding(
+        severity="warning",
+        check="fabric",
+        kind="fabric_slow",
+        hosts=[host],
+        message=f"all_gather_perf measured {busbw:g} GB/s bus bandwidth ({gbit:.0f} Gb/s), far "
+        f"below the {link:.0f} Gb/s link (a healthy pair: ~21.4 GB/s)",
+        fix="check that NCCL uses both twins over RoCE (NCCL_DEBUG=INFO shows `NET/IB`, not "
+        "`NET/Socket`) and the MTU on both ends; after re-cabling, reboot both nodes and measure "
+        "again",
+    )

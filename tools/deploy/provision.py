@@ -1,0 +1,249 @@
+"""Getting what the engine needs onto every node, as jobs: the image, the weights, Ray.
+
+- Image: pulled on every node that lacks it, all at once (one job per node); a node without
+  internet (reached only through its jump host, as the seed's worker) gets it from the head with
+  `docker save | ssh … docker load`, the way eugr's build-and-copy.sh copies `vllm-node` to its
+  peers (reference/dgx-spark.md §3.1).
+- Weights: downloaded once, on the head, as a job (`hf download`; a gated model takes HF_TOKEN
+  from the operator's environment at run time, never written in the plan), then copied to each
+  worker over the fabric with rsync (the community recipes' way; 200 Gb/s rather than the
+  Internet). A node whose cache already holds the whole model is skipped (size checked by
+  preflight; `hf download` itself finishes at once when every file of the revision is there).
+- Ray: vllm-ray needs it in every container. Where the image's probed contents lack it (NGC
+  vLLM 26.05 ships without it) or were not probed, it is installed as NVIDIA's playbook does;
+  if such a node cannot reach a package index, the plan takes vLLM's multiprocess recipe, which
+  needs no Ray, and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tools.checks import Finding
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fabric import FabricPath
+from tools.deploy.fit import cache_dir
+from tools.deploy.steps import DeployStep, StepCheck, job_log_check
+from tools.recon.facts import HostFacts, Image, ImageContents
+
+PULL_JOB = "pull-image"
+DOWNLOAD_JOB = "download-weights"
+
+
+@dataclass
+class Provision:
+    """Steps that bring image, weights and Ray; blockers; one plan line per decision."""
+
+    steps: list[DeployStep] = field(default_factory=list)
+    blockers: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    recipe: str = "vllm-ray"
+    install_ray: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ProvisionInput:
+    """What provisioning reads besides facts: which nodes need the weights, which nodes reach
+    the internet only through another (node → its jump host), and the model's gating."""
+
+    hosts: Mapping[str, HostFacts]
+    fabric: Mapping[str, FabricPath]
+    need_weights: tuple[str, ...] = ()
+    offline: Mapping[str, str] = field(default_factory=dict)
+    addresses: Mapping[str, str] = field(default_factory=dict)
+    gated: bool = False
+    token_present: bool = False
+
+
+def image_name(image: str) -> str:
+    return image if ":" in image.rsplit("/", 1)[-1] else f"{image}:latest"
+
+
+def _image(facts: HostFacts, wanted: str) -> Image | None:
+    return next(
+        (i for i in facts.docker.images if f"{i.repository}:{i.tag or 'latest'}" == wanted), None
+    )
+
+
+def provision(data: ProvisionInput, choices: DeployChoices) -> Provision:
+    result = Provision(recipe=choices.recipe)
+    _images(data, choices, result)
+    _weights(data, choices, result)
+    if choices.recipe == "vllm-ray":
+        _ray(data, choices, result)
+    return result
+
+
+def _peer_address(data: ProvisionInput, host: str) -> str:
+    """Where the head reaches `host`: its fabric address when known, else its inventory one."""
+    path = data.fabric.get(host)
+    return path.ip if path and path.ip else data.addresses.get(host, host)
+
+
+def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
+    wanted = image_name(choices.image or "")
+    have = [h for h in choices.hosts if _image(data.hosts[h], wanted) is not None]
+    missing = [h for h in choices.hosts if h not in have]
+    if not missing:
+        result.notes.append(f"image: {wanted} is on every node")
+        return
+    pulls = [h for h in missing if h not in data.offline]
+    for host in pulls:
+        result.steps.append(_pull_step(host, wanted))
+    copies = [h for h in missing if h in data.offline]
+    for host in copies:
+        result.steps.append(
+            _copy_image_step(choices.head, host, wanted, data, choices.head in pulls)
+        )
+    said = []
+    if pulls:
+        said.append(f"pulled on {', '.join(pulls)} at once (one job each)")
+    if copies:
+        said.append(
+            f"copied to {', '.join(copies)} from {choices.head} with `docker save | ssh … docker "
+            f"load` ({', '.join(copies)} reach the internet only through their jump host)"
+        )
+    result.notes.append(f"image: {wanted} " + "; ".join(said))
+
+
+def _pull_step(host: str, image: str) -> DeployStep:
+    return DeployStep(
+        id=f"pull:{host}",
+        title=f"pull {image}",
+        host=host,
+        actions=[f"docker pull {image}"],
+        check=StepCheck(
+            host=host,
+            command="docker images --format '{{.Repository}}:{{.Tag}}'",
+            expect=f"^{re.escape(image)}$",
+            description=f"{image} is listed",
+        ),
+        rollback=f"docker rmi {image}",
+        job=PULL_JOB,
+    )
+
+
+def _copy_image_step(
+    head: str, host: str, image: str, data: ProvisionInput, head_pulls: bool
+) -> DeployStep:
+    return DeployStep(
+        id=f"image-copy:{host}",
+        title=f"copy {image} from {head} to {host} (no internet there)",
+        host=head,
+        actions=[f"docker save {image} | ssh {_peer_address(data, host)} docker load"],
+        check=StepCheck(
+            host=host,
+            command="docker images --format '{{.Repository}}:{{.Tag}}'",
+            expect=f"^{re.escape(image)}$",
+            description=f"{image} is listed on {host}",
+        ),
+        rollback=f"docker rmi {image} on {host}",
+        needs=[f"pull:{head}"] if head_pulls else [],
+        job=f"copy-image-{host}",
+    )
+
+
+def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
+    need = [h for h in choices.hosts if h in data.need_weights]
+    if not need:
+        result.notes.append(f"weights: {choices.model} is complete in every node's cache")
+        return
+    head = choices.head
+    if head in need and data.gated and not data.token_present:
+        result.blockers.append(
+            Finding(
+                severity="blocker",
+                check="weights",
+                kind="gated_no_token",
+                hosts=[head],
+                message=f"{choices.model} is gated on the Hugging Face Hub and Scout's "
+                "environment has no HF_TOKEN, so the download would fail (401, GatedRepoError)",
+                fix="accept the model's terms on its Hub page, then start Scout with HF_TOKEN "
+                "set to a token of that account (it is passed to the download job, never shown)",
+            )
+        )
+        return
+    directory = cache_dir(choices.model, choices.hf_cache)
+    if head in need:
+        result.steps.append(
+            DeployStep(
+                id=f"download:{head}",
+                title=f"download {choices.model} into {head}'s HF cache",
+                host=head,
+                actions=[f"hf download {choices.model}"],
+                check=job_log_check(
+                    head,
+                    DOWNLOAD_JOB,
+                    "the download job printed the snapshot folder",
+                    re.escape(directory.rsplit("/", 1)[-1]) + "/snapshots/",
+                ),
+                rollback=f"rm -rf {directory}",
+                job=DOWNLOAD_JOB,
+                operator_env=["HF_TOKEN"] if data.gated else [],
+            )
+        )
+    workers = [h for h in need if h != head]
+    for worker in workers:
+        result.steps.append(
+            DeployStep(
+                id=f"copy:{worker}",
+                title=f"copy the weights to {worker} over the fabric",
+                host=head,
+                actions=[
+                    f"rsync -a --mkpath --info=progress2 {directory}/ "
+                    f"{_peer_address(data, worker)}:{directory}/"
+                ],
+                check=job_log_check(head, f"copy-weights-{worker}", "rsync reached 100%", r"100%"),
+                rollback=f"rm -rf {directory} on {worker}",
+                needs=[f"download:{head}"] if head in need else [],
+                job=f"copy-weights-{worker}",
+            )
+        )
+    said = []
+    if head in need:
+        token = " with HF_TOKEN from the operator's environment" if data.gated else ""
+        said.append(f"downloaded on {head} as a job{token}")
+    if workers:
+        said.append(f"then copied over the fabric to {', '.join(workers)} with rsync")
+    result.notes.append(f"weights: {choices.model} " + ", ".join(said))
+
+
+def _contents(data: ProvisionInput, choices: DeployChoices, host: str) -> ImageContents | None:
+    """The image's probed contents on `host`, else on any node that has the same image."""
+    wanted = image_name(choices.image or "")
+    order = [host, *(h for h in choices.hosts if h != host)]
+    for name in order:
+        image = _image(data.hosts[name], wanted)
+        if image is not None and image.contents is not None:
+            return image.contents
+    return None
+
+
+def _ray(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
+    lacking: dict[str, str] = {}
+    for host in choices.hosts:
+        contents = _contents(data, choices, host)
+        if contents is None:
+            lacking[host] = "not probed"
+        elif contents.ray is None:
+            lacking[host] = "absent"
+    if not lacking:
+        result.notes.append("Ray: in the image on every node (probed)")
+        return
+    why = ", ".join(f"{h}: {state}" for h, state in lacking.items())
+    offline = [h for h in lacking if h in data.offline]
+    if offline:
+        result.recipe = "vllm-multinode"
+        result.notes.append(
+            f"Ray: not known to be in {choices.image} ({why}) and {', '.join(offline)} cannot "
+            "pip install it (no internet there): the plan uses vLLM's multiprocess recipe "
+            "(--nnodes/--node-rank, no Ray) instead"
+        )
+        return
+    result.install_ray = frozenset(lacking)
+    result.notes.append(
+        f"Ray: not known to be in {choices.image} ({why}): installed into the container "
+        "before `ray start`, as NVIDIA's two-Spark playbook does"
+    )
