@@ -104,7 +104,8 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     hosts = {h: data.hosts[h] for h in resolved.hosts}
     shared = preflight_findings(hosts)
     fabric_finding, fabric = _fabric(hosts, resolved, data.links_tried)
-    findings += [*shared["rdma"], fabric_finding, *shared["docker"], _image(hosts, resolved)]
+    findings += [*shared["rdma"], fabric_finding, *_mtu(hosts, fabric)]
+    findings += [*shared["docker"], _image(hosts, resolved)]
     findings += _ports(hosts, resolved)
     fit = None
     settings = [why_utilization]
@@ -263,6 +264,36 @@ def _fabric_up(fabric: dict[str, FabricPath], choices: DeployChoices) -> Finding
         fix="NVIDIA's ring test builds NCCL from a ring branch (dgxspark-3node-ring): if the "
         "engine's log shows `NET/Socket` instead of `NET/IB`, use two nodes on one cable",
     )
+
+
+def _mtu(hosts: Mapping[str, HostFacts], fabric: dict[str, FabricPath] | None) -> list[Finding]:
+    """Both ends of the fabric at one MTU: frames larger than the smaller end's are dropped
+    (failure mode #9, reference/dgx-spark.md §6; 9000 helped prefill slightly, §3.3)."""
+    if not fabric or len(fabric) < 2 or any(p.routed for p in fabric.values()):
+        return []
+    mtus = {}
+    for host, path in fabric.items():
+        nic = next((n for n in hosts[host].network.interfaces if n.name == path.netdev), None)
+        if nic is not None and nic.mtu:
+            mtus[host] = (path.netdev, nic.mtu)
+    if len({mtu for _, mtu in mtus.values()}) < 2:
+        return []
+    ends = ", ".join(f"{h} {netdev} {mtu}" for h, (netdev, mtu) in mtus.items())
+    top = max(mtu for _, mtu in mtus.values())
+    low = [h for h, (_, mtu) in mtus.items() if mtu < top]
+    fix = "; ".join(
+        f"on {h}: `sudo ip link set dev {mtus[h][0]} mtu {top}` (and in its netplan)" for h in low
+    )
+    return [
+        _finding(
+            "fabric",
+            "warning",
+            "fabric_mtu_mismatch",
+            f"the fabric's ends disagree on MTU ({ends}): larger frames are dropped",
+            low,
+            fix=f"set both ends equal: {fix}",
+        )
+    ]
 
 
 def _no_carrier(facts: HostFacts, path: FabricPath) -> list[str]:
