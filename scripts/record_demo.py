@@ -42,10 +42,10 @@ STEPS = [
     "Recon both Sparks and read the two-node guide",
     "Propose a plan",
     "Free spark-a's memory and bring spark-b's RoCE link up",
-    "Start the Ray cluster on both nodes",
+    "Start the engine on both nodes",
     "Serve the model with TP=2 and measure it",
 ]
-WAIT_READY = "timeout 600 sh -c 'until curl -sf localhost:8000/health; do sleep 2; done'"
+PATIENT = {"check_attempts": 60, "check_interval_s": 1.0}
 
 
 @dataclass(frozen=True)
@@ -109,14 +109,39 @@ async def plan_for(story: Story) -> dict[str, Any]:
     return results["p2"].data["plan"]
 
 
+def rollout(plan: dict[str, Any], first: int, last: int, text: str) -> list[dict]:
+    """One rollout_step turn per plan step from `first` to `last` (1-based)."""
+    turns = []
+    for n in range(first, last + 1):
+        lead = text if n == first else f"Step {n - 1} is proven; next, step {n}."
+        turns.append(turn(lead, [(f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})]))
+    return turns
+
+
+def endpoint_turn(call_id: str) -> dict:
+    return turn(
+        "It lists the model. Now the proof: health, the model list, one completion, and a "
+        "benchmark through an SSH port forward.",
+        [
+            (
+                call_id,
+                "endpoint_check",
+                {
+                    "host": "spark-a",
+                    "port": 8000,
+                    "model": MODEL,
+                    "concurrency": 4,
+                    "max_tokens": 64,
+                },
+            )
+        ],
+    )
+
+
 def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
-    steps = plan["steps"]
-
-    def action(step: int, index: int = 0) -> str:
-        return steps[step]["actions"][index]
-
-    link_up = " && ".join(steps[1]["actions"])
-    wait = f"{WAIT_READY} && echo ready"
+    """The seed: the old container must go and the worker's link come up; rollout_step runs
+    the plan's steps one proven step at a time (the engine as a job whose log is checked)."""
+    count = len(plan["steps"])
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -140,89 +165,21 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_05", "todo_write", todo(1)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
-            "Approved. Freeing spark-a's memory and bringing spark-b's link up are independent, "
-            "so both go in one batch.",
+            "Approved. First spark-a's memory, then spark-b's link.",
             [
                 ("toolu_07", "todo_write", todo(2)),
-                ("toolu_08", "ssh_exec", {"host": "spark-a", "command": action(0)}),
-                ("toolu_09", "ssh_exec", {"host": "spark-b", "command": link_up}),
+                ("toolu_s1", "rollout_step", {"step": 1, **PATIENT}),
             ],
         ),
-        turn(
-            "Checking both changes before going on.",
-            [
-                (
-                    "toolu_10",
-                    "ssh_exec",
-                    {"host": "spark-a", "command": "grep MemAvailable /proc/meminfo"},
-                ),
-                ("toolu_11", "ssh_exec", {"host": "spark-b", "command": "ibdev2netdev"}),
-                (
-                    "toolu_12",
-                    "ssh_exec",
-                    {
-                        "hosts": ["spark-a", "spark-b"],
-                        "command": "ip -br addr show dev enp1s0f1np1",
-                    },
-                ),
-            ],
+        *rollout(plan, 2, 2, "spark-a has its memory back; now spark-b's link."),
+        turn("", [("toolu_08", "todo_write", todo(3))]),
+        *rollout(
+            plan, 3, count - 1, "Both changes hold. Now the engine, one proven step at a time."
         ),
-        turn(
-            "spark-a has its memory back, spark-b's link is up and both nodes sit on "
-            "192.168.100.0/24. Starting the engine containers on both nodes.",
-            [
-                ("toolu_13", "todo_write", todo(3)),
-                ("toolu_14", "ssh_exec", {"host": "spark-a", "command": action(2)}),
-                ("toolu_15", "ssh_exec", {"host": "spark-b", "command": action(4)}),
-            ],
-        ),
-        turn(
-            "Now the Ray head on spark-a.",
-            [("toolu_16", "ssh_exec", {"host": "spark-a", "command": action(3)})],
-        ),
-        turn(
-            "And spark-b joins it.",
-            [("toolu_17", "ssh_exec", {"host": "spark-b", "command": action(5)})],
-        ),
-        turn(
-            "Checking that Ray sees both nodes and both GPUs.",
-            [
-                (
-                    "toolu_18",
-                    "ssh_exec",
-                    {"host": "spark-a", "command": "docker exec scout-vllm ray status"},
-                )
-            ],
-        ),
-        turn(
-            "Two nodes, two GPUs. Starting vLLM with tensor parallelism 2 over Ray.",
-            [
-                ("toolu_19", "todo_write", todo(4)),
-                ("toolu_20", "ssh_exec", {"host": "spark-a", "command": action(6)}),
-            ],
-        ),
-        turn(
-            "Waiting for the server to finish loading.",
-            [("toolu_21", "ssh_exec", {"host": "spark-a", "command": wait, "timeout": 660})],
-        ),
-        turn(
-            "It answers. Now the proof: health, the model list, one completion, and a benchmark "
-            "through an SSH port forward.",
-            [
-                (
-                    "toolu_22",
-                    "endpoint_check",
-                    {
-                        "host": "spark-a",
-                        "port": 8000,
-                        "model": MODEL,
-                        "concurrency": 4,
-                        "max_tokens": 64,
-                    },
-                )
-            ],
-        ),
-        turn("", [("toolu_23", "todo_write", todo(5))]),
+        turn("", [("toolu_09", "todo_write", todo(4))]),
+        *rollout(plan, count, count, "The worker waits for rank 0. Now vLLM on spark-a."),
+        endpoint_turn("toolu_10"),
+        turn("", [("toolu_11", "todo_write", todo(5))]),
         turn(
             f"Done. `{MODEL}` is served with tensor parallelism 2 across spark-a and spark-b, "
             "with NCCL on the RoCE link (both PCIe twins), at http://spark-a:8000. The "
@@ -237,11 +194,10 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
 TRIO_STEPS = [
     "Recon the three Sparks and read the two-node guide",
     "Choose the nodes and propose a plan",
-    "Start the engine containers and the Ray cluster on the chosen nodes",
+    "Measure the fabric and start the engine on the chosen nodes",
     "Serve the model and measure it",
 ]
 TRIO_PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b", "spark-c"], "model_size_gb": 119}
-PATIENT = {"check_attempts": 60, "check_interval_s": 1.0}
 
 
 def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
@@ -272,12 +228,12 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_05", "todo_write", todo(1, TRIO_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
-            "Approved. I'll run it one proven step at a time, starting with spark-a's container.",
+            "Approved. I'll run it one proven step at a time, starting with the fabric test.",
             [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), step(1)],
         ),
         *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(2, count)),
         turn(
-            "Ray sees both nodes and both GPUs. Now vLLM itself.",
+            "The fabric is measured and the worker waits for rank 0. Now vLLM itself.",
             [("toolu_08", "todo_write", todo(3, TRIO_STEPS)), step(count)],
         ),
         turn(

@@ -17,8 +17,8 @@ from tests.support.hostile import Heartbeat, run_measured
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 SCOUT = str(Path(sys.executable).with_name("scout"))
-FORGED_CALL = "toolu_08"  # recorded as `docker stop vllm_node` on spark-a, approved
-FORGED_COMMAND = "docker rm -f vllm_node"
+FORGED_CALL = "toolu_s1"  # recorded as rollout_step 1 (`docker stop vllm_node`), approved
+FORGED_INPUT = {"step": 1, "check_attempts": 240}
 
 
 def forged_events() -> list:
@@ -28,9 +28,7 @@ def forged_events() -> list:
     for event in read_transcript(TRANSCRIPT).events:
         if isinstance(event, ModelResponse):
             content = [
-                {**block, "input": {**block["input"], "command": FORGED_COMMAND}}
-                if block.get("id") == FORGED_CALL
-                else block
+                {**block, "input": FORGED_INPUT} if block.get("id") == FORGED_CALL else block
                 for block in event.content
             ]
             event = event.model_copy(update={"content": content})
@@ -62,7 +60,7 @@ async def test_a_forged_decision_is_drift_and_nothing_runs_on_it(tmp_path: Path)
 
     assert not outcome.report.clean
     assert outcome.report.approval_drift[0].startswith(
-        f"approval for call {FORGED_CALL} (ssh_exec, sha256:"
+        f"approval for call {FORGED_CALL} (rollout_step, sha256:"
     )
     assert results[FORGED_CALL].is_error
     assert "the recording holds no decision for this call" in results[FORGED_CALL].text
@@ -77,7 +75,7 @@ def test_scout_replay_and_the_demo_refuse_a_forged_recording(tmp_path: Path) -> 
     demo = scout("demo", "--fast", "--transcript", str(forged), home=tmp_path / "b")
     for done in (replayed, demo):
         assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
-        assert f"drift: approval for call {FORGED_CALL} (ssh_exec, sha256:" in done.stdout
+        assert f"drift: approval for call {FORGED_CALL} (rollout_step, sha256:" in done.stdout
         assert "Traceback" not in done.stderr
     assert "no endpoint was verified in this run" in demo.stdout
 

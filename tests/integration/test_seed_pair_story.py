@@ -12,22 +12,22 @@ TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 def test_the_recording_tells_the_whole_story_in_order():
     events = read_transcript(TRANSCRIPT).events
     calls = [e for e in events if e.type == "tool_call"]
-    commands = [c.input.get("command", "") for c in calls if c.name == "ssh_exec"]
+    steps = [c.summary or "" for c in calls if c.name == "rollout_step"]
     first_batch = {c.name for c in calls[:3]}
     assert first_batch == {"todo_write", "recon", "web_fetch"}  # recon and the guide, one round
     findings = [f["message"] for e in events if e.type == "world_update" for f in e.findings]
     assert any("cannot start while vllm_node" in m for m in findings)
     assert any("RoCE link down on spark-b" in m for m in findings)
     order = [
-        next(i for i, c in enumerate(commands) if needle in c)
+        next(i for i, c in enumerate(steps) if needle in c)
         for needle in (
             "docker stop vllm_node",
             "ip link set enp1s0f1np1 up",
-            "ray start --head",
-            "ray start --address",
-            "vllm serve Qwen/Qwen3.5-122B-A10B-FP8 --tensor-parallel-size 2",
+            "vllm serve Qwen/Qwen3.5-122B-A10B-FP8 --tensor-parallel-size 2",  # rank 1, a job
+            "--node-rank 0",
         )
     ]
+    assert "docker exec -d" not in " ".join(steps)  # the engine runs as a job with its own log
     assert order == sorted(order)
     decisions = [e for e in events if e.type == "approval_decision"]
     assert decisions and all(d.decision == "approved" for d in decisions)

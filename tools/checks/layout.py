@@ -267,9 +267,16 @@ def _why_nodes(
         why = (
             f"{of}: with KV headroom the ~{gb(size)} model needs ~{gb(fewer)} per node on "
             f"{count - 1} and ~{gb(need)} on {count}, and a node gives at most ~{gb(best)} "
-            f"(available × {u:g})"
+            + _how_usable(budgets, u)
         )
     return why + _fabric_phrase(chosen, links)
+
+
+def _how_usable(budgets: Sequence[NodeBudget], u: float) -> str:
+    """How a node's usable bytes come about (budget.py): unified memory counts what CUDA gives."""
+    if any(n.unified for n in budgets):
+        return f"({u:g} × its unified memory, within what CUDA can allocate)"
+    return f"(available × {u:g})"
 
 
 def _fabric_phrase(chosen: list[NodeBudget], links: Links) -> str:

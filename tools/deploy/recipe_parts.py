@@ -208,6 +208,7 @@ def ranked_recipe(
                 rollback=f"docker rm -f {container}",
                 needs=[f"container:{worker}"],
                 job=rank_job(rank),
+                wait=False,
             )
         )
     ranks = [step.id for step in steps if step.id.startswith("rank:")]

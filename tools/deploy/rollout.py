@@ -150,7 +150,7 @@ async def run_step(
         if ok or attempt + 1 == check_attempts:
             break
         await asyncio.sleep(check_interval_s)
-    rollout.record(ok, f"{said}\n{output}".strip() if said else output)
+    rollout.record(ok, said if (said and ok) else output)
     return rollout.outcomes[-1]
 
 

@@ -44,6 +44,8 @@ async def run_step_job(
             f"a job named {name} already exists on {step.host}: read it with job_status or "
             "job_logs; stop or rename it before running this step again"
         )
+    if not step.wait:
+        return 0, f"job {name} started on {step.host} (pid {started.pid}); it runs on"
     outcome = await wait_for_jobs(
         pool,
         {step.host: [name]},

@@ -53,6 +53,11 @@ class DeployStep(BaseModel):
     ready: str | None = Field(
         default=None, description="`grep -E` pattern in the job's log that means it is ready."
     )
+    wait: bool = Field(
+        default=True,
+        description="Wait for the job to end (or be `ready`); False: a job that runs on (an "
+        "engine rank waiting for rank 0) is started and its check reads its log at once.",
+    )
     operator_env: list[str] = Field(
         default_factory=list,
         description="Variables the job takes from the operator's environment at run time "
