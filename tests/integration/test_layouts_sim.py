@@ -71,7 +71,7 @@ async def test_spark_trio_uses_two_of_three_nodes_and_says_why() -> None:
     assert not plan["error"], plan["text"]
     goal = plan["data"]["plan"]["goal"]
     assert "TP=2, on spark-a, spark-b; endpoint spark-a:8000 (2 of 3 nodes:" in goal
-    assert "a node gives at most ~101 GB (available × 0.8)" in goal
+    assert "a node gives at most ~105 GB (0.8 × its unified memory, within what CUDA" in goal
     assert "spark-a (head) and spark-b share the fabric subnet 192.168.0.0/24" in goal
     steps = plan["data"]["steps"]
     assert {s["host"] for s in steps} == {"spark-a", "spark-b"}
