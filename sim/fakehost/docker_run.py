@@ -59,7 +59,7 @@ def pull_error(ref: str) -> int:
 def _pull_into(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
     """`docker run`'s implicit pull: the image becomes local, its layers listed as pulled
     (tests/fixtures/jobs/docker_run_implicit_pull_nvcr_base_ubuntu_then_nvidia_smi_8xA100.txt)."""
-    image = docker_pull.take(state, ref)
+    image = docker_pull.take(state, ref) if state.get("internet", True) else None
     if image is None:
         return None
     repo, tag = image_ref(ref)

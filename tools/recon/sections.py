@@ -38,16 +38,6 @@ HF_MODELS_COMMAND = (
     'echo "model ${d##*/}"; du -sb "$d"; fi; done'
 )
 
-# What each local image can run, asked of the image itself (the NGC vLLM 26.05 image has no
-# Ray, community vllm-node images do: dgx-spark.md §2.3, §3.1): a throwaway container with no
-# network and no GPU, removed when it exits, runs pip show. Nothing on the host changes.
-IMAGE_CONTENTS_COMMAND = (
-    "docker images --format '{{.Repository}}:{{.Tag}}' | while read ref; do "
-    'case "$ref" in *"<none>"*) ;; *) echo "image $ref"; '
-    'timeout 60 docker run --rm --network none --entrypoint python3 "$ref" '
-    "-m pip show ray vllm sglang 2>&1 ;; esac; done"
-)
-
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("hostname", "hostname"),
@@ -77,7 +67,6 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("docker-info", "docker info"),
     ("docker-ps", "docker ps -a --no-trunc --format '{{json .}}'"),
     ("docker-images", "docker images --format '{{json .}}'"),
-    ("image-contents", IMAGE_CONTENTS_COMMAND),
     ("docker-stats", "timeout 20 docker stats --no-stream --format '{{json .}}'"),
     (
         "docker-pids",

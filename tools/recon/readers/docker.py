@@ -9,7 +9,6 @@ from tools.recon.facts import (
     FactGroup,
     GpuFacts,
     Image,
-    ImageContents,
 )
 from tools.recon.readers.section_reader import SectionReader
 
@@ -41,19 +40,7 @@ def read_docker(reader: SectionReader, gpu: GpuFacts) -> DockerFacts:
     if group.usable:
         group.containers = _containers(reader, group, gpu)
         group.images = reader.read(group, "docker-images", _images) or []
-        _add_contents(reader, group)
     return group
-
-
-def _add_contents(reader: SectionReader, group: DockerFacts) -> None:
-    """Fill each image's `contents` from what a run of it answered (None where it did not)."""
-    probed = reader.read(FactGroup(), "image-contents", p.parse_image_contents) or {}
-    if probed:
-        group.sources.append(reader.source("image-contents"))
-    for image in group.images:
-        found = probed.get(f"{image.repository}:{image.tag}")
-        if found is not None and found.answered:
-            image.contents = ImageContents(**found.versions)
 
 
 def _containers(reader: SectionReader, group: DockerFacts, gpu: GpuFacts) -> list[Container]:
