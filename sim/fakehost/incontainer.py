@@ -27,11 +27,27 @@ def mentions_engine(argv: list[str]) -> bool:
     return any(word in " ".join(argv) for word in ENGINE_WORDS)
 
 
+class CommandNotFound(Exception):
+    """The image has no such command; who reports it (bash, or the runtime) says it its way."""
+
+
 def run_argv(ctr: Container, argv: list[str]) -> int:
-    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list."""
+    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list.
+
+    Without a shell, a missing command is the runtime's error, exit 126 (`OCI runtime exec
+    failed: … exec: "python3": executable file not found in $PATH`, as public `docker exec`
+    transcripts show it); inside `bash -c` it is bash's `command not found`, 127.
+    """
     if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
         return run_line(ctr, argv[2])
-    return _run_simple(ctr, argv)
+    try:
+        return _run_simple(ctr, argv)
+    except CommandNotFound as missing:
+        sys.stderr.write(
+            "OCI runtime exec failed: exec failed: unable to start container process: exec: "
+            f'"{missing}": executable file not found in $PATH: unknown\n'
+        )
+        return 126
 
 
 def run_line(ctr: Container, line: str) -> int:
@@ -42,7 +58,11 @@ def run_line(ctr: Container, line: str) -> int:
         words = [w for w in words if not w.startswith(MARK)]
         if words and not skip_next:
             with container_files.redirected(ctr.host_dir, ctr.id, mine):
-                code = _run_simple(ctr, words)
+                try:
+                    code = _run_simple(ctr, words)
+                except CommandNotFound as missing:
+                    sys.stderr.write(f"bash: {missing}: command not found\n")
+                    code = 127
         skip_next = (sep == "&&" and code != 0) or (sep == "||" and code == 0)
     return code
 
@@ -132,5 +152,4 @@ def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
         limit = None if cmd == "tail" or args[:1] == ["infinity"] else float(args[0] or 0)
         procs.wait_while_running(ctr.host_dir, ctr.id, limit)
         return 0
-    sys.stderr.write(f"bash: {cmd}: command not found\n")
-    return 127
+    raise CommandNotFound(cmd)

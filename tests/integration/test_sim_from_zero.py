@@ -85,7 +85,10 @@ async def test_the_ngc_image_has_no_ray_until_the_playbook_installs_it(sim: Sim)
     run = f"docker run -d --name node-1 --network host --gpus all {NGC} sleep infinity"
     assert (await sim.run("spark-a", run)).exit_status == 0
     missing = await sim.run("spark-a", "docker exec node-1 ray start --head --port 6379")
-    assert missing.exit_status == 127 and "ray: command not found" in missing.stderr
+    assert missing.exit_status == 126
+    assert 'exec: "ray": executable file not found in $PATH' in missing.stderr
+    in_bash = await sim.run("spark-a", "docker exec node-1 bash -c 'ray --version'")
+    assert in_bash.exit_status == 127 and "bash: ray: command not found" in in_bash.stderr
     install = await sim.run("spark-a", "docker exec node-1 pip install 'ray[default]>=2.9'")
     assert install.exit_status == 0, install.stderr
     assert "Successfully installed ray-2.49.1" in install.stdout
