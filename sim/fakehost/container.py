@@ -25,13 +25,26 @@ class Container:
     def record(self) -> dict[str, Any]:
         return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})
 
-    def tools(self) -> set[str]:
+    def packages(self) -> dict[str, str]:
+        """Engine packages and versions: its image's, plus what was pip-installed in it."""
         state = read_state(self.host_dir)
-        image = self.record().get("image", "")
+        record = self.record()
+        image = record.get("image", "")
+        found: dict[str, str] = {}
         for img in state["docker"]["images"] + state["docker"].get("pullable", []):
             if image in (f"{img['repository']}:{img['tag']}", img["repository"], img["id"]):
-                return set(img.get("tools", []))
-        return set()
+                found = dict(img.get("tools", {}))
+                break
+        return {**found, **record.get("installed", {})}
+
+    def tools(self) -> set[str]:
+        return set(self.packages())
+
+    def online(self) -> bool:
+        """Whether the container reaches the internet: its host does and it has a network."""
+        return bool(read_state(self.host_dir).get("internet", True)) and (
+            self.record().get("network") != "none"
+        )
 
 
 def env_of(record: dict[str, Any], extra: list[str]) -> dict[str, str]:

@@ -7,11 +7,13 @@ engine would.
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from . import docker_pull, docker_run, procs, served
+from .container_files import fs_root
 from .docker_daemon import denied, info, version
 from .docker_listing import (
     STATS_TABLE,
@@ -56,6 +58,7 @@ def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
                     continue
                 procs.signal_ours(c.get("pids", []), host_dir)
                 docker_run.stopped(c)
+                shutil.rmtree(fs_root(host_dir, c["id"]), ignore_errors=True)
                 del containers[name]
             elif verb == "stop":
                 if c["state"] == "running":

@@ -94,7 +94,7 @@ def pull(args: list[str], host_dir: Path) -> int:
         print(f"Status: Image is up to date for {repo}:{tag}\n{repo}:{tag}", flush=True)
         return 0
     image = find_image(state["docker"].get("pullable", []), ref)
-    if image is None:
+    if image is None or not state.get("internet", True):
         return registry_error(ref)
     print(f"{tag}: Pulling from {pulled_from(repo)}", flush=True)
     try:

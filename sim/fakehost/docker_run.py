@@ -2,8 +2,9 @@
 
 `run` records what the real engine would keep (env, mounts, devices, network, ipc, shm size,
 ulimits, command); a command that starts an engine (`ray start …`, `vllm serve …`) runs detached
-as the container's main process and the container exits when it does. `exec -d` detaches too;
-the output of detached engine commands lands in the container log, where `docker logs` finds it.
+as the container's main process and the container exits when it does; its output lands in the
+container log, where `docker logs` finds it. `exec -d` detaches too, but its output goes nowhere:
+`docker logs` shows PID 1's output only (procs.detach says where that comes from).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def pull_error(ref: str) -> int:
 def _pull_into(state: dict[str, Any], ref: str) -> dict[str, Any] | None:
     """`docker run`'s implicit pull: the image becomes local, its layers listed as pulled
     (tests/fixtures/jobs/docker_run_implicit_pull_nvcr_base_ubuntu_then_nvidia_smi_8xA100.txt)."""
-    image = docker_pull.take(state, ref)
+    image = docker_pull.take(state, ref) if state.get("internet", True) else None
     if image is None:
         return None
     repo, tag = image_ref(ref)
@@ -128,12 +129,13 @@ def run(args: list[str], host_dir: Path) -> int:
                 125,
             )
         detach = bool(opts.get("detach"))
+        foreground = not detach and bool(command)
         container = {
             "id": cid,
             "image": ref,
             "command": " ".join(command) or "/bin/bash",
             "argv": command,
-            "state": "running" if detach else "exited",
+            "state": "running" if detach or foreground else "exited",
             "up_for_s": 0,
             "exit_code": 0,
             "memory_kb": image["run_memory_kb"],
@@ -159,13 +161,23 @@ def run(args: list[str], host_dir: Path) -> int:
             "ray": None,
             "serve": None,
         }
-        if detach or not container["auto_remove"]:
+        if detach or foreground or not container["auto_remove"]:
             containers[name] = container
     if detach:
         if incontainer.mentions_engine(command):
             _start_detached(host_dir, name, cid, command, [], main=True)
         print(cid)
-    return 0
+        return 0
+    return _run_foreground(host_dir, name, cid, command) if foreground else 0
+
+
+def _run_foreground(host_dir: Path, name: str, cid: str, argv: list[str]) -> int:
+    """`docker run` without -d: the command's output comes back and its exit status is the
+    run's; the container then exits (and goes, with --rm), as `docker run --rm IMAGE CMD` does."""
+    record = read_state(host_dir)["docker"]["containers"][name]
+    code = incontainer.run_argv(Container(host_dir, name, cid, env_of(record, [])), argv)
+    _main_exited(host_dir, cid, code)
+    return code
 
 
 def _start_detached(
@@ -178,7 +190,7 @@ def _start_detached(
         if main:
             _main_exited(host_dir, cid, code)
 
-    pid = procs.detach(host_dir, cid, lambda: incontainer.run_argv(ctr, argv), finished)
+    pid = procs.detach(host_dir, cid, lambda: incontainer.run_argv(ctr, argv), finished, main)
     with locked_state(host_dir) as state:
         container = state["docker"]["containers"].get(name)
         if container and container["id"] == cid:

@@ -101,10 +101,19 @@ def render_table(state: dict[str, Any], now: float) -> str:
         name = proc["name"] if len(proc["name"]) <= 32 else "..." + proc["name"][-29:]
         lines.append(
             f"|{proc.get('gpu', 0):>5}   N/A  N/A{proc['pid']:>16}{proc['type']:>7}   {name:<32}"
-            f"{proc['memory_mib']:>11}MiB |"
+            f"{process_memory(proc['memory_mib']):>14} |"
         )
     lines.append(_BAR)
     return "\n".join(lines) + "\n"
+
+
+def process_memory(mib: int) -> str:
+    """The process table's memory cell: at most 8 characters, so from 100000 MiB on nvidia-smi
+    prints the first five digits and `...` (a Spark's `VLLM::EngineCore   10707... |`,
+    tests/fixtures/recon/spark_nvidia-smi_580.126.09_enginecore_memory_cut.txt; an H200's
+    `13020... |`, public GitHub file index id 6971184898)."""
+    text = f"{mib}MiB"
+    return text if len(text) <= 8 else f"{text[:5]}..."
 
 
 def _mib(value: int | None) -> tuple[str, str]:

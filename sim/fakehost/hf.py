@@ -13,7 +13,8 @@ resumes from what it had. Output, written without a terminal as a job's log woul
   hf_download_verbose_kubectl_logs_init_container_shards.txt), then the snapshot path.
 
 Errors are the client's own: RepositoryNotFoundError, GatedRepoError without a token,
-LocalEntryNotFoundError with HF_HUB_OFFLINE=1 (huggingface_hub/errors.py messages).
+LocalEntryNotFoundError with HF_HUB_OFFLINE=1 or on a host without internet
+(huggingface_hub/errors.py and _snapshot_download.py messages).
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ def _download(args: list[str], host_dir: Path, *, verbose_files: bool) -> int:
     lay_out({repo: model}, host_dir / "home")
     total = round(model["size_gb"] * GB)
     have = _cached_bytes(state, repo)
+    room = _free_bytes(state)
+    if room is not None and total - have > room:
+        return _disk_full(host_dir, repo, have, total, room)
     try:
         if verbose_files:
             _fetch_files(host_dir, repo, model, have, total)
@@ -115,6 +119,15 @@ def _hub_model(state: dict[str, Any], repo: str, opts: dict[str, str]) -> dict[s
             "has been disabled. To enable repo look-ups and downloads online, pass "
             "'local_files_only=False' as input."
         )
+    if not state.get("internet", True):
+        # snapshot_download when the Hub cannot be reached at all (huggingface_hub
+        # _snapshot_download.py); a host without internet (the seed's worker) sees this
+        raise HubError(
+            "huggingface_hub.errors.LocalEntryNotFoundError: An error happened while trying to "
+            "locate the files on the Hub and we cannot find the appropriate snapshot folder for "
+            "the specified revision on the local disk. Please check your internet connection "
+            "and try again."
+        )
     if model is None:
         raise HubError(
             f"huggingface_hub.errors.RepositoryNotFoundError: 404 Client Error. (Request ID: "
@@ -132,6 +145,26 @@ def _hub_model(state: dict[str, Any], repo: str, opts: dict[str, str]) -> dict[s
             "it. Please log in."
         )
     return dict(model)
+
+
+def _free_bytes(state: dict[str, Any]) -> int | None:
+    root = next((d for d in state.get("disks", []) if d["mount"] == "/"), None)
+    return None if root is None else (root["size_kb"] - root["used_kb"]) * 1024
+
+
+def _disk_full(host_dir: Path, repo: str, have: int, total: int, room: int) -> int:
+    """Not enough room: huggingface_hub warns before it starts (file_download.py
+    `_check_disk_space`), then the write fails with ENOSPC once the disk is full. The sim fills
+    the disk at once rather than at the download rate."""
+    target = f"/home/{read_state(host_dir)['user']}/{HUB_DIR}/{folder_name(repo)}/blobs"
+    sys.stderr.write(
+        "UserWarning: Not enough free disk space to download the file. The expected file size "
+        f"is: {(total - have) / _MB:.2f} MB. The target location {target} only has "
+        f"{room / _MB:.2f} MB free disk space.\n"
+    )
+    grow(host_dir, repo, have + room, total)
+    sys.stderr.write("OSError: [Errno 28] No space left on device\n")
+    return 1
 
 
 def _snapshot(host_dir: Path, repo: str) -> str:

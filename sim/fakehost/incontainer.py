@@ -1,9 +1,10 @@
 """A command line run inside an engine container (`docker exec`, or a container's main command).
 
-Shell lists (`a && b; c`), `bash -c '…'`, `VAR=x cmd` and `export` are understood; redirections
-are dropped (output stays where the caller reads it). The engine tools an image ships (`ray`,
+Shell lists (`a && b; c`), `bash -c '…'`, `VAR=x cmd`, `export` and output redirections to files
+in the container (container_files.py) are understood. The engine tools an image ships (`ray`,
 `vllm`, `python3 -m sglang.launch_server`) and a few plain ones (`nvidia-smi`, `env`, `cat`,
-`pip install`, `sleep`) exist; anything else is `command not found`, as in a slim image.
+`tail`, `pip show/install` (container_pip.py), `sleep`) exist; anything else is `command not
+found`, as in a slim image.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ import re
 import shlex
 import sys
 
-from . import gpu, procs, ray, serve, system
+from . import container_files, container_pip, gpu, procs, ray, serve, system
 from .container import Container
+from .container_files import MARK
 from .state import read_state
 
-_REDIRECT = re.compile(r"\s(?:\d?>>?|&>)\s*(?:&\d|\S+)")
 _SEPARATORS = {"&&", "||", ";", "|", "&"}
 _SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash"}
 ENGINE_WORDS = ("ray", "vllm", "sglang")
@@ -26,18 +27,42 @@ def mentions_engine(argv: list[str]) -> bool:
     return any(word in " ".join(argv) for word in ENGINE_WORDS)
 
 
+class CommandNotFound(Exception):
+    """The image has no such command; who reports it (bash, or the runtime) says it its way."""
+
+
 def run_argv(ctr: Container, argv: list[str]) -> int:
-    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list."""
+    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list.
+
+    Without a shell, a missing command is the runtime's error, exit 126 (`OCI runtime exec
+    failed: … exec: "python3": executable file not found in $PATH`, as public `docker exec`
+    transcripts show it); inside `bash -c` it is bash's `command not found`, 127.
+    """
     if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
         return run_line(ctr, argv[2])
-    return _run_simple(ctr, argv)
+    try:
+        return _run_simple(ctr, argv)
+    except CommandNotFound as missing:
+        sys.stderr.write(
+            "OCI runtime exec failed: exec failed: unable to start container process: exec: "
+            f'"{missing}": executable file not found in $PATH: unknown\n'
+        )
+        return 126
 
 
 def run_line(ctr: Container, line: str) -> int:
     code, skip_next = 0, False
-    for words, sep in _split(_REDIRECT.sub(" ", f" {line}")):
+    marked, redirects = container_files.mark(f" {line}")
+    for words, sep in _split(marked):
+        mine = [redirects[int(w.removeprefix(MARK))] for w in words if w.startswith(MARK)]
+        words = [w for w in words if not w.startswith(MARK)]
         if words and not skip_next:
-            code = _run_simple(ctr, words)
+            with container_files.redirected(ctr.host_dir, ctr.id, mine):
+                try:
+                    code = _run_simple(ctr, words)
+                except CommandNotFound as missing:
+                    sys.stderr.write(f"bash: {missing}: command not found\n")
+                    code = 127
         skip_next = (sep == "&&" and code != 0) or (sep == "||" and code == 0)
     return code
 
@@ -93,13 +118,12 @@ def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
             "'sglang.launch_server' (ModuleNotFoundError: No module named 'sglang')\n"
         )
         return 1
-    if cmd in ("pip", "pip3", "uv") and "install" in args:
-        wanted = [a for a in args if not a.startswith("-") and a not in ("install", "pip")]
-        for pkg in wanted:
-            print(
-                f"Requirement already satisfied: {pkg} in /usr/local/lib/python3.12/dist-packages"
-            )
-        return 0
+    if cmd in ("pip", "pip3"):
+        return container_pip.run_pip(ctr, args)
+    if cmd == "uv" and args[:1] == ["pip"]:
+        return container_pip.run_pip(ctr, args[1:])
+    if cmd in ("python3", "python") and args[:2] == ["-m", "pip"]:
+        return container_pip.run_pip(ctr, args[2:])
     if cmd == "nvidia-smi":
         return gpu.run_nvidia_smi(args, read_state(ctr.host_dir))
     if cmd in ("env", "printenv"):
@@ -107,7 +131,13 @@ def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
         print("\n".join(f"{k}={v}" if not args else v for k, v in shown.items()))
         return 0 if shown or not args else 1
     if cmd == "cat":
+        written = [container_files.read(ctr.host_dir, ctr.id, a) for a in args]
+        if args and None not in written:
+            sys.stdout.write("".join(t or "" for t in written))
+            return 0
         return system.run_cat(args, read_state(ctr.host_dir), ctr.host_dir)
+    if cmd == "tail" and "-f" not in args:
+        return container_files.run_tail(ctr.host_dir, ctr.id, args)
     if cmd == "echo":
         print(" ".join(args))
         return 0
@@ -122,5 +152,4 @@ def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
         limit = None if cmd == "tail" or args[:1] == ["infinity"] else float(args[0] or 0)
         procs.wait_while_running(ctr.host_dir, ctr.id, limit)
         return 0
-    sys.stderr.write(f"bash: {cmd}: command not found\n")
-    return 127
+    raise CommandNotFound(cmd)

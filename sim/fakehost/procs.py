@@ -142,10 +142,20 @@ def wait_while_running(host_dir: Path, container_id: str, limit_s: float | None 
 
 
 def detach(
-    host_dir: Path, container_id: str, work: Callable[[], int], on_exit: Callable[[int], None]
+    host_dir: Path,
+    container_id: str,
+    work: Callable[[], int],
+    on_exit: Callable[[int], None],
+    logged: bool = True,
 ) -> int:
-    """Fork `work` into its own session with output to the container log; return the child pid."""
-    path = log_path(host_dir, container_id)
+    """Fork `work` into its own session; return the child pid.
+
+    `logged`: its output goes to the container log, as the container's main process's does.
+    Otherwise (a `docker exec -d`) it goes nowhere: `docker logs` shows the output of the
+    container's command only, PID 1 (Docker docs, "View container logs": docker logs shows the
+    command's STDOUT and STDERR; moby/moby#19616: output of an exec'd process does not appear).
+    """
+    path = log_path(host_dir, container_id) if logged else Path(os.devnull)
     path.parent.mkdir(exist_ok=True)
     pid = os.fork()
     if pid:

@@ -165,7 +165,12 @@ def _status(ctr: Container) -> int:
     print(f"======== Autoscaler status: {datetime.now().isoformat(sep=' ')} ========")
     print("Node status\n" + "-" * 63 + f"\nActive:\n{active}\nPending:\n (no pending nodes)")
     print("Recent failures:\n (no failures)\n\nResources\n" + "-" * 63 + "\nTotal Usage:")
-    print(f" 0.0/{NODE_CPUS * n:.1f} CPU\n {used_gpu:.1f}/{float(gpus):.1f} GPU")
+    # GPUs a vLLM server holds are its placement group's bundles, used of reserved
+    # (tests/fixtures/jobs/ray_status_2nodes_16gpu_all_reserved_in_placement_groups.txt)
+    held = (
+        f" ({used_gpu:.1f} used of {used_gpu:.1f} reserved in placement groups)" if used_gpu else ""
+    )
+    print(f" 0.0/{NODE_CPUS * n:.1f} CPU\n {used_gpu:.1f}/{float(gpus):.1f} GPU{held}")
     print(
         f" 0B/{NODE_MEM_GIB * n:.2f}GiB memory\n 0B/{NODE_STORE_GIB * n:.2f}GiB "
         "object_store_memory\n"

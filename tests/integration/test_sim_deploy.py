@@ -90,10 +90,16 @@ async def seed(tmp_path: Path) -> AsyncIterator[Pair]:
         yield pair
 
 
+# `docker exec -d` output reaches no log (docker logs shows PID 1 only), so the engine writes to a
+# file in the container, read there, as NVIDIA-based two-Spark setups do (`tail /var/log/vllm.log`).
+ENGINE_LOG = "/var/log/vllm.log"
+SERVE_LOGGED = f"bash -c '{SERVE} > {ENGINE_LOG} 2>&1'"
+
+
 async def wait_for_log(pair: Pair, container: str, text: str, limit_s: float = 10) -> str:
     deadline = time.monotonic() + limit_s
     while True:
-        logs = await pair.ok("head", f"docker logs {container}")
+        logs = (await pair.run("head", f"docker exec {container} cat {ENGINE_LOG}")).stdout
         if text in logs or time.monotonic() > deadline:
             return logs
         await asyncio.sleep(0.2)
@@ -132,9 +138,10 @@ async def test_happy_path_serves_the_model_through_an_ssh_forward(seed: Pair) ->
     await seed.ray_cluster()
     status = await seed.ok("head", "docker exec node-1 ray status")
     assert status.count(" 1 node_") == 2 and " 0.0/2.0 GPU" in status
-    await seed.ok("head", f"docker exec -d node-1 {SERVE}")
+    await seed.ok("head", f"docker exec -d node-1 {SERVE_LOGGED}")
     logs = await wait_for_log(seed, "node-1", "Application startup complete.")
     assert "Uvicorn running on http://0.0.0.0:8000" in logs
+    assert "Application startup complete." not in await seed.ok("head", "docker logs node-1")
     assert (
         "NCCL INFO NET/IB : Using [0]rocep1s0f1:1/RoCE [1]roceP2p1s0f1:1/RoCE [RO]; "
         "OOB enp1s0f1np1:192.168.100.10<0>" in logs
@@ -242,7 +249,7 @@ async def test_wrong_socket_interface_stops_nccl(tmp_path: Path) -> None:
 async def test_without_rdma_devices_nccl_falls_back_to_sockets(seed: Pair) -> None:
     await seed.prepare(rdma=False)
     await seed.ray_cluster()
-    await seed.ok("head", f"docker exec -d node-1 {SERVE}")
+    await seed.ok("head", f"docker exec -d node-1 {SERVE_LOGGED}")
     logs = await wait_for_log(seed, "node-1", "Application startup complete.")
     assert "NCCL INFO NET/Socket : Using [0]enp1s0f1np1:192.168.100.10<0>" in logs
     assert "NET/IB : Using" not in logs
@@ -257,7 +264,7 @@ async def test_without_rdma_devices_nccl_falls_back_to_sockets(seed: Pair) -> No
 async def test_curl_answers_a_completion_and_pkill_reaches_only_this_host(seed: Pair) -> None:
     await seed.prepare()
     await seed.ray_cluster()
-    await seed.ok("head", f"docker exec -d node-1 {SERVE}")
+    await seed.ok("head", f"docker exec -d node-1 {SERVE_LOGGED}")
     await wait_for_log(seed, "node-1", "Application startup complete.")
     body = json.dumps({"model": MODEL, "prompt": "Hello", "max_tokens": 4})
     answer = json.loads(
@@ -276,3 +283,22 @@ async def test_curl_answers_a_completion_and_pkill_reaches_only_this_host(seed: 
     assert (await seed.run("worker", "pkill -TERM -f 'exec -d node-2 [s]leep'")).exit_status == 0
     gone = await seed.run("worker", "pkill -TERM -f '[s]cout-run-1234'")
     assert gone.exit_status == 1 and gone.stderr == ""
+
+
+async def test_exec_detached_output_is_not_in_docker_logs(seed: Pair) -> None:
+    """docker logs shows the container's own command (PID 1) only; `exec -d` output is lost
+    unless the command sends it to a file, which `tail` in the container then reads."""
+    await seed.prepare()
+    await seed.ok("head", "docker exec -d node-1 ray start --head --port 6379")
+    await seed.ok("head", f"docker exec -d node-1 bash -c 'ray status >> {ENGINE_LOG}'")
+    logs = await seed.ok("head", "docker logs node-1")
+    assert "Ray runtime started" not in logs and "Node status" not in logs
+    deadline = time.monotonic() + 10
+    while "Node status" not in (
+        tail := await seed.ok("head", f"docker exec node-1 tail -n 30 {ENGINE_LOG}")
+    ):
+        assert time.monotonic() < deadline, tail
+        await asyncio.sleep(0.2)
+    missing = await seed.run("head", "docker exec node-1 tail /var/log/none.log")
+    assert missing.exit_status == 1
+    assert "tail: cannot open '/var/log/none.log' for reading" in missing.stderr

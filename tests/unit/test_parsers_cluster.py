@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.support.captures import capture
+from tests.support.captures import capture, job_capture
 from tools.recon.parsers import (
     ParseError,
     parse_ray_resource_line,
@@ -118,3 +118,19 @@ def test_nccl_avg_bus_bandwidth_healthy_vs_degraded() -> None:
 def test_nccl_without_summary() -> None:
     text = "# nccl-tests version 2.18.3\nNCCL WARN socket error\n"
     assert parse_nccl_avg_bus_bandwidth(text) is None and parse_nccl_rows(text) == []
+
+
+def test_ray_status_with_every_gpu_reserved_in_placement_groups() -> None:
+    """A real capture while vLLM holds a 2-node cluster (older Usage:/Demands: layout)."""
+    status = parse_ray_status(
+        job_capture("ray_status_2nodes_16gpu_all_reserved_in_placement_groups.txt")
+    )
+    assert status.active_node_count == 2
+    gpu = status.resource("GPU")
+    assert gpu is not None
+    assert (gpu.used, gpu.total, gpu.placement_group_used, gpu.placement_group_reserved) == (
+        16.0,
+        16.0,
+        16.0,
+        16.0,
+    )

@@ -64,6 +64,13 @@ def test_free_h_on_spark() -> None:
     assert (report.swap.total_bytes, report.swap.used_bytes) == (15 * GIB, 0)
 
 
+def test_free_h_with_swap_in_use_beside_an_engine() -> None:
+    report = parse_free(capture("spark_free_h_swap_in_use.txt"))
+    assert report.memory.available_bytes == round(2.3 * GIB)
+    assert report.swap is not None
+    assert (report.swap.total_bytes, report.swap.used_bytes) == (15 * GIB, round(1.7 * GIB))
+
+
 def test_free_b_with_header_that_lost_its_leading_spaces() -> None:
     text = (
         "total        used        free      shared  buff/cache   available\n"

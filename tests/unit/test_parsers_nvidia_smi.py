@@ -186,3 +186,16 @@ Q_XML = """<?xml version="1.0" ?>
   </gpu>
 </nvidia_smi_log>
 """
+
+
+def test_a_cut_process_memory_value_keeps_the_row() -> None:
+    """nvidia-smi prints `10707...` when the value does not fit (a real Spark capture): the
+    engine is kept, its memory unknown and flagged, not dropped."""
+    report = parse_nvidia_smi_table(
+        capture("spark_nvidia-smi_580.126.09_enginecore_memory_cut.txt")
+    )
+    assert [(p.pid, p.name, p.memory_used_mib, p.memory_cut) for p in report.processes] == [
+        (2804, "/usr/lib/xorg/Xorg", 179, False),
+        (3060, "/usr/bin/gnome-shell", 48, False),
+        (3048280, "VLLM::EngineCore", None, True),
+    ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.support.sparks import VLLM_NODE, one_port_spark
 from tools.checks import GB, compute_findings
-from tools.recon.facts import DockerFacts
+from tools.recon.facts import DockerFacts, GpuProcessFact
 
 
 def messages(findings, kind: str) -> list[str]:
@@ -66,17 +66,22 @@ def test_roce_link_down_is_a_blocker_for_a_pair_with_port_evidence() -> None:
     assert down[0].evidence == ["rocep1s0f1/1 DOWN DISABLED netdev enp1s0f1np1"]
 
 
-def test_no_shared_fabric_subnet_and_link_local_only() -> None:
+def test_one_cable_link_local_is_a_fabric_address_but_both_ends_must_share_it() -> None:
+    """NVIDIA's guide allows link-local on one cable (dgx-spark.md §2.1): it is accepted, and
+    the finding is that the two ends share no subnet, naming each end's network."""
     hosts = {
         "spark-a": one_port_spark("spark-a", address="169.254.35.62/16"),
         "spark-b": one_port_spark("spark-b", address="192.168.200.11/24"),
     }
     findings = compute_findings(hosts)
-    assert messages(findings, "no_shared_fabric_subnet")
-    assert messages(findings, "link_local_fabric") == [
-        "spark-a: fabric interface(s) enp1s0f1np1 have only link-local addresses; give each a "
-        "static address in a shared subnet"
-    ]
+    [shared] = [f for f in findings if f.kind == "no_shared_fabric_subnet"]
+    assert shared.evidence == ["spark-a: 169.254.0.0/16", "spark-b: 192.168.200.0/24"]
+    assert not messages(findings, "link_local_two_cables")
+    both = {
+        h: one_port_spark(h, address=a)
+        for h, a in (("a", "169.254.1.2/16"), ("b", "169.254.3.4/16"))
+    }
+    assert [f.kind for f in compute_findings(both) if f.check == "fabric"] == []
 
 
 def test_shared_subnet_gives_no_fabric_finding() -> None:
@@ -138,3 +143,15 @@ def test_page_cache_that_vllm_would_count_as_used() -> None:
         "spark-a: page cache holds ~97 GB (MemFree 19 GB, MemAvailable 116 GB)"
     )
     assert "drop_caches" in finding.message
+
+
+def test_an_engine_with_cut_memory_still_holds_memory() -> None:
+    facts = one_port_spark("spark-a")
+    facts.gpu.processes = [
+        GpuProcessFact(pid=3048280, name="VLLM::EngineCore", memory_cut=True),
+        GpuProcessFact(pid=2804, name="/usr/lib/xorg/Xorg", memory_bytes=179 * 1024**2),
+    ]
+    assert messages(compute_findings({"spark-a": facts}), "gpu_process_holds_memory") == [
+        "VLLM::EngineCore (pid 3048280) holds GPU memory on spark-a; nvidia-smi cut the amount, "
+        "so it is unknown but large (100000 MiB or more)"
+    ]

@@ -1,5 +1,9 @@
 """The RoCE fabric between hosts: RDMA devices, links up, addresses in a shared subnet, speed.
 
+A link-local IPv4 address (169.254.x.y/16, NVIDIA's Oct 2025 "connect two Sparks" netplan) is a
+usable fabric address while one QSFP cable is in use: NVIDIA's guide allows link-local with ONE
+cable only; with two, all four ports need addresses in distinct subnets (dgx-spark.md §2.1).
+
 `rdma_findings` also runs in a deployment's preflight; `fabric_findings` describes the fabric for
 the world model (preflight checks the one path the deployment will use: tools/deploy/preflight.py).
 """
@@ -7,6 +11,7 @@ the world model (preflight checks the one path the deployment will use: tools/de
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -35,23 +40,53 @@ def is_primary_path(netdev: str) -> bool:
     return netdev.startswith("enp")
 
 
-def _up_ipv4(nic: Interface) -> list[ipaddress.IPv4Interface]:
-    if (nic.state or "").upper() != "UP":
+def cage(netdev: str) -> str | None:
+    """The QSFP cage a ConnectX netdev belongs to: enp1s0f1np1 and its PCIe twin enP2p1s0f1np1
+    are both cage `p1` (one physical port seen through two PCIe paths, dgx-spark.md §1.3)."""
+    match = re.search(r"np(\d+)$", netdev)
+    return f"p{match[1]}" if match else None
+
+
+def _is_up(nic: Interface) -> bool:
+    return (nic.state or "").upper() == "UP"
+
+
+def cabled_cages(facts: HostFacts) -> set[str]:
+    """Cages with a link: those of the host's Up fabric netdevs."""
+    return {c for n in facts.network.interfaces if n.fabric and _is_up(n) if (c := cage(n.name))}
+
+
+def link_local_usable(facts: HostFacts) -> bool:
+    """Link-local addresses carry the fabric while a single cable is in use (module docstring)."""
+    return len(cabled_cages(facts)) == 1
+
+
+def _up_ipv4(nic: Interface, link_local_ok: bool = False) -> list[ipaddress.IPv4Interface]:
+    if not _is_up(nic):
         return []
     found = []
     for cidr in nic.addresses:
         address = ipaddress.ip_interface(cidr)
-        if isinstance(address, ipaddress.IPv4Interface) and not address.ip.is_link_local:
+        if isinstance(address, ipaddress.IPv4Interface) and (
+            link_local_ok or not address.ip.is_link_local
+        ):
             found.append(address)
     return found
+
+
+def fabric_ipv4(facts: HostFacts, nic: Interface) -> ipaddress.IPv4Interface | None:
+    """The address `nic` carries fabric traffic on: its first usable IPv4 address, if Up."""
+    found = _up_ipv4(nic, link_local_usable(facts)) if nic.fabric else []
+    return found[0] if found else None
 
 
 def fabric_subnets(facts: HostFacts) -> dict[ipaddress.IPv4Network, list[str]]:
     """Each IPv4 subnet on an Up fabric interface, with the netdevs in it (primary path first)."""
     subnets: dict[ipaddress.IPv4Network, list[str]] = {}
+    link_local_ok = link_local_usable(facts)
     for nic in facts.network.interfaces:
         if nic.fabric:
-            for address in _up_ipv4(nic):
+            for address in _up_ipv4(nic, link_local_ok):
                 subnets.setdefault(address.network, []).append(nic.name)
     for names in subnets.values():
         names.sort(key=lambda name: (not is_primary_path(name), name))
@@ -93,8 +128,11 @@ def rdma_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
             kind="no_rdma_devices",
             hosts=bare,
             message=f"no RDMA devices on {', '.join(bare)} (no ConnectX port at all)",
-            fix="plug a QSFP cable into the same cage on every node (the ConnectX-7 may only "
-            "enumerate with a cable) and reboot; this needs a person at the machine",
+            fix="check the cable, then the driver: plug a QSFP cable into the same cage on "
+            "every node (the ConnectX-7 may only enumerate with a cable) and reboot; if "
+            "`lspci | grep -i mellanox` still lists nothing or `ibdev2netdev` stays empty, "
+            "check the mlx5 driver (`lsmod | grep mlx5_core`); this needs a person at the "
+            "machine",
             needs_person=True,
         )
     ]
@@ -148,32 +186,21 @@ def _port_line(port: RdmaPort) -> str:
 
 def _fabric_networks(facts: HostFacts) -> set[ipaddress.IPv4Network]:
     networks = set()
+    link_local_ok = link_local_usable(facts)
     for nic in facts.network.interfaces:
         if not nic.fabric:
             continue
         for cidr in nic.addresses:
             interface = ipaddress.ip_interface(cidr)
-            if interface.version == 4 and not interface.ip.is_link_local:
+            if interface.version == 4 and (link_local_ok or not interface.ip.is_link_local):
                 networks.add(interface.network)
     return networks
 
 
 def _address_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
-    """Link-local-only or slow fabric interfaces, and hosts with no fabric subnet in common."""
-    findings = []
+    """Link-local addresses on two cables, slow links, and hosts with no fabric subnet in common."""
+    findings = [f for name, facts in hosts.items() if (f := link_local_finding(name, facts))]
     for name, facts in hosts.items():
-        local_only = [n.name for n in facts.network.interfaces if n.fabric and n.link_local_only]
-        if local_only:
-            findings.append(
-                Finding(
-                    severity="warning",
-                    check=CHECK,
-                    kind="link_local_fabric",
-                    hosts=[name],
-                    message=f"{name}: fabric interface(s) {', '.join(local_only)} have only "
-                    "link-local addresses; give each a static address in a shared subnet",
-                )
-            )
         slow = [
             n
             for n in facts.network.interfaces
@@ -237,3 +264,33 @@ def _connected(names: list[str], linked: Callable[[str, str], bool]) -> list[lis
         groups = [g for g in groups if g not in joined] + [merged]
     order = {name: i for i, name in enumerate(names)}
     return sorted((sorted(g, key=order.__getitem__) for g in groups), key=lambda g: order[g[0]])
+
+
+def link_local_finding(name: str, facts: HostFacts) -> Finding | None:
+    """Two cables with link-local addresses: every port sits in 169.254.0.0/16, so the kernel
+    cannot tell which cable leads where; NVIDIA's guide puts each twin on its own subnet."""
+    cages = cabled_cages(facts)
+    local = [
+        n.name
+        for n in facts.network.interfaces
+        if n.fabric and _is_up(n) and n.addresses and not _up_ipv4(n)
+    ]
+    if len(cages) < 2 or not local:
+        return None
+    return Finding(
+        severity="warning",
+        check=CHECK,
+        kind="link_local_two_cables",
+        hosts=[name],
+        message=f"{name}: two QSFP cables in use (cages {', '.join(sorted(cages))}) but "
+        f"{', '.join(local)} have only link-local addresses, which NVIDIA allows with one cable "
+        "only; give each twin its own subnet",
+        fix="a static address per twin, one subnet each (NVIDIA's /etc/netplan/40-cx7.yaml: "
+        "192.168.100.x/24 on enp1s0f1np1, 192.168.101.x/24 on enP2p1s0f1np1, and so on for "
+        "the other cage), then `sudo netplan apply`",
+        evidence=[
+            f"{n.name}: {' '.join(n.addresses)}"
+            for n in facts.network.interfaces
+            if n.fabric and _is_up(n)
+        ],
+    )

@@ -49,10 +49,27 @@ def memory_findings(hosts: Mapping[str, HostFacts], model_size_bytes: int | None
                     evidence=_memory_evidence(facts),
                 )
             )
-        findings += _page_cache_findings(name, facts)
+        findings += _page_cache_findings(name, facts) + _cut_process_findings(name, facts)
     if model_size_bytes is not None:
         findings += _fit_findings(hosts, budgets, model_size_bytes)
     return findings
+
+
+def _cut_process_findings(name: str, facts: HostFacts) -> list[Finding]:
+    """GPU processes whose memory nvidia-smi cut (`10707...`): they hold memory, amount unknown."""
+    return [
+        Finding(
+            severity="warning",
+            check=CHECK,
+            kind="gpu_process_holds_memory",
+            hosts=[name],
+            message=f"{proc.name} (pid {proc.pid}) holds GPU memory on {name}; nvidia-smi cut "
+            "the amount, so it is unknown but large (100000 MiB or more)",
+            evidence=[f"{s.host}: {s.command}" for s in facts.gpu.sources[:1]],
+        )
+        for proc in facts.gpu.processes
+        if proc.memory_cut
+    ]
 
 
 def _page_cache_findings(name: str, facts: HostFacts) -> list[Finding]:

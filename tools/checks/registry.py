@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tools.checks.docker import docker_findings
 from tools.checks.fabric import fabric_findings, rdma_findings
+from tools.checks.fabric_mtu import mtu_findings
 from tools.checks.finding import Finding, by_severity
 from tools.checks.memory import memory_findings
 from tools.checks.toolkit import toolkit_findings
@@ -42,6 +43,7 @@ CHECKS: tuple[Check, ...] = (
     Check("memory", memory_findings),
     Check("rdma", _facts_only(rdma_findings), "RDMA devices present on every node"),
     Check("fabric", _facts_only(fabric_findings)),
+    Check("mtu", _facts_only(mtu_findings)),
     Check("versions", _facts_only(skew_findings), "OS, driver and CUDA alike on every node"),
     Check("toolkit", _facts_only(toolkit_findings)),
     Check("docker", _facts_only(docker_findings), "docker usable on every node"),

@@ -32,6 +32,7 @@ from tools.recon.parsers.docker_rows import (
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
+from tools.recon.parsers.image_contents import ImagePackages, parse_image_contents
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
 from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
 from tools.recon.parsers.missing import is_tool_missing
@@ -99,6 +100,7 @@ __all__ = [
     "GpuProcess",
     "IbDevNetDev",
     "ImageDetails",
+    "ImagePackages",
     "IpAddress",
     "ListeningSocket",
     "LsbRelease",
@@ -131,6 +133,7 @@ __all__ = [
     "parse_free",
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
+    "parse_image_contents",
     "parse_image_inspect",
     "parse_ip_j_addr",
     "parse_lsb_release",

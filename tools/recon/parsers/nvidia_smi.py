@@ -28,17 +28,21 @@ _STATE_ROW = re.compile(
 _MEMORY_CELL = re.compile(r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB")
 _PROCESS_ROW = re.compile(
     r"^\|\s*(?P<gpu>\d+)\s+(?:(?P<gi>\S+)\s+(?P<ci>\S+)\s+)?(?P<pid>\d+)\s+"
-    r"(?P<type>C\+G|M\+C|C|G|M)\s+(?P<name>.+?)\s+(?P<memory>\d+MiB|N/A)\s*\|$"
+    r"(?P<type>C\+G|M\+C|C|G|M)\s+(?P<name>.+?)\s+(?P<memory>\d+MiB|N/A|\d+\.\.\.)\s*\|$"
 )
 _LIST_ROW = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>[^)]+)\)\s*$")
 
 
 class GpuProcess(BaseModel):
+    """`memory_cut`: nvidia-smi printed the first digits and `...` (a value too wide for its
+    column, e.g. `10707...` for ~107 GiB on a Spark): the amount is unknown, not zero."""
+
     gpu_index: int
     pid: int
     type: str
     name: str
     memory_used_mib: int | None
+    memory_cut: bool = False
 
 
 class GpuInfo(BaseModel):
@@ -169,7 +173,8 @@ def _parse_processes(text: str) -> list[GpuProcess]:
                 pid=int(match["pid"]),
                 type=match["type"],
                 name=match["name"],
-                memory_used_mib=None if memory == "N/A" else int(memory.removesuffix("MiB")),
+                memory_used_mib=int(memory[:-3]) if memory.endswith("MiB") else None,
+                memory_cut=memory.endswith("..."),
             )
         )
     return processes

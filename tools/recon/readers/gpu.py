@@ -29,6 +29,7 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
                 pid=proc.pid,
                 name=proc.name,
                 memory_bytes=proc.memory_used_mib * MIB if proc.memory_used_mib else None,
+                memory_cut=proc.memory_cut,
             )
             for proc in table.processes
         ]
@@ -77,10 +78,18 @@ def read_memory(
         group.total_bytes = meminfo.total_bytes
         group.available_bytes = meminfo.available_bytes
         group.free_bytes = meminfo.free_bytes
+        group.swap_total_bytes = meminfo.swap_total_bytes
+        if meminfo.swap_total_bytes is not None and meminfo.swap_free_bytes is not None:
+            group.swap_used_bytes = meminfo.swap_total_bytes - meminfo.swap_free_bytes
         return group
     free = reader.read(group, "free", p.parse_free)
     if free is not None:
         group.total_bytes = free.memory.total_bytes
         group.available_bytes = free.memory.available_bytes
         group.free_bytes = free.memory.free_bytes
+        if free.swap is not None:
+            group.swap_total_bytes, group.swap_used_bytes = (
+                free.swap.total_bytes,
+                free.swap.used_bytes,
+            )
     return group
