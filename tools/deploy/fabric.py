@@ -26,7 +26,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tools.checks.fabric import fabric_subnets, is_primary_path, pair_link, shared_subnets
+from tools.checks.fabric import (
+    fabric_ipv4,
+    fabric_subnets,
+    is_primary_path,
+    pair_link,
+    shared_subnets,
+)
 from tools.deploy.netplan import planned_addresses
 from tools.recon.facts import HostFacts, Interface
 
@@ -119,15 +125,16 @@ def _path(facts: HostFacts, netdev: str, node_ip: str | None) -> FabricPath:
         for n in sorted(siblings, key=lambda n: (not is_primary_path(n.name), n.name))
         if (n.state or "").upper() != "UP"
     )
-    up = nic is not None and _usable(nic)
-    address = _ipv4(nic) if (nic is not None and up) else None
+    # link-local counts where it carries the fabric (one cable: tools/checks/fabric.py)
+    address = fabric_ipv4(facts, nic) if nic is not None else None
     return FabricPath(
         host=facts.host,
         netdev=netdev,
         ip=str(address.ip) if address else node_ip,
         hcas=_hcas(facts, netdev),
-        link_up=up,
+        link_up=address is not None,
         down_netdevs=down,
+        link_local=address is not None and address.ip.is_link_local,
     )
 
 
@@ -303,7 +310,8 @@ def _unaddressed(hosts: Mapping[str, HostFacts], order: list[str]) -> dict[str, 
     cages = [_up_cages(hosts[h]) for h in order]
     if not cages[0]:
         return None
-    key = sorted(cages[0], key=lambda k: (not is_primary_path(cages[0][k][0]), k))[0]
+    # the cage NVIDIA's netplan addresses (p1: enp1s0f1np1 / enP2p1s0f1np1) when it is cabled
+    key = sorted(cages[0], key=lambda k: (not k.endswith("f1np1"), k))[0]
     if not all(key in c for c in cages):
         return None
     primary = {h: c[key][0] for h, c in zip(order, cages, strict=True)}

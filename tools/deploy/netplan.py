@@ -36,7 +36,8 @@ def netplan_yaml(addresses: dict[str, str]) -> str:
 
 def netplan_step(host: str, addresses: dict[str, str]) -> DeployStep:
     """Write NVIDIA's 40-cx7.yaml with these addresses and apply it (existing file backed up)."""
-    content = shlex.quote(netplan_yaml(addresses) + "\n")
+    # one line in the plan: printf turns each \n of its format into a newline
+    content = shlex.quote(netplan_yaml(addresses).replace("\n", "\\n") + "\\n")
     primary, cidr = next(iter(addresses.items()))
     ip = cidr.split("/")[0]
     return DeployStep(
@@ -47,7 +48,7 @@ def netplan_step(host: str, addresses: dict[str, str]) -> DeployStep:
         host=host,
         actions=[
             f"if [ -e {NETPLAN_FILE} ]; then sudo cp -p {NETPLAN_FILE} {BACKUP}; fi && "
-            f"printf '%s' {content} | sudo tee {NETPLAN_FILE} > /dev/null && "
+            f"printf {content} | sudo tee {NETPLAN_FILE} > /dev/null && "
             f"sudo chmod 600 {NETPLAN_FILE} && sudo netplan apply"
         ],
         check=StepCheck(
