@@ -73,15 +73,31 @@ async def test_the_whole_plan_rolls_out_step_by_step():
     assert destructive and "docker stop vllm_node" in destructive[0].summary
 
 
-async def test_a_failed_check_stops_the_rollout_and_names_the_rollback():
+async def test_weights_missing_on_the_worker_are_copied_over_the_fabric():
     plan = await _computed_plan("seed-pair-no-model")
     steps = len(plan["steps"])
+    results, _ = await _rollout(
+        "seed-pair-no-model", [(f"s{n}", n) for n in range(1, steps + 1)], plan
+    )
+    done = [results[f"s{n}"]["content"] for n in range(1, steps + 1)]
+    assert not [n for n in range(1, steps + 1) if results[f"s{n}"].get("is_error")], done
+    assert any("copy the weights to spark-b over the fabric" in text for text in done)
+    assert "The rollout is complete" in done[-1]
+
+
+async def test_a_failed_step_stops_the_rollout_and_names_the_rollback():
+    """fresh-pair: the worker has no internet, so its image comes from the head with
+    `docker save | ssh … docker load`; the simulator has no ssh client nor `docker save` yet,
+    so that job fails, and the step ends with the job's own lines and its rollback."""
+    plan = await _computed_plan("fresh-pair")
+    steps = len(plan["steps"])
     calls = [(f"s{n}", n) for n in range(1, steps + 1)]
-    results, _ = await _rollout("seed-pair-no-model", calls, plan)
+    results, _ = await _rollout("fresh-pair", calls, plan)
     failed = [n for n in range(1, steps + 1) if results[f"s{n}"].get("is_error")]
-    assert failed, "some step must fail without the weights on spark-b"
+    assert failed
     first = results[f"s{failed[0]}"]["content"]
-    assert "failed" in first and "Proposed rollback" in first and "docker rm -f scout-vllm" in first
+    assert "failed" in first and "Proposed rollback on" in first
+    assert "job copy-image-spark-b failed on spark-a: " in first
     if len(failed) > 1:
         assert "The rollout stopped at a failed step" in results[f"s{failed[1]}"]["content"]
 
