@@ -110,7 +110,7 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width:
         shown = await screen.wait_for("exit=", timeout=90)
         assert "exit=2" in shown, shown
         story = " ".join(shown[mark:].split())
-        assert "You denied `docker stop vllm_node` on spark-a." in story
+        assert "You denied rollout_step on spark-a." in story  # step 1: docker stop vllm_node
         assert "a recording cannot follow another answer, so the story stops here" in story
         assert "nothing after this point ran" in story
         assert "spark-a has its memory back" not in story  # never claims what did not happen
