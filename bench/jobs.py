@@ -55,7 +55,7 @@ async def measure(
             )
         fan_out = SSHExecInput(hosts=hosts, command="true")
         status = JobStatusInput(hosts=hosts, names=names)
-        checked(await SSHExec().run(fan_out, ctx))  # both sides on warm connections
+        checked(await SSHExec(judge_shell).run(fan_out, ctx))  # both sides on warm connections
         status_times, fan_out_times = [], []
         for _ in range(reps):
             started = time.perf_counter()
@@ -65,7 +65,7 @@ async def measure(
             if running != len(hosts) * jobs:
                 raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
             started = time.perf_counter()
-            checked(await SSHExec().run(fan_out, ctx))
+            checked(await SSHExec(judge_shell).run(fan_out, ctx))
             fan_out_times.append(time.perf_counter() - started)
         checked(await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx))
     return status_times, fan_out_times

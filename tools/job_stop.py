@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs
 from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.world_facts import jobs_stopped
 from tools.ssh.errors import SSHError
 
 CONNECT_ALLOWANCE_S = 30.0
@@ -71,4 +72,5 @@ class JobStop(Tool[JobStopInput]):
                 failed = failed or word == "missing"
                 if word in ("terminated", "killed"):
                     stopped.append({"host": host, "name": name, "how": word})
+            jobs_stopped(ctx.world, host, [s["name"] for s in stopped if s["host"] == host])
         return ToolResult(text="\n".join(lines), is_error=failed, data={"stopped": stopped})

@@ -36,12 +36,18 @@ from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
 from agent.safety.shell.judge import judge_shell
+from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
 from tools.deploy.endpoint_tool import EndpointCheckTool
 from tools.deploy.plan_tool import PlanDeploymentTool
 from tools.deploy.rollout_tool import RolloutStepTool
 from tools.docker_ctl import DockerCtl
+from tools.job_logs import JobLogs
+from tools.job_start import JobStart
+from tools.job_status import JobStatus
+from tools.job_stop import JobStop
+from tools.job_wait import JobWait
 from tools.propose_plan import ProposePlanTool
 from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
@@ -222,7 +228,9 @@ async def open_runtime(
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
     recorder = open_recorder(transcript_path, redactor, listeners=listeners or ())
     state = SessionState(record=lambda change: recorder.emit(StateChangeEvent(change=change)))
-    world = WorldModel(on_change=transcript_listener(recorder.emit))
+    world = WorldModel(
+        on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
+    )
     rules = RuleSet.from_config(settings.rules)
     gate = PolicyGate(
         mode=settings.mode,
@@ -247,6 +255,11 @@ async def open_runtime(
             PlanDeploymentTool(),
             RolloutStepTool(state, judge_shell),
             EndpointCheckTool(),
+            JobStart(judge_shell),
+            JobStatus(),
+            JobWait(),
+            JobLogs(),
+            JobStop(),
         ]
     tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
     context = ToolContext(
