@@ -193,7 +193,7 @@ async def chat_on_runtime(
     try:
         if first_message:
             console.print(Text.assemble(("you › ", "bold cyan"), first_message))
-            await _send(runtime, view, first_message)
+            await _send(runtime, view, runtime.with_resume_note(first_message))
         while True:
             try:
                 line = await prompt.prompt_async("scout › ")
@@ -208,7 +208,7 @@ async def chat_on_runtime(
             if line.startswith("/"):
                 await run_slash(line, runtime, console, COMMANDS)
                 continue
-            await _send(runtime, view, line)
+            await _send(runtime, view, runtime.with_resume_note(line))
     finally:
         runtime.session.end("exited")
         console.print(Text(f"transcript saved: {runtime.transcript_path}", style="dim"))

@@ -30,6 +30,7 @@ from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
 from agent.runtime.prompts import system_prompt
+from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
@@ -74,6 +75,12 @@ class Runtime:
     transcript_path: Path
     web: WebFetcher
     pool: SSHPool | None = None
+    resume_note: str | None = None  # what a resume found of the session's jobs, for the model
+
+    def with_resume_note(self, text: str) -> str:
+        """`text` after the resume's job report, the first time only (the model reads it)."""
+        note, self.resume_note = self.resume_note, None
+        return f"{note}\n\n{text}" if note else text
 
     async def aclose(self) -> None:
         if self.pool is not None:
@@ -287,7 +294,12 @@ async def open_runtime(
         goal=goal,
         resume=resume,
     )
-    return Runtime(session, gate, state, world, transcript_path, web, pool)
+    note = None
+    if resume is not None and resume.jobs:
+        note = await reattach_jobs(pool, world, resume.jobs)
+        if note is not None:
+            recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
+    return Runtime(session, gate, state, world, transcript_path, web, pool, note)
 
 
 def _ssh_pool(inventory: Inventory, settings: Settings, recorder: Recorder) -> SSHPool:

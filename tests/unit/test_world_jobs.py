@@ -3,7 +3,16 @@ keeps (starts, throttled progress, ends, unknown), and the lines the model reads
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from agent.faces.render import EventRenderer
 from agent.loop.events import JobEvent
+from agent.loop.transcript import read_transcript
+from agent.runtime.builder import open_recorder
+from agent.safety.redact import Redactor
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel
 from tests.support.sparks import one_port_spark
@@ -11,7 +20,8 @@ from tools.jobs.progress import Progress
 from tools.jobs.records import JobRecord
 from tools.jobs.world_facts import jobs_read, jobs_started, jobs_stopped
 
-COMMAND = "hf download Qwen/Qwen3.5-122B-A10B-FP8"
+MODEL_REPO = "Qwen/Qwen3.5-122B-A10B-FP8"
+COMMAND = f"hf download {MODEL_REPO}"
 
 
 def running(summary: str, fraction: float, elapsed: int) -> JobRecord:
@@ -96,3 +106,31 @@ def test_the_model_reads_each_job_in_one_line_of_the_world_model() -> None:
         in text
     )
     assert "jobs:" not in world.describe(["spark-c"])
+
+
+def test_job_events_are_written_redacted_and_read_back_for_replay(tmp_path: Path) -> None:
+    token = "hf_" + "Zq8x" * 9
+    path = tmp_path / "t.jsonl"
+    recorder = open_recorder(path, Redactor(), session_id="s1")
+    world = WorldModel(on_job=job_event_listener(recorder.emit))
+    command = f"HF_TOKEN={token} hf download {MODEL_REPO}"
+    jobs_started(world, [{"host": "spark-b", "name": "weights", "command": command}])
+    jobs_read(world, "spark-b", [JobRecord("spark-b", "weights", "exited", exit_code=1,
+              elapsed_s=4, command=command, tail=f"401 for token {token}\n")])  # fmt: skip
+    recorder.close()
+
+    assert token not in path.read_text()
+    loaded = read_transcript(path)
+    assert not loaded.problems
+    assert [(e.type, getattr(e, "kind", "")) for e in loaded.events] == [
+        ("job", "start"),
+        ("job", "end"),
+    ]
+    out = io.StringIO()
+    renderer = EventRenderer(Console(file=out, width=160, color_system=None))
+    for event in loaded.events:
+        renderer.render(event)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("  ▶ job spark-b/weights started: HF_TOKEN=")
+    assert lines[1] == "  ✗ job spark-b/weights exited 1 after 4s"
+    assert "401 for token" in lines[2] and token not in out.getvalue()
