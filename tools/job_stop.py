@@ -21,6 +21,19 @@ _SAID = {
 }
 
 
+def _inside(said: list[str]) -> str:
+    """What stopping did inside the job's container, if it runs `docker exec` (a killed exec
+    client leaves its process running there: tools/jobs/in_container.py)."""
+    if not said:
+        return ""
+    _, word, container = [*said[0].split(" ", 2), "", ""][:3]
+    return {
+        "terminated": f"; its process inside container {container} ended on TERM",
+        "killed": f"; its process inside container {container} was killed",
+        "gone": f"; its process inside container {container} had already ended",
+    }.get(word, f"; inside container {container}: {word}")
+
+
 class JobStopInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -45,7 +58,7 @@ class JobStop(Tool[JobStopInput]):
         return unique(params.hosts)
 
     def timeout_s(self, params: JobStopInput) -> float | None:
-        return params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
+        return 2 * params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
 
     async def run(self, params: JobStopInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
@@ -66,9 +79,9 @@ class JobStop(Tool[JobStopInput]):
                 lines.append(f"{host}: could not stop: {outcome}")
                 continue
             for name, said in outcome.items():
-                word, _, code = said.partition(" ")
+                word, _, code = (said[0] if said else "missing").partition(" ")
                 text = f"had already ended (exit {code})" if word == "ended" else _SAID[word]
-                lines.append(f"{host}/{name}: {text}")
+                lines.append(f"{host}/{name}: {text}{_inside(said[1:])}")
                 failed = failed or word == "missing"
                 if word in ("terminated", "killed"):
                     stopped.append({"host": host, "name": name, "how": word})

@@ -21,6 +21,7 @@ class Container:
     name: str
     id: str
     env: dict[str, str] = field(default_factory=dict)
+    args: list[str] = field(default_factory=list)  # "$@" of the `sh -c` it runs in
 
     def record(self) -> dict[str, Any]:
         return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})
@@ -32,6 +33,12 @@ class Container:
             if image in (f"{img['repository']}:{img['tag']}", img["repository"], img["id"]):
                 return set(img.get("tools", []))
         return set()
+
+
+def container_file(ctr: Container, path: str) -> Path:
+    """Where a file the container writes (`echo … > /tmp/x`) lives on the simulated host: a
+    folder per container id, as the container's own writable layer is."""
+    return ctr.host_dir / "containers" / f"{ctr.id}.fs" / path.lstrip("/")
 
 
 def env_of(record: dict[str, Any], extra: list[str]) -> dict[str, str]:

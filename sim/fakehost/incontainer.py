@@ -14,9 +14,10 @@ import sys
 
 from . import gpu, procs, ray, serve, system
 from .container import Container
+from .container_shell import builtin, expand, take_redirects
 from .state import read_state
 
-_REDIRECT = re.compile(r"\s(?:\d?>>?|&>)\s*(?:&\d|\S+)")
+_FD_REDIRECT = re.compile(r"\s(?:\d?>>?&\d|&>>?\s*\S+)")  # 2>&1, &>FILE: output stays here
 _SEPARATORS = {"&&", "||", ";", "|", "&"}
 _SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash"}
 ENGINE_WORDS = ("ray", "vllm", "sglang")
@@ -27,15 +28,17 @@ def mentions_engine(argv: list[str]) -> bool:
 
 
 def run_argv(ctr: Container, argv: list[str]) -> int:
-    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list."""
+    """Run one argv (as docker passes it); `bash -c LINE [NAME ARGS…]` runs LINE as a shell
+    list, with ARGS as its "$@"."""
     if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
+        ctr.args = argv[4:]
         return run_line(ctr, argv[2])
     return _run_simple(ctr, argv)
 
 
 def run_line(ctr: Container, line: str) -> int:
     code, skip_next = 0, False
-    for words, sep in _split(_REDIRECT.sub(" ", f" {line}")):
+    for words, sep in _split(_FD_REDIRECT.sub(" ", f" {line}")):
         if words and not skip_next:
             code = _run_simple(ctr, words)
         skip_next = (sep == "&&" and code != 0) or (sep == "||" and code == 0)
@@ -57,6 +60,7 @@ def _split(line: str) -> list[tuple[list[str], str]]:
 
 
 def _run_simple(ctr: Container, argv: list[str]) -> int:
+    argv, out, into = take_redirects(argv)
     env = dict(ctr.env)
     while argv and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", argv[0]):
         key, _, value = argv.pop(0).partition("=")
@@ -68,13 +72,14 @@ def _run_simple(ctr: Container, argv: list[str]) -> int:
             key, _, value = item.partition("=")
             ctr.env[key] = value
         return 0
-    argv = [_expand(a, env) for a in argv]
-    scoped = Container(ctr.host_dir, ctr.name, ctr.id, env)
+    argv = expand(argv, ctr, env)
+    if not argv:
+        return 0
+    done = builtin(ctr, argv[0], argv[1:], out, into, _run_simple)
+    if done is not None:
+        return done
+    scoped = Container(ctr.host_dir, ctr.name, ctr.id, env, ctr.args)
     return _dispatch(scoped, argv[0].rsplit("/", 1)[-1], argv[1:])
-
-
-def _expand(word: str, env: dict[str, str]) -> str:
-    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: env.get(m.group(1), ""), word)
 
 
 def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:

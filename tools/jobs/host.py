@@ -109,19 +109,21 @@ async def job_log(
 
 async def stop_jobs(
     pool: SSHPool, host: str, names: list[str], *, grace_s: float
-) -> dict[str, str]:
-    """What stopping did per job: terminated, killed, ended CODE, notrunning, missing."""
+) -> dict[str, list[str]]:
+    """What stopping did per job: first terminated, killed, ended CODE, notrunning or missing;
+    then, for a job in a container, `inside terminated|killed|gone CONTAINER`."""
     token = _token()
-    timeout = grace_s * len(names) + STOP_MARGIN_S
+    timeout = 2 * grace_s * len(names) + STOP_MARGIN_S  # the group, then inside a container
     result = await pool.run(host, stop_script(names, token, grace_s), timeout=timeout)
     if not result.ok:
         raise _failed(result, "stopping jobs")
-    outcome: dict[str, str] = {}
+    outcome: dict[str, list[str]] = {}
     current = None
     for line in _lines(result, token):
         key, _, value = line.partition(" ")
         if key == "job":
             current = value
+            outcome[current] = []
         elif current is not None and key != "end":
-            outcome[current] = f"{key} {value}".strip()
+            outcome[current].append(f"{key} {value}".strip())
     return outcome
