@@ -18,18 +18,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
+from agent.faces.chat import _send
+from agent.faces.chat_view import ChatView
 from agent.loop.events import JobEvent
-from agent.loop.resumed import KnownJob
+from agent.loop.resumed import KnownJob, RebuiltSession
 from agent.replay.server import MessagesAPIServer
+from agent.runtime.builder import open_runtime
 from agent.runtime.reattach import reattach_jobs
+from agent.runtime.settings import Settings
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel
 from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
 from tests.support.job_kit import MODEL, JobDesk, empty_pair
 from tests.support.plans import one_step_plan
-from tests.support.session_kit import text_turn, tool_turn
+from tests.support.session_kit import sdk_client, text_turn, tool_turn
 from tools.ssh import Inventory, SSHPool
 
 REPO = Path(__file__).parents[2]
@@ -196,3 +201,44 @@ async def test_a_resume_reports_the_jobs_of_an_unreachable_host_as_unknown(
         ("spark-b", "unknown", "unknown"),
     ]
     assert world.jobs["spark-b/nap"].state == "unknown"
+
+
+async def test_chat_resume_shows_a_job_that_finished_while_scout_was_away(
+    cluster: SimCluster, tmp_path: Path
+) -> None:
+    inventory_path = cluster.write_inventory(tmp_path / "inv" / "inventory.yaml")
+    async with SSHPool(Inventory.load(inventory_path)) as pool:
+        desk = JobDesk(pool, tmp_path / "spill")
+        await desk.call("job_start", name="short", command="echo fetched; exit 3",
+                        hosts=["spark-a"])  # fmt: skip
+        await desk.call("job_wait", hosts=["spark-a"], names=["short"], timeout=30)
+    resume = RebuiltSession(session_id="earlier", model="claude-test")
+    resume.jobs["spark-a/short"] = KnownJob("spark-a", "short", "echo fetched; exit 3")
+    out = io.StringIO()
+    console = Console(file=out, width=160, color_system=None)
+    view = ChatView(console)
+    settings = Settings(
+        api_key="test", inventory=inventory_path, transcripts_dir=tmp_path / "t",
+        log_file=tmp_path / "scout.log",
+    )  # fmt: skip
+    with MessagesAPIServer([text_turn("The short job failed with exit 3.")]) as api:
+        client = sdk_client(api.url)
+        runtime = await open_runtime(
+            settings, client=client, approver_factory=lambda rules: None, listeners=[view],
+            resume=resume,
+        )  # fmt: skip
+        try:
+            await _send(runtime, view, runtime.with_resume_note("what happened?"))
+        finally:
+            await runtime.aclose()
+            await client.close()
+        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+
+    shown = out.getvalue()
+    assert "✗ job spark-a/short exited 3 after" in shown  # the end, as the chat prints it
+    assert "Finished while Scout was away:" in shown and "fetched" in shown
+    said = posts[0]["messages"][-1]["content"]
+    said = said if isinstance(said, str) else " ".join(b.get("text", "") for b in said)
+    assert said.startswith("Jobs of the resumed session, read on their hosts just now:")
+    assert "== spark-a/short: exited 3 after" in said and said.endswith("what happened?")
+    assert runtime.world.jobs["spark-a/short"].exit_code == 3
