@@ -7,7 +7,7 @@ import asyncio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs
+from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs_inside
 from tools.jobs.params import NO_INVENTORY, check_names, unique
 from tools.jobs.world_facts import jobs_stopped
 from tools.ssh.errors import SSHError
@@ -21,12 +21,12 @@ _SAID = {
 }
 
 
-def _inside(said: list[str]) -> str:
+def _inside(said: str | None) -> str:
     """What stopping did inside the job's container, if it runs `docker exec` (a killed exec
     client leaves its process running there: tools/jobs/in_container.py)."""
     if not said:
         return ""
-    _, word, container = [*said[0].split(" ", 2), "", ""][:3]
+    word, _, container = said.partition(" ")
     return {
         "terminated": f"; its process inside container {container} ended on TERM",
         "killed": f"; its process inside container {container} was killed",
@@ -65,9 +65,9 @@ class JobStop(Tool[JobStopInput]):
             return ToolResult.error(NO_INVENTORY.format(tool=self.name))
         pool, hosts = ctx.ssh, unique(params.hosts)
 
-        async def one(host: str) -> dict[str, str] | str:
+        async def one(host: str) -> tuple[dict[str, str], dict[str, str]] | str:
             try:
-                return await stop_jobs(pool, host, params.names, grace_s=params.grace)
+                return await stop_jobs_inside(pool, host, params.names, grace_s=params.grace)
             except (SSHError, JobCommandError) as exc:
                 return str(exc)
 
@@ -78,10 +78,11 @@ class JobStop(Tool[JobStopInput]):
                 failed = True
                 lines.append(f"{host}: could not stop: {outcome}")
                 continue
-            for name, said in outcome.items():
-                word, _, code = (said[0] if said else "missing").partition(" ")
+            said_of, inside = outcome
+            for name, said in said_of.items():
+                word, _, code = said.partition(" ")
                 text = f"had already ended (exit {code})" if word == "ended" else _SAID[word]
-                lines.append(f"{host}/{name}: {text}{_inside(said[1:])}")
+                lines.append(f"{host}/{name}: {text}{_inside(inside.get(name))}")
                 failed = failed or word == "missing"
                 if word in ("terminated", "killed"):
                     stopped.append({"host": host, "name": name, "how": word})
