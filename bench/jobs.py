@@ -51,29 +51,33 @@ async def measure(
     async with SSHPool(inventory, channels_per_connection=8) as pool:
         ctx = ToolContext(spill_dir=spill, ssh=pool)
         starter = JobStart(judge_shell)
-        for name in names:
-            checked(
-                await starter.run(JobStartInput(name=name, command=JOB_COMMAND, hosts=hosts), ctx)
-            )
-        fan_out = SSHExecInput(hosts=hosts, command="true")
-        bare_awk = SSHExecInput(hosts=hosts, command=BARE_AWK)
-        status = JobStatusInput(hosts=hosts, names=names)
-        checked(await SSHExec(judge_shell).run(fan_out, ctx))  # both sides on warm connections
-        status_times, fan_out_times, awk_times = [], [], []
-        for _ in range(reps):
-            started = time.perf_counter()
-            result = checked(await JobStatus().run(status, ctx))
-            status_times.append(time.perf_counter() - started)
-            running = sum(1 for job in result.data["jobs"] if job["state"] == "running")
-            if running != len(hosts) * jobs:
-                raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
-            started = time.perf_counter()
-            checked(await SSHExec(judge_shell).run(fan_out, ctx))
-            fan_out_times.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            checked(await SSHExec(judge_shell).run(bare_awk, ctx))
-            awk_times.append(time.perf_counter() - started)
-        checked(await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx))
+        try:  # the jobs outlive this process: stop them whatever happens here
+            for name in names:
+                checked(
+                    await starter.run(
+                        JobStartInput(name=name, command=JOB_COMMAND, hosts=hosts), ctx
+                    )
+                )
+            fan_out = SSHExecInput(hosts=hosts, command="true")
+            bare_awk = SSHExecInput(hosts=hosts, command=BARE_AWK)
+            status = JobStatusInput(hosts=hosts, names=names)
+            checked(await SSHExec(judge_shell).run(fan_out, ctx))  # both sides on warm connections
+            status_times, fan_out_times, awk_times = [], [], []
+            for _ in range(reps):
+                started = time.perf_counter()
+                result = checked(await JobStatus().run(status, ctx))
+                status_times.append(time.perf_counter() - started)
+                running = sum(1 for job in result.data["jobs"] if job["state"] == "running")
+                if running != len(hosts) * jobs:
+                    raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
+                started = time.perf_counter()
+                checked(await SSHExec(judge_shell).run(fan_out, ctx))
+                fan_out_times.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                checked(await SSHExec(judge_shell).run(bare_awk, ctx))
+                awk_times.append(time.perf_counter() - started)
+        finally:
+            await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx)
     return status_times, fan_out_times, awk_times
 
 
