@@ -3,7 +3,8 @@
 Starts N OpenSSH sshd on 127.0.0.1 (bench/ssh_fanout.py's farm; each host keeps its job folders
 in the farm's temp dir), starts M jobs on every host (each printing a line a second), then, on
 warm pooled connections, alternates a job_status of all N×M jobs (one round trip per host) with
-an ssh_exec of `true` on the same hosts, and prints the medians; last line:
+an ssh_exec of `true` on the same hosts, and prints the medians (and, as the floor, the ratio of
+an ssh_exec that only starts awk, which every status round must); last line:
 `jobs status N=16x4: X.XX s, ratio to one fan-out: Y.YY` (the goal is a ratio of 1.2 or less).
 
     .venv/bin/python bench/jobs.py [--hosts 16] [--jobs 4] [--reps 7]
@@ -31,6 +32,7 @@ from tools.job_stop import JobStop, JobStopInput
 from tools.ssh import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 
+BARE_AWK = "exec awk 'BEGIN { exit }'"
 JOB_COMMAND = "i=0; while [ $i -lt 3600 ]; do i=$((i+1)); echo step $i; sleep 1; done"
 
 
@@ -42,33 +44,41 @@ def checked(result: ToolResult) -> ToolResult:
 
 async def measure(
     farm: SshdFarm, jobs: int, reps: int, spill: Path
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float]]:
     inventory = farm.inventory()
     hosts = inventory.names()
     names = [f"bench-{i}" for i in range(jobs)]
     async with SSHPool(inventory, channels_per_connection=8) as pool:
         ctx = ToolContext(spill_dir=spill, ssh=pool)
         starter = JobStart(judge_shell)
-        for name in names:
-            checked(
-                await starter.run(JobStartInput(name=name, command=JOB_COMMAND, hosts=hosts), ctx)
-            )
-        fan_out = SSHExecInput(hosts=hosts, command="true")
-        status = JobStatusInput(hosts=hosts, names=names)
-        checked(await SSHExec().run(fan_out, ctx))  # both sides on warm connections
-        status_times, fan_out_times = [], []
-        for _ in range(reps):
-            started = time.perf_counter()
-            result = checked(await JobStatus().run(status, ctx))
-            status_times.append(time.perf_counter() - started)
-            running = sum(1 for job in result.data["jobs"] if job["state"] == "running")
-            if running != len(hosts) * jobs:
-                raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
-            started = time.perf_counter()
-            checked(await SSHExec().run(fan_out, ctx))
-            fan_out_times.append(time.perf_counter() - started)
-        checked(await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx))
-    return status_times, fan_out_times
+        try:  # the jobs outlive this process: stop them whatever happens here
+            for name in names:
+                checked(
+                    await starter.run(
+                        JobStartInput(name=name, command=JOB_COMMAND, hosts=hosts), ctx
+                    )
+                )
+            fan_out = SSHExecInput(hosts=hosts, command="true")
+            bare_awk = SSHExecInput(hosts=hosts, command=BARE_AWK)
+            status = JobStatusInput(hosts=hosts, names=names)
+            checked(await SSHExec(judge_shell).run(fan_out, ctx))  # both sides on warm connections
+            status_times, fan_out_times, awk_times = [], [], []
+            for _ in range(reps):
+                started = time.perf_counter()
+                result = checked(await JobStatus().run(status, ctx))
+                status_times.append(time.perf_counter() - started)
+                running = sum(1 for job in result.data["jobs"] if job["state"] == "running")
+                if running != len(hosts) * jobs:
+                    raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
+                started = time.perf_counter()
+                checked(await SSHExec(judge_shell).run(fan_out, ctx))
+                fan_out_times.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                checked(await SSHExec(judge_shell).run(bare_awk, ctx))
+                awk_times.append(time.perf_counter() - started)
+        finally:
+            await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx)
+    return status_times, fan_out_times, awk_times
 
 
 def main() -> None:
@@ -82,7 +92,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="scout-jobs-bench-") as tmp:
         farm = SshdFarm(Path(tmp), args.hosts)
         try:
-            status_times, fan_out_times = asyncio.run(
+            status_times, fan_out_times, awk_times = asyncio.run(
                 measure(farm, args.jobs, args.reps, Path(tmp) / "spill")
             )
         finally:
@@ -93,6 +103,10 @@ def main() -> None:
     ratio = statistics.median(s / f for s, f in zip(status_times, fan_out_times, strict=True))
     print(f"job_status of {args.hosts * args.jobs} jobs (median of {args.reps}): {status_s:.3f} s")
     print(f"ssh_exec true on {args.hosts} hosts (median of {args.reps}): {fan_out_s:.3f} s")
+    # the floor: the status round runs one awk per host, and starting any program costs more
+    # than `true`, a builtin of the shell
+    floor = statistics.median(a / f for a, f in zip(awk_times, fan_out_times, strict=True))
+    print(f"ssh_exec {BARE_AWK} (a program started, nothing read): ratio {floor:.2f}")
     summary = f"jobs status N={args.hosts}x{args.jobs}: {status_s:.2f} s"
     print(f"{summary}, ratio to one fan-out: {ratio:.2f}")
 

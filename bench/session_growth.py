@@ -56,8 +56,15 @@ def load_demo_script() -> Any:
     spec = importlib.util.spec_from_file_location("record_demo", ROOT / "scripts/record_demo.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
+
+
+async def demo_turns(demo: Any) -> list[dict[str, Any]]:
+    """The seed-pair demo's scripted model turns, planned against the sim as when recorded."""
+    story = demo.STORIES["seed-pair-deploy"]
+    return story.script(await demo.plan_for(story))
 
 
 def probing_turn(number: int) -> dict[str, Any]:
@@ -101,8 +108,7 @@ async def run_session(
 
 
 async def main() -> None:
-    demo = load_demo_script()
-    story = demo.session_script(await demo.plan_for_seed_pair())
+    story = await demo_turns(load_demo_script())
     probes = [probing_turn(n) for n in range(TURNS - len(story))]
     script = [*story[:-2], *probes, *story[-2:]]
     compacted, usage = await run_session(script, {})

@@ -15,6 +15,7 @@ from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import START_TIMEOUT_S, JobCommandError, Started, start_job
 from tools.jobs.params import NO_INVENTORY, check_env, unique
+from tools.jobs.world_facts import jobs_started
 from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 
@@ -98,6 +99,7 @@ class JobStart(Tool[JobStartInput]):
                         "command": params.command,
                     }
                 )
+        jobs_started(ctx.world, jobs)
         return ToolResult(
             text="\n".join(lines), is_error=failed, data={"jobs": jobs}, meta={"hosts": hosts}
         )

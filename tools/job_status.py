@@ -17,6 +17,7 @@ from tools.jobs.host import READ_TIMEOUT_S, JobCommandError, job_status
 from tools.jobs.params import NO_INVENTORY, check_names, unique
 from tools.jobs.records import JobRecord
 from tools.jobs.render import render_record
+from tools.jobs.world_facts import jobs_read
 from tools.output import bound_text
 from tools.ssh.errors import SSHError
 
@@ -58,6 +59,8 @@ class JobStatus(Tool[JobStatusInput]):
                 return str(exc)
 
         outcomes = await asyncio.gather(*(one(host) for host in hosts))
+        for host, outcome in zip(hosts, outcomes, strict=True):
+            jobs_read(ctx.world, host, outcome)
         return status_result(hosts, outcomes, ctx)
 
 

@@ -7,8 +7,9 @@ import asyncio
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs
+from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs_inside
 from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.world_facts import jobs_stopped
 from tools.ssh.errors import SSHError
 
 CONNECT_ALLOWANCE_S = 30.0
@@ -18,6 +19,19 @@ _SAID = {
     "notrunning": "was not running",
     "missing": "no such job on this host",
 }
+
+
+def _inside(said: str | None) -> str:
+    """What stopping did inside the job's container, if it runs `docker exec` (a killed exec
+    client leaves its process running there: tools/jobs/in_container.py)."""
+    if not said:
+        return ""
+    word, _, container = said.partition(" ")
+    return {
+        "terminated": f"; its process inside container {container} ended on TERM",
+        "killed": f"; its process inside container {container} was killed",
+        "gone": f"; its process inside container {container} had already ended",
+    }.get(word, f"; inside container {container}: {word}")
 
 
 class JobStopInput(BaseModel):
@@ -44,16 +58,16 @@ class JobStop(Tool[JobStopInput]):
         return unique(params.hosts)
 
     def timeout_s(self, params: JobStopInput) -> float | None:
-        return params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
+        return 2 * params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
 
     async def run(self, params: JobStopInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
             return ToolResult.error(NO_INVENTORY.format(tool=self.name))
         pool, hosts = ctx.ssh, unique(params.hosts)
 
-        async def one(host: str) -> dict[str, str] | str:
+        async def one(host: str) -> tuple[dict[str, str], dict[str, str]] | str:
             try:
-                return await stop_jobs(pool, host, params.names, grace_s=params.grace)
+                return await stop_jobs_inside(pool, host, params.names, grace_s=params.grace)
             except (SSHError, JobCommandError) as exc:
                 return str(exc)
 
@@ -64,11 +78,13 @@ class JobStop(Tool[JobStopInput]):
                 failed = True
                 lines.append(f"{host}: could not stop: {outcome}")
                 continue
-            for name, said in outcome.items():
+            said_of, inside = outcome
+            for name, said in said_of.items():
                 word, _, code = said.partition(" ")
                 text = f"had already ended (exit {code})" if word == "ended" else _SAID[word]
-                lines.append(f"{host}/{name}: {text}")
+                lines.append(f"{host}/{name}: {text}{_inside(inside.get(name))}")
                 failed = failed or word == "missing"
                 if word in ("terminated", "killed"):
                     stopped.append({"host": host, "name": name, "how": word})
+            jobs_stopped(ctx.world, host, [s["name"] for s in stopped if s["host"] == host])
         return ToolResult(text="\n".join(lines), is_error=failed, data={"stopped": stopped})

@@ -14,6 +14,7 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.job_status import status_result
 from tools.jobs.params import NO_INVENTORY, check_names, unique
 from tools.jobs.waiting import wait_for_jobs
+from tools.jobs.world_facts import jobs_read
 
 MAX_WAIT_S = 6 * 3600
 RESULT_ALLOWANCE_S = 60.0
@@ -60,6 +61,7 @@ class JobWait(Tool[JobWaitInput]):
             first=params.first,
             timeout_s=params.timeout,
             report=ctx.report,
+            observe=lambda host, outcome: jobs_read(ctx.world, host, outcome),
         )
         per_host = [
             outcome.unreachable.get(h) or [r for (rh, _), r in outcome.records.items() if rh == h]

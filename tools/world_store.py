@@ -3,7 +3,8 @@
 The agent's world model (agent/world/model.py:WorldModel) is the one implementation; tools get
 it as `ctx.world`. recon applies probe rounds, docker_ctl hands over the container and image
 rows it just listed, endpoint_check a verified endpoint, world_note the model's beliefs;
-plan_deployment reads the facts. Tools never see the transcript: the store records its changes.
+plan_deployment reads the facts; the job tools hand over each job they start, read or stop
+(tools/jobs/world_facts.py). Tools never see the transcript: the store records its changes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from tools.checks import Finding
+from tools.jobs.facts import JobFact
 from tools.recon.facts import Container, HostFacts, Image, Provenance
 
 
@@ -45,6 +47,7 @@ class WorldStore(Protocol):
     findings: list[Finding]
     endpoints: dict[str, Endpoint]
     model_size_bytes: int | None
+    jobs: dict[str, JobFact]  # by "host/name"
 
     def apply_round(
         self, facts: dict[str, HostFacts], failures: dict[str, str]
@@ -61,6 +64,14 @@ class WorldStore(Protocol):
     ) -> list[Finding]: ...
 
     def record_endpoint(self, endpoint: Endpoint) -> None: ...
+
+    def record_job(self, fact: JobFact, *, started: bool = False) -> None:
+        """What a job tool just saw of one job (`started`: job_start just started it)."""
+        ...
+
+    def jobs_unknown(self, host: str, reason: str) -> None:
+        """`host` did not answer: its unfinished jobs are in an unknown state."""
+        ...
 
     def add_note(self, belief: str, evidence: str, host: str | None = None) -> Note: ...
 

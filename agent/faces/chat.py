@@ -28,11 +28,13 @@ from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.modes import MODES
+from agent.world.jobs_view import jobs_table
 from agent.world.render import print_tables
 
 HELP = """\
 /todo          the todo list
 /world         what recon knows about every host, with findings
+/jobs          the session's jobs on their hosts: state, progress, command
 /plan          the proposed and the approved plan
 /mode [MODE]   show or set the mode: plan, ask, auto-safe, ci
 /cost          tokens per turn, cache reads and writes, cost, what compaction saved
@@ -62,6 +64,13 @@ def _cmd_world(runtime: Runtime, console: Console, arg: str) -> None:
         console.print("nothing probed yet: ask Scout to run recon")
         return
     print_tables(runtime.world, console)
+
+
+def _cmd_jobs(runtime: Runtime, console: Console, arg: str) -> None:
+    if not runtime.world.jobs:
+        console.print("no jobs in this session yet")
+        return
+    console.print(jobs_table(runtime.world.jobs))
 
 
 def _cmd_plan(runtime: Runtime, console: Console, arg: str) -> None:
@@ -102,6 +111,7 @@ def _cmd_help(runtime: Runtime, console: Console, arg: str) -> None:
 COMMANDS: dict[str, Command] = {
     "/todo": _cmd_todo,
     "/world": _cmd_world,
+    "/jobs": _cmd_jobs,
     "/plan": _cmd_plan,
     "/mode": _cmd_mode,
     "/cost": _cmd_cost,
@@ -183,7 +193,7 @@ async def chat_on_runtime(
     try:
         if first_message:
             console.print(Text.assemble(("you › ", "bold cyan"), first_message))
-            await _send(runtime, view, first_message)
+            await _send(runtime, view, runtime.with_resume_note(first_message))
         while True:
             try:
                 line = await prompt.prompt_async("scout › ")
@@ -198,7 +208,7 @@ async def chat_on_runtime(
             if line.startswith("/"):
                 await run_slash(line, runtime, console, COMMANDS)
                 continue
-            await _send(runtime, view, line)
+            await _send(runtime, view, runtime.with_resume_note(line))
     finally:
         runtime.session.end("exited")
         console.print(Text(f"transcript saved: {runtime.transcript_path}", style="dim"))

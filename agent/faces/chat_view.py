@@ -21,11 +21,13 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from agent.faces.job_bars import JobBars
 from agent.faces.render import EventRenderer, print_dotted
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
     Event,
+    JobEvent,
     ModelResponse,
     SessionStart,
     ToolCallEvent,
@@ -61,6 +63,7 @@ class ChatView(SessionListener):
         self._live: Live | None = None
         self._text = ""
         self._rows: dict[str, CallRow] = {}
+        self.jobs = JobBars()
         self._pending_approvals = 0
         self._prompting = False
         self._held: list[Callable[[], None]] = []
@@ -95,7 +98,7 @@ class ChatView(SessionListener):
         held, self._held = self._held, []
         for action in held:
             action()
-        if self._text or self._rows:
+        if self._text or self._rows or self.jobs.running:
             self._ensure_live()
 
     # -- the live region ------------------------------------------------------------------
@@ -105,6 +108,8 @@ class ChatView(SessionListener):
             parts.append(Markdown(self._text))
         if self._rows:
             parts.append(self._batch_table())
+        if self.jobs.running:
+            parts.append(self.jobs.renderable(self.console.width))
         return Group(*parts)
 
     def _ensure_live(self) -> None:
@@ -128,11 +133,12 @@ class ChatView(SessionListener):
     def settle(self) -> None:
         """End the live region and print what it showed, once, to stay in the scrollback."""
         self._close_live()
-        if self._text or self._rows:
+        if self._text or self._rows or self.jobs.running:
             final = self._renderable()
             self._show(lambda: self.console.print(final))
         self._text = ""
         self._rows = {}
+        self.jobs.clear()  # drawn again from the next job event
 
     def _batch_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
@@ -191,6 +197,12 @@ class ChatView(SessionListener):
             self._ensure_live()
             if all(row.ok is not None for row in self._rows.values()):
                 self.settle()
+            return
+        if isinstance(event, JobEvent):
+            if self.jobs.take(event):
+                self._ensure_live()
+            if event.kind in ("end", "unknown"):
+                self._show(lambda: self.renderer.render(event))
             return
         if isinstance(event, UserMessage | SessionStart):
             return  # the prompt line and the banner already show these

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.faces.policy_args import add_policy_commands
 
 if TYPE_CHECKING:
+    from agent.loop.resumed import RebuiltSession
     from agent.runtime.settings import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
@@ -50,6 +51,21 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     return settings
 
 
+def _resumed(transcript: str | None) -> RebuiltSession | str | None:
+    """The session to resume from `transcript` (warnings on stderr), or why it cannot be."""
+    if not transcript:
+        return None
+    from agent.replay.resume import rebuild_file
+
+    path = Path(transcript)
+    if not path.is_file():
+        return f"no such transcript: {path}"
+    resume, problems = rebuild_file(path)
+    for problem in problems:
+        print(f"warning: {path}: {problem}", file=sys.stderr)
+    return resume
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import os
@@ -73,6 +89,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     problem = inventory_problem(settings) or transcripts_problem(settings)
     if problem is not None:
         return _fail("run", problem)
+    if not args.goal and not args.resume:
+        return _fail("run", "say what to do with --goal (or continue a session with --resume)")
+    resume = _resumed(args.resume)
+    if isinstance(resume, str):
+        return _fail("run", resume)
     secret = os.environ.get(settings.webhook_secret_env)
     return asyncio.run(
         run_goal(
@@ -81,6 +102,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             approvals=args.approvals,
             webhook_url=settings.webhook_url,
             webhook_secret=secret,
+            resume=resume,
         )
     )
 
@@ -110,20 +132,9 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     problem = inventory_problem(settings) or transcripts_problem(settings)
     if problem is not None:
         return _fail("chat", problem)
-    resume = None
-    if args.resume:
-        from agent.loop.transcript import read_transcript
-        from agent.replay.resume import rebuild
-
-        path = Path(args.resume)
-        if not path.is_file():
-            return _fail("chat", f"no such transcript: {path}")
-        loaded = read_transcript(path)
-        for problem in loaded.problems:
-            print(f"warning: {path}: {problem}", file=sys.stderr)
-        resume = rebuild(loaded.events)
-        for problem in resume.problems:
-            print(f"warning: {path}: {problem}", file=sys.stderr)
+    resume = _resumed(args.resume)
+    if isinstance(resume, str):
+        return _fail("chat", resume)
     client = model_client_for(settings)
     return asyncio.run(chat(settings, client, resume=resume))
 
@@ -259,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument(
         "--resume",
         metavar="TRANSCRIPT",
-        help="continue a recorded session (calls it left unfinished are reported as unknown)",
+        help="continue a recorded session (calls it left unfinished are reported as unknown; "
+        "its jobs are found on their hosts)",
     )
     chat.set_defaults(func=_cmd_chat)
 
@@ -272,7 +284,12 @@ def build_parser() -> argparse.ArgumentParser:
             "1 error."
         ),
     )
-    run.add_argument("--goal", required=True, help="what Scout should achieve")
+    run.add_argument("--goal", help="what Scout should achieve (optional with --resume)")
+    run.add_argument(
+        "--resume",
+        metavar="TRANSCRIPT",
+        help="continue a recorded session: its jobs are found on their hosts first",
+    )
     run.add_argument("--inventory", help="inventory YAML of the hosts")
     run.add_argument(
         "--approvals",

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from agent.loop.events import ApprovalDecisionEvent, Event
 from agent.loop.recorder import SessionListener
+from agent.loop.resumed import RebuiltSession
 from agent.loop.session import TurnOutcome
 from agent.runtime.builder import model_client_for, open_runtime, redactor_for
 from agent.runtime.settings import Settings
@@ -18,6 +19,7 @@ from agent.safety.approvers.webhook import WebhookApprover, insecure_http_proble
 from tools.ssh import SSHError
 
 EXIT_DONE, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
+CARRY_ON = "Carry on with the goal of this session from where it stopped."
 
 
 class JsonLinesListener(SessionListener):
@@ -47,15 +49,17 @@ def exit_status(outcome: TurnOutcome, denials: int) -> int:
 
 async def run_goal(
     settings: Settings,
-    goal: str,
+    goal: str | None,
     *,
     approvals: str,
     webhook_url: str | None,
     webhook_secret: str | None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    resume: RebuiltSession | None = None,
 ) -> int:
-    """Run one goal to the end of its turn without a human at the terminal."""
+    """Run one goal to the end of its turn without a human at the terminal; with `resume`,
+    continue that session (its jobs found again first), the goal optional."""
     err = err or sys.stderr
     if not settings.can_reach_model:
         err.write("scout run: no API key; set ANTHROPIC_API_KEY (or SCOUT_API_KEY).\n")
@@ -99,6 +103,7 @@ async def run_goal(
             goal=goal,
             redactor=redactor,
             listeners=[listener],
+            resume=resume,
         )
     except (SSHError, OSError, ValueError) as exc:
         err.write(f"scout run: {exc}\n")
@@ -107,7 +112,7 @@ async def run_goal(
             await approver.close()
         return EXIT_ERROR
     try:
-        outcome = await runtime.session.send(goal)
+        outcome = await runtime.session.send(runtime.with_resume_note(goal or CARRY_ON))
         runtime.session.end(outcome.stop, outcome.message)
     finally:
         if approver is not None:

@@ -19,6 +19,7 @@ from agent.loop.events import (
     ApprovalRequestEvent,
     ErrorEvent,
     Event,
+    JobEvent,
     ModelResponse,
     Notice,
     SessionEnd,
@@ -30,6 +31,7 @@ from agent.loop.events import (
     WorldUpdate,
 )
 from agent.safety.display import visible
+from tools.jobs.render import duration
 
 SHOWN_PARTS = 40
 SHOWN_CHARS = 20_000
@@ -173,6 +175,12 @@ class EventRenderer:
             self.console.print(Text(f"  ! {text}", style=style))
         self._more(len(event.findings), "findings")
 
+    def _on_job(self, event: JobEvent) -> None:
+        self.console.print(job_event_line(event))
+        if event.kind == "end" and (event.exit_code != 0 or self.verbose):
+            for line in first_lines(event.tail, 6):
+                self.console.print(Text(f"      {line}", style="dim"))
+
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"
         self.console.print(Text(f"  ⓘ {clip(event.message)}", style=style))
@@ -188,6 +196,23 @@ class EventRenderer:
         if usage:
             parts.append(usage_line(usage))
         self.console.print(Text(" · ".join(parts), style="dim"))
+
+
+def job_event_line(event: JobEvent) -> Text:
+    """One line per job event: started, a progress sample, ended, or unknown."""
+    where = f"{event.host}/{event.name}"
+    if event.kind == "start":
+        return Text(f"  ▶ job {where} started: {clip(event.command)}", style="cyan")
+    if event.kind == "unknown":
+        return Text(f"  ? job {where}: state unknown ({clip(event.why or '')})", style="magenta")
+    took = f" after {duration(event.elapsed_s)}" if event.elapsed_s is not None else ""
+    progress = f" · {event.progress}" if event.progress else ""
+    if event.kind == "end":
+        ok = event.state == "exited" and event.exit_code == 0
+        code = f" {event.exit_code}" if event.exit_code is not None else ""
+        mark, style = ("✓", "green") if ok else ("✗", "red")
+        return Text(f"  {mark} job {where} {event.state}{code}{took}{progress}", style=style)
+    return Text(f"    job {where} {event.state}{took}{progress}", style="dim")
 
 
 def clip(text: str) -> str:

@@ -36,8 +36,10 @@ def render_briefing(
     lines += _plan_lines(state.plan, state)
     if todo.items:
         lines += ["Todo:", todo.render()]
-    if world is not None and (world.hosts or world.unreachable):
-        lines += [_world_heading(world), world.describe([*world.hosts, *world.unreachable])]
+    if world is not None and (world.hosts or world.unreachable or world.jobs):
+        job_hosts = [job.host for job in world.jobs.values()]
+        names = list(dict.fromkeys([*world.hosts, *world.unreachable, *job_hosts]))
+        lines += [_world_heading(world), world.describe(names)]
     if folded:
         lines.append("Earlier calls, folded out of the history (recall_result reads any):")
         lines += [fold_line(record) for record in folded]

@@ -143,6 +143,24 @@ class StateChangeEvent(EventBase):
     change: StateChange
 
 
+class JobEvent(EventBase):
+    """A job on a host: started, a progress sample (throttled), its end, or its state unknown
+    (the host did not answer); `found` is a job first seen running by a read (a resume)."""
+
+    type: Literal["job"] = "job"
+    kind: Literal["start", "found", "progress", "end", "unknown"]
+    host: str
+    name: str
+    state: str
+    command: str = ""
+    exit_code: int | None = None
+    elapsed_s: int | None = None
+    progress: str | None = None
+    fraction: float | None = None
+    tail: str = ""  # the end of the log, on `end`
+    why: str | None = None  # on `unknown`: why the host could not be read
+
+
 class Notice(EventBase):
     """What the user should know that is not an error: a retry, a trusted key, a budget."""
 
@@ -178,6 +196,7 @@ Event = Annotated[
     | TodoUpdate
     | WorldUpdate
     | StateChangeEvent
+    | JobEvent
     | Notice
     | ErrorEvent
     | SessionEnd,

@@ -15,6 +15,16 @@ from tools.session_state import StateChange
 
 
 @dataclass
+class KnownJob:
+    """A job the session started or saw, with the state the transcript last recorded."""
+
+    host: str
+    name: str
+    command: str = ""
+    state: str = "running"
+
+
+@dataclass
 class RebuiltSession:
     session_id: str
     model: str
@@ -26,3 +36,4 @@ class RebuiltSession:
     ledger: CallLedger = field(default_factory=CallLedger)  # every call, for stubs and recall
     last_seq: int = 0
     problems: list[str] = field(default_factory=list)  # parts of the transcript left out
+    jobs: dict[str, KnownJob] = field(default_factory=dict)  # by "host/name", to find again

@@ -1,10 +1,12 @@
 """Rebuilding a session from its transcript, to resume after a stop or a crash.
 
 The conversation, the todo list and the session state (computed deployments, the approved plan,
-rollouts) come back; recorded history edits (a batch cut to its budget, compaction) are applied
-where they happened, so the messages are exactly those the live session sent. A call that was
-announced but never got a result is answered with an error that tells the model its effect is
-unknown, so every `tool_use` keeps exactly one `tool_result`.
+rollouts) come back, and the jobs the session started, with their last recorded state, for the
+runtime to find on their hosts (agent/runtime/reattach.py). Recorded history edits (a batch
+cut to its budget, compaction) are applied where they happened, so the messages are exactly
+those the live session sent. A call that was announced but never got a result is answered with
+an error that tells the model its effect is unknown, so every `tool_use` keeps exactly one
+`tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
 gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
 A transcript is a file anyone may have edited: todo items that do not validate are left out
@@ -13,6 +15,7 @@ with a warning in `problems`, never a traceback.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,6 +25,7 @@ from agent.loop.events import (
     ApprovalDecisionEvent,
     Event,
     HistoryEdit,
+    JobEvent,
     ModelResponse,
     SessionStart,
     StateChangeEvent,
@@ -30,7 +34,8 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.loop.resumed import RebuiltSession
+from agent.loop.resumed import KnownJob, RebuiltSession
+from agent.loop.transcript import read_transcript
 from tools.session_state import PlanApproved
 from tools.todo import TodoItem
 from tools.validation_errors import validation_problems
@@ -38,6 +43,13 @@ from tools.validation_errors import validation_problems
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
 APPROVING = frozenset({"approved", "approved_with_edit"})
+
+
+def rebuild_file(path: Path) -> tuple[RebuiltSession, list[str]]:
+    """The session in a transcript file, and what of the file could not be read or taken."""
+    loaded = read_transcript(path)
+    rebuilt = rebuild(loaded.events)
+    return rebuilt, [*loaded.problems, *rebuilt.problems]
 
 
 def rebuild(events: list[Event]) -> RebuiltSession:
@@ -78,6 +90,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             rebuilt.ledger.called(event)
         elif isinstance(event, ToolResultEvent):
             rebuilt.ledger.finished(event)
+            _started_jobs(event, rebuilt)
             if event.id in pending:
                 results[event.id] = history.tool_result_block(event.id, event.text, event.is_error)
         elif isinstance(event, HistoryEdit):
@@ -89,6 +102,10 @@ def rebuild(events: list[Event]) -> RebuiltSession:
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:
             if event.decision in APPROVING:
                 approved_plans.add(event.fingerprint)
+        elif isinstance(event, JobEvent):
+            key = f"{event.host}/{event.name}"
+            command = event.command or (rebuilt.jobs[key].command if key in rebuilt.jobs else "")
+            rebuilt.jobs[key] = KnownJob(event.host, event.name, command, event.state)
         elif isinstance(event, StateChangeEvent):
             refusal = _refusal(event, approved_plans)
             if refusal is None:
@@ -97,6 +114,16 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 rebuilt.refused.append(refusal)
     flush_results()
     return rebuilt
+
+
+def _started_jobs(event: ToolResultEvent, rebuilt: RebuiltSession) -> None:
+    """Jobs a job_start call started (also in transcripts from before job events)."""
+    if event.name != "job_start":
+        return
+    for job in event.data.get("jobs", []):
+        if isinstance(job, dict) and isinstance(job.get("host"), str) and job.get("name"):
+            key = f"{job['host']}/{job['name']}"
+            rebuilt.jobs[key] = KnownJob(job["host"], str(job["name"]), str(job.get("command", "")))
 
 
 def _refusal(event: StateChangeEvent, approved_plans: set[str]) -> str | None:

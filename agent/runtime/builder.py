@@ -30,18 +30,25 @@ from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
 from agent.runtime.prompts import system_prompt
+from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
 from agent.safety.shell.judge import judge_shell
+from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
 from tools.deploy.endpoint_tool import EndpointCheckTool
 from tools.deploy.plan_tool import PlanDeploymentTool
 from tools.deploy.rollout_tool import RolloutStepTool
 from tools.docker_ctl import DockerCtl
+from tools.job_logs import JobLogs
+from tools.job_start import JobStart
+from tools.job_status import JobStatus
+from tools.job_stop import JobStop
+from tools.job_wait import JobWait
 from tools.propose_plan import ProposePlanTool
 from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
@@ -68,6 +75,12 @@ class Runtime:
     transcript_path: Path
     web: WebFetcher
     pool: SSHPool | None = None
+    resume_note: str | None = None  # what a resume found of the session's jobs, for the model
+
+    def with_resume_note(self, text: str) -> str:
+        """`text` after the resume's job report, the first time only (the model reads it)."""
+        note, self.resume_note = self.resume_note, None
+        return f"{note}\n\n{text}" if note else text
 
     async def aclose(self) -> None:
         if self.pool is not None:
@@ -222,7 +235,9 @@ async def open_runtime(
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
     recorder = open_recorder(transcript_path, redactor, listeners=listeners or ())
     state = SessionState(record=lambda change: recorder.emit(StateChangeEvent(change=change)))
-    world = WorldModel(on_change=transcript_listener(recorder.emit))
+    world = WorldModel(
+        on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
+    )
     rules = RuleSet.from_config(settings.rules)
     gate = PolicyGate(
         mode=settings.mode,
@@ -247,6 +262,11 @@ async def open_runtime(
             PlanDeploymentTool(),
             RolloutStepTool(state, judge_shell),
             EndpointCheckTool(),
+            JobStart(judge_shell),
+            JobStatus(),
+            JobWait(),
+            JobLogs(),
+            JobStop(),
         ]
     tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
     context = ToolContext(
@@ -274,7 +294,12 @@ async def open_runtime(
         goal=goal,
         resume=resume,
     )
-    return Runtime(session, gate, state, world, transcript_path, web, pool)
+    note = None
+    if resume is not None and resume.jobs:
+        note = await reattach_jobs(pool, world, resume.jobs)
+        if note is not None:
+            recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
+    return Runtime(session, gate, state, world, transcript_path, web, pool, note)
 
 
 def _ssh_pool(inventory: Inventory, settings: Settings, recorder: Recorder) -> SSHPool:

@@ -14,8 +14,10 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from agent.loop.events import WorldUpdate
+from agent.world.job_events import JobListener
 from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
+from tools.jobs.facts import JobFact
 from tools.recon.facts import Container, HostFacts, Image, Provenance
 from tools.world_store import Endpoint, Note
 
@@ -44,12 +46,22 @@ class WorldModel(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     model_size_bytes: int | None = None
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
+    jobs: dict[str, JobFact] = Field(default_factory=dict)
     _listener: WorldListener | None = PrivateAttr(default=None)
+    _job_listener: JobListener | None = PrivateAttr(default=None)
 
-    def __init__(self, *, on_change: WorldListener | None = None, **data: Any) -> None:
-        """`on_change(host, summary, new_findings)` is called after every change."""
+    def __init__(
+        self,
+        *,
+        on_change: WorldListener | None = None,
+        on_job: JobListener | None = None,
+        **data: Any,
+    ) -> None:
+        """`on_change(host, summary, new_findings)` is called after every change of facts,
+        `on_job(before, fact, started)` after every job fact (agent/world/job_events.py)."""
         super().__init__(**data)
         self._listener = on_change
+        self._job_listener = on_job
 
     def describe(self, hosts: list[str], new: list[Finding] | None = None) -> str:
         return render_compact(self, hosts, new or ())
@@ -99,6 +111,16 @@ class WorldModel(BaseModel):
     def record_endpoint(self, endpoint: Endpoint) -> None:
         self.endpoints[endpoint.where] = endpoint
         self._refresh(None, f"endpoint {endpoint.where} verified")
+
+    def record_job(self, fact: JobFact, *, started: bool = False) -> None:
+        before = self.jobs.get(fact.key)
+        self.jobs[fact.key] = fact
+        if self._job_listener is not None:
+            self._job_listener(before, fact, started)
+
+    def jobs_unknown(self, host: str, reason: str) -> None:
+        for fact in [f for f in self.jobs.values() if f.host == host and not f.finished]:
+            self.record_job(fact.model_copy(update={"state": "unknown", "why_unknown": reason}))
 
     def set_model_size(self, size_bytes: int | None) -> list[Finding]:
         self.model_size_bytes = size_bytes

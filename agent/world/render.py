@@ -21,6 +21,7 @@ from agent.world.grouping import (
     hosts_phrase,
     name_span,
 )
+from agent.world.jobs_view import compact_job_lines
 from tools.checks import Finding, gb
 from tools.recon.facts import HostFacts
 from tools.world_store import WorldStore
@@ -216,6 +217,7 @@ def render_compact(
             f"endpoint {endpoint.where}: {endpoint.model}, {endpoint.single_stream_tok_s} tok/s "
             f"single stream, {endpoint.aggregate_tok_s} tok/s at {endpoint.concurrency} streams"
         )
+    middle += compact_job_lines(world.jobs, names)
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
     findings = aggregate_findings(relevant, order)
     return _bounded(blocks, middle, findings, aggregate_findings(new, order), order)

@@ -21,6 +21,7 @@ class Container:
     name: str
     id: str
     env: dict[str, str] = field(default_factory=dict)
+    args: list[str] = field(default_factory=list)  # "$@" of the `sh -c` it runs in
 
     def record(self) -> dict[str, Any]:
         return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})

@@ -4,7 +4,8 @@
 ulimits, command); a command that starts an engine (`ray start …`, `vllm serve …`) runs detached
 as the container's main process and the container exits when it does; its output lands in the
 container log, where `docker logs` finds it. `exec -d` detaches too, but its output goes nowhere:
-`docker logs` shows PID 1's output only (procs.detach says where that comes from).
+`docker logs` shows PID 1's output only (procs.detach says where that comes from). A plain
+`exec` runs apart from its client (procs.run_apart): killing the client leaves it running.
 """
 
 from __future__ import annotations
@@ -191,10 +192,14 @@ def _start_detached(
             _main_exited(host_dir, cid, code)
 
     pid = procs.detach(host_dir, cid, lambda: incontainer.run_argv(ctr, argv), finished, main)
+    _add_pid(host_dir, name, cid, pid)
+
+
+def _add_pid(host_dir: Path, name: str, cid: str, pid: int) -> None:
     with locked_state(host_dir) as state:
         container = state["docker"]["containers"].get(name)
         if container and container["id"] == cid:
-            container["pids"].append(pid)
+            container.setdefault("pids", []).append(pid)
 
 
 def _main_exited(host_dir: Path, cid: str, code: int) -> None:
@@ -242,7 +247,19 @@ def exec_(args: list[str], host_dir: Path, find: Any) -> int:
         _start_detached(host_dir, name, record["id"], argv, env, main=False)
         return 0
     ctr = Container(host_dir, name, record["id"], env_of(record, env))
-    return incontainer.run_argv(ctr, argv)
+    sys.stdout.flush()
+    started: list[int] = []
+
+    def record(pid: int) -> None:
+        started.append(pid)
+        _add_pid(host_dir, name, ctr.id, pid)
+
+    code = procs.run_apart(lambda: incontainer.run_argv(ctr, argv), record)
+    with locked_state(host_dir) as state:
+        container = state["docker"]["containers"].get(name)
+        if container and started and started[0] in container.get("pids", []):
+            container["pids"].remove(started[0])
+    return code
 
 
 def _stats_size(num_bytes: float) -> str:

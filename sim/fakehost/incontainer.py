@@ -16,6 +16,7 @@ import sys
 from . import container_files, container_pip, gpu, procs, ray, serve, system
 from .container import Container
 from .container_files import MARK
+from .container_shell import builtin, expand, take_input
 from .state import read_state
 
 _SEPARATORS = {"&&", "||", ";", "|", "&"}
@@ -32,13 +33,15 @@ class CommandNotFound(Exception):
 
 
 def run_argv(ctr: Container, argv: list[str]) -> int:
-    """Run one argv (as docker passes it); `bash -c LINE` runs LINE as a shell list.
+    """Run one argv (as docker passes it); `bash -c LINE [NAME ARGS…]` runs LINE as a shell
+    list, with ARGS as its "$@".
 
     Without a shell, a missing command is the runtime's error, exit 126 (`OCI runtime exec
     failed: … exec: "python3": executable file not found in $PATH`, as public `docker exec`
     transcripts show it); inside `bash -c` it is bash's `command not found`, 127.
     """
     if len(argv) >= 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
+        ctr.args = argv[4:]
         return run_line(ctr, argv[2])
     try:
         return _run_simple(ctr, argv)
@@ -82,6 +85,7 @@ def _split(line: str) -> list[tuple[list[str], str]]:
 
 
 def _run_simple(ctr: Container, argv: list[str]) -> int:
+    argv, into = take_input(argv)
     env = dict(ctr.env)
     while argv and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", argv[0]):
         key, _, value = argv.pop(0).partition("=")
@@ -93,13 +97,14 @@ def _run_simple(ctr: Container, argv: list[str]) -> int:
             key, _, value = item.partition("=")
             ctr.env[key] = value
         return 0
-    argv = [_expand(a, env) for a in argv]
-    scoped = Container(ctr.host_dir, ctr.name, ctr.id, env)
+    argv = expand(argv, ctr, env)
+    if not argv:
+        return 0
+    done = builtin(ctr, argv[0], argv[1:], into, _run_simple)
+    if done is not None:
+        return done
+    scoped = Container(ctr.host_dir, ctr.name, ctr.id, env, ctr.args)
     return _dispatch(scoped, argv[0].rsplit("/", 1)[-1], argv[1:])
-
-
-def _expand(word: str, env: dict[str, str]) -> str:
-    return re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: env.get(m.group(1), ""), word)
 
 
 def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:

@@ -176,3 +176,31 @@ def detach(
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def run_apart(work: Callable[[], int], started: Callable[[int], None]) -> int:
+    """Run `work` in a child of its own session and wait for it; its exit code.
+
+    Why: a `docker exec` process is started by the daemon (containerd-shim), not by the client,
+    so killing the client, or its whole process group, leaves it running in the container
+    (docker/cli#5309, 2024, Docker 26.1: `kill -- -$$` ends `docker exec -i test sleep 300`
+    and `sleep 300` stays in `docker exec test ps aux`; moby/moby#9098 and #35703: exec has no
+    signal forwarding and no kill API). `started(pid)` records the child with its container.
+    Output goes where the client's goes.
+    """
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setsid()
+            signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+            code = work()
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(code)
+    started(pid)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code  # killed by a signal: 128 + its number, as sh says

@@ -111,17 +111,28 @@ async def stop_jobs(
     pool: SSHPool, host: str, names: list[str], *, grace_s: float
 ) -> dict[str, str]:
     """What stopping did per job: terminated, killed, ended CODE, notrunning, missing."""
+    return (await stop_jobs_inside(pool, host, names, grace_s=grace_s))[0]
+
+
+async def stop_jobs_inside(
+    pool: SSHPool, host: str, names: list[str], *, grace_s: float
+) -> tuple[dict[str, str], dict[str, str]]:
+    """stop_jobs' outcome, and for each job in a container what stopping did there:
+    `terminated|killed|gone CONTAINER` (tools/jobs/in_container.py)."""
     token = _token()
-    timeout = grace_s * len(names) + STOP_MARGIN_S
+    timeout = 2 * grace_s * len(names) + STOP_MARGIN_S  # the group, then inside a container
     result = await pool.run(host, stop_script(names, token, grace_s), timeout=timeout)
     if not result.ok:
         raise _failed(result, "stopping jobs")
     outcome: dict[str, str] = {}
+    inside: dict[str, str] = {}
     current = None
     for line in _lines(result, token):
         key, _, value = line.partition(" ")
         if key == "job":
             current = value
+        elif current is not None and key == "inside":
+            inside[current] = value
         elif current is not None and key != "end":
             outcome[current] = f"{key} {value}".strip()
-    return outcome
+    return outcome, inside

@@ -75,12 +75,13 @@ def parse_status(host: str, output: str, token: str) -> tuple[int | None, list[J
     records: list[JobRecord] = []
     current: dict[str, Any] | None = None
     block: str | None = None
+    prefix = token + " "
     for line in output.split("\n"):
-        if not line.startswith(token + " "):
+        if not line.startswith(prefix):
             if current is not None and block is not None:
                 current[block].append(line)
             continue
-        key, _, value = line[len(token) + 1 :].partition(" ")
+        key, _, value = line[len(prefix) :].partition(" ")
         if key == "uptime":
             now = _int(value)
         elif key in ("job", "end"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 
 from tools.jobs.folder import JOB_ROOT, check_name, job_dir
+from tools.jobs.in_container import in_container, stop_inside
 from tools.jobs.status_script import install_program
 from tools.ssh.remote_command import MARKER_ENV
 
@@ -33,8 +34,15 @@ _ALIVE = (
 
 
 def start_script(name: str, command: str, token: str) -> str:
-    """Create the job folder, start the runner detached, wait for its pid; print `T started`."""
+    """Create the job folder, start the runner detached, wait for its pid; print `T started`.
+
+    A plain `docker exec` runs with its pid recorded in the container (in_container.py), so
+    that stopping the job can end it there too; the folder keeps the command as given.
+    """
     d = job_dir(name)
+    inside = in_container(command, name)
+    run = inside.wrapped if inside is not None else command
+    remember = [f"printf '%s\\n' {shlex.quote(inside.container)} > {d}/inside"] if inside else []
     return "\n".join(
         [
             f'mkdir -p "{JOB_ROOT}" || exit 70',
@@ -44,11 +52,12 @@ def start_script(name: str, command: str, token: str) -> str:
             f'  echo "cannot create the job folder {JOB_ROOT}/{name}" >&2; exit 73',
             "fi",
             f"printf '%s\\n' {shlex.quote(command)} > {d}/command",
+            *remember,
             f"date +%s > {d}/started",
             f'read -r up _ < /proc/uptime; echo "${{up%.*}}" > {d}/startup',
             f"pwd > {d}/cwd",
             f"unset {MARKER_ENV}",  # the job outlives this call: a stop of the call must not end it
-            f"setsid sh -c {shlex.quote(RUNNER)} scout-job {d} {shlex.quote(command)} "
+            f"setsid sh -c {shlex.quote(RUNNER)} scout-job {d} {shlex.quote(run)} "
             f"< /dev/null > {d}/log 2>&1 &",
             "i=0",
             f'while [ ! -s {d}/pid ]; do i=$((i+1)); [ "$i" -gt {START_WAIT_TRIES} ] && break; '
@@ -79,26 +88,34 @@ def logs_script(name: str, token: str, lines: int, max_bytes: int, grep: str | N
 
 
 def stop_script(names: list[str], token: str, grace_s: float) -> str:
-    """TERM each job's process group, KILL it after `grace_s`; print what happened per job."""
+    """TERM each job's process group, KILL it after `grace_s`; print what happened per job
+    (and, for a job in a container, `T inside WORD CONTAINER` for its process there, which a
+    dead client leaves running whatever state the job itself is in)."""
     tries = max(1, round(grace_s * 10))
-    lines = [
-        f"T={token}",
-        _ALIVE,
-        "for n in " + " ".join(check_name(n) for n in names) + "; do",
-        f'  d="{JOB_ROOT}/$n"; echo "$T job $n"',
-        '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
-        '  if [ -s "$d/exit" ]; then read -r c < "$d/exit"; echo "$T ended $c"; continue; fi',
-        '  if [ ! -s "$d/pid" ]; then echo "$T notrunning"; continue; fi',
-        '  read -r pid < "$d/pid"; since=; [ -s "$d/pidstart" ] && read -r since < "$d/pidstart"',
-        '  if ! alive "$pid" "$since"; then echo "$T notrunning"; continue; fi',
-        '  date +%s > "$d/stop"',
-        '  kill -TERM "-$pid" 2>/dev/null',
-        "  i=0",
-        f'  while kill -0 "-$pid" 2>/dev/null && [ "$i" -lt {tries} ]; do i=$((i+1)); '
-        "sleep 0.1; done",
-        '  if kill -0 "-$pid" 2>/dev/null; then kill -KILL "-$pid" 2>/dev/null; '
-        'echo "$T killed"; else echo "$T terminated"; fi',
-        "done",
-        'echo "$T end"',
-    ]
-    return "\n".join(lines)
+    return "\n".join(
+        [
+            f"T={token}",
+            _ALIVE,
+            "group() {",
+            '  if [ -s "$d/exit" ]; then read -r e < "$d/exit"; echo "$T ended $e"; return; fi',
+            '  if [ ! -s "$d/pid" ]; then echo "$T notrunning"; return; fi',
+            '  read -r pid < "$d/pid"; since=',
+            '  [ -s "$d/pidstart" ] && read -r since < "$d/pidstart"',
+            '  if ! alive "$pid" "$since"; then echo "$T notrunning"; return; fi',
+            '  date +%s > "$d/stop"',
+            '  kill -TERM "-$pid" 2>/dev/null',
+            "  i=0",
+            f'  while kill -0 "-$pid" 2>/dev/null && [ "$i" -lt {tries} ]; do i=$((i+1)); '
+            "sleep 0.1; done",
+            '  if kill -0 "-$pid" 2>/dev/null; then kill -KILL "-$pid" 2>/dev/null; '
+            'echo "$T killed"; else echo "$T terminated"; fi',
+            "}",
+            "for n in " + " ".join(check_name(n) for n in names) + "; do",
+            f'  d="{JOB_ROOT}/$n"; echo "$T job $n"',
+            '  if [ ! -d "$d" ]; then echo "$T missing"; continue; fi',
+            "  group",
+            stop_inside(tries=max(1, round(grace_s * 2))),
+            "done",
+            'echo "$T end"',
+        ]
+    )

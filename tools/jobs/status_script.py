@@ -42,20 +42,25 @@ function first(path,   line) {
     return line
 }
 function clip(text, n) { return length(text) > n ? substr(text, length(text) - n + 1) : text }
-function job(d,   name, f, v, pid, since, stat, parts, text, line, size, tail, k, m, found, i) {
+function job(d,   name, f, v, code, pid, since, stat, parts, text, line, size, tail, k, m,
+             found, i) {
     name = d; sub(/.*\//, "", name)
     print T " job " name
-    v = first(d "/command")
-    if (v == "" && first(d "/started") == "") { print T " missing"; return }
+    text = ""
+    while ((getline line < (d "/command")) > 0) text = text line "\n"
+    close(d "/command")
+    code = first(d "/exit")
+    if (text == "" && first(d "/started") == "") { print T " missing"; return }
     for (i = 1; i <= 8; i++) {
-        f = substr("started ended   exit    stop    pid     pidstartstartup endup   ", i * 8 - 7, 8)
+        f = substr("exit    started stop    pid     pidstartstartup ended   endup   ", i * 8 - 7, 8)
         sub(/ +$/, "", f)
-        v = first(d "/" f)
+        if (f == "ended" && code == "") break  # the runner writes ended, endup, then exit
+        v = f == "exit" ? code : first(d "/" f)
         if (v != "") print T " " f " " v
         if (f == "pid") pid = v
         if (f == "pidstart") since = v
     }
-    if (pid != "" && first(d "/exit") == "") {
+    if (pid != "" && code == "") {
         stat = first("/proc/" pid "/stat")
         if (stat != "") {
             sub(/.*\) /, "", stat)
@@ -63,9 +68,6 @@ function job(d,   name, f, v, pid, since, stat, parts, text, line, size, tail, k
             if (since == "" || parts[20] == since) print T " alive"
         }
     }
-    text = ""
-    while ((getline line < (d "/command")) > 0) text = text line "\n"
-    close(d "/command")
     size = 0; tail = ""; k = 0; found = ""
     while ((getline line < (d "/log")) > 0) {
         size += length(line) + 1

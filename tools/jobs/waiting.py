@@ -43,9 +43,13 @@ async def wait_for_jobs(
     first: bool,
     timeout_s: float,
     report: Callable[[str], None],
+    observe: Callable[[str, list[JobRecord] | str], None] = lambda host, outcome: None,
     poll_s: float = FIRST_POLL_S,
 ) -> WaitOutcome:
-    """Wait until every job (or the first, with `first`) ends or logs `pattern`, or timeout."""
+    """Wait until every job (or the first, with `first`) ends or logs `pattern`, or timeout.
+
+    `observe(host, records or why unreachable)` hears every poll (the world model's job facts).
+    """
     deadline = time.monotonic() + timeout_s
     outcome = WaitOutcome({}, "timeout")
     shown: dict[tuple[str, str], str] = {}
@@ -55,6 +59,7 @@ async def wait_for_jobs(
             *(_poll(pool, host, names, pattern) for host, names in targets.items())
         )
         for host, result in zip(targets, results, strict=True):
+            observe(host, result)
             if isinstance(result, str):
                 if host not in outcome.unreachable:
                     report(f"{host}: {result}; retrying (the jobs keep running on the host)")

@@ -15,6 +15,11 @@ _NOT_ERRORS = re.compile(r"can be ignored|error_on_|errors=|Error-free", re.I)
 _MAYBE = re.compile(r"rror|xception|Exit|Interrupt")  # cheap test before the real ones
 
 
+def may_hold_error(text: str) -> bool:
+    """False when no line of `text` can be an error line: one search instead of one a line."""
+    return _MAYBE.search(text) is not None
+
+
 def first_error(lines: Iterable[str]) -> str | None:
     """The first exception line (`ValueError: …`) in the log, else its first `error: …` line."""
     worded = None

@@ -31,8 +31,8 @@ def screen_lines(text: str) -> list[str]:
     """The lines a terminal shows at the end: for a line rewritten with \\r, its last state."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    if "\r" not in text:
-        return [line.rstrip() for line in text.split("\n") if line.strip()]
+    if "\r" not in text:  # (a line blank after rstrip is blank: one strip a line)
+        return [line for line in map(str.rstrip, text.split("\n")) if line]
     shown = []
     for line in text.split("\n"):
         states = [s for s in line.split("\r") if s.strip()]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from tools.jobs.progress.bench import read_nccl_tests, read_perftest
 from tools.jobs.progress.docker_pull import read_docker_pull
 from tools.jobs.progress.engine import read_engine
-from tools.jobs.progress.errors import first_error
+from tools.jobs.progress.errors import first_error, may_hold_error
 from tools.jobs.progress.hf import read_hf_download
 from tools.jobs.progress.lines import screen_lines
 from tools.jobs.progress.model import Progress
@@ -51,5 +51,5 @@ def read_progress(command: str, tail: str, milestones: str = "") -> Progress:
     return Progress(
         "output",
         lines[-1].strip()[:200] if lines else "no output yet",
-        error=first_error(lines),
+        error=first_error(lines) if may_hold_error(tail) else None,
     )

@@ -1,0 +1,29 @@
+"""The benchmarks that borrow the demo's recorded story can still load it.
+
+bench/ is not run by the suite (it prints ratios, it asserts nothing); this keeps a change to
+scripts/record_demo.py from breaking bench/session_growth.py unnoticed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench_module(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_session_growth_finds_the_seed_story_and_its_planner() -> None:
+    demo = _bench_module("session_growth").load_demo_script()
+    story = demo.STORIES["seed-pair-deploy"]
+    assert story.scenario == "seed-pair"
+    assert callable(demo.plan_for) and callable(story.script)
