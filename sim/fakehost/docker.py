@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_pull, docker_run, procs, served
+from . import docker_archive, docker_pull, docker_run, procs, served
 from .container_files import fs_root
 from .docker_daemon import denied, info, version
 from .docker_listing import (
@@ -104,6 +104,10 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         return docker_run.exec_(rest, host_dir, find_container)
     if verb == "pull":
         return docker_pull.pull(rest, host_dir)
+    if verb == "save":
+        return docker_archive.save(rest, host_dir)
+    if verb == "load":
+        return docker_archive.load(rest, host_dir)
     if verb in ("stop", "rm", "start", "restart", "kill"):
         return _lifecycle("stop" if verb == "kill" else verb, rest, host_dir)
     return err_line(f"docker: '{verb}' is not simulated on this host.\nSee 'docker --help'")

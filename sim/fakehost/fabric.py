@@ -62,6 +62,21 @@ def reachable(state: dict[str, Any], host_dir: Path, ip: str) -> bool:
     return routed and owner_of(host_dir, ip) is not None
 
 
+def peer_at(state: dict[str, Any], host_dir: Path, address: str) -> Path | None:
+    """The other host that answers on `address` (an IP this host can reach, or a hostname)."""
+    for path, peer in hosts(host_dir):
+        if path != host_dir and address == peer["hostname"]:
+            address = primary_ip(peer)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    owner = owner_of(host_dir, address)
+    if owner is None or owner[0] == host_dir or not reachable(state, host_dir, address):
+        return None
+    return owner[0]
+
+
 def socket_ifname_problem(value: str | None, state: dict[str, Any]) -> str | None:
     """Why NCCL/Gloo would find no interface for `value` (NCCL_SOCKET_IFNAME syntax), or None."""
     if not value:

@@ -24,6 +24,7 @@ from . import (
     pkill,
     rdma,
     rsync,
+    ssh,
     system,
 )
 from .state import read_state, resolve_host_dir
@@ -66,6 +67,7 @@ TOOLS: dict[str, Runner] = {
     "hf": hf.run_hf,
     "huggingface-cli": hf.run_huggingface_cli,
     "rsync": rsync.run_rsync,
+    "ssh": ssh.run_ssh,
     "mpirun": nccl_tests.run_mpirun,
     "all_gather_perf": nccl_tests.run_nccl_test("all_gather_perf"),
     "all_reduce_perf": nccl_tests.run_nccl_test("all_reduce_perf"),

@@ -73,7 +73,7 @@ def run_rsync(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         return 23
     host, _, _path = dest.rpartition(":")
     address = host.rpartition("@")[2]
-    peer = _peer(state, host_dir, address)
+    peer = fabric.peer_at(state, host_dir, address)
     if peer is None:
         sys.stderr.write(
             f"ssh: connect to host {address} port 22: No route to host\n"
@@ -87,21 +87,6 @@ def run_rsync(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     except SimulatorGone:
         return 143
     return 0
-
-
-def _peer(state: dict[str, Any], host_dir: Path, address: str) -> Path | None:
-    """The other host that answers on `address` (an IP this host can reach, or a hostname)."""
-    for path, peer in fabric.hosts(host_dir):
-        if path != host_dir and address == peer["hostname"]:
-            address = fabric.primary_ip(peer)
-    try:
-        ipaddress.ip_address(address)
-    except ValueError:
-        return None
-    owner = fabric.owner_of(host_dir, address)
-    if owner is None or owner[0] == host_dir or not fabric.reachable(state, host_dir, address):
-        return None
-    return owner[0]
 
 
 def _link_mb_s(state: dict[str, Any], address: str) -> float:

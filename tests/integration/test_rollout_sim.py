@@ -85,21 +85,38 @@ async def test_weights_missing_on_the_worker_are_copied_over_the_fabric():
     assert "The rollout is complete" in done[-1]
 
 
-async def test_a_failed_step_stops_the_rollout_and_names_the_rollback():
+async def test_from_zero_the_image_is_copied_to_the_offline_worker_and_the_rollout_completes():
     """fresh-pair: the worker has no internet, so its image comes from the head with
-    `docker save | ssh … docker load`; the simulator has no ssh client nor `docker save` yet,
-    so that job fails, and the step ends with the job's own lines and its rollback."""
+    `docker save IMAGE | ssh WORKER docker load` (the simulator's ssh runs it on the worker)."""
+    plan = await _computed_plan("fresh-pair")
+    steps = len(plan["steps"])
+    results, _ = await _rollout("fresh-pair", [(f"s{n}", n) for n in range(1, steps + 1)], plan)
+    done = [results[f"s{n}"]["content"] for n in range(1, steps + 1)]
+    assert not [n for n in range(1, steps + 1) if results[f"s{n}"].get("is_error")], done
+    copy = next(text for text in done if "done: copy nvcr.io/nvidia/vllm:26.05-py3" in text)
+    assert "Loaded image: nvcr.io/nvidia/vllm:26.05-py3" in copy, copy
+    assert "The rollout is complete" in done[-1]
+
+
+async def test_a_failed_step_stops_the_rollout_and_names_the_rollback(tmp_path):
+    """fresh-pair, but the registry no longer serves the NGC image: the pull job fails, the step
+    ends with docker's own error line and its rollback, and the next step is refused."""
+    gone = tmp_path / "registry-without-the-image.yaml"
+    gone.write_text(
+        "extends: fresh-pair\nname: registry-without-the-image\n"
+        "hosts:\n  spark-a:\n    docker:\n      pullable: []\n"
+    )
     plan = await _computed_plan("fresh-pair")
     steps = len(plan["steps"])
     calls = [(f"s{n}", n) for n in range(1, steps + 1)]
-    results, _ = await _rollout("fresh-pair", calls, plan)
+    results, _ = await _rollout(str(gone), calls, plan)
     failed = [n for n in range(1, steps + 1) if results[f"s{n}"].get("is_error")]
     assert failed
     first = results[f"s{failed[0]}"]["content"]
     assert "failed" in first and "Proposed rollback on" in first
-    assert "job copy-image-spark-b failed on spark-a: " in first
-    if len(failed) > 1:
-        assert "The rollout stopped at a failed step" in results[f"s{failed[1]}"]["content"]
+    assert "job pull-image failed on spark-a: " in first
+    assert 'Get "https://nvcr.io/v2/"' in first
+    assert "The rollout stopped at a failed step" in results[f"s{failed[1]}"]["content"]
 
 
 async def _session_on(sim, tmp_path, script, *, transcript, resume=None):
