@@ -9,6 +9,9 @@ the request Scout actually sent, marked as an estimate; nothing is made up.
 
 Stories (agent/transcripts/NAME.jsonl):
 - seed-pair-deploy: the demo; two Sparks, the old container must go, the worker's link come up.
+- fresh-pair-deploy: the seed pair from zero: the image pulled on the head and copied to the
+  worker without internet, the weights downloaded once and copied over the fabric, vLLM's
+  multiprocess recipe (the NGC image has no Ray); rolled out with rollout_step.
 - spark-trio-deploy: three idle Sparks in NVIDIA's ring; the model needs two of them, and the
   plan picks spark-a and spark-b on their own cable; rolled out with rollout_step.
 
@@ -265,10 +268,80 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
     ]
 
 
+FRESH_STEPS = [
+    "Recon both Sparks and read the two-node guide",
+    "Propose a plan from zero",
+    "Free spark-a, bring spark-b's link up, fetch the image and the weights",
+    "Start the engine on both nodes",
+    "Serve the model with TP=2 and measure it",
+]
+
+
+def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
+    """The seed pair before anything was fetched: the plan provisions (pull, copy to the worker
+    without internet, download, copy over the fabric) as jobs; rollout_step runs each step."""
+    count = len(plan["steps"])
+
+    def step(n: int) -> tuple[str, str, dict[str, Any]]:
+        return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
+
+    engine = next(n for n, s in enumerate(plan["steps"], 1) if "engine container" in s["title"])
+    return [
+        turn(
+            "Before touching anything I'll map both Sparks in one round and read the two-node "
+            "guide.",
+            [
+                ("toolu_01", "todo_write", todo(0, FRESH_STEPS)),
+                ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
+                ("toolu_03", "web_fetch", {"url": GUIDE}),
+            ],
+        ),
+        turn(
+            "Nothing is here yet: no vLLM image that knows Qwen3.5 on either Spark, no weights "
+            "in either cache, and spark-b reaches the internet only through spark-a. `vllm_node` "
+            "still holds about 98 GB of spark-a's memory and spark-b's RoCE link is down. Let "
+            "me plan it from zero.",
+            [("toolu_04", "plan_deployment", PLAN_INPUT)],
+        ),
+        turn(
+            "Here is the plan for your approval: the image is pulled on spark-a and copied to "
+            "spark-b with `docker save | ssh … docker load`, the weights are downloaded once "
+            "and copied over the fabric, each as a job with progress; the NGC image has no Ray "
+            "and spark-b cannot install it, so vLLM runs its multiprocess recipe.",
+            [("toolu_05", "todo_write", todo(1, FRESH_STEPS)), ("toolu_06", "propose_plan", plan)],
+        ),
+        turn(
+            "Approved. One proven step at a time, starting with spark-a's memory.",
+            [("toolu_07", "todo_write", todo(2, FRESH_STEPS)), step(1)],
+        ),
+        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(2, engine)),
+        turn(
+            "The image and the weights are on both Sparks. Now the engine.",
+            [("toolu_08", "todo_write", todo(3, FRESH_STEPS)), step(engine)],
+        ),
+        *(
+            turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)])
+            for n in range(engine + 1, count + 1)
+        ),
+        endpoint_turn("toolu_09"),
+        turn("", [("toolu_10", "todo_write", todo(5, FRESH_STEPS))]),
+        turn(
+            f"Done, from zero. `{MODEL}` is served with tensor parallelism 2 across spark-a and "
+            "spark-b (vLLM's multiprocess recipe, NCCL on the RoCE link) at "
+            "http://spark-a:8000. The endpoint check above has the measured tokens/s. To roll "
+            "back: `docker rm -f scout-vllm` on both nodes, then `docker start vllm_node` on "
+            "spark-a.",
+            [],
+            stop="end_turn",
+        ),
+    ]
+
+
 STORIES = {
     story.name: story
     for story in (
         Story("seed-pair-deploy", DEMO_SCENARIO, DEMO_GOAL, PLAN_INPUT, seed_pair_script),
+        Story("fresh-pair-deploy", "fresh-pair", DEMO_GOAL, PLAN_INPUT, fresh_pair_script),
         Story(
             "spark-trio-deploy",
             "spark-trio",
@@ -284,7 +357,7 @@ STORIES = {
 async def record(story: Story, output: Path) -> None:
     plan = await plan_for(story)
     script = story.script(plan)
-    approver = ScriptedApprover([("approved", "")] * 12, name="operator")  # spares go unused
+    approver = ScriptedApprover([("approved", "")] * 16, name="operator")  # spares go unused
     output.unlink(missing_ok=True)
     with MessagesAPIServer(script, model="claude-sonnet-4-5") as api:
         async with sim_runtime(

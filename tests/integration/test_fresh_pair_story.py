@@ -1,0 +1,44 @@
+"""The from-zero story: the recorded fresh-pair deployment in order, replayed without drift."""
+
+from agent.loop.transcript import read_transcript
+from tests.support.scout_cli import ROOT, scout
+
+TRANSCRIPT = ROOT / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
+NGC = "nvcr.io/nvidia/vllm:26.05-py3"
+
+
+def test_the_recording_provisions_from_zero_then_serves_and_measures():
+    events = read_transcript(TRANSCRIPT).events
+    calls = [e for e in events if e.type == "tool_call"]
+    assert {c.name for c in calls[:3]} == {"todo_write", "recon", "web_fetch"}
+    steps = [c.summary or "" for c in calls if c.name == "rollout_step"]
+    order = [
+        next(i for i, c in enumerate(steps) if needle in c)
+        for needle in (
+            "docker stop vllm_node",
+            f"docker pull {NGC}",
+            f"docker save {NGC} | ssh ",  # the worker has no internet: the head copies it
+            "hf download Qwen/Qwen3.5-122B-A10B-FP8",
+            "rsync ",  # the weights over the fabric
+            "--distributed-executor-backend mp",  # the NGC image has no Ray: multiprocess vLLM
+            "--node-rank 0",
+        )
+    ]
+    assert order == sorted(order)
+    results = {e.id: e for e in events if e.type == "tool_result"}
+    stepped = [results[c.id] for c in calls if c.name == "rollout_step"]
+    assert stepped and not [r for r in stepped if r.is_error]
+    assert any(f"Loaded image: {NGC}" in r.text for r in stepped)
+    assert "The rollout is complete" in stepped[-1].text
+    decisions = [e for e in events if e.type == "approval_decision"]
+    assert decisions and all(d.decision == "approved" for d in decisions)
+    check = next(e for e in events if e.type == "tool_result" and e.name == "endpoint_check")
+    assert not check.is_error and check.data["single"]["tok_s"] > 0
+
+
+def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(tmp_path):
+    done = scout("replay", str(TRANSCRIPT), "--sim", "fresh-pair", home=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert "no drift: " in done.stdout and "model turns replayed as recorded" in done.stdout
+    assert "tok/s" in lines[-1] and "single stream" in lines[-1]
