@@ -297,17 +297,18 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             ],
         ),
         turn(
-            "Nothing is here yet: no vLLM image that knows Qwen3.5 on either Spark, no weights "
-            "in either cache, and spark-b reaches the internet only through spark-a. `vllm_node` "
-            "still holds about 98 GB of spark-a's memory and spark-b's RoCE link is down. Let "
-            "me plan it from zero.",
+            "Nothing is fetched yet: neither Spark has the NGC vLLM image, neither HF cache "
+            "holds the weights, and spark-b reaches the internet only through spark-a. "
+            "`vllm_node` still holds about 98 GB of spark-a's memory and spark-b's RoCE link is "
+            "down. Let me plan it from zero.",
             [("toolu_04", "plan_deployment", PLAN_INPUT)],
         ),
         turn(
             "Here is the plan for your approval: the image is pulled on spark-a and copied to "
             "spark-b with `docker save | ssh … docker load`, the weights are downloaded once "
-            "and copied over the fabric, each as a job with progress; the NGC image has no Ray "
-            "and spark-b cannot install it, so vLLM runs its multiprocess recipe.",
+            "and copied over the fabric, each as a job with progress. Ray is not known to be in "
+            "the NGC image and spark-b could not pip install it, so vLLM runs its multiprocess "
+            "recipe instead.",
             [("toolu_05", "todo_write", todo(1, FRESH_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
