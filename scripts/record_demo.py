@@ -8,10 +8,11 @@ answers yes to every gated step. A first pass asks `plan_deployment` for the pla
 the request Scout actually sent, marked as an estimate; nothing is made up.
 
 Stories (agent/transcripts/NAME.jsonl):
-- seed-pair-deploy: the demo; two Sparks, the old container must go, the worker's link come up.
-- fresh-pair-deploy: the seed pair from zero: the image pulled on the head and copied to the
-  worker without internet, the weights downloaded once and copied over the fabric, vLLM's
-  multiprocess recipe (the NGC image has no Ray); rolled out with rollout_step.
+- fresh-pair-deploy: the demo; the seed pair from zero: the image pulled on the head and copied
+  to the worker without internet, the weights downloaded once and copied over the fabric,
+  vLLM's multiprocess recipe (no Ray the worker could install); rolled out with rollout_step.
+- seed-pair-deploy: two Sparks with the image and weights in place; the old container must go,
+  the worker's link come up.
 - spark-trio-deploy: three idle Sparks in NVIDIA's ring; the model needs two of them, and the
   plan picks spark-a and spark-b on their own cable; rolled out with rollout_step.
 
@@ -30,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.faces.demo import DEMO_GOAL, DEMO_SCENARIO
+from agent.faces.demo import DEMO_GOAL
 from agent.loop.model_client import AnthropicClient
 from agent.replay.redrive import sim_runtime
 from agent.replay.server import MessagesAPIServer
@@ -341,7 +342,7 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
 STORIES = {
     story.name: story
     for story in (
-        Story("seed-pair-deploy", DEMO_SCENARIO, DEMO_GOAL, PLAN_INPUT, seed_pair_script),
+        Story("seed-pair-deploy", "seed-pair", DEMO_GOAL, PLAN_INPUT, seed_pair_script),
         Story("fresh-pair-deploy", "fresh-pair", DEMO_GOAL, PLAN_INPUT, fresh_pair_script),
         Story(
             "spark-trio-deploy",
@@ -377,7 +378,7 @@ async def record(story: Story, output: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("story", nargs="?", default="seed-pair-deploy", choices=sorted(STORIES))
+    parser.add_argument("story", nargs="?", default="fresh-pair-deploy", choices=sorted(STORIES))
     parser.add_argument(
         "output", nargs="?", type=Path, help="default: agent/transcripts/STORY.jsonl"
     )

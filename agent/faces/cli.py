@@ -171,6 +171,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 transcript=transcript,
                 pace_s=0.0 if args.fast else 0.012,
                 save_to=save_to,
+                scenario=args.sim,
             )
         )
 
@@ -333,11 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo",
         help="the whole story on a simulated two-Spark cluster: no API key, no network",
-        description=(
-            "Start a simulated pair of DGX Sparks, replay a recorded deployment session through "
-            "the chat face with every tool running live against the simulator, and finish with "
-            "the endpoint's tokens/s."
-        ),
+        description="Start a simulated pair of DGX Sparks, replay a recorded deployment from zero "
+        "through the chat face with every tool live against the simulator, end with tokens/s.",
     )
     demo.add_argument("--interactive", action="store_true", help="answer the approvals yourself")
     demo.add_argument("--fast", action="store_true", help="no pacing of the replayed text")
@@ -345,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--live", action="store_true", help="a real model drives the simulated cluster (API key)"
     )
     demo.add_argument("--transcript", help="replay another recorded session instead")
+    demo.add_argument("--sim", help="the scenario that --transcript was recorded on")
     demo.add_argument("--model", help="model for --live")
     demo.set_defaults(func=_cmd_demo)
 

@@ -1,11 +1,12 @@
 """`scout demo`: the whole story on a simulated two-Spark cluster, no API key, no network.
 
-The recorded session's model turns are replayed through the chat face while every tool runs live
-against a fresh simulated cluster; approvals are answered visibly as recorded (or by you, with
-`--interactive`). A recording cannot follow a denial or an edit: the story then stops there and
-says so. `--live` lets a real model drive the same simulated cluster instead. Ctrl-C stops the
-demo and its simulator cleanly (exit status 130).
-"""
+The story starts from zero (scenario fresh-pair: nothing pulled or downloaded, the worker without
+internet). The recorded session's model turns are replayed through the chat face while every
+tool runs live against a fresh simulated cluster; approvals are answered visibly as recorded (or
+by you, with `--interactive`). A recording cannot follow a denial or an edit: the story then
+stops there and says so. Another recording (`--transcript`) runs on the scenario it was recorded
+on (`--sim`). `--live` lets a real model drive the same simulated cluster instead. Ctrl-C stops
+the demo and its simulator cleanly (exit status 130)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.rules import RuleSet
 
-DEMO_SCENARIO = "seed-pair"
+DEMO_SCENARIO = "fresh-pair"  # the story from zero (agent/transcripts/fresh-pair-deploy)
 DEMO_GOAL = (
     "Serve Qwen/Qwen3.5-122B-A10B-FP8 with tensor parallelism 2 across spark-a and spark-b, "
     "then prove it works and how fast it is."
@@ -95,7 +96,13 @@ def departure_story(request: ApprovalRequest, decision: Decision) -> str:
 
 
 async def replay_demo(
-    console: Console, *, interactive: bool, transcript: Path, pace_s: float, save_to: Path
+    console: Console,
+    *,
+    interactive: bool,
+    transcript: Path,
+    pace_s: float,
+    save_to: Path,
+    scenario: str | None = None,
 ) -> int:
     loaded = read_transcript(transcript)
     if not loaded.events:
@@ -122,8 +129,9 @@ async def replay_demo(
     console.print(
         Text.assemble(
             ("Scout demo", "bold"),
-            " · a simulated pair of DGX Sparks (the worker only through the head) · the model's "
-            "turns replayed from a recording, every tool call live against the simulator\n",
+            " · a simulated pair of DGX Sparks, from zero (the worker only through the head) · "
+            "the model's turns replayed from a recording, every tool call live against the "
+            "simulator\n",
         )
     )
     for event in loaded.events:
@@ -132,7 +140,7 @@ async def replay_demo(
             break
     work = redrive(
         loaded.events,
-        DEMO_SCENARIO,
+        scenario or DEMO_SCENARIO,
         listeners=[view],
         approver_factory=factory,
         answers=recorded,

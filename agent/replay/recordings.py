@@ -12,7 +12,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 RECORDINGS = files("agent.transcripts")
-DEMO_RECORDING = "seed-pair-deploy"
+DEMO_RECORDING = "fresh-pair-deploy"
 
 
 def recording_names() -> list[str]:

@@ -1,4 +1,8 @@
-"""The from-zero story: the recorded fresh-pair deployment in order, replayed without drift."""
+"""The from-zero story: the recorded fresh-pair deployment in order, replayed without drift, and
+told by `scout demo`."""
+
+import re
+from pathlib import Path
 
 from agent.loop.transcript import read_transcript
 from tests.support.scout_cli import ROOT, scout
@@ -42,3 +46,21 @@ def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(
     lines = done.stdout.strip().splitlines()
     assert "no drift: " in done.stdout and "model turns replayed as recorded" in done.stdout
     assert "tok/s" in lines[-1] and "single stream" in lines[-1]
+
+
+def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
+    done = scout("demo", "--fast", home=tmp_path, columns=100)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    tail = done.stdout[done.stdout.index("summary") :]
+    assert "single stream" in tail and "tok/s" in tail
+    lines = done.stdout.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
+    assert all(len(line) <= 100 for line in lines if not line.startswith("transcript saved"))
+    for line in lines:  # a number stays with its unit, never broken across lines
+        if "tok/s" in line:
+            assert re.search(r"\d+\.\d+ tok/s", line), line
+    assert not re.search(r"\d\.\n\d", done.stdout)
+    saved = tail.split("transcript saved: ")[1].split()[0]
+    assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
+    assert "approval needed" in done.stdout  # approvals are shown as they are answered
+    assert "$ docker save nvcr.io/nvidia/vllm:26.05-py3 | ssh" in " ".join(done.stdout.split())

@@ -72,7 +72,9 @@ async def test_a_forged_decision_is_drift_and_nothing_runs_on_it(tmp_path: Path)
 def test_scout_replay_and_the_demo_refuse_a_forged_recording(tmp_path: Path) -> None:
     forged = write_events(tmp_path / "forged.jsonl", forged_events())
     replayed = scout("replay", str(forged), "--sim", "seed-pair", home=tmp_path / "a")
-    demo = scout("demo", "--fast", "--transcript", str(forged), home=tmp_path / "b")
+    demo = scout(
+        "demo", "--fast", "--transcript", str(forged), "--sim", "seed-pair", home=tmp_path / "b"
+    )
     for done in (replayed, demo):
         assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
         assert f"drift: approval for call {FORGED_CALL} (rollout_step, sha256:" in done.stdout

@@ -1,7 +1,5 @@
-"""The seed story end to end: the recorded deployment session, re-driven and shown as the demo."""
-
-import re
-from pathlib import Path
+"""The seed story end to end: the recorded deployment session, re-driven (the demo tells the
+fresh-pair story, tests/integration/test_fresh_pair_story.py)."""
 
 from agent.loop.transcript import read_transcript
 from tests.support.scout_cli import ROOT, scout
@@ -42,23 +40,6 @@ def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(
     lines = done.stdout.strip().splitlines()
     assert "no drift: 14 model turns replayed as recorded" in done.stdout
     assert "tok/s" in lines[-1] and "single stream" in lines[-1]
-
-
-def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
-    done = scout("demo", "--fast", home=tmp_path, columns=100)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    tail = done.stdout[done.stdout.index("summary") :]
-    assert "single stream" in tail and "tok/s" in tail
-    lines = done.stdout.splitlines()
-    assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
-    assert all(len(line) <= 100 for line in lines if not line.startswith("transcript saved"))
-    for line in lines:  # a number stays with its unit, never broken across lines
-        if "tok/s" in line:
-            assert re.search(r"\d+\.\d+ tok/s", line), line
-    assert not re.search(r"\d\.\n\d", done.stdout)
-    saved = tail.split("transcript saved: ")[1].split()[0]
-    assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
-    assert "approval needed" in done.stdout  # approvals are shown as they are answered
 
 
 def test_a_cut_recording_under_the_simulator_says_it_ended_early(tmp_path):

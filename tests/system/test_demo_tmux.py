@@ -113,7 +113,7 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width:
         assert "You denied rollout_step on spark-a." in story  # step 1: docker stop vllm_node
         assert "a recording cannot follow another answer, so the story stops here" in story
         assert "nothing after this point ran" in story
-        assert "spark-a has its memory back" not in story  # never claims what did not happen
+        assert "Step 1 is proven" not in story  # never claims what did not happen
         assert story.count("approve?") == 1  # the rest of the batch is not offered any more
         assert "Traceback" not in shown
         assert not [line for line in shown.splitlines() if STALE_ROW.search(line)]
