@@ -61,8 +61,9 @@ async def test_ssh_returns_the_remote_status_and_fails_like_openssh(pool: SSHPoo
     nowhere = await pool.run("spark-a", "ssh 10.99.0.1 true", timeout=30)
     assert nowhere.exit_status == 255
     assert nowhere.stderr == "ssh: connect to host 10.99.0.1 port 22: No route to host\n"
-    terminal = await pool.run("spark-a", "docker load", timeout=30)
-    assert terminal.exit_status == 1
+    empty = await pool.run("spark-a", "docker load < /dev/null", timeout=30)
+    assert empty.exit_status == 1
+    assert empty.stderr == "Error response from daemon: unexpected EOF\n"
 
 
 @pytest.mark.parametrize("pool", ["gated-model"], indirect=True)
