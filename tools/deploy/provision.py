@@ -114,14 +114,19 @@ def _pull_step(host: str, image: str) -> DeployStep:
         title=f"pull {image}",
         host=host,
         actions=[f"docker pull {image}"],
-        check=StepCheck(
-            host=host,
-            command="docker images --format '{{.Repository}}:{{.Tag}}'",
-            expect=f"^{re.escape(image)}$",
-            description=f"{image} is listed",
-        ),
+        check=_image_listed(host, image, f"{image} is listed"),
         rollback=f"docker rmi {image}",
         job=PULL_JOB,
+    )
+
+
+def _image_listed(host: str, image: str, description: str) -> StepCheck:
+    """The check after an image arrives on `host`, by a pull or a copy."""
+    return StepCheck(
+        host=host,
+        command="docker images --format '{{.Repository}}:{{.Tag}}'",
+        expect=f"^{re.escape(image)}$",
+        description=description,
     )
 
 
@@ -133,12 +138,7 @@ def _copy_image_step(
         title=f"copy {image} from {head} to {host} (no internet there)",
         host=head,
         actions=[f"docker save {image} | ssh {_peer_address(data, host)} docker load"],
-        check=StepCheck(
-            host=host,
-            command="docker images --format '{{.Repository}}:{{.Tag}}'",
-            expect=f"^{re.escape(image)}$",
-            description=f"{image} is listed on {host}",
-        ),
+        check=_image_listed(host, image, f"{image} is listed on {host}"),
         rollback=f"docker rmi {image} on {host}",
         needs=[f"pull:{head}"] if head_pulls else [],
         job=f"copy-image-{host}",
