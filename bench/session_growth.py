@@ -88,6 +88,7 @@ async def run_session(
 ) -> tuple[list[int], Usage]:
     """The request sizes (estimated tokens) of one run, in order, and the session's usage."""
     approver = ScriptedApprover([("approved", "")] * 12, name="operator")
+    goal = load_demo_script().STORIES["seed-pair-deploy"].goal
     with MessagesAPIServer(script, model="claude-sonnet-4-5") as api:
         client = AnthropicClient(api_key="bench", base_url=api.url, max_retries=0)
         async with sim_runtime(
@@ -97,7 +98,7 @@ async def run_session(
             model="claude-sonnet-4-5",
             settings={"max_turns": 100, **settings},
         ) as runtime:
-            outcome = await runtime.session.send(load_demo_script().DEMO_GOAL)
+            outcome = await runtime.session.send(goal)
             usage = runtime.session.usage
         await client.close()
         sizes = [estimate_input_tokens(r.body) for r in api.requests if r.served == "turn"]

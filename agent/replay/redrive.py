@@ -116,6 +116,7 @@ async def sim_runtime(
                 transcripts_dir=transcript_path.parent if transcript_path else root / "t",
                 log_file=root / "scout.log",
                 web_allowed_hosts=[DOCS_HOST],
+                web_cache_dir=root / "web-cache",  # the sim's pages stay out of the user's cache
                 **(settings or {}),
             )
             runtime = await open_runtime(
