@@ -22,10 +22,10 @@ from agent.loop.history import STUB_MARK, apply_edit
 from agent.loop.model_client import TurnRequest, cached_request_params
 from agent.loop.token_estimate import estimate_input_tokens
 from agent.loop.transcript import read_transcript
+from agent.replay.recordings import recording_names, recording_path
 from agent.replay.resume import rebuild
 from agent.replay.server import MessagesAPIServer
 
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = "claude-sonnet-4-5"
 TOOL = {"name": "ssh_exec", "input_schema": {"type": "object", "properties": {}}}
 USE = {"type": "tool_use", "id": "toolu_A", "name": "ssh_exec", "input": {}}
@@ -191,13 +191,16 @@ def _requests_of(path: Path, compacted: bool) -> Iterator[tuple[int, dict[str, A
 
 
 @pytest.mark.parametrize("compacted", [False, True], ids=["as recorded", "compacted"])
-@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "transcripts").glob("*.jsonl")))
+@pytest.mark.parametrize("name", recording_names())
 async def test_every_request_in_the_recorded_transcripts_passes(
     server: MessagesAPIServer, name: str, compacted: bool
 ) -> None:
     turns, stubbed = [], 0
     async with sdk(server) as client:
-        for turn, body in _requests_of(ROOT / "transcripts" / name, compacted):
+        with recording_path(name) as path:
+            assert path is not None
+            requests = list(_requests_of(path, compacted))
+        for turn, body in requests:
             del body["max_tokens"]
             counted = await client.messages.count_tokens(**body)
             assert counted.input_tokens == estimate_input_tokens(body)
