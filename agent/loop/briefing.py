@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agent.loop.compaction import CallRecord, fold_line
+from agent.loop.compaction import CallRecord
 from agent.loop.history import BRIEFING_MARK
 from tools.plan import PlanState
 from tools.session_state import SessionState
@@ -30,8 +30,8 @@ def render_briefing(
     folded: Sequence[CallRecord] = (),
 ) -> str:
     lines = [
-        f"{BRIEFING_MARK} at model turn {turn}: the tool results above are compacted to "
-        "stubs; what they found is summarised here, and the results below are whole.]"
+        f"{BRIEFING_MARK} at model turn {turn}: results above are compacted; what they found "
+        "is summarised here; results below are whole.]"
     ]
     lines += _plan_lines(state.plan, state)
     if todo.items:
@@ -41,9 +41,33 @@ def render_briefing(
         names = list(dict.fromkeys([*world.hosts, *world.unreachable, *job_hosts]))
         lines += [_world_heading(world), world.describe(names)]
     if folded:
-        lines.append("Earlier calls, folded out of the history (recall_result reads any):")
-        lines += [fold_line(record) for record in folded]
+        lines.append("Earlier calls, folded out of the history (recall_result reads one by id):")
+        lines += _fold_log(folded)
     return "\n".join(lines)
+
+
+def _fold_log(folded: Sequence[CallRecord]) -> list[str]:
+    """One line per distinct folded call, oldest first; a repeat moves its line to the end.
+
+    The same call on the same hosts with the same outcome (a status probed every few turns) is
+    one line saying how often it ran and its newest id, the result closest to the present; the
+    id is what `recall_result` needs once the call has left the history.
+    """
+    groups: dict[tuple[str, tuple[str, ...], str, str], list[CallRecord]] = {}
+    for record in folded:
+        what = " ".join(record.summary.split())
+        key = (record.tool, tuple(record.hosts), what, record.outcome)
+        groups[key] = [*groups.pop(key, []), record]  # re-inserted: ordered by newest run
+    return [_fold_line(records) for records in groups.values()]
+
+
+def _fold_line(runs: list[CallRecord]) -> str:
+    newest = runs[-1]
+    where = f" on {', '.join(newest.hosts)}" if newest.hosts else ""
+    what = " ".join(newest.summary.split())
+    what = what if len(what) <= 60 else what[:59] + "…"
+    times = f"{len(runs)}×, newest " if len(runs) > 1 else ""
+    return f"- {newest.tool}{where} `{what}` → {newest.outcome} ({times}{newest.id})"
 
 
 def _world_heading(world: WorldStore) -> str:
@@ -65,11 +89,11 @@ def _minutes(seconds: float) -> str:
 def _plan_lines(plan: PlanState, state: SessionState) -> list[str]:
     if plan.approved is None or plan.approved_hash is None:
         if plan.proposed is not None:
-            return [f"Plan proposed, not approved: {plan.proposed.goal}"]
+            return [f"Plan proposed, not approved: {_headline(plan.proposed.goal)}"]
         return ["No plan approved yet: the session is read-only."]
     lines = [
-        f"Approved plan {plan.approved_hash}: {plan.approved.goal} (the propose_plan call "
-        "holds each step's commands)"
+        f"Approved plan {plan.approved_hash}: {_headline(plan.approved.goal)} (its propose_plan "
+        "call holds the whole goal and each step's commands)"
     ]
     for number, step in enumerate(plan.approved.steps, 1):
         where = f" on {', '.join(step.hosts)}" if step.hosts else ""
@@ -78,3 +102,9 @@ def _plan_lines(plan: PlanState, state: SessionState) -> list[str]:
     if rollout is not None:
         lines.append(f"  rollout: {rollout.summary()}")
     return lines
+
+
+def _headline(goal: str) -> str:
+    """A goal up to its first sentence's end; the reasons after it stay in the propose_plan call."""
+    first, stop, rest = goal.partition(". ")
+    return f"{first}. …" if stop and rest.strip() else goal

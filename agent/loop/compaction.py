@@ -14,7 +14,8 @@ candidate, and the history stays byte-stable (and cached) until the next chunk i
 
 Older still, whole turns fold away: a reply of tool calls and its results, older than the
 newest `fold_after_turns` turns and with nothing protected in it, leaves the history and each of
-its calls becomes one line (what, outcome, transcript event) in the briefing's log. Folding
+its calls becomes a line (what, outcome, the id `recall_result` takes) in the briefing's log,
+where a call repeated with the same outcome is one line (agent/loop/briefing.py). Folding
 rewrites the history from the oldest folded turn on, so it too waits for a chunk:
 `fold_after_turns` turns at once.
 """
@@ -145,13 +146,15 @@ def _exit_statuses(per_host: dict[str, Any]) -> str:
 
 
 def stub_for(record: CallRecord, chars: int) -> str:
-    """The line that replaces a compacted result; the tool_use above it holds the full call."""
-    what = " ".join(record.summary.split())
-    what = f' "{what}"' if len(what) <= 40 else f' "{what[:39]}…"' if what else ""
+    """The line that replaces a compacted result.
+
+    It names the tool and how the call ended; what the call asked is in its tool_use right
+    above, which always stays with it (a turn folds away whole), so the stub does not repeat it.
+    """
     where = f"transcript event {record.seq}" if record.seq is not None else "the transcript"
     spill = f" and {record.spills[0]}" if record.spills else ""
     return (
-        f"{STUB_MARK} {record.tool}{what} → {record.outcome}; {chars} chars in {where}{spill}; "
+        f"{STUB_MARK} {record.tool} → {record.outcome}; {chars} chars in {where}{spill}; "
         "recall_result reads it]"
     )
 
@@ -242,14 +245,6 @@ def _foldable(
     if len(turns) < max(1, policy.fold_after_turns):
         return []
     return [call_id for uses in turns for call_id in uses]
-
-
-def fold_line(record: CallRecord) -> str:
-    """A folded call in the briefing's log."""
-    where = f" on {', '.join(record.hosts)}" if record.hosts else ""
-    what = " ".join(record.summary.split())
-    what = what if len(what) <= 60 else what[:59] + "…"
-    return f"- {record.tool}{where} `{what}` → {record.outcome} (event {record.seq})"
 
 
 def _turn_of_calls(messages: list[Message]) -> dict[str, int]:

@@ -95,7 +95,10 @@ async def test_a_long_session_compacts_in_chunks_and_resume_rebuilds_the_same_me
     holder = next(m for m in last if any(b.get("tool_use_id") == stubbed[-1] for b in m["content"]))
     briefing = holder["content"][-1]["text"]  # right after the newest compacted result
     assert briefing.startswith(BRIEFING_MARK) and str(last).count(BRIEFING_MARK) == 1
-    assert "- run on spark-a `check --lines 120` → exit 0 (event " in briefing
+    folded = [call_id for edit in edits for call_id in edit.folded]
+    # the same check folded again and again is one line: how often, and the id recall_result takes
+    line = f"- run on spark-a `check --lines 120` → exit 0 ({len(folded)}×, newest {folded[-1]})"
+    assert len(folded) > 1 and line in briefing.splitlines()
 
     assert rebuild(events).messages == session.messages  # resume sends what live would
     assert session.usage.compacted.tokens_not_sent > 0

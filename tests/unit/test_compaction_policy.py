@@ -68,9 +68,9 @@ def test_old_large_results_become_stubs_that_say_what_how_and_where():
         story.turn(f"toolu_{number}")
     stubs = plan_compaction(story.messages, story.ledger, POLICY).stubs
     assert sorted(stubs) == ["toolu_1", "toolu_2", "toolu_3"]  # the newest two turns stay whole
+    # what the call asked stays in its tool_use right above the stub
     assert stubs["toolu_1"] == (
-        '[compacted: ssh_exec "cat /var/log/toolu_1.log" → exit 0; 3000 chars in transcript '
-        "event 12; recall_result reads it]"
+        "[compacted: ssh_exec → exit 0; 3000 chars in transcript event 12; recall_result reads it]"
     )
 
 
