@@ -65,10 +65,9 @@ def deadline_for(params: DockerCtlInput) -> float:
 class DockerCtl(Tool[DockerCtlInput]):
     name = "docker_ctl"
     description = (
-        "Docker on one inventory host over SSH. An action reads only the fields whose "
-        "description names it. Returns a compact table or facts, and after a change the fresh "
-        "container list; known failures (permission, daemon down, no such container, name in "
-        "use) come with their fix."
+        "Docker on one host over SSH; each field names the actions that read it. Returns a "
+        "table or facts (after a change, the fresh container list); known failures come with "
+        "their fix."
     )
     Input = DockerCtlInput
 

@@ -19,8 +19,8 @@ MAX_LOG_BYTES = 1_000_000
 class JobLogsInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    host: str = Field(description="Inventory host name.")
-    name: str = Field(pattern=NAME_PATTERN, description="Job name.")
+    host: str
+    name: str = Field(pattern=NAME_PATTERN)
     lines: int = Field(200, ge=1, le=5000, description="Last N lines.")
     grep: str | None = Field(None, description="Only lines matching this `grep -E` pattern.")
 

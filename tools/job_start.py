@@ -26,10 +26,10 @@ class JobStartInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=NAME_PATTERN, description="Job name, unique per host.")
-    command: str = Field(min_length=1, description="Shell command, run with `sh -c`.")
-    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
-    env: dict[str, str] | None = Field(None, description="Extra environment variables.")
-    cwd: str | None = Field(None, description="Working folder on the host.")
+    command: str = Field(min_length=1, description="Shell command (sh -c).")
+    hosts: list[str] = Field(min_length=1)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
 
     _env = field_validator("env")(check_env)
 
@@ -37,8 +37,8 @@ class JobStartInput(BaseModel):
 class JobStart(Tool[JobStartInput]):
     name = "job_start"
     description = (
-        "Start a command as a named background job on hosts (survives disconnects). For work "
-        "over a minute: downloads, pulls, copies, serving. Then job_status/job_wait/job_logs."
+        "Start a command as a named background job on hosts; it survives dropped connections "
+        "and a restart of Scout."
     )
     Input = JobStartInput
 

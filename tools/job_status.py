@@ -27,7 +27,7 @@ CONNECT_ALLOWANCE_S = 30.0
 class JobStatusInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
+    hosts: list[str] = Field(min_length=1)
     names: list[str] | None = Field(None, description="Job names (default: all on the hosts).")
 
     _names = field_validator("names")(check_names)

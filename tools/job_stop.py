@@ -37,8 +37,8 @@ def _inside(said: str | None) -> str:
 class JobStopInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
-    names: list[str] = Field(min_length=1, description="Job names.")
+    hosts: list[str] = Field(min_length=1)
+    names: list[str] = Field(min_length=1)
     grace: float = Field(10, ge=0, le=120, description="Seconds between TERM and KILL.")
 
     _names = field_validator("names")(check_names)

@@ -23,10 +23,10 @@ RESULT_ALLOWANCE_S = 60.0
 class JobWaitInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    hosts: list[str] = Field(min_length=1, description="Inventory host names.")
+    hosts: list[str] = Field(min_length=1)
     names: list[str] = Field(min_length=1, description="Job names (on every host given).")
     pattern: str | None = Field(
-        None, description="Also stop waiting when a log matches this `grep -E` pattern."
+        None, description="Also return when a log matches this `grep -E` pattern."
     )
     first: bool = Field(False, description="Return when the first job is done, not all.")
     timeout: float = Field(
@@ -39,8 +39,8 @@ class JobWaitInput(BaseModel):
 class JobWait(Tool[JobWaitInput]):
     name = "job_wait"
     description = (
-        "Wait for jobs to end (or log `pattern`), streaming progress; no model turns are used. "
-        "Returns their status."
+        "Wait for jobs to end, streaming their progress to the user (no model turns used); "
+        "returns their status."
     )
     Input = JobWaitInput
 

@@ -28,22 +28,22 @@ def normalise_command(command: str) -> str:
 
 
 class PlanStep(BaseModel):
-    title: str = Field(min_length=1, description="What this step achieves.")
-    hosts: list[str] = Field(default_factory=list, description="Hosts the step touches.")
+    title: str = Field(min_length=1)
+    hosts: list[str] = Field(default_factory=list)
     actions: list[str] = Field(
         min_length=1, description="The exact commands or tool calls, in order."
     )
     expected_downtime: str = Field(
         description="What stops serving and for how long, or 'none'.", min_length=1
     )
-    rollback: str = Field(min_length=1, description="How to undo this step.")
-    success_check: str = Field(min_length=1, description="How success is verified.")
+    rollback: str = Field(min_length=1)
+    success_check: str = Field(min_length=1)
 
 
 class Plan(BaseModel):
     goal: str = Field(min_length=1)
     steps: list[PlanStep] = Field(min_length=1)
-    risks: list[str] = Field(default_factory=list, description="What could go wrong.")
+    risks: list[str] = Field(default_factory=list)
 
     def digest(self) -> str:
         body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))

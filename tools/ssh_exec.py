@@ -30,7 +30,7 @@ class SSHExecInput(BaseModel):
 
     host: str | None = Field(None, description="One inventory host.")
     hosts: list[str] | None = Field(
-        None, min_length=1, description="Several hosts, run in parallel (instead of host)."
+        None, min_length=1, description="Several hosts at once (instead of host)."
     )
     command: str = Field(min_length=1, description="Shell command (sh -c).")
     timeout: float = Field(120, gt=0, le=MAX_TIMEOUT_S, description="Seconds; then killed.")
@@ -58,9 +58,9 @@ class SSHExecInput(BaseModel):
 class SSHExec(Tool[SSHExecInput]):
     name = "ssh_exec"
     description = (
-        "Run a shell command over SSH on one host or on several in parallel. One section per "
-        "distinct output, naming its hosts and exit status. Long output keeps head and tail; "
-        "the full text is saved to a file named in the result."
+        "Run a shell command over SSH on one host or several in parallel. Each distinct output "
+        "is shown once, naming its hosts and exit status; long output keeps head and tail, the "
+        "full text saved to a file it names."
     )
     Input = SSHExecInput
 

@@ -53,9 +53,7 @@ class TodoList:
 
 
 class TodoWriteInput(BaseModel):
-    items: list[TodoItem] = Field(
-        description="The complete new list, in order. At most one item may be in_progress."
-    )
+    items: list[TodoItem] = Field(description="The complete new list, in order.")
 
     @field_validator("items")
     @classmethod
@@ -71,9 +69,8 @@ class TodoWriteInput(BaseModel):
 class TodoWriteTool(Tool[TodoWriteInput]):
     name = "todo_write"
     description = (
-        "Replace the whole todo list for this session. Send every item each time (pending, "
-        "in_progress, completed or blocked); keep at most one item in_progress. Use it to plan "
-        "multi-step work and to show progress."
+        "Replace the session's todo list: send every item each time, at most one in_progress. "
+        "Plans multi-step work and shows progress."
     )
     Input = TodoWriteInput
 

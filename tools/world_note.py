@@ -8,7 +8,7 @@ from tools.base import Tool, ToolContext, ToolResult
 
 
 class WorldNoteInput(BaseModel):
-    belief: str = Field(min_length=1, max_length=500, description="What you believe, one claim.")
+    belief: str = Field(min_length=1, max_length=500, description="One claim.")
     evidence: str = Field(
         min_length=1, max_length=500, description="Why: the tool output or source it rests on."
     )
@@ -19,7 +19,7 @@ class WorldNoteTool(Tool[WorldNoteInput]):
     name = "world_note"
     description = (
         "Record a belief about the cluster with its evidence (e.g. 'enp1s0f1np1 is the cabled "
-        "port on both hosts'). Notes are shown apart from probed facts; they do not change them."
+        "port on both hosts'); shown apart from probed facts, it does not change them."
     )
     Input = WorldNoteInput
 

@@ -42,39 +42,37 @@ PIPELINE_FLAGS: dict[str, str] = {
 class DeployChoices(BaseModel):
     """The knobs of one deployment; unset ones take the recipe's defaults (see `resolved`)."""
 
-    model: str = Field(
-        min_length=3, description="Hugging Face model id, e.g. Qwen/Qwen3.5-122B-A10B-FP8."
-    )
-    recipe: RecipeName = Field(default="vllm-ray", description="Engine and launch style.")
+    model: str = Field(min_length=3, description="Hugging Face model id.")
+    recipe: RecipeName = "vllm-ray"
     hosts: list[str] = Field(
         min_length=1, description="Inventory hosts the plan may use; the first is the head."
     )
     nodes: int | None = Field(
         default=None,
         ge=1,
-        description="How many of hosts to use; default: the fewest that hold the model.",
+        description="Default: the fewest hosts that hold the model.",
     )
-    image: str | None = Field(default=None, description="Engine image present on every host.")
+    image: str | None = Field(default=None, description="Default: the recipe's image.")
     tensor_parallel: int | None = Field(
-        default=None, ge=1, description="Tensor-parallel size; default: chosen with the nodes."
+        default=None, ge=1, description="Default: chosen with the nodes."
     )
     pipeline_parallel: int | None = Field(
-        default=None, ge=1, description="Pipeline-parallel size; default: chosen with the nodes."
+        default=None, ge=1, description="Default: chosen with the nodes."
     )
     port: int | None = Field(default=None, ge=1, le=65535, description="Serving port on the head.")
     gpu_memory_utilization: float | None = Field(
         default=None,
         gt=0.05,
         le=0.95,
-        description="Engine memory fraction; default: the most CUDA gives on every node (≤0.8).",
+        description="Default: the most CUDA gives on every node (≤0.8).",
     )
     max_model_len: int | None = Field(
-        default=None, ge=256, description="Context length; default: what the KV cache left holds."
+        default=None, ge=256, description="Default: what the KV cache left holds."
     )
     hf_cache: str = Field(default="~/.cache/huggingface", description="HF cache on each host.")
-    container: str | None = Field(default=None, description="Engine container name.")
+    container: str | None = None
     fabric_interface: str | None = Field(
-        default=None, description="Fabric netdev to use (default: the one found Up on all hosts)."
+        default=None, description="Fabric netdev (default: the one Up on every host)."
     )
     node_ips: dict[str, str] = Field(
         default_factory=dict, description="Fabric IPv4 per host, when recon could not see it."

@@ -34,9 +34,9 @@ def verified_endpoint(where: str, report: EndpointReport) -> Endpoint:
 
 
 class EndpointCheckInput(BaseModel):
-    host: str = Field(description="The head host serving the endpoint.")
+    host: str = Field(description="The head serving it.")
     port: int = Field(default=8000, ge=1, le=65535)
-    model: str | None = Field(default=None, description="Model id; default: the first served.")
+    model: str | None = Field(default=None, description="Default: the first served.")
     concurrency: int = Field(default=4, ge=1, le=64)
     max_tokens: int = Field(default=128, ge=8, le=4096)
 
@@ -44,9 +44,9 @@ class EndpointCheckInput(BaseModel):
 class EndpointCheckTool(Tool[EndpointCheckInput]):
     name = "endpoint_check"
     description = (
-        "Prove a served model through an SSH port forward to the head: GET /health, "
-        "GET /v1/models, one chat completion, then time to first token and tokens/s for one "
-        "stream and for `concurrency` streams at once. Read-only."
+        "Prove a served model through an SSH port forward, read-only: /health, /v1/models, "
+        "one chat completion, then time to first token and tokens/s for one stream and for "
+        "`concurrency` streams at once."
     )
     Input = EndpointCheckInput
 

@@ -42,7 +42,7 @@ from tools.world_store import WorldStore
 
 class PlanDeploymentInput(DeployChoices):
     model_size_gb: float | None = Field(
-        default=None, gt=0, description="Weight size in GB if known (else looked up)."
+        default=None, gt=0, description="Weights in GB if known (else looked up)."
     )
     links_tried: list[str] = Field(
         default_factory=list,

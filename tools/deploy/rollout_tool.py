@@ -22,26 +22,26 @@ from tools.shell_judge import ShellJudge
 
 
 class RolloutStepInput(BaseModel):
-    step: int = Field(ge=1, description="Number of the plan step to run (1-based); the next one.")
+    step: int = Field(ge=1, description="The next step's number (1-based).")
     check_attempts: int = Field(
-        default=1, ge=1, le=240, description="How often to try the success check (services load)."
+        default=1, ge=1, le=240, description="Tries of the check (services take time to load)."
     )
     check_interval_s: float = Field(default=5.0, ge=0.2, le=60)
     wait_s: float = Field(
         default=3600,
         gt=0,
         le=6 * 3600,
-        description="For a step that runs as a job: how long to wait for it to end or be "
-        "ready (it keeps running after).",
+        description="A job step: how long to wait for it to end or be ready (it keeps "
+        "running after).",
     )
 
 
 class RolloutStepTool(Tool[RolloutStepInput]):
     name = "rollout_step"
     description = (
-        "Run the next step of the approved deployment plan (from plan_deployment): its actions on "
-        "its host, then its success check, retried check_attempts times. Steps run strictly in "
-        "order; a failed step stops the rollout and names its rollback."
+        "Run the next step of the approved plan (from plan_deployment): its actions, then its "
+        "success check. Steps run in order; a failed step stops the rollout and names its "
+        "rollback."
     )
     Input = RolloutStepInput
 

@@ -83,7 +83,7 @@ class DockerCtlInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    host: str = Field(min_length=1, description="Inventory host.")
+    host: str = Field(min_length=1)
     action: Action
     container: str | None = Field(
         None, description="inspect, logs, stats, exec, start, stop, restart, rm: name or ID."
@@ -92,8 +92,8 @@ class DockerCtlInput(BaseModel):
     name: str | None = Field(None, description="run: container name.")
     command: list[str] | str | None = Field(
         None,
-        description='run, exec: argv list, or a string split like a shell does (for pipes: ["sh", '
-        '"-c", "..."]).',
+        description="run, exec: argv list, or a string split as a shell would (pipes: "
+        '["sh", "-c", "..."]).',
     )
     env: dict[str, str] | None = Field(None, description="run, exec.")
     volumes: list[str] | None = Field(None, description='run: "src:dst[:ro]".')
@@ -127,8 +127,7 @@ class DockerCtlInput(BaseModel):
         None,
         gt=0,
         le=MAX_DEADLINE_S,
-        description="Seconds before the docker command is killed on the host (default 1800 "
-        "for pull and run, else 120).",
+        description="Seconds before the command is killed (default 1800 for pull, run; else 120).",
     )
 
     @field_validator("container", "name")

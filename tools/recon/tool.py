@@ -19,22 +19,20 @@ RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
 
 
 class ReconInput(BaseModel):
-    hosts: list[str] | Literal["all"] = Field(
-        default="all", description='Inventory host names to probe, or "all".'
-    )
+    hosts: list[str] | Literal["all"] = Field(default="all", description='Host names, or "all".')
     model_size_gb: float | None = Field(
         default=None,
         gt=0,
-        description="The model's weights in GB.",
+        description="The model's weights in GB, to check the fit.",
     )
 
 
 class ReconTool(Tool[ReconInput]):
     name = "recon"
     description = (
-        "Probe hosts in parallel, read-only: identity, OS/DGX release, GPU, driver/CUDA, memory, "
-        "disks, Docker, RDMA ports, interfaces, Python packages, servers. Updates the world "
-        "model; returns a compact summary per host and findings. model_size_gb checks the fit."
+        "Probe hosts in parallel, read-only: OS/DGX release, GPU, driver/CUDA, memory, disks, "
+        "Docker, RDMA ports, interfaces, Python packages, servers. Updates the world model; "
+        "returns a summary per host and findings."
     )
     Input = ReconInput
 
