@@ -69,10 +69,10 @@ class Settings(BaseSettings):
     )
     compact_min_chars: int = Field(500, ge=0, description="Shorter results stay whole.")
     compact_fold_after_turns: int = Field(
-        8, ge=0, description="Older turns fold into the briefing's log (0: never)."
+        6, ge=0, description="Older turns fold into the briefing's log (0: never)."
     )
     compact_chunk_chars: int = Field(
-        20_000, ge=0, description="Compact only when at least this much can go at once."
+        16_000, ge=0, description="Compact only when at least this much can go at once."
     )
     tool_timeout_s: float = Field(300.0, gt=0)
     max_concurrency: int = Field(32, gt=0, description="Tool calls running at once.")
