@@ -41,8 +41,9 @@ READING_TOOLS = (
     "grep", "head", "tail", "wc", "cut", "tac", "nl", "paste", "fold", "comm", "join", "base64",
     "md5sum", "sha256sum",
 )  # fmt: skip
-# Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/).
-WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
+# Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/); awk
+# runs only inside the host's wall.
+WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo", "awk")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
 # Only in walled-in scripts (bin-script/): real tools that write files or run commands (awk's

@@ -10,8 +10,12 @@ last bytes, its milestone lines and the first line matching `until`. It prints t
 
 The awk program is most of the script's bytes, and sending it costs more than running it; so
 starting a job also leaves the program in the job root (named by its hash, so a changed program
-is a new file), and a poll only names it. Where it is missing the poll says so, and the caller
-sends the program inline once (`inline=True`).
+is a new file), and a poll only names it. A poll of named jobs is then one simple command,
+`awk -f PROGRAM FOLDER…` (`status_command`), that the login shell starts under `timeout` with
+no `sh -c` in between: a shell started before awk cost a poll more than all its reading
+(bench/jobs.py). A listing of all jobs needs the shell's glob (`status_script`). Where the
+program is missing, the poll fails before its first record (or, listing, says so), and the
+caller sends the script with the program inline once (`inline=True`).
 """
 
 from __future__ import annotations
@@ -98,6 +102,12 @@ BEGIN {
 
 PROGRAM_FILE = f".status-{hashlib.sha256(_AWK.encode()).hexdigest()[:12]}.awk"
 NO_PROGRAM = "noprogram"
+_SETTINGS = {
+    "TAIL": TAIL_BYTES,
+    "LINES": MILESTONE_LINES,
+    "CHARS": MILESTONE_CHARS,
+    "COMMAND": COMMAND_CHARS,
+}
 
 
 def install_program() -> str:
@@ -106,6 +116,24 @@ def install_program() -> str:
         f'[ -s "{JOB_ROOT}/{PROGRAM_FILE}" ] || '
         f"printf '%s' {shlex.quote(_AWK)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
     )
+
+
+def status_env(token: str, until: str | None) -> dict[str, str]:
+    """What the program reads from its environment (never through awk's `-v`, which would
+    expand backslashes in the `until` pattern)."""
+    return {"T": token, "M": MILESTONES, "U": until or "", "LC_ALL": "C"}
+
+
+def status_command(names: list[str]) -> str:
+    """The status read as one simple command: awk runs the program left in the job root.
+
+    Run without `sh -c` (SSHPool.run's `shell=False`) and with `status_env`, it is all a poll
+    starts on the host. Where the program is missing, or the login shell cannot run it, awk
+    fails before printing a record, and the caller runs `status_script(…, inline=True)`.
+    """
+    words = [f"-v {key}={value}" for key, value in _SETTINGS.items()]
+    folders = (f'"{JOB_ROOT}/{check_name(n)}"' for n in names)
+    return " ".join(["awk", *words, f'-f "{JOB_ROOT}/{PROGRAM_FILE}"', *folders])
 
 
 def status_script(
@@ -128,25 +156,21 @@ def status_script(
             'set --; for d in "$R"/*; do [ -d "$d" ] && set -- "$@" "$d"; '
             f'[ "$#" -ge {LIST_LIMIT} ] && break; done'
         )
-    settings = {
-        "TAIL": TAIL_BYTES,
-        "LINES": MILESTONE_LINES,
-        "CHARS": MILESTONE_CHARS,
-        "COMMAND": COMMAND_CHARS,
-    }
-    assigns = " ".join(f"-v {key}={value}" for key, value in settings.items())
+    assigns = " ".join(f"-v {key}={value}" for key, value in _SETTINGS.items())
     program = shlex.quote(_AWK) if inline else f'-f "$R/{PROGRAM_FILE}"'
     lines = [f'R="{JOB_ROOT}"']
     if not inline:
         lines.append(
             f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NO_PROGRAM}; exit 0; }}'
         )
+    exports = " ".join(
+        f"{key}={shlex.quote(value)}" for key, value in status_env(token, until).items()
+    )
     return "\n".join(
         [
             *lines,
             collect,
-            f"T={shlex.quote(token)} M={shlex.quote(MILESTONES)} U={shlex.quote(until or '')} "
-            "LC_ALL=C; export T M U LC_ALL",
+            f"{exports}; export T M U LC_ALL",
             f'exec awk {assigns} {program} "$@"',  # awk replaces the shell: no fork
         ]
     )
