@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sim.client_build import client_binary, install_client
 from sim.exec_allow import write_allow_file
 from sim.fakehost.hfcache import lay_out
 from sim.fakehost.main import TOOLS
@@ -41,8 +42,9 @@ READING_TOOLS = (
     "grep", "head", "tail", "wc", "cut", "tac", "nl", "paste", "fold", "comm", "join", "base64",
     "md5sum", "sha256sum",
 )  # fmt: skip
-# Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/).
-WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo")
+# Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/); awk
+# runs only inside the host's wall.
+WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo", "awk")
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
 # Only in walled-in scripts (bin-script/): real tools that write files or run commands (awk's
@@ -52,7 +54,8 @@ SCRIPT_REAL_TOOLS = ("mkdir", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
 SCRIPT_FAKE_TOOLS = frozenset({"kill"})
 
-# A fake tool: a client of the host's tool server (sim/fakehost/client.py).
+# A fake tool: a client of the host's tool server, compiled (sim/fakehost/client.c) or, without a
+# C compiler, this Python one (sim/fakehost/client.py).
 _TOOL_STUB = """#!{python} -IS
 import sys
 sys.path.insert(0, {parent!r})
@@ -123,13 +126,18 @@ def _install_sandbox(host_dir: Path, user: str) -> None:
 
 def _install_bin(host: Host, host_dir: Path, user: str) -> None:
     bin_dir, script_dir = host_dir / "bin", host_dir / "bin-script"
+    client = client_binary()
     for tool in TOOLS:
         if tool == "nvcc" and not host.nvcc_on_path:
+            continue
+        target = (script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool
+        if client is not None:
+            install_client(client, target)
             continue
         stub = _TOOL_STUB.format(
             python=sys.executable, parent=str(FAKEHOST_PARENT), tool=tool, host_dir=str(host_dir)
         )
-        _write_exec((script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool, stub)
+        _write_exec(target, stub)
     for folder, names in ((bin_dir, WRAPPED_TOOLS), (script_dir, SCRIPT_WRAPPED_TOOLS)):
         for name in names:
             _write_exec(folder / name, _fill((SANDBOX_SRC / name).read_text(), host_dir, user))

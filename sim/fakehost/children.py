@@ -107,6 +107,31 @@ def run_tool_child(
         os._exit(code)
 
 
+def run_writer_child(
+    streams: bytes, fds: list[int], chunks: list[tuple[int, bytes]], code: int
+) -> None:
+    """Hand over what a tool run inside the server printed (inline.py), where writing might
+    block; exit with the tool's status, or 141 if a reader had gone (as a forked tool would)."""
+    gc.disable()
+    try:
+        os.setpgid(0, 0)
+        take_streams(streams, fds)
+        default_signals()
+        for stream, data in chunks:
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(stream, view) :]
+                except BrokenPipeError:
+                    os._exit(141)
+                except OSError:  # a stream the client did not hand in
+                    break
+    except BaseException:
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+    os._exit(code & 0xFF)
+
+
 def run_command_child(
     host_dir: str, streams: bytes, fds: list[int], broker: int, args: list[bytes]
 ) -> None:

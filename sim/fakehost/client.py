@@ -1,5 +1,8 @@
 """What a fake tool in a host's bin folder runs: hand the command to the host's tool server.
 
+Hosts use the compiled twin of this client (client.c) when the simulator found a C compiler;
+this one serves where it did not, and runs the tool in-process for both when a host has no server.
+
 The client passes its argv, cwd, environment and its own stdin/stdout/stderr descriptors to the
 server (sim/fakehost/server.py), which runs the tool in a forked child that writes straight to
 those descriptors, so output streams as it is produced and pipes behave as with a local process.

@@ -76,10 +76,15 @@ TOOLS: dict[str, Runner] = {
 }
 
 
+def hang_requested(tool: str, args: list[str], state: dict[str, Any]) -> bool:
+    """The scenario's `faults.hang` pattern matches this command line."""
+    pattern = state.get("faults", {}).get("hang")
+    return bool(pattern and re.search(pattern, " ".join([tool, *args])))
+
+
 def _hang_if_asked(tool: str, args: list[str], state: dict[str, Any]) -> None:
     """An injected hang blocks until a signal (the `timeout` wrapper, a client kill) ends us."""
-    pattern = state.get("faults", {}).get("hang")
-    if pattern and re.search(pattern, " ".join([tool, *args])):
+    if hang_requested(tool, args, state):
         while True:
             time.sleep(3600)
 

@@ -73,6 +73,18 @@ async def test_scripts_cannot_write_execute_or_signal_outside(
     assert sorted(p.name for p in outside.iterdir()) == ["x"]
 
 
+async def test_awk_at_the_command_line_writes_only_inside_the_host_folder(
+    cluster: SimCluster, pool: SSHPool, outside: Path
+) -> None:
+    """awk is on PATH outside scripts too (the job status poll runs it so), behind the wall."""
+    inside = await pool.run("spark-a", "awk 'BEGIN { print 1 > \"made-by-awk\" }'", shell=False)
+    escape = await pool.run("spark-a", f"awk 'BEGIN {{ print 1 > \"{outside}/y\" }}'", shell=False)
+
+    assert inside.exit_status == 0
+    assert (cluster.host_dir("spark-a") / "home" / "made-by-awk").read_text() == "1\n"
+    assert escape.exit_status != 0 and not (outside / "y").exists()
+
+
 async def test_a_jobs_writes_stay_inside_the_host_folder(
     cluster: SimCluster, pool: SSHPool, outside: Path
 ) -> None:
@@ -107,6 +119,7 @@ async def test_without_the_wall_scripts_fall_back_to_restricted_bash(
     async with asyncssh.connect("127.0.0.1", cluster.head_port, **options) as conn:
         result = await conn.run("sh -c 'echo hi > ~/f'", stdin=asyncssh.DEVNULL)
         plain = await conn.run("sh -c 'hostname'", stdin=asyncssh.DEVNULL)
+        awk = await conn.run("awk 'BEGIN { print 1 > \"f\" }'", stdin=asyncssh.DEVNULL)
 
     assert result.exit_status != 0
     assert "output redirection needs the sandbox's wall" in result.stderr
@@ -114,6 +127,7 @@ async def test_without_the_wall_scripts_fall_back_to_restricted_bash(
     assert "restricted: cannot redirect output" in result.stderr
     assert not (cluster.host_dir("spark-a") / "home" / "f").exists()
     assert plain.stdout == "spark-7d19\n" and plain.stderr == ""
+    assert awk.exit_status == 126 and "awk: needs the sandbox's wall" in awk.stderr
 
 
 async def test_scouts_stop_command_ends_a_nested_timeout_by_its_session(pool: SSHPool) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sim import hostdir
 from sim.fakehost.state import locked_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import load_scenario
@@ -35,13 +36,24 @@ SAME_ANSWERS = (
     "python3 -c 1",
     "hostname <&-",
     "docker stop nothing-here",
+    "nvidia-smi -L 2>&-",
+    "ip addr show dev nope; hostname",
+    "cat /etc/os-release /nonexistent 2>&1",
+    "pip3 list --format json | head -c 40",
 )
 
 
-@pytest.fixture
-def host_dir(tmp_path: Path) -> Path:
+@pytest.fixture(params=["compiled client", "python client"])
+def host_dir(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A host whose fake tools are the compiled client, or the Python one (no C compiler)."""
     scenario = load_scenario("seed-pair")
-    return materialize(scenario.hosts["spark-a"], scenario.user, tmp_path / "spark-a")
+    if request.param == "python client":
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(hostdir, "client_binary", lambda: None)
+            return materialize(scenario.hosts["spark-a"], scenario.user, tmp_path / "spark-a")
+    built = materialize(scenario.hosts["spark-a"], scenario.user, tmp_path / "spark-a")
+    assert (built / "bin" / "hostname").read_bytes()[:4] == b"\x7fELF", "no C compiler here"
+    return built
 
 
 @pytest.fixture
@@ -211,3 +223,49 @@ def test_output_streams_while_the_tool_is_still_running(
         release.set()
         engine.shutdown()
         engine.server_close()
+
+
+def full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is already full: the next write to it would block."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        while True:
+            os.write(write_end, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end
+
+
+def test_a_report_for_a_full_pipe_waits_for_its_reader(
+    host_dir: Path, server: ToolServerProcess
+) -> None:
+    """The server answers `nvidia-smi -L` itself, but cannot write to a full pipe without
+    blocking: a child writes it once the reader drains the pipe, and the server serves on."""
+    expected = sh(host_dir, "nvidia-smi -L").stdout
+    read_end, write_end = full_pipe()
+    client = subprocess.Popen(
+        [str(host_dir / "bin" / "nvidia-smi"), "-L"], stdout=write_end, cwd=host_dir / "home"
+    )
+    os.close(write_end)
+    try:
+        assert sh(host_dir, "hostname").stdout == "spark-7d19\n"  # not held up meanwhile
+        with os.fdopen(read_end, "rb") as reader:
+            data = reader.read()
+        assert data.lstrip(b"x").decode() == expected
+        assert client.wait(WAIT_S) == 0
+    finally:
+        client.kill()
+
+
+def test_a_report_to_a_closed_pipe_ends_as_a_broken_pipe(
+    host_dir: Path, server: ToolServerProcess
+) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    client = subprocess.run(
+        [str(host_dir / "bin" / "hostname")], stdout=write_end, cwd=host_dir / "home", check=False
+    )
+    os.close(write_end)
+    assert client.returncode == 141

@@ -217,6 +217,43 @@ async def test_cancelled_command_is_stopped_on_the_host(local_hosts: LocalHosts)
     assert leftovers.stdout == "none\n"
 
 
+async def test_a_command_without_sh_gets_its_env_and_dies_at_its_timeout(
+    local_hosts: LocalHosts,
+) -> None:
+    await local_hosts.add("a")
+    local_hosts.write_known_hosts("a")
+    async with SSHPool(local_hosts.inventory()) as pool:
+        said = await pool.run(
+            "a", "printenv GREETING", env={"GREETING": "it's 'quoted' $HOME"}, shell=False
+        )
+        result = await pool.run("a", "sleep 52.4321", timeout=1, shell=False)
+        leftovers = await pool.run("a", "pgrep -f 'sleep 52[.]4321' || echo none")
+    assert said.stdout == "it's 'quoted' $HOME\n"
+    assert result.timed_out and result.exit_status == 124
+    assert leftovers.stdout == "none\n"
+
+
+async def test_a_cancelled_command_without_sh_is_stopped_by_its_marker(
+    local_hosts: LocalHosts,
+) -> None:
+    """No shell carries the run's marker here: only the environment `timeout` and the command
+    were started with."""
+    await local_hosts.add("a")
+    local_hosts.write_known_hosts("a")
+    async with SSHPool(local_hosts.inventory()) as pool:
+        task = asyncio.create_task(pool.run("a", "sleep 51.4321", timeout=300, shell=False))
+        for _ in range(100):
+            probe = await pool.run("a", "pgrep -f '^sleep 51[.]4321' || true")
+            if probe.stdout:
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        leftovers = await pool.run("a", "pgrep -f '51[.]4321' || echo none")
+    assert probe.stdout
+    assert leftovers.stdout == "none\n"
+
+
 async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
     local_hosts: LocalHosts,
 ) -> None:

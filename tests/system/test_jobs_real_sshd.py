@@ -1,4 +1,5 @@
-"""Jobs on real OpenSSH: a job outlives the connection that started it."""
+"""Jobs on real OpenSSH: a job outlives the connection that started it; a status poll is one
+awk that the login shell starts, with no `sh -c` before it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from tests.support.sshd_topology import Topology
 from tools.base import ToolContext
 from tools.job_start import JobStart, JobStartInput
 from tools.job_status import JobStatus, JobStatusInput
+from tools.jobs.host import start_job, stop_jobs
+from tools.jobs.records import parse_status
+from tools.jobs.status_script import status_command, status_env
 from tools.ssh import Inventory, SSHPool
 
 pytestmark = pytest.mark.system
@@ -49,3 +53,28 @@ async def test_a_job_survives_the_connection_that_started_it(
     assert last.text.endswith("  finished-alone")
     job_dir = sshd_topology.worker.workdir / "jobs" / name
     assert (job_dir / "exit").read_text() == "0\n"
+
+
+async def test_a_status_poll_is_awk_alone_under_the_login_shell(
+    sshd_topology: Topology, tmp_path: Path
+) -> None:
+    inventory = Inventory.from_dict(sshd_topology.inventory_data())
+    name, token = f"polled-{os.getpid()}", "@@scout-test-0002"
+    async with SSHPool(inventory) as pool:
+        await start_job(pool, "worker", name, "echo polled; sleep 30")
+        try:
+            for _ in range(100):
+                alone = await pool.run(
+                    "worker", status_command([name]), env=status_env(token, None), shell=False
+                )
+                records = parse_status("worker", alone.stdout, token)[1]
+                if alone.exit_status != 0 or records[0].tail:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await stop_jobs(pool, "worker", [name], grace_s=1)
+
+    assert alone.exit_status == 0 and alone.stderr == "", alone.stderr
+    assert [(r.state, r.command, r.tail) for r in records] == [
+        ("running", "echo polled; sleep 30", "polled")
+    ]

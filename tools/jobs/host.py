@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tools.jobs.records import JobRecord, parse_status
 from tools.jobs.scripts import logs_script, start_script, stop_script
-from tools.jobs.status_script import NO_PROGRAM, status_script
+from tools.jobs.status_script import NO_PROGRAM, status_command, status_env, status_script
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import CommandResult
 
@@ -82,8 +82,15 @@ async def job_status(
 ) -> tuple[int | None, list[JobRecord]]:
     """The host's clock and one record per job, from one round trip."""
     token = _token()
-    result = await pool.run(host, status_script(names, token, until), timeout=READ_TIMEOUT_S)
-    if result.ok and result.stdout.strip() == f"{token} {NO_PROGRAM}":
+    if names is not None:
+        env = status_env(token, until)
+        command = status_command(names)
+        result = await pool.run(host, command, timeout=READ_TIMEOUT_S, env=env, shell=False)
+        fell_short = not result.ok and not result.timed_out and token not in result.stdout
+    else:
+        result = await pool.run(host, status_script(None, token), timeout=READ_TIMEOUT_S)
+        fell_short = result.ok and result.stdout.strip() == f"{token} {NO_PROGRAM}"
+    if fell_short:  # no program in the job root (or a login shell that cannot run it)
         script = status_script(names, token, until, inline=True)
         result = await pool.run(host, script, timeout=READ_TIMEOUT_S)
     if not result.ok:

@@ -14,6 +14,7 @@ from typing import Any
 from tools.jobs.progress import Progress, read_progress
 
 STARTING_GRACE_S = 10
+BLOCKS = ("command", "milestones", "match", "tail")  # each runs to the next token line
 
 
 @dataclass(frozen=True)
@@ -70,37 +71,34 @@ class JobRecord:
 
 
 def parse_status(host: str, output: str, token: str) -> tuple[int | None, list[JobRecord]]:
-    """(the host's uptime in seconds, the records) from one status script's output."""
+    """(the host's uptime in seconds, the records) from one status script's output.
+
+    The output is cut at its token lines in one go: a job's log lines are never looked at
+    one by one here (its blocks are long, its records few).
+    """
     now: int | None = None
     records: list[JobRecord] = []
     current: dict[str, Any] | None = None
-    block: str | None = None
-    prefix = token + " "
-    for line in output.split("\n"):
-        if not line.startswith(prefix):
-            if current is not None and block is not None:
-                current[block].append(line)
-            continue
-        key, _, value = line[len(prefix) :].partition(" ")
+    for piece in ("\n" + output).split(f"\n{token} ")[1:]:
+        head, _, body = piece.partition("\n")
+        key, _, value = head.partition(" ")
         if key == "uptime":
             now = _int(value)
         elif key in ("job", "end"):
             if current is not None:
                 records.append(_record(host, current, now))
             current = _fresh(value) if key == "job" else None
-            block = None
-        elif current is not None and key in ("command", "milestones", "match", "tail"):
-            block = key
+        elif current is not None and key in BLOCKS:
+            current[key] = body[:-1] if body.endswith("\n") else body
         elif current is not None:
             current[key] = value
-            block = None
     if current is not None:
         records.append(_record(host, current, now))
     return now, records
 
 
 def _fresh(name: str) -> dict[str, Any]:
-    return {"name": name, "command": [], "milestones": [], "match": [], "tail": []}
+    return {"name": name, **dict.fromkeys(BLOCKS, "")}
 
 
 def _int(value: str | None) -> int | None:
@@ -108,11 +106,6 @@ def _int(value: str | None) -> int | None:
         return int(value) if value is not None else None
     except ValueError:
         return None
-
-
-def _block(lines: list[str]) -> str:
-    text = "\n".join(lines)
-    return text[:-1] if text.endswith("\n") else text
 
 
 def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
@@ -136,8 +129,8 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
     elapsed = end - since if end is not None and since is not None else None
     if elapsed is None and ended is not None and started is not None:
         elapsed = ended - started
-    command, tail = _block(raw["command"]), _block(raw["tail"])
-    match = _block(raw["match"]) or None
+    command, tail = raw["command"], raw["tail"]
+    match = raw["match"] or None
     return JobRecord(
         host=host,
         name=name,
@@ -151,6 +144,6 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
         command=command,
         tail=tail,
         match=match,
-        progress=read_progress(command, tail, _block(raw["milestones"])),
+        progress=read_progress(command, tail, raw["milestones"]),
         stop_requested=stopped,
     )

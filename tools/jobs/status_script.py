@@ -10,8 +10,12 @@ last bytes, its milestone lines and the first line matching `until`. It prints t
 
 The awk program is most of the script's bytes, and sending it costs more than running it; so
 starting a job also leaves the program in the job root (named by its hash, so a changed program
-is a new file), and a poll only names it. Where it is missing the poll says so, and the caller
-sends the program inline once (`inline=True`).
+is a new file), and a poll only names it. A poll of named jobs is then one simple command,
+`awk -f PROGRAM FOLDER…` (`status_command`), that the login shell starts under `timeout` with
+no `sh -c` in between: a shell started before awk cost a poll more than all its reading
+(bench/jobs.py). A listing of all jobs needs the shell's glob (`status_script`). Where the
+program is missing, the poll fails before its first record (or, listing, says so), and the
+caller sends the script with the program inline once (`inline=True`).
 """
 
 from __future__ import annotations
@@ -41,33 +45,37 @@ function first(path,   line) {
     close(path)
     return line
 }
+function fact(d, f,   v) {
+    v = first(d "/" f)
+    if (v != "") print T " " f " " v
+    return v
+}
 function clip(text, n) { return length(text) > n ? substr(text, length(text) - n + 1) : text }
-function job(d,   name, f, v, code, pid, since, stat, parts, text, line, size, tail, k, m,
-             found, i) {
+function alive(pid, since,   stat, parts) {
+    if (pid == "") return 0
+    stat = first("/proc/" pid "/stat")
+    if (stat == "") return 0
+    sub(/.*\) /, "", stat)
+    split(stat, parts, " ")
+    return since == "" || parts[20] == since
+}
+function ended(d) {  # the runner writes ended, endup, then exit
+    fact(d, "ended"); fact(d, "endup"); fact(d, "stop")
+}
+function job(d,   name, code, pid, since, text, line, size, tail, k, m, found, i) {
     name = d; sub(/.*\//, "", name)
     print T " job " name
     text = ""
     while ((getline line < (d "/command")) > 0) text = text line "\n"
     close(d "/command")
-    code = first(d "/exit")
-    if (text == "" && first(d "/started") == "") { print T " missing"; return }
-    for (i = 1; i <= 8; i++) {
-        f = substr("exit    started stop    pid     pidstartstartup ended   endup   ", i * 8 - 7, 8)
-        sub(/ +$/, "", f)
-        if (f == "ended" && code == "") break  # the runner writes ended, endup, then exit
-        v = f == "exit" ? code : first(d "/" f)
-        if (v != "") print T " " f " " v
-        if (f == "pid") pid = v
-        if (f == "pidstart") since = v
-    }
-    if (pid != "" && code == "") {
-        stat = first("/proc/" pid "/stat")
-        if (stat != "") {
-            sub(/.*\) /, "", stat)
-            split(stat, parts, " ")
-            if (since == "" || parts[20] == since) print T " alive"
-        }
-    }
+    if (fact(d, "started") == "" && text == "") { print T " missing"; return }
+    fact(d, "startup")
+    code = fact(d, "exit")
+    pid = fact(d, "pid"); since = fact(d, "pidstart")
+    if (code != "") ended(d)
+    else if (alive(pid, since)) print T " alive"
+    else if (fact(d, "exit") != "") ended(d)  # it ended while this read
+    else fact(d, "stop")
     size = 0; tail = ""; k = 0; found = ""
     while ((getline line < (d "/log")) > 0) {
         size += length(line) + 1
@@ -85,8 +93,8 @@ function job(d,   name, f, v, code, pid, since, stat, parts, text, line, size, t
     print T " tail"; print clip(tail, TB)
 }
 BEGIN {
-    T = ENVIRON["T"]; M = ENVIRON["M"]; U = ENVIRON["U"]
-    TB = TAIL + 0; ML = LINES + 0; MC = CHARS + 0; CC = COMMAND + 0
+    T = ENVIRON["T"]; U = ENVIRON["U"]; M = @MILESTONES@
+    TB = @TAIL@; ML = @LINES@; MC = @CHARS@; CC = @COMMAND@
     split(first("/proc/uptime"), up, ".")
     print T " uptime " up[1]
     for (a = 1; a < ARGC; a++) job(ARGV[a])
@@ -96,7 +104,18 @@ BEGIN {
 """
 
 
-PROGRAM_FILE = f".status-{hashlib.sha256(_AWK.encode()).hexdigest()[:12]}.awk"
+def _awk_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_PROGRAM = (
+    _AWK.replace("@MILESTONES@", _awk_string(MILESTONES))
+    .replace("@TAIL@", str(TAIL_BYTES))
+    .replace("@LINES@", str(MILESTONE_LINES))
+    .replace("@CHARS@", str(MILESTONE_CHARS))
+    .replace("@COMMAND@", str(COMMAND_CHARS))
+)
+PROGRAM_FILE = f".status-{hashlib.sha256(_PROGRAM.encode()).hexdigest()[:12]}.awk"
 NO_PROGRAM = "noprogram"
 
 
@@ -104,8 +123,25 @@ def install_program() -> str:
     """Shell that leaves the awk program in the job root (run by the start script)."""
     return (
         f'[ -s "{JOB_ROOT}/{PROGRAM_FILE}" ] || '
-        f"printf '%s' {shlex.quote(_AWK)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
+        f"printf '%s' {shlex.quote(_PROGRAM)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
     )
+
+
+def status_env(token: str, until: str | None) -> dict[str, str]:
+    """What the program reads from its environment (never through awk's `-v`, which would
+    expand backslashes in the `until` pattern)."""
+    return {"T": token, "U": until or "", "LC_ALL": "C"}
+
+
+def status_command(names: list[str]) -> str:
+    """The status read as one simple command: awk runs the program left in the job root.
+
+    Run without `sh -c` (SSHPool.run's `shell=False`) and with `status_env`, it is all a poll
+    starts on the host. Where the program is missing, or the login shell cannot run it, awk
+    fails before printing a record, and the caller runs `status_script(…, inline=True)`.
+    """
+    folders = (f'"{JOB_ROOT}/{check_name(n)}"' for n in names)
+    return " ".join(["awk", f'-f "{JOB_ROOT}/{PROGRAM_FILE}"', *folders])
 
 
 def status_script(
@@ -128,25 +164,20 @@ def status_script(
             'set --; for d in "$R"/*; do [ -d "$d" ] && set -- "$@" "$d"; '
             f'[ "$#" -ge {LIST_LIMIT} ] && break; done'
         )
-    settings = {
-        "TAIL": TAIL_BYTES,
-        "LINES": MILESTONE_LINES,
-        "CHARS": MILESTONE_CHARS,
-        "COMMAND": COMMAND_CHARS,
-    }
-    assigns = " ".join(f"-v {key}={value}" for key, value in settings.items())
-    program = shlex.quote(_AWK) if inline else f'-f "$R/{PROGRAM_FILE}"'
+    program = shlex.quote(_PROGRAM) if inline else f'-f "$R/{PROGRAM_FILE}"'
     lines = [f'R="{JOB_ROOT}"']
     if not inline:
         lines.append(
             f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NO_PROGRAM}; exit 0; }}'
         )
+    exports = " ".join(
+        f"{key}={shlex.quote(value)}" for key, value in status_env(token, until).items()
+    )
     return "\n".join(
         [
             *lines,
             collect,
-            f"T={shlex.quote(token)} M={shlex.quote(MILESTONES)} U={shlex.quote(until or '')} "
-            "LC_ALL=C; export T M U LC_ALL",
-            f'exec awk {assigns} {program} "$@"',  # awk replaces the shell: no fork
+            f"{exports}; export T U LC_ALL",
+            f'exec awk {program} "$@"',  # awk replaces the shell: no fork
         ]
     )

@@ -21,6 +21,7 @@ from tools.ssh.pool import SSHPool
 FIRST_POLL_S = 0.5
 MAX_POLL_S = 5.0
 POLL_GROWTH = 1.5
+RETRYING = "retrying until the wait's timeout (the jobs keep running on the host)"
 
 
 @dataclass
@@ -48,7 +49,8 @@ async def wait_for_jobs(
 ) -> WaitOutcome:
     """Wait until every job (or the first, with `first`) ends or logs `pattern`, or timeout.
 
-    `observe(host, records or why unreachable)` hears every poll (the world model's job facts).
+    `observe(host, records or why unreachable)` hears every poll (the world model's job facts:
+    the face shows an unreachable host's jobs as unknown, with the retry, and again once read).
     """
     deadline = time.monotonic() + timeout_s
     outcome = WaitOutcome({}, "timeout")
@@ -59,12 +61,15 @@ async def wait_for_jobs(
             *(_poll(pool, host, names, pattern) for host, names in targets.items())
         )
         for host, result in zip(targets, results, strict=True):
-            observe(host, result)
             if isinstance(result, str):
+                # the world hears it too: its job events carry it to the face and the transcript
+                retrying = f"{result}; {RETRYING}"
+                observe(host, retrying)
                 if host not in outcome.unreachable:
-                    report(f"{host}: {result}; retrying (the jobs keep running on the host)")
+                    report(f"{host}: {retrying}")
                 outcome.unreachable[host] = result
                 continue
+            observe(host, result)
             if outcome.unreachable.pop(host, None) is not None:
                 outcome.reconnects += 1
                 report(f"{host}: reachable again")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from tools.recon.facts import HostFacts
 from tools.recon.probe_parse import facts_from_sections
-from tools.recon.sections import SECTIONS, Section
+from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
 
 if TYPE_CHECKING:
@@ -38,17 +38,27 @@ def _section_lines(name: str, command: str) -> list[str]:
 
 
 def build_probe_script() -> str:
-    """The whole probe as one script; ethtool runs once per RDMA netdev that ibdev2netdev names."""
+    """The whole probe as one script; ethtool runs once per RDMA netdev that ibdev2netdev names.
+
+    A waiting section runs first, its output held in a pipe that the rest of the probe drains
+    with `cat` once it is done, so its wait overlaps the other sections instead of adding to them.
+    """
     lines: list[str] = []
     for name, command in SECTIONS:
-        lines += _section_lines(name, command)
+        if name not in WAITING_SECTIONS:
+            lines += _section_lines(name, command)
     lines.append(
         "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
         'if [ "$arrow" = "==>" ]; then '
         + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
         + "; fi; done"
     )
-    return "\n".join(lines) + "\n"
+    script = "\n".join(lines)
+    for name, command in SECTIONS:
+        if name in WAITING_SECTIONS:
+            waiting = "; ".join(_section_lines(name, command))
+            script = f"{{ {waiting}; }} | {{\n{script}\ncat; }}"
+    return script + "\n"
 
 
 def split_sections(stdout: str) -> dict[str, Section]:

@@ -84,6 +84,12 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+# Sections that spend their time waiting, not working: they run alongside the rest of the probe
+# and print when it is done. `docker stats --no-stream` answers only after the daemon's stats
+# collector has sampled twice, one second apart (moby/moby#40437 and #40478: "roughly 2s").
+WAITING_SECTIONS = frozenset({"docker-stats"})
+
+
 def command_for(name: str) -> str:
     """The command a section ran, for provenance (`ethtool IF` sections are built per netdev)."""
     if name.startswith("ethtool "):

@@ -143,8 +143,10 @@ class SSHPool:
         timeout: float = 120.0,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
+        shell: bool = True,
     ) -> CommandResult:
-        """Run `command` once on `host`, killed on the host after `timeout` seconds."""
+        """Run `command` once on `host`, killed on the host after `timeout` seconds (without
+        `shell`: one simple command, not under `sh -c`; see remote_command.wrap_command)."""
         link = await self._link(host)
         async with link.channels:
             try:
@@ -156,6 +158,7 @@ class SSHPool:
                     cwd=cwd,
                     env=env,
                     on_stuck_channel=link.mark_dirty,
+                    shell=shell,
                 )
             except asyncssh.ChannelOpenError as exc:
                 raise SSHError(

@@ -10,6 +10,11 @@ GNU timeout moves itself into a group of its own (coreutils src/timeout.c: setpg
 a nested `timeout 600 sh -c 'sleep 600'` is outside the command's group, and outlives the
 wrapper's own `timeout`, but stays in the session. Output is read with a cap so a chatty command
 cannot fill memory.
+
+A caller that sends one simple command (a program and its words, as the job status read does)
+may skip the `sh -c` (`shell=False`): the login shell then starts `timeout` with the marker
+and the environment as assignments before it, and `timeout` the program: one program started
+fewer, which is most of what a short read costs the host.
 """
 
 from __future__ import annotations
@@ -68,18 +73,34 @@ def wrap_command(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     marker: str = "",
+    shell: bool = True,
 ) -> str:
-    """The host-side command line: cd, env and the command inside a killing `timeout`."""
+    """The host-side command line: cd, env and the command inside a killing `timeout`.
+
+    Without `shell`, `command` must be one simple command for the login shell (quoted words,
+    no operators) and `cwd` must be None.
+    """
+    if not shell:
+        if cwd is not None:
+            raise ValueError("a command run without `sh -c` cannot change directory")
+        assigns = [f"{MARKER_ENV}={marker}"] if marker else []
+        assigns += [f"{name}={shlex.quote(value)}" for name, value in _checked(env).items()]
+        return " ".join([*assigns, f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s", command])
     lines = [f"export {MARKER_ENV}={marker}"] if marker else []
     if cwd is not None:
         lines.append(f"cd {shlex.quote(cwd)} || exit 1")
-    for name, value in (env or {}).items():
-        if not _ENV_NAME.fullmatch(name):
-            raise ValueError(f"{name!r} is not a valid environment variable name")
+    for name, value in _checked(env).items():
         lines.append(f"export {name}={shlex.quote(value)}")
     lines.append(command)
     script = "\n".join(lines)
     return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
+
+
+def _checked(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    for name in env or {}:
+        if not _ENV_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a valid environment variable name")
+    return env or {}
 
 
 class _CappedBuffer:
@@ -147,10 +168,11 @@ async def run_remote(
     env: Mapping[str, str] | None = None,
     output_cap: int = OUTPUT_CAP_BYTES,
     on_stuck_channel: Callable[[], None] | None = None,
+    shell: bool = True,
 ) -> CommandResult:
     """Run `command` once on `conn`; never retried. Cancelling stops it on the host too."""
     marker = f"scout-run-{secrets.token_hex(8)}"
-    wrapped = wrap_command(command, timeout=timeout, cwd=cwd, env=env, marker=marker)
+    wrapped = wrap_command(command, timeout=timeout, cwd=cwd, env=env, marker=marker, shell=shell)
     stdout, stderr = _CappedBuffer(output_cap), _CappedBuffer(output_cap)
     started = time.monotonic()
     proc = await _open_session(conn, host, wrapped)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from tools.jobs.progress.bench import read_nccl_tests, read_perftest
 from tools.jobs.progress.docker_pull import read_docker_pull
@@ -39,11 +40,17 @@ READERS: tuple[tuple[re.Pattern[str], re.Pattern[str], Reader], ...] = (
 )
 
 
+@lru_cache(maxsize=512)
+def reader_for_command(command: str) -> Reader | None:
+    """The reader the command names (every poll asks again about the same few commands)."""
+    return next((reader for pattern, _log, reader in READERS if pattern.search(command)), None)
+
+
 def read_progress(command: str, tail: str, milestones: str = "") -> Progress:
     """Progress of a job from the end of its log (and its milestone lines, when fetched)."""
-    for pattern, _log, reader in READERS:
-        if pattern.search(command):
-            return reader(tail, milestones)
+    named = reader_for_command(command)
+    if named is not None:
+        return named(tail, milestones)
     for _command, pattern, reader in READERS:
         if pattern.search(tail) or pattern.search(milestones):
             return reader(tail, milestones)
