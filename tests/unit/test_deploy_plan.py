@@ -15,6 +15,7 @@ from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+CACHE = "~/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8"
 
 
 async def plan_for(hosts, tmp_path: Path, unreachable=None, **options):
@@ -45,12 +46,22 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enP2p1s0f1np1 up",
     ]
     rest = titles[2:]
-    assert rest[:2] == [
+    assert rest[:3] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+        "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
+        "measure the fabric: all_gather_perf over 2 nodes (spark-b's address read when it runs) "
+        "(as job fabric-test)",
     ]
+    # spark-b's link is down while planning: its fabric address is read when each step runs,
+    # from the head over ssh (no inventory here: by its name)
+    lookup = (
+        "$(ssh spark-b ip -4 -br addr show dev enp1s0f1np1 | grep -oE '[0-9]+([.][0-9]+){3}' "
+        "| head -n 1)"
+    )
+    assert plan.steps[3].actions[0].endswith(f" {lookup}:{CACHE}/")
+    assert plan.steps[4].actions[0].startswith(f"mpirun -np 2 -H 192.168.100.10:1,{lookup}:1 ")
     ray = "install Ray into scout-vllm, as NVIDIA's playbook does for its image without Ray"
-    assert rest[2:] == [
+    assert rest[3:] == [
         "start the engine container scout-vllm",
         ray,
         "start the Ray head",
@@ -71,7 +82,7 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     titles = [s.title for s in plan.steps]
     assert titles[:3] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+        "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (as job fabric-test)",
     ]
     assert [s.hosts for s in plan.steps[3:]] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
@@ -168,3 +179,4 @@ async def test_all_checks_pass_completes() -> None:
     rollout = await drive(Rollout([step("a"), step("b", ["a"])]), run)
     assert rollout.state == "done" and rollout.next_action() is None
     assert rollout.summary() == "2/2 steps done — rollout complete"
+
