@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from agent.world.model import WorldModel
 from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
-from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
+from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
 
@@ -180,3 +181,58 @@ async def test_all_checks_pass_completes() -> None:
     assert rollout.state == "done" and rollout.next_action() is None
     assert rollout.summary() == "2/2 steps done — rollout complete"
 
+
+async def test_independent_steps_run_together_and_a_step_waits_for_what_it_needs() -> None:
+    """pull and download need nothing: both may run at once; copy needs the download."""
+    rollout = Rollout([step("pull"), step("download"), step("copy", ["download"])])
+    pull, download, copy = rollout.steps
+    assert [s.id for s in rollout.runnable()] == ["pull", "download"]
+    release = asyncio.Event()
+    ran: list[str] = []
+
+    async def run(host: str, command: str) -> tuple[int, str]:
+        ran.append(command)
+        if command == "do download":
+            await release.wait()
+        return 0, "ok"
+
+    slow = asyncio.create_task(run_step(rollout, run, step=download))
+    await asyncio.sleep(0)  # the download has started and waits
+    assert rollout.why_not(copy) == (
+        "it needs step 2 (download, running) to pass first; steps that do not need each other "
+        "may run in one batch. Steps that may run now: 1 (pull)."
+    )
+    assert rollout.why_not(download) == (
+        "it is running already (its result comes with the call that started it)."
+    )
+    assert rollout.current is pull  # the first step neither passed nor started
+    await run_step(rollout, run, step=pull)
+    assert rollout.why_not(pull) == "it has passed already."
+    release.set()
+    await slow
+    assert rollout.why_not(copy) is None and rollout.position == 2
+    await run_step(rollout, run, step=copy)
+    assert rollout.state == "done" and rollout.summary() == "3/3 steps done — rollout complete"
+    assert ran[:2] == ["do download", "do pull"]
+
+
+async def test_a_failure_stops_new_steps_while_a_running_one_finishes() -> None:
+    rollout = Rollout([step("pull", expect="never"), step("download"), step("copy")])
+    pull, download, copy = rollout.steps
+    release = asyncio.Event()
+
+    async def run(host: str, command: str) -> tuple[int, str]:
+        if command == "do download":
+            await release.wait()
+        return 0, "ok"
+
+    slow = asyncio.create_task(run_step(rollout, run, step=download))
+    await asyncio.sleep(0)
+    assert not (await run_step(rollout, run, step=pull)).ok
+    assert rollout.state == "failed" and rollout.runnable() == [] and rollout.current is None
+    assert (rollout.why_not(copy) or "").startswith("the rollout stopped at a failed step.")
+    release.set()
+    assert (await slow).ok  # recorded, but the rollout stays stopped at the failed step
+    assert rollout.state == "failed" and rollout.failed_step is pull
+    assert rollout.summary().startswith("stopped at step 1/3 (pull): pull ok did not hold.")
+    assert rollout.next_action() == "undo pull"

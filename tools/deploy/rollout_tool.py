@@ -22,7 +22,11 @@ from tools.shell_judge import ShellJudge
 
 
 class RolloutStepInput(BaseModel):
-    step: int = Field(ge=1, description="Number of the plan step to run (1-based); the next one.")
+    step: int = Field(
+        ge=1,
+        description="Number of the plan step to run (1-based): the next one, or any whose "
+        "needed steps have passed.",
+    )
     check_attempts: int = Field(
         default=1, ge=1, le=240, description="How often to try the success check (services load)."
     )
@@ -39,9 +43,10 @@ class RolloutStepInput(BaseModel):
 class RolloutStepTool(Tool[RolloutStepInput]):
     name = "rollout_step"
     description = (
-        "Run the next step of the approved deployment plan (from plan_deployment): its actions on "
-        "its host, then its success check, retried check_attempts times. Steps run strictly in "
-        "order; a failed step stops the rollout and names its rollback."
+        "Run a step of the approved deployment plan (from plan_deployment): its actions on its "
+        "host, then its success check, retried check_attempts times. A step runs once every "
+        "step it needs has passed: independent steps (pulls, a download) may be called in one "
+        "batch. A failed step stops the rollout and names its rollback."
     )
     Input = RolloutStepInput
 
@@ -94,15 +99,16 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         total = len(rollout.steps)
         if rollout.state == "failed":
             return ToolResult.error("The rollout stopped at a failed step. " + rollout.summary())
-        if rollout.current is None:
+        if rollout.state == "done":
             return ToolResult(text=f"The rollout is complete ({total}/{total} steps).")
-        expected = rollout.position + 1
-        if params.step != expected:
+        if params.step > total:
             return ToolResult.error(
-                f"Step {params.step} cannot run now: steps run in order and step {expected} "
-                f"({rollout.current.title}) is next."
+                f"The approved plan has {total} steps; there is no step {params.step}."
             )
-        step = rollout.current
+        step = rollout.steps[params.step - 1]
+        refusal = rollout.why_not(step)
+        if refusal is not None:
+            return ToolResult.error(f"Step {params.step} cannot run now: {refusal}")
 
         async def run_command(host: str, command: str) -> tuple[int | None, str]:
             ctx.report(f"{host}: {command[:80]}")
@@ -115,12 +121,14 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 job_step,
                 wait_s=params.wait_s,
                 report=ctx.report,
+                world=ctx.world,
             )
 
         try:
             outcome = await run_step(
                 rollout,
                 run_command,
+                step=step,
                 check_attempts=params.check_attempts,
                 check_interval_s=params.check_interval_s,
                 run_job=run_job,
@@ -136,7 +144,7 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 data={**data, "rollback": step.rollback, "host": step.host},
             )
         following = rollout.current
-        after = f" Next: step {expected + 1} ({following.title})." if following else ""
+        after = f" Next: step {rollout.number(following)} ({following.title})." if following else ""
         said = f"\n{outcome.output.strip()[-800:]}" if step.job else ""
         return ToolResult(
             text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."
