@@ -1,12 +1,14 @@
-"""`rollout_step`: run the approved deployment plan one step at a time, each proven before the next.
+"""`rollout_step`: run the approved deployment plan step by step, each proven before what needs it.
 
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
-and its steps are the computed ones). Each call runs the next step's actions on its host (they
-pass the gate like any command: the ShellJudge judges every one) and then the step's success
-check; a failed check stops the rollout and names the step's rollback, which the model proposes
-through the gate. A step marked as a job (pulls, downloads, copies, the fabric test, the engine)
-starts as a named job and is waited on (tools/deploy/step_jobs.py) before its check. Where the
-rollout stands lives in the session state, which records each step.
+and its steps are the computed ones). Each call runs one step whose needed steps have passed
+(steps that need nothing of each other, such as a pull and a download, may be called in one
+batch and run at once): its actions on its host (they pass the gate like any command: the
+ShellJudge judges every one), then its success check; a failed check stops the rollout and
+names the step's rollback, which the model proposes through the gate. A step marked as a job
+(pulls, downloads, copies, the fabric test, the engine) starts as a named job and is waited on
+(tools/deploy/step_jobs.py) before its check. Where the rollout stands lives in the session
+state, which records each step.
 """
 
 from __future__ import annotations
