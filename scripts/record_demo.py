@@ -8,9 +8,10 @@ answers yes to every gated step. A first pass asks `plan_deployment` for the pla
 the request Scout actually sent, marked as an estimate; nothing is made up.
 
 Stories (agent/transcripts/NAME.jsonl):
-- fresh-pair-deploy: the demo; the seed pair from zero: the image pulled on the head and copied
-  to the worker without internet, the weights downloaded once and copied over the fabric,
-  vLLM's multiprocess recipe (no Ray the worker could install); rolled out with rollout_step.
+- fresh-pair-deploy: the demo; the seed pair from zero: the image pulled and the weights
+  downloaded on the head at once (one batch of two rollout_step calls), both copied over the
+  fabric to the worker without internet, the fabric measured with all_gather_perf, vLLM's
+  multiprocess recipe (no Ray the worker could install); rolled out with rollout_step.
 - seed-pair-deploy: two Sparks with the image and weights in place; the old container must go,
   the worker's link come up.
 - spark-trio-deploy: three idle Sparks in NVIDIA's ring; the model needs two of them, and the
@@ -178,7 +179,10 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         *rollout(plan, 2, 2, "spark-a has its memory back; now spark-b's link."),
         turn("", [("toolu_08", "todo_write", todo(3))]),
         *rollout(
-            plan, 3, count - 1, "Both changes hold. Now the engine, one proven step at a time."
+            plan,
+            3,
+            count - 1,
+            "Both changes hold. Now the fabric test, then the engine, one proven step at a time.",
         ),
         turn("", [("toolu_09", "todo_write", todo(4))]),
         *rollout(plan, count, count, "The worker waits for rank 0. Now vLLM on spark-a."),
@@ -272,21 +276,36 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
 FRESH_STEPS = [
     "Recon both Sparks and read the two-node guide",
     "Propose a plan from zero",
-    "Free spark-a, bring spark-b's link up, fetch the image and the weights",
-    "Start the engine on both nodes",
-    "Serve the model with TP=2 and measure it",
+    "Free spark-a and bring spark-b's link up",
+    "Fetch the image and the weights at once, then copy them to spark-b",
+    "Measure the fabric",
+    "Start the engine on both nodes and serve with TP=2",
+    "Prove the endpoint and measure it",
 ]
 
 
 def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
-    """The seed pair before anything was fetched: the plan provisions (pull, copy to the worker
-    without internet, download, copy over the fabric) as jobs; rollout_step runs each step."""
-    count = len(plan["steps"])
+    """The seed pair before anything was fetched: the plan provisions as jobs (the pull and the
+    download at once, in one batch; then the copies to the worker without internet, over the
+    fabric), measures the fabric, and serves with vLLM's multiprocess recipe; rollout_step runs
+    each step, independent ones together."""
+    titles = [s["title"] for s in plan["steps"]]
+
+    def number(prefix: str) -> int:
+        return next(n for n, title in enumerate(titles, 1) if title.startswith(prefix))
 
     def step(n: int) -> tuple[str, str, dict[str, Any]]:
         return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
 
-    engine = next(n for n, s in enumerate(plan["steps"], 1) if "engine container" in s["title"])
+    def each(first: int, last: int) -> list[dict]:
+        return [
+            turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)])
+            for n in range(first, last + 1)
+        ]
+
+    pull, download = number("pull "), number("download ")
+    test, engine = number("measure the fabric"), number("start the engine container")
+    assert (pull, download) == (3, 4), titles  # the batch below starts both
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -305,34 +324,46 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_04", "plan_deployment", PLAN_INPUT)],
         ),
         turn(
-            "Here is the plan for your approval: the image is pulled on spark-a and copied to "
-            "spark-b with `docker save | ssh … docker load`, the weights are downloaded once "
-            "and copied over the fabric, each as a job with progress. Ray is not known to be in "
-            "the NGC image and spark-b could not pip install it, so vLLM runs its multiprocess "
-            "recipe instead.",
+            "Here is the plan for your approval. The image pull and the weights download on "
+            "spark-a need only the internet, so they run at once, each as a job with progress; "
+            "then spark-a copies the image to spark-b with `docker save | ssh … docker load` "
+            "and the weights with rsync over the fabric, to the address spark-b's port gets "
+            "once its link is up. "
+            "all_gather_perf measures the fabric before the engine starts. Ray is not known to "
+            "be in the NGC image and spark-b could not pip install it, so vLLM runs its "
+            "multiprocess recipe instead.",
             [("toolu_05", "todo_write", todo(1, FRESH_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
             "Approved. One proven step at a time, starting with spark-a's memory.",
             [("toolu_07", "todo_write", todo(2, FRESH_STEPS)), step(1)],
         ),
-        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(2, engine)),
+        *each(2, pull - 1),
         turn(
-            "The image and the weights are on both Sparks. Now the engine.",
-            [("toolu_08", "todo_write", todo(3, FRESH_STEPS)), step(engine)],
+            f"Both changes hold. Steps {pull} and {download} need nothing but the internet, so "
+            "I start them together: the pull and the download, as two jobs at once.",
+            [("toolu_08", "todo_write", todo(3, FRESH_STEPS)), step(pull), step(download)],
         ),
-        *(
-            turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)])
-            for n in range(engine + 1, count + 1)
+        *each(download + 1, test - 1),
+        turn(
+            "The image and the weights are on both Sparks. Before the engine depends on it, "
+            "the fabric test.",
+            [("toolu_09", "todo_write", todo(4, FRESH_STEPS)), step(test)],
         ),
-        endpoint_turn("toolu_09"),
-        turn("", [("toolu_10", "todo_write", todo(5, FRESH_STEPS))]),
+        *each(test + 1, engine - 1),
+        turn(
+            "The fabric carries what it should. Now the engine.",
+            [("toolu_10", "todo_write", todo(5, FRESH_STEPS)), step(engine)],
+        ),
+        *each(engine + 1, len(titles)),
+        endpoint_turn("toolu_11"),
+        turn("", [("toolu_12", "todo_write", todo(7, FRESH_STEPS))]),
         turn(
             f"Done, from zero. `{MODEL}` is served with tensor parallelism 2 across spark-a and "
-            "spark-b (vLLM's multiprocess recipe, NCCL on the RoCE link) at "
-            "http://spark-a:8000. The endpoint check above has the measured tokens/s. To roll "
-            "back: `docker rm -f scout-vllm` on both nodes, then `docker start vllm_node` on "
-            "spark-a.",
+            "spark-b (vLLM's multiprocess recipe, NCCL on the RoCE link, whose bandwidth the "
+            "fabric test above measured) at http://spark-a:8000. The endpoint check above has "
+            "the measured tokens/s. To roll back: `docker rm -f scout-vllm` on both nodes, "
+            "then `docker start vllm_node` on spark-a.",
             [],
             stop="end_turn",
         ),

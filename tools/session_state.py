@@ -41,7 +41,9 @@ class StepPassed(BaseModel):
 
 
 class RolloutProgress(BaseModel):
-    """Where the rollout of the deployment with `plan_hash` stands after a step."""
+    """Where the rollout of the deployment with `plan_hash` stands after a step: `outcomes`
+    name the steps that passed or failed (steps may pass out of plan order when independent);
+    `position` counts those that passed."""
 
     kind: Literal["rollout_progress"] = "rollout_progress"
     plan_hash: str
@@ -120,6 +122,6 @@ class SessionState:
         if steps is None or change.position > len(steps):
             return
         rollout = Rollout(list(steps))
-        rollout.position, rollout.state = change.position, change.state
+        rollout.state = change.state
         rollout.outcomes = [StepOutcome(o.step_id, o.ok, "") for o in change.outcomes]
         self.rollouts[change.plan_hash] = rollout

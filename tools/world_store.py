@@ -2,7 +2,8 @@
 
 The agent's world model (agent/world/model.py:WorldModel) is the one implementation; tools get
 it as `ctx.world`. recon applies probe rounds, docker_ctl hands over the container and image
-rows it just listed, endpoint_check a verified endpoint, world_note the model's beliefs;
+rows it just listed, endpoint_check a verified endpoint, rollout_step the fabric's measured
+bandwidth and the jobs its steps run, world_note the model's beliefs;
 plan_deployment reads the facts; the job tools hand over each job they start, read or stop
 (tools/jobs/world_facts.py). Tools never see the transcript: the store records its changes.
 """
@@ -40,6 +41,19 @@ class Endpoint(BaseModel):
     checked_at: datetime
 
 
+class FabricMeasurement(BaseModel):
+    """A fabric test Scout ran between nodes (the rollout's all_gather_perf), what it measured,
+    and the finding when that is far below the link (tools/deploy/fabric_test.py)."""
+
+    host: str  # where the test ran (the head)
+    nodes: list[str]  # the ranks' hosts, as the run printed them
+    test: str
+    busbw_gb_s: float
+    link_gbit: float
+    finding: Finding | None = None
+    measured_at: datetime
+
+
 class WorldStore(Protocol):
     hosts: dict[str, HostFacts]
     unreachable: dict[str, str]
@@ -48,6 +62,7 @@ class WorldStore(Protocol):
     endpoints: dict[str, Endpoint]
     model_size_bytes: int | None
     jobs: dict[str, JobFact]  # by "host/name"
+    fabric_tests: dict[str, FabricMeasurement]  # by the host the test ran on
 
     def apply_round(
         self, facts: dict[str, HostFacts], failures: dict[str, str]
@@ -64,6 +79,10 @@ class WorldStore(Protocol):
     ) -> list[Finding]: ...
 
     def record_endpoint(self, endpoint: Endpoint) -> None: ...
+
+    def record_fabric_test(self, measured: FabricMeasurement) -> None:
+        """The fabric's measured bandwidth (its finding, if any, joins the world's findings)."""
+        ...
 
     def record_job(self, fact: JobFact, *, started: bool = False) -> None:
         """What a job tool just saw of one job (`started`: job_start just started it)."""

@@ -19,7 +19,7 @@ from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
 from tools.jobs.facts import JobFact
 from tools.recon.facts import Container, HostFacts, Image, Provenance
-from tools.world_store import Endpoint, Note
+from tools.world_store import Endpoint, FabricMeasurement, Note
 
 DEFAULT_MAX_AGE_S = 600.0
 WorldListener = Callable[[str | None, str, list[Finding]], None]
@@ -47,6 +47,7 @@ class WorldModel(BaseModel):
     model_size_bytes: int | None = None
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     jobs: dict[str, JobFact] = Field(default_factory=dict)
+    fabric_tests: dict[str, FabricMeasurement] = Field(default_factory=dict)
     _listener: WorldListener | None = PrivateAttr(default=None)
     _job_listener: JobListener | None = PrivateAttr(default=None)
 
@@ -112,6 +113,10 @@ class WorldModel(BaseModel):
         self.endpoints[endpoint.where] = endpoint
         self._refresh(None, f"endpoint {endpoint.where} verified")
 
+    def record_fabric_test(self, measured: FabricMeasurement) -> None:
+        self.fabric_tests[measured.host] = measured
+        self._refresh(measured.host, f"fabric measured from {measured.host}")
+
     def record_job(self, fact: JobFact, *, started: bool = False) -> None:
         before = self.jobs.get(fact.key)
         self.jobs[fact.key] = fact
@@ -154,7 +159,8 @@ class WorldModel(BaseModel):
 
     def _refresh(self, host: str | None, summary: str) -> list[Finding]:
         before = {(f.kind, f.message) for f in self.findings}
-        self.findings = compute_findings(self.hosts, self.model_size_bytes)
+        measured = [m.finding for m in self.fabric_tests.values() if m.finding is not None]
+        self.findings = [*compute_findings(self.hosts, self.model_size_bytes), *measured]
         new = [f for f in self.findings if (f.kind, f.message) not in before]
         if self._listener is not None:
             self._listener(host, summary, new)

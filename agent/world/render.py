@@ -217,6 +217,12 @@ def render_compact(
             f"endpoint {endpoint.where}: {endpoint.model}, {endpoint.single_stream_tok_s} tok/s "
             f"single stream, {endpoint.aggregate_tok_s} tok/s at {endpoint.concurrency} streams"
         )
+    for test in world.fabric_tests.values():
+        middle.append(
+            f"fabric measured from {test.host} ({test.test}, ranks on {', '.join(test.nodes)}): "
+            f"{test.busbw_gb_s:g} GB/s bus bandwidth ({test.busbw_gb_s * 8:.0f} Gb/s; the link "
+            f"is {test.link_gbit:.0f} Gb/s)"
+        )
     middle += compact_job_lines(world.jobs, names)
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
     findings = aggregate_findings(relevant, order)

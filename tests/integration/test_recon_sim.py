@@ -197,12 +197,15 @@ async def test_seed_pair_facts_list_the_cached_model_and_the_plan_trusts_them(
     assert f"HF cache: {QWEN} 119 GB" in render_compact(world)
 
 
-async def test_model_missing_on_the_worker_is_a_warning_to_download_there(tmp_path: Path) -> None:
+async def test_model_missing_on_the_worker_is_a_warning_the_plan_copies_it_there(
+    tmp_path: Path,
+) -> None:
     world, plan = await recon_and_plan("seed-pair-no-model", tmp_path)
     assert world.hosts["spark-b"].hf_cache.models == {}
     assert (
         f"[warning] weights: {QWEN} is not cached on spark-b; the engine runs with "
-        f"HF_HUB_OFFLINE=1 → download it first on spark-b: `hf download {QWEN}`" in plan.text
+        "HF_HUB_OFFLINE=1 → the plan copies it from spark-a to spark-b with rsync, as a job"
+        in plan.text
     )
     assert "not cached on spark-a" not in plan.text
 

@@ -25,9 +25,10 @@ async def _rollout(scenario, steps_to_run, plan):
         tool_turn([("a", "propose_plan", plan)]),
     ]
     patient = {"check_attempts": 20, "check_interval_s": 0.3}
+    batches = [b if isinstance(b, list) else [b] for b in steps_to_run]  # a list: one turn
     script += [
-        tool_turn([(call_id, "rollout_step", {"step": n, **patient})])
-        for call_id, n in steps_to_run
+        tool_turn([(call_id, "rollout_step", {"step": n, **patient}) for call_id, n in batch])
+        for batch in batches
     ]
     script.append(text_turn("done"))
     approver = ScriptedApprover([("approved", "")] * 20, name="operator")
@@ -65,7 +66,9 @@ async def test_the_whole_plan_rolls_out_step_by_step():
     results, approver = await _rollout("seed-pair", calls, plan)
     assert "Plan approved" in results["a"]["content"]
     early = results["early"]
-    assert early["is_error"] and "steps run in order and step 2" in early["content"]
+    assert early["is_error"] and early["content"].startswith(
+        "Step 3 cannot run now: it needs step 2 (bring the RoCE link up"
+    )
     for n in range(1, steps + 1):
         assert not results[f"s{n}"].get("is_error"), results[f"s{n}"]["content"]
     assert "The rollout is complete" in results[f"s{steps}"]["content"]
@@ -96,6 +99,33 @@ async def test_from_zero_the_image_is_copied_to_the_offline_worker_and_the_rollo
     copy = next(text for text in done if "done: copy nvcr.io/nvidia/vllm:26.05-py3" in text)
     assert "Loaded image: nvcr.io/nvidia/vllm:26.05-py3" in copy, copy
     assert "The rollout is complete" in done[-1]
+
+
+async def test_independent_steps_run_in_one_batch_and_a_step_needing_them_waits():
+    """fresh-pair: the pull (3) and the download (4) need only the internet and run together;
+    the weights' copy (6) asked in the same batch needs the download, so it is refused, names
+    what it waits for, and runs once that passed."""
+    plan = await _computed_plan("fresh-pair")
+    titles = [s["title"] for s in plan["steps"]]
+    assert titles[2].startswith("pull ") and titles[3].startswith("download ")
+    assert titles[5].startswith("copy the weights to spark-b over the fabric (enp1s0f1np1)")
+    assert titles[6].startswith("measure the fabric: all_gather_perf over 2 nodes")
+    calls = [
+        ("s1", 1),
+        ("s2", 2),
+        [("s3", 3), ("s4", 4), ("early", 6)],
+        *((f"s{n}", n) for n in range(5, len(titles) + 1)),
+    ]
+    results, _ = await _rollout("fresh-pair", calls, plan)
+    for n in range(1, len(titles) + 1):
+        assert not results[f"s{n}"].get("is_error"), results[f"s{n}"]["content"]
+    early = results["early"]["content"]
+    assert results["early"]["is_error"]
+    assert early.startswith("Step 6 cannot run now: it needs step 4 (download ")
+    assert "Step 3/11 done: pull nvcr.io/nvidia/vllm:26.05-py3" in results["s3"]["content"]
+    assert "Step 4/11 done: download " in results["s4"]["content"]
+    assert "measured bus bandwidth 21.4 GB/s (171 Gb/s)" in results["s7"]["content"]
+    assert "The rollout is complete" in results[f"s{len(titles)}"]["content"]
 
 
 async def test_a_failed_step_stops_the_rollout_and_names_the_rollback(tmp_path):

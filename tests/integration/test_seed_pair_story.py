@@ -21,6 +21,7 @@ def test_the_recording_tells_the_whole_story_in_order():
         for needle in (
             "docker stop vllm_node",
             "ip link set enp1s0f1np1 up",
+            "mpirun -np 2 -H 192.168.100.10:1,$(ssh 192.168.200.13 ip -4",  # the fabric test
             "vllm serve Qwen/Qwen3.5-122B-A10B-FP8 --tensor-parallel-size 2",  # rank 1, a job
             "--node-rank 0",
         )
@@ -38,7 +39,7 @@ def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(
     done = scout("replay", str(TRANSCRIPT), "--sim", "seed-pair", home=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     lines = done.stdout.strip().splitlines()
-    assert "no drift: 14 model turns replayed as recorded" in done.stdout
+    assert "no drift: 15 model turns replayed as recorded" in done.stdout
     assert "tok/s" in lines[-1] and "single stream" in lines[-1]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,12 @@ from agent.world.model import WorldModel
 from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
-from tools.deploy.rollout import OrderError, Rollout, drive, order_steps
+from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+CACHE = "~/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8"
 
 
 async def plan_for(hosts, tmp_path: Path, unreachable=None, **options):
@@ -45,12 +47,22 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enP2p1s0f1np1 up",
     ]
     rest = titles[2:]
-    assert rest[:2] == [
+    assert rest[:3] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+        "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
+        "measure the fabric: all_gather_perf over 2 nodes (spark-b's address read when it runs) "
+        "(as job fabric-test)",
     ]
+    # spark-b's link is down while planning: its fabric address is read when each step runs,
+    # from the head over ssh (no inventory here: by its name)
+    lookup = (
+        "$(ssh spark-b ip -4 -br addr show dev enp1s0f1np1 | grep -oE '[0-9]+([.][0-9]+){3}' "
+        "| head -n 1)"
+    )
+    assert plan.steps[3].actions[0].endswith(f" {lookup}:{CACHE}/")
+    assert plan.steps[4].actions[0].startswith(f"mpirun -np 2 -H 192.168.100.10:1,{lookup}:1 ")
     ray = "install Ray into scout-vllm, as NVIDIA's playbook does for its image without Ray"
-    assert rest[2:] == [
+    assert rest[3:] == [
         "start the engine container scout-vllm",
         ray,
         "start the Ray head",
@@ -71,7 +83,7 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     titles = [s.title for s in plan.steps]
     assert titles[:3] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        "copy the weights to spark-b over the fabric (as job copy-weights-spark-b)",
+        "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (as job fabric-test)",
     ]
     assert [s.hosts for s in plan.steps[3:]] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
@@ -168,3 +180,59 @@ async def test_all_checks_pass_completes() -> None:
     rollout = await drive(Rollout([step("a"), step("b", ["a"])]), run)
     assert rollout.state == "done" and rollout.next_action() is None
     assert rollout.summary() == "2/2 steps done — rollout complete"
+
+
+async def test_independent_steps_run_together_and_a_step_waits_for_what_it_needs() -> None:
+    """pull and download need nothing: both may run at once; copy needs the download."""
+    rollout = Rollout([step("pull"), step("download"), step("copy", ["download"])])
+    pull, download, copy = rollout.steps
+    assert [s.id for s in rollout.runnable()] == ["pull", "download"]
+    release = asyncio.Event()
+    ran: list[str] = []
+
+    async def run(host: str, command: str) -> tuple[int, str]:
+        ran.append(command)
+        if command == "do download":
+            await release.wait()
+        return 0, "ok"
+
+    slow = asyncio.create_task(run_step(rollout, run, step=download))
+    await asyncio.sleep(0)  # the download has started and waits
+    assert rollout.why_not(copy) == (
+        "it needs step 2 (download, running) to pass first; steps that do not need each other "
+        "may run in one batch. Steps that may run now: 1 (pull)."
+    )
+    assert rollout.why_not(download) == (
+        "it is running already (its result comes with the call that started it)."
+    )
+    assert rollout.current is pull  # the first step neither passed nor started
+    await run_step(rollout, run, step=pull)
+    assert rollout.why_not(pull) == "it has passed already."
+    release.set()
+    await slow
+    assert rollout.why_not(copy) is None and rollout.position == 2
+    await run_step(rollout, run, step=copy)
+    assert rollout.state == "done" and rollout.summary() == "3/3 steps done — rollout complete"
+    assert ran[:2] == ["do download", "do pull"]
+
+
+async def test_a_failure_stops_new_steps_while_a_running_one_finishes() -> None:
+    rollout = Rollout([step("pull", expect="never"), step("download"), step("copy")])
+    pull, download, copy = rollout.steps
+    release = asyncio.Event()
+
+    async def run(host: str, command: str) -> tuple[int, str]:
+        if command == "do download":
+            await release.wait()
+        return 0, "ok"
+
+    slow = asyncio.create_task(run_step(rollout, run, step=download))
+    await asyncio.sleep(0)
+    assert not (await run_step(rollout, run, step=pull)).ok
+    assert rollout.state == "failed" and rollout.runnable() == [] and rollout.current is None
+    assert (rollout.why_not(copy) or "").startswith("the rollout stopped at a failed step.")
+    release.set()
+    assert (await slow).ok  # recorded, but the rollout stays stopped at the failed step
+    assert rollout.state == "failed" and rollout.failed_step is pull
+    assert rollout.summary().startswith("stopped at step 1/3 (pull): pull ok did not hold.")
+    assert rollout.next_action() == "undo pull"

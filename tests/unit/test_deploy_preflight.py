@@ -106,7 +106,18 @@ def test_cached_models_come_from_the_facts() -> None:
     assert checks["spark-a"].severity == "ok"
     assert checks["spark-b"].severity == "warning"
     assert "only partly cached (40.0 GB of 119.0 GB) on spark-b" in checks["spark-b"].message
-    assert checks["spark-b"].fix == f"download it first on spark-b: `hf download {MODEL}`"
+    assert (
+        checks["spark-b"].fix == "the plan copies it from spark-a to spark-b with rsync, as a job"
+    )
+    hosts["spark-a"].hf_cache.models = {}
+    checks = weights_checks(hosts)
+    assert (
+        checks["spark-a"].fix == f"the plan downloads it on spark-a as a job: `hf download {MODEL}`"
+    )
+    assert checks["spark-b"].fix == (
+        "the plan copies it from spark-a to spark-b with rsync, as a job, after the download on "
+        "spark-a"
+    )
     assert weights_checks(hosts, hf_cache="/data/hf")["spark-a"].message.endswith(
         "not known to be cached on spark-a; the engine runs with HF_HUB_OFFLINE=1"
     )

@@ -6,7 +6,13 @@ from agent.loop.events import ApprovalDecisionEvent, SessionStart, StateChangeEv
 from agent.replay.resume import rebuild
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
-from tools.session_state import DeploymentComputed, PlanApproved, SessionState
+from tools.session_state import (
+    DeploymentComputed,
+    PlanApproved,
+    RolloutProgress,
+    SessionState,
+    StepPassed,
+)
 
 STEPS = [
     DeployStep(
@@ -96,7 +102,7 @@ def test_every_change_is_recorded_as_it_happens() -> None:
     state.approve_plan(PLAN)
     rollout = state.approved_rollout()
     assert rollout is not None
-    rollout.record(True)
+    rollout.record(rollout.steps[0], True)
     state.rollout_moved()
     assert [change.kind for change in recorded] == [
         "deployment_computed",
@@ -104,3 +110,24 @@ def test_every_change_is_recorded_as_it_happens() -> None:
         "rollout_progress",
     ]
     assert recorded[-1].position == 1 and recorded[-1].state == "running"
+
+
+def test_a_rollout_whose_steps_passed_out_of_order_resumes_from_its_outcomes() -> None:
+    """The two steps need nothing of each other: the second passed first (one batch); the
+    resumed rollout knows which one, not just how many."""
+    progress = RolloutProgress(
+        plan_hash=PLAN.digest(),
+        position=1,
+        state="running",
+        outcomes=[StepPassed(step_id="link-up:spark-b", ok=True)],
+    )
+    approved = PlanApproved(plan_hash=PLAN.digest(), plan=PLAN)
+    state, _ = _resumed_state(
+        _transcript(
+            _decision(), StateChangeEvent(change=approved), StateChangeEvent(change=progress)
+        )
+    )
+    rollout = state.approved_rollout()
+    assert rollout is not None and rollout.current == STEPS[0]
+    assert (rollout.why_not(STEPS[1]) or "").startswith("it has passed already.")
+    assert rollout.why_not(STEPS[0]) is None and rollout.summary() == "1/2 steps done"

@@ -58,14 +58,16 @@ class FabricPath:
     link_local: bool = False  # `ip` is a 169.254/16 address (one cable, as NVIDIA allows)
     netplan: tuple[tuple[str, str], ...] = ()  # (netdev, address/24) the plan must write first
 
-    def ip_or_lookup(self) -> str:
-        """The literal IP, or a shell lookup of it on the host (valid once the link is up)."""
+    def ip_or_lookup(self, via: str | None = None) -> str:
+        """The literal IP, or a shell lookup of it (valid once the link is up): on the host
+        itself, or from another host through `ssh via` (the address that host already reaches
+        this one at; ssh verifies its host key as for any other command)."""
         if self.ip:
             return self.ip
-        return (
-            f"$(ip -4 -br addr show dev {self.netdev} | grep -oE '[0-9]+([.][0-9]+){{3}}' "
-            "| head -n 1)"
-        )
+        show = f"ip -4 -br addr show dev {self.netdev}"
+        if via is not None:
+            show = f"ssh {via} {show}"
+        return f"$({show} | grep -oE '[0-9]+([.][0-9]+){{3}}' | head -n 1)"
 
 
 def cage_key(netdev: str) -> str:

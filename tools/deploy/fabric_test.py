@@ -5,14 +5,19 @@ The run is NVIDIA's NCCL playbook's (dgx-spark-playbooks nccl/README.md, referen
 §2.2): `mpirun -np N -H <ip1>:1,<ip2>:1 -x … $HOME/nccl-tests/build/all_gather_perf`, with NCCL on
 both PCIe twins merged (NCCL_IB_HCA, NCCL_IB_MERGE_NICS=1) and sockets pinned to the fabric netdev.
 nccl-tests must be built on every node as that playbook does. Its `--mca plm_rsh_agent "ssh -o
-StrictHostKeyChecking=no …"` is left out: Scout keeps host keys verified. A healthy pair on one
-cable measured `# Avg bus bandwidth : 21.4033` GB/s (171 Gb/s); after re-cabling without a reboot
-one measured 2.8 GB/s (§3.4, fixtures spark_nccl_all_gather_perf_{healthy,degraded}.txt).
+StrictHostKeyChecking=no …"` is left out: Scout keeps host keys verified (mpirun's ssh to a
+node's fabric address checks it against the head's known_hosts, where NVIDIA's passwordless-SSH
+setup over the fabric interfaces puts it, reference/dgx-spark.md §2.1 step 3). The test runs
+after every link is up and after the copies over the fabric (so it measures an idle link), and
+before the engine starts. A healthy pair on one cable measured `# Avg bus bandwidth : 21.4033`
+GB/s (171 Gb/s); after re-cabling without a reboot one measured 2.8 GB/s (§3.4, fixtures
+spark_nccl_all_gather_perf_{healthy,degraded}.txt).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from tools.checks import Finding
 from tools.checks.fabric import FABRIC_SPEED_MBPS
@@ -20,7 +25,8 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.recipe_parts import rdma_env, socket_env
 from tools.deploy.steps import DeployStep, job_log_check
-from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth
+from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_ranks
+from tools.world_store import FabricMeasurement
 
 FABRIC_TEST_JOB = "fabric-test"
 PROGRAM = "$HOME/nccl-tests/build/all_gather_perf"
@@ -29,20 +35,32 @@ FAR_BELOW = 0.5  # a finding when the bus bandwidth is under half the link speed
 
 
 def fabric_test_step(
-    choices: DeployChoices, fabric: Mapping[str, FabricPath], needs: list[str]
+    choices: DeployChoices,
+    fabric: Mapping[str, FabricPath],
+    needs: list[str],
+    addresses: Mapping[str, str] | None = None,
 ) -> DeployStep | None:
-    """The all_gather_perf job on the head over every node, or None (one node, a ring, or an
-    address only known once a link is up)."""
+    """The all_gather_perf job on the head over every node, or None (one node, or a ring).
+
+    A node whose fabric address is not known yet (its link comes up in an earlier step) is
+    named by a lookup that runs when the job starts: from the head, `ssh <address the head
+    reaches it at> ip -4 -br addr show dev <netdev>` (`addresses`: the inventory's; else its
+    name)."""
     paths = [fabric[h] for h in choices.hosts]
-    if len(paths) < 2 or any(p.routed or p.ip is None for p in paths):
+    if len(paths) < 2 or any(p.routed for p in paths):
         return None
     head = paths[0]
+    reach = addresses or {}
     env = {**socket_env(head), **rdma_env(head)}
     exports = " ".join(f"-x {k}={v}" for k, v in env.items())
-    ranks = ",".join(f"{p.ip}:1" for p in paths)
+    ranks = ",".join(
+        f"{p.ip_or_lookup(None if p is head else reach.get(p.host, p.host))}:1" for p in paths
+    )
+    later = [p.host for p in paths if p.ip is None]
+    when = f" ({', '.join(later)}'s address read when it runs)" if later else ""
     return DeployStep(
         id=f"fabric-test:{choices.head}",
-        title=f"measure the fabric: all_gather_perf over {len(paths)} nodes",
+        title=f"measure the fabric: all_gather_perf over {len(paths)} nodes{when}",
         host=choices.head,
         actions=[f"mpirun -np {len(paths)} -H {ranks} {exports} {PROGRAM} {SIZES}"],
         check=job_log_check(
@@ -76,4 +94,20 @@ def bandwidth_verdict(log: str, host: str) -> tuple[float | None, Finding | None
         fix="check that NCCL uses both twins over RoCE (NCCL_DEBUG=INFO shows `NET/IB`, not "
         "`NET/Socket`) and the MTU on both ends; after re-cabling, reboot both nodes and measure "
         "again",
+    )
+
+
+def fabric_measurement(log: str, host: str) -> FabricMeasurement | None:
+    """The world model's record of the test's log (None: it printed no average)."""
+    busbw, finding = bandwidth_verdict(log, host)
+    if busbw is None:
+        return None
+    return FabricMeasurement(
+        host=host,
+        nodes=parse_nccl_ranks(log),
+        test=PROGRAM.rsplit("/", 1)[-1],
+        busbw_gb_s=busbw,
+        link_gbit=FABRIC_SPEED_MBPS / 1000,
+        finding=finding,
+        measured_at=datetime.now(UTC),
     )

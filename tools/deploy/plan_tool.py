@@ -118,7 +118,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 data=data,
             )
         fixes, unresolved = fix_steps(report, choices)
-        prov = provision(self._provision_input(world, report, params, ctx), choices)
+        supplies = self._provision_input(world, report, params, ctx)
+        prov = provision(supplies, choices)
         unresolved += prov.blockers
         stoppers = [f for f in unresolved if f.check == "weights"]
         if stoppers:
@@ -134,10 +135,14 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
         before = [f.id for f in fixes]
         fabric_links = [f.id for f in fixes if f.id.startswith(("link-up:", "netplan:"))]
+        copies = [s.id for s in prov.steps if s.id.startswith(("copy:", "image-copy:"))]
         for step in prov.steps:
-            if step.id.startswith(("copy:", "image-copy:")):
+            if step.id in copies:
                 step.needs = [*step.needs, *fabric_links]
-        test = fabric_test_step(choices, report.fabric, fabric_links)
+        # the test measures the fabric once it is up and the copies no longer load it
+        test = fabric_test_step(
+            choices, report.fabric, [*fabric_links, *copies], supplies.addresses
+        )
         extra = [test] if test else []
         for step in recipe.steps:
             step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
@@ -281,8 +286,9 @@ def to_plan(
         unknown = [h for h, p in report.fabric.items() if p.ip is None]
         risks.append(
             f"fabric address of {', '.join(unknown)} unknown while its link is down: the commands "
-            "read it on the host (`ip -4 -br addr show dev …`); re-run recon and plan_deployment "
-            "after the link is up for literal addresses"
+            "read it when they run (`ip -4 -br addr show dev …` on the node, or from the head "
+            "through ssh); re-run recon and plan_deployment after the link is up for literal "
+            "addresses"
         )
     where = f"{size / GB:.0f} GB " if size else ""
     goal = (

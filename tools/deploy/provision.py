@@ -9,6 +9,11 @@
   worker over the fabric with rsync (the community recipes' way; 200 Gb/s rather than the
   Internet). A node whose cache already holds the whole model is skipped (size checked by
   preflight; `hf download` itself finishes at once when every file of the revision is there).
+- The pulls and the download need nothing but the internet: they come first and can run at
+  once; the copies follow, over the fabric when its addresses are known. The weights' copy
+  also reads a node's fabric address when it starts if the node's link only comes up in an
+  earlier step of the plan (tools/deploy/fabric.py); the image's then goes over the management
+  network. Each step's title says which path it takes.
 - Ray: vllm-ray needs it in every container. Where the image's probed contents lack it (NGC
   vLLM 26.05 ships without it) or were not probed, it is installed as NVIDIA's playbook does;
   if such a node cannot reach a package index, the plan takes vLLM's multiprocess recipe, which
@@ -67,19 +72,33 @@ def _image(facts: HostFacts, wanted: str) -> Image | None:
     )
 
 
+_STARTS = ("pull:", "download:")  # need only the internet: they can run together, first
+
+
 def provision(data: ProvisionInput, choices: DeployChoices) -> Provision:
     result = Provision(recipe=choices.recipe)
     _images(data, choices, result)
     _weights(data, choices, result)
+    result.steps.sort(key=lambda step: not step.id.startswith(_STARTS))
     if choices.recipe == "vllm-ray":
         _ray(data, choices, result)
     return result
 
 
-def _peer_address(data: ProvisionInput, host: str) -> str:
-    """Where the head reaches `host`: its fabric address when known, else its inventory one."""
+def _route(data: ProvisionInput, host: str, *, read_later: bool) -> tuple[str, str]:
+    """Where the head sends `host` a copy, and which path that is.
+
+    Over the fabric when there is one between the two (a cable or a switch, not a ring) and
+    the node's fabric address is known, or may be read when the copy starts (`read_later`:
+    from the head, over the SSH path it already has to the node) because its link only comes
+    up in an earlier step. Else the address the head reaches it at (the inventory's, or the
+    management address a ring's path holds).
+    """
     path = data.fabric.get(host)
-    return path.ip if path and path.ip else data.addresses.get(host, host)
+    known = data.addresses.get(host, host)
+    if path is None or path.routed or not (path.ip or read_later):
+        return (path.ip if path and path.ip else known), "over the management network"
+    return path.ip_or_lookup(via=known), f"over the fabric ({path.netdev})"
 
 
 def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
@@ -99,11 +118,14 @@ def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> 
         )
     said = []
     if pulls:
-        said.append(f"pulled on {', '.join(pulls)} at once (one job each)")
+        each = " at once (one job each)" if len(pulls) > 1 else " as a job"
+        said.append(f"pulled on {', '.join(pulls)}{each}")
     if copies:
+        paths = " and ".join(sorted({_route(data, h, read_later=False)[1] for h in copies}))
+        reach = "reach" if len(copies) > 1 else "reaches"
         said.append(
-            f"copied to {', '.join(copies)} from {choices.head} with `docker save | ssh … docker "
-            f"load` ({', '.join(copies)} reach the internet only through their jump host)"
+            f"copied to {', '.join(copies)} from {choices.head} {paths} with `docker save | ssh "
+            f"… docker load` ({', '.join(copies)} {reach} the internet only through a jump host)"
         )
     result.notes.append(f"image: {wanted} " + "; ".join(said))
 
@@ -133,11 +155,14 @@ def _image_listed(host: str, image: str, description: str) -> StepCheck:
 def _copy_image_step(
     head: str, host: str, image: str, data: ProvisionInput, head_pulls: bool
 ) -> DeployStep:
+    # the address is written out: a word read at run time in an ssh command line could turn
+    # into one of ssh's options (the shell judge says so)
+    address, path = _route(data, host, read_later=False)
     return DeployStep(
         id=f"image-copy:{host}",
-        title=f"copy {image} from {head} to {host} (no internet there)",
+        title=f"copy {image} from {head} to {host} {path} (no internet there)",
         host=head,
-        actions=[f"docker save {image} | ssh {_peer_address(data, host)} docker load"],
+        actions=[f"docker save {image} | ssh {address} docker load"],
         check=_image_listed(host, image, f"{image} is listed on {host}"),
         rollback=f"docker rmi {image} on {host}",
         needs=[f"pull:{head}"] if head_pulls else [],
@@ -185,16 +210,16 @@ def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) ->
             )
         )
     workers = [h for h in need if h != head]
+    paths = set()
     for worker in workers:
+        address, path = _route(data, worker, read_later=True)
+        paths.add(path)
         result.steps.append(
             DeployStep(
                 id=f"copy:{worker}",
-                title=f"copy the weights to {worker} over the fabric",
+                title=f"copy the weights to {worker} {path}",
                 host=head,
-                actions=[
-                    f"rsync -a --mkpath --info=progress2 {directory}/ "
-                    f"{_peer_address(data, worker)}:{directory}/"
-                ],
+                actions=[f"rsync -a --mkpath --info=progress2 {directory}/ {address}:{directory}/"],
                 check=job_log_check(head, f"copy-weights-{worker}", "rsync reached 100%", r"100%"),
                 rollback=f"rm -rf {directory} on {worker}",
                 needs=[f"download:{head}"] if head in need else [],
@@ -206,7 +231,7 @@ def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) ->
         token = " with HF_TOKEN from the operator's environment" if data.gated else ""
         said.append(f"downloaded on {head} as a job{token}")
     if workers:
-        said.append(f"then copied over the fabric to {', '.join(workers)} with rsync")
+        said.append(f"then copied {' and '.join(sorted(paths))} to {', '.join(workers)} with rsync")
     result.notes.append(f"weights: {choices.model} " + ", ".join(said))
 
 

@@ -1,12 +1,14 @@
-"""`rollout_step`: run the approved deployment plan one step at a time, each proven before the next.
+"""`rollout_step`: run the approved deployment plan step by step, each proven before what needs it.
 
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
-and its steps are the computed ones). Each call runs the next step's actions on its host (they
-pass the gate like any command: the ShellJudge judges every one) and then the step's success
-check; a failed check stops the rollout and names the step's rollback, which the model proposes
-through the gate. A step marked as a job (pulls, downloads, copies, the fabric test, the engine)
-starts as a named job and is waited on (tools/deploy/step_jobs.py) before its check. Where the
-rollout stands lives in the session state, which records each step.
+and its steps are the computed ones). Each call runs one step whose needed steps have passed
+(steps that need nothing of each other, such as a pull and a download, may be called in one
+batch and run at once): its actions on its host (they pass the gate like any command: the
+ShellJudge judges every one), then its success check; a failed check stops the rollout and
+names the step's rollback, which the model proposes through the gate. A step marked as a job
+(pulls, downloads, copies, the fabric test, the engine) starts as a named job and is waited on
+(tools/deploy/step_jobs.py) before its check. Where the rollout stands lives in the session
+state, which records each step.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from tools.shell_judge import ShellJudge
 
 
 class RolloutStepInput(BaseModel):
-    step: int = Field(ge=1, description="The next step's number (1-based).")
+    step: int = Field(
+        ge=1, description="A plan step (1-based): the next, or any whose needed steps passed."
+    )
     check_attempts: int = Field(
         default=1, ge=1, le=240, description="Tries of the check (services take time to load)."
     )
@@ -39,9 +43,9 @@ class RolloutStepInput(BaseModel):
 class RolloutStepTool(Tool[RolloutStepInput]):
     name = "rollout_step"
     description = (
-        "Run the next step of the approved plan (from plan_deployment): its actions, then its "
-        "success check. Steps run in order; a failed step stops the rollout and names its "
-        "rollback."
+        "Run a step of the approved plan (from plan_deployment): its actions, then its success "
+        "check. A step runs once the steps it needs have passed, so independent ones (pulls, a "
+        "download) may go in one batch; a failed step stops the rollout and names its rollback."
     )
     Input = RolloutStepInput
 
@@ -94,15 +98,16 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         total = len(rollout.steps)
         if rollout.state == "failed":
             return ToolResult.error("The rollout stopped at a failed step. " + rollout.summary())
-        if rollout.current is None:
+        if rollout.state == "done":
             return ToolResult(text=f"The rollout is complete ({total}/{total} steps).")
-        expected = rollout.position + 1
-        if params.step != expected:
+        if params.step > total:
             return ToolResult.error(
-                f"Step {params.step} cannot run now: steps run in order and step {expected} "
-                f"({rollout.current.title}) is next."
+                f"The approved plan has {total} steps; there is no step {params.step}."
             )
-        step = rollout.current
+        step = rollout.steps[params.step - 1]
+        refusal = rollout.why_not(step)
+        if refusal is not None:
+            return ToolResult.error(f"Step {params.step} cannot run now: {refusal}")
 
         async def run_command(host: str, command: str) -> tuple[int | None, str]:
             ctx.report(f"{host}: {command[:80]}")
@@ -115,12 +120,14 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 job_step,
                 wait_s=params.wait_s,
                 report=ctx.report,
+                world=ctx.world,
             )
 
         try:
             outcome = await run_step(
                 rollout,
                 run_command,
+                step=step,
                 check_attempts=params.check_attempts,
                 check_interval_s=params.check_interval_s,
                 run_job=run_job,
@@ -136,7 +143,7 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 data={**data, "rollback": step.rollback, "host": step.host},
             )
         following = rollout.current
-        after = f" Next: step {expected + 1} ({following.title})." if following else ""
+        after = f" Next: step {rollout.number(following)} ({following.title})." if following else ""
         said = f"\n{outcome.output.strip()[-800:]}" if step.job else ""
         return ToolResult(
             text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."

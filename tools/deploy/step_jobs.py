@@ -12,13 +12,15 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from tools.deploy.fabric_test import FABRIC_TEST_JOB, bandwidth_verdict
+from tools.deploy.fabric_test import FABRIC_TEST_JOB, fabric_measurement
 from tools.deploy.recipe_parts import FAILED_LINE
 from tools.deploy.steps import DeployStep
 from tools.jobs.host import JobCommandError, job_log, start_job
 from tools.jobs.waiting import wait_for_jobs
+from tools.jobs.world_facts import jobs_read, jobs_started
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
+from tools.world_store import WorldStore
 
 LOG_LINES = 400
 
@@ -30,8 +32,12 @@ async def run_step_job(
     wait_s: float,
     report: Callable[[str], None],
     environ: Mapping[str, str] | None = None,
+    world: WorldStore | None = None,
 ) -> tuple[int | None, str]:
-    """(0, what the log says) when the job ended well or logged `ready`, else (code, why)."""
+    """(0, what the log says) when the job ended well or logged `ready`, else (code, why).
+
+    The job and each poll of it are handed to `world` as the job tools do (its progress then
+    shows in the world model and the transcript), and the fabric test's bandwidth too."""
     name = step.job or ""
     source = os.environ if environ is None else environ
     env = {k: source[k] for k in step.operator_env if source.get(k)}
@@ -44,6 +50,7 @@ async def run_step_job(
             f"a job named {name} already exists on {step.host}: read it with job_status or "
             "job_logs; stop or rename it before running this step again"
         )
+    jobs_started(world, [{"host": step.host, "name": name, "command": step.actions[0]}])
     if not step.wait:
         return 0, f"job {name} started on {step.host} (pid {started.pid}); it runs on"
     outcome = await wait_for_jobs(
@@ -53,6 +60,7 @@ async def run_step_job(
         first=True,
         timeout_s=wait_s,
         report=report,
+        observe=lambda host, seen: jobs_read(world, host, seen),
     )
     record = outcome.records.get((step.host, name))
     if record is None:
@@ -67,7 +75,7 @@ async def run_step_job(
     if record.failed or (record.match and re.search(FAILED_LINE, record.match)):
         code = record.exit_code if record.exit_code not in (None, 0) else 1
         return code, f"job {name} failed on {step.host}: {error or record.tail[-500:]}"
-    return 0, await _summary(pool, step, record.tail)
+    return 0, await _summary(pool, step, record.tail, world)
 
 
 async def _error_line(pool: SSHPool, host: str, name: str) -> str | None:
@@ -81,15 +89,19 @@ async def _error_line(pool: SSHPool, host: str, name: str) -> str | None:
     return found[1].strip().splitlines()[-1]
 
 
-async def _summary(pool: SSHPool, step: DeployStep, tail: str) -> str:
-    """What the job's log says; for the fabric test, the bandwidth and its verdict."""
+async def _summary(pool: SSHPool, step: DeployStep, tail: str, world: WorldStore | None) -> str:
+    """What the job's log says; for the fabric test, the bandwidth and its verdict, which the
+    world model keeps."""
     if step.job != FABRIC_TEST_JOB:
         return tail[-500:]
     found = await job_log(
         pool, step.host, FABRIC_TEST_JOB, lines=LOG_LINES, max_bytes=20000, grep=None
     )
-    busbw, finding = bandwidth_verdict(found[1] if found else tail, step.host)
-    if busbw is None:
+    measured = fabric_measurement(found[1] if found else tail, step.host)
+    if measured is None:
         return tail[-500:]
+    if world is not None:
+        world.record_fabric_test(measured)
+    busbw, finding = measured.busbw_gb_s, measured.finding
     line = f"measured bus bandwidth {busbw:g} GB/s ({busbw * 8:.0f} Gb/s)"
     return line + (f"; finding: {finding.message}. {finding.fix}" if finding else "")

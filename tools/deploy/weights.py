@@ -1,5 +1,6 @@
 """Preflight's weights check: is the model in each node's HF cache, and if not, can the disk
-hold it. The engines run with HF_HUB_OFFLINE=1, so a missing copy fails the launch."""
+hold it. The engines run with HF_HUB_OFFLINE=1, so a missing copy fails the launch; the fix each
+finding names is what the plan does (download on the head, copy to each worker)."""
 
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ def weights_findings(
     """Per node: the weights cached, or where they are missing and whether the disk holds them;
     `measured` are `du` sizes that win over recon's cache listing."""
     findings = []
+    head_has = False  # the head keeps its copy (the plan downloads there only when it lacks it)
+    if choices.head in hosts:
+        state, cached = _cache_state(choices.head, hosts[choices.head], choices, measured)
+        head_has = state == "cached" and (cached is None or _complete(state, cached, size))
     for host, facts in hosts.items():
         state, cached = _cache_state(host, facts, choices, measured)
-        if state == "cached" and cached is not None and cached >= size * 0.98:
+        if _complete(state, cached, size):
             findings.append(
                 _weights_finding(
                     "ok",
@@ -103,7 +108,20 @@ def weights_findings(
                     "weights_not_cached",
                     f"{choices.model} is {where} on {host}; the engine runs with HF_HUB_OFFLINE=1",
                     [host],
-                    fix=f"download it first on {host}: `hf download {choices.model}`",
+                    fix=_fetch_fix(host, choices, head_has),
                 )
             )
     return findings
+
+
+def _complete(state: CacheState, cached: int | None, size: int) -> bool:
+    return state == "cached" and cached is not None and cached >= size * 0.98
+
+
+def _fetch_fix(host: str, choices: DeployChoices, head_has: bool) -> str:
+    """What the plan does about a missing copy (tools/deploy/provision.py): download on the
+    head, copy from the head to a worker."""
+    if host == choices.head:
+        return f"the plan downloads it on {host} as a job: `hf download {choices.model}`"
+    after = "" if head_has else f", after the download on {choices.head}"
+    return f"the plan copies it from {choices.head} to {host} with rsync, as a job{after}"

@@ -18,6 +18,16 @@ def parse_nccl_avg_bus_bandwidth(text: str) -> float | None:
     return float(match["value"]) if match else None
 
 
+_RANK = re.compile(r"^#\s*Rank\s+(?P<rank>\d+)\s.*?\bon\s+(?P<host>\S+)\s+device\b", re.M)
+
+
+def parse_nccl_ranks(text: str) -> list[str]:
+    """The ranks' hostnames in rank order, from `# Using devices` (`#  Rank  0 Group  0 Pid
+    548419 on spark-fb97 device  0 [000f:01:00] NVIDIA GB10`)."""
+    ranks = {int(m["rank"]): m["host"] for m in _RANK.finditer(text)}
+    return [ranks[r] for r in sorted(ranks)]
+
+
 @dataclass(frozen=True)
 class NcclRow:
     """One size row of an nccl-tests table: bus bandwidth out of place and in place, GB/s."""
