@@ -20,6 +20,8 @@ from tools.session_state import SessionState
 from tools.todo import TodoList
 from tools.world_store import WorldStore
 
+SUMMARY_CHARS = 48  # a folded call's summary: enough to recognise it; recall_result has the rest
+
 
 def render_briefing(
     turn: int,
@@ -65,7 +67,7 @@ def _fold_line(runs: list[CallRecord]) -> str:
     newest = runs[-1]
     where = f" on {', '.join(newest.hosts)}" if newest.hosts else ""
     what = " ".join(newest.summary.split())
-    what = what if len(what) <= 60 else what[:59] + "…"
+    what = what if len(what) <= SUMMARY_CHARS else what[: SUMMARY_CHARS - 1] + "…"
     times = f"{len(runs)}×, newest " if len(runs) > 1 else ""
     return f"- {newest.tool}{where} `{what}` → {newest.outcome} ({times}{newest.id})"
 

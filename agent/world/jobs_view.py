@@ -15,6 +15,7 @@ from tools.jobs.facts import JobFact
 from tools.jobs.render import duration
 
 FINISHED_SHOWN = 8
+COMMAND_CHARS = 60  # enough to tell jobs apart; job_status and /jobs show the whole command
 LINE_CHARS = 240
 
 
@@ -36,7 +37,9 @@ def state_text(fact: JobFact) -> str:
 
 def job_line(fact: JobFact) -> str:
     progress = f" · {fact.progress}" if fact.progress else ""
-    line = f"{fact.key} [{fact.command}]: {state_text(fact)}{progress}"
+    command = " ".join(fact.command.split())
+    command = command if len(command) <= COMMAND_CHARS else command[: COMMAND_CHARS - 1] + "…"
+    line = f"{fact.key} [{command}]: {state_text(fact)}{progress}"
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 
