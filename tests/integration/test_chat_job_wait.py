@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
-from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair
+from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair, until
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 from tools.ssh import Inventory, SSHPool
 
@@ -31,14 +31,6 @@ async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
     # 16 GB at 100 MB/s, 10x faster than real: about 16 s, long enough to outlast the outage
     async with SimCluster(empty_pair(time_scale=10), tmp_path / "sim") as running:
         yield running
-
-
-async def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.05)
 
 
 async def test_the_chat_shows_a_wait_retrying_through_a_dropped_connection(
@@ -63,12 +55,12 @@ async def test_the_chat_shows_a_wait_retrying_through_a_dropped_connection(
         )
         try:
             sending = asyncio.create_task(_send(runtime, view, "wait for the weights"))
-            await _until(lambda: KEY in view.jobs.running)  # its bar, from the first poll
+            await until(lambda: KEY in view.jobs.running)  # its bar, from the first poll
             cluster.inject("spark-a", down=True)  # the head: the worker is reached through it
-            await _until(lambda: "state unknown" in out.getvalue())
+            await until(lambda: "state unknown" in out.getvalue())
             assert KEY not in view.jobs.running
             cluster.inject("spark-a", down=False)
-            await _until(lambda: KEY in view.jobs.running)  # back, from a poll that got through
+            await until(lambda: KEY in view.jobs.running)  # back, from a poll that got through
             await sending
         finally:
             await runtime.aclose()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -14,23 +13,10 @@ from sim.cluster import SimCluster
 from tools.jobs.host import job_status, start_job, stop_jobs
 from tools.jobs.records import JobRecord, parse_status
 from tools.jobs.status_script import PROGRAM_FILE, status_command, status_env, status_script
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import SSHPool
 
 TOKEN = "@@scout-test-0001"
 COMMAND = "echo resting; sleep 60"
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
-        yield running
-
-
-@pytest.fixture
-async def pool(cluster: SimCluster, tmp_path: Path) -> AsyncIterator[SSHPool]:
-    inventory = Inventory.load(cluster.write_inventory(tmp_path / "inv" / "inventory.yaml"))
-    async with SSHPool(inventory) as ssh_pool:
-        yield ssh_pool
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ import pytest
 from sim.cluster import SimCluster
 from sim.fakehost.procs import host_processes
 from sim.fakehost.state import locked_state
-from tests.support.job_kit import IMAGE, MODEL, JobDesk, empty_pair, job_facts
+from tests.support.job_kit import IMAGE, MODEL, JobDesk, empty_pair, job_facts, until
 from tools.ssh import Inventory, SSHPool
 
 HOSTS = ["spark-a", "spark-b"]
@@ -101,7 +101,7 @@ async def test_stop_ends_the_whole_process_group(cluster: SimCluster, desk: JobD
     before = set(host_processes(host_dir))  # what the host runs anyway (nothing, or a server)
     start = await desk.call("job_start", name="fetch", command=command, hosts=["spark-b"])
     assert not start.is_error, start.text
-    await _until(lambda: MODEL in cluster.host_state("spark-b")["hf_cache"])
+    await until(lambda: MODEL in cluster.host_state("spark-b")["hf_cache"])
     assert len(set(host_processes(host_dir)) - before) >= 3  # runner, docker pull, hf download
 
     stopped = await desk.call("job_stop", hosts=["spark-b"], names=["fetch"], grace=5)
@@ -125,10 +125,10 @@ async def test_wait_rides_out_a_dropped_connection_and_the_job_never_restarts(
     waiting = asyncio.create_task(
         desk.call("job_wait", hosts=["spark-b"], names=["weights"], timeout=120)
     )
-    await _until(lambda: any("spark-b/weights: running" in line for line in desk.progress))
+    await until(lambda: any("spark-b/weights: running" in line for line in desk.progress))
 
     cluster.inject("spark-a", down=True)  # the head: the worker is reached through it
-    await _until(lambda: any("retrying" in line for line in desk.progress))
+    await until(lambda: any("retrying" in line for line in desk.progress))
     cluster.inject("spark-a", down=False)
     waited = await waiting
 
@@ -156,14 +156,6 @@ def set_time_scale(cluster: SimCluster, host: str, scale: float) -> None:
         state["rates"]["time_scale"] = scale
 
 
-async def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.05)
-
-
 async def test_a_job_killed_outside_scout_is_lost_not_failed_silently(
     cluster: SimCluster, desk: JobDesk
 ) -> None:
@@ -171,7 +163,7 @@ async def test_a_job_killed_outside_scout_is_lost_not_failed_silently(
     pid = start.data["jobs"][0]["pid"]
     os.killpg(pid, signal.SIGKILL)  # the host's OOM killer or an operator, not Scout
 
-    await _until(lambda: not Path(f"/proc/{pid}").exists())
+    await until(lambda: not Path(f"/proc/{pid}").exists())
     status = await desk.call("job_status", hosts=["spark-a"], names=["nap"])
 
     assert job_facts(status)[("spark-a", "nap")]["state"] == "lost" and status.is_error

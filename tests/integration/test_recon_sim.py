@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,6 @@ from tools.world_note import WorldNoteInput, WorldNoteTool
 
 REPO = Path(__file__).parents[2]
 GIB = 1024**3
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
-        yield running
 
 
 @pytest.fixture

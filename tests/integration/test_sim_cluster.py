@@ -22,12 +22,6 @@ def capture(name: str) -> list[str]:
 
 
 @pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
-        yield running
-
-
-@pytest.fixture
 async def head(cluster: SimCluster) -> AsyncIterator[asyncssh.SSHClientConnection]:
     async with asyncssh.connect("127.0.0.1", cluster.head_port, **client_options(cluster)) as conn:
         yield conn

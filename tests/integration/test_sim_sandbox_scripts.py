@@ -8,7 +8,6 @@ test_sim_sandbox_walls.py what a real Python run by path still cannot do.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncssh
@@ -16,21 +15,8 @@ import pytest
 
 from sim.cluster import SimCluster
 from tools.jobs.host import job_status, start_job
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import SSHPool
 from tools.ssh.remote_command import stop_command, wrap_command
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
-        yield running
-
-
-@pytest.fixture
-async def pool(cluster: SimCluster, tmp_path: Path) -> AsyncIterator[SSHPool]:
-    inventory = Inventory.load(cluster.write_inventory(tmp_path / "inv" / "inventory.yaml"))
-    async with SSHPool(inventory) as ssh_pool:
-        yield ssh_pool
 
 
 @pytest.fixture

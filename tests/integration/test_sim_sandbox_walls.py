@@ -17,7 +17,7 @@ import socket
 import stat
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ from sim.cluster import SimCluster
 from sim.exec_allow import elf_interpreter
 from sim.fakehost import landlock
 from tools.jobs.host import start_job, stop_jobs
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import SSHPool
 
 PYTHON = os.path.realpath(sys.executable)
 LOADER = elf_interpreter(PYTHON)
@@ -35,19 +35,6 @@ LOADER = elf_interpreter(PYTHON)
 pytestmark = pytest.mark.skipif(
     landlock.abi_version() < 6, reason="the host's wall needs Landlock ABI 6 (Linux 6.12+)"
 )
-
-
-@pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
-        yield running
-
-
-@pytest.fixture
-async def pool(cluster: SimCluster, tmp_path: Path) -> AsyncIterator[SSHPool]:
-    inventory = Inventory.load(cluster.write_inventory(tmp_path / "inv" / "inventory.yaml"))
-    async with SSHPool(inventory) as ssh_pool:
-        yield ssh_pool
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +25,13 @@ class TmuxScreen:
     def start(self, command: str) -> None:
         self._tmux("new-session", "-d", "-x", str(self.width), "-y", str(self.height), command)
         self._tmux("set-option", "-g", "history-limit", "5000")
+
+    def start_chat(self, home: Path, api_url: str, inventory: Path) -> None:
+        """`scout chat` against the Messages-API server at `api_url`, as a person starts it
+        (the pane stays 30 s after it exits, so its last screen can still be read)."""
+        env = f"SCOUT_HOME={home} ANTHROPIC_API_KEY=test ANTHROPIC_BASE_URL={api_url} NO_COLOR=1"
+        scout = f"{os.path.dirname(sys.executable)}/scout"
+        self.start(f"env {env} {scout} chat --inventory {inventory}; sleep 30")
 
     def send(self, *keys: str) -> None:
         self._tmux("send-keys", *keys)

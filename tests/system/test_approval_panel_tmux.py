@@ -4,9 +4,6 @@ A command carrying `ESC[8m` (text the terminal would hide) and an `hf_` token in
 appear with the escape written out as `\\x1b[8m` and the token masked, never interpreted or shown.
 """
 
-import os
-import sys
-
 import pytest
 
 from agent.replay.server import MessagesAPIServer
@@ -48,12 +45,7 @@ async def test_the_panel_shows_escapes_and_masks_the_token(tmp_path):
         inventory = sim.write_inventory(tmp_path / "sim" / "inventory.yaml")
         with MessagesAPIServer(SCRIPT) as api:
             screen = TmuxScreen(tmp_path / "tmux.sock", width=120, height=50)
-            env = (
-                f"SCOUT_HOME={tmp_path / 'home'} ANTHROPIC_API_KEY=test "
-                f"ANTHROPIC_BASE_URL={api.url} NO_COLOR=1"
-            )
-            scout = f"{os.path.dirname(sys.executable)}/scout"
-            screen.start(f"env {env} {scout} chat --inventory {inventory}; sleep 30")
+            screen.start_chat(tmp_path / "home", api.url, inventory)
             try:
                 await screen.wait_for("scout ›")
                 screen.send("restart the old server", "Enter")

@@ -3,9 +3,7 @@ after the model read a job's status, it lists the job: host, name, state, progre
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,12 +52,7 @@ async def test_slash_jobs_lists_the_job_the_session_read(tmp_path: Path) -> None
             )
         with MessagesAPIServer(SCRIPT) as api:
             screen = TmuxScreen(tmp_path / "tmux.sock", width=160, height=40)
-            env = (
-                f"SCOUT_HOME={tmp_path / 'home'} ANTHROPIC_API_KEY=test "
-                f"ANTHROPIC_BASE_URL={api.url} NO_COLOR=1"
-            )
-            scout = f"{os.path.dirname(sys.executable)}/scout"
-            screen.start(f"env {env} {scout} chat --inventory {inventory}; sleep 30")
+            screen.start_chat(tmp_path / "home", api.url, inventory)
             try:
                 await screen.wait_for("scout ›", timeout=60)
                 screen.send("/jobs", "Enter")

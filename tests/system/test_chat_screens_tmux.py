@@ -4,9 +4,7 @@ answered, even while other calls of its batch finish; no running/queued row is l
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -83,11 +81,7 @@ async def test_the_approval_prompt_stays_until_answered(tmp_path: Path, width: i
         inventory = sim.write_inventory(tmp_path / "sim" / "inventory.yaml")
         with MessagesAPIServer(SCRIPT) as api:
             screen = TmuxScreen(tmp_path / "tmux.sock", width=width, height=40)
-            env = (
-                f"SCOUT_HOME={home} ANTHROPIC_API_KEY=test ANTHROPIC_BASE_URL={api.url} NO_COLOR=1"
-            )
-            scout = f"{os.path.dirname(sys.executable)}/scout"
-            screen.start(f"env {env} {scout} chat --inventory {inventory}; sleep 30")
+            screen.start_chat(home, api.url, inventory)
             try:
                 await screen.wait_for("scout ›", timeout=60)
                 screen.send("fix the worker's link", "Enter")

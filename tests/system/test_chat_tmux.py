@@ -1,8 +1,6 @@
 """`scout chat` in a real terminal (tmux): a person types, watches batches, approves, cancels."""
 
-import os
 import subprocess
-import sys
 
 import pytest
 
@@ -57,12 +55,7 @@ async def test_a_person_chats_approves_and_cancels(tmp_path):
         inventory = sim.write_inventory(tmp_path / "sim" / "inventory.yaml")
         with MessagesAPIServer(SCRIPT) as api:
             screen = TmuxScreen(tmp_path / "tmux.sock", width=80, height=40)
-            env = (
-                f"SCOUT_HOME={tmp_path / 'home'} ANTHROPIC_API_KEY=test "
-                f"ANTHROPIC_BASE_URL={api.url} NO_COLOR=1"
-            )
-            scout = f"{os.path.dirname(sys.executable)}/scout"
-            screen.start(f"env {env} {scout} chat --inventory {inventory}; sleep 30")
+            screen.start_chat(tmp_path / "home", api.url, inventory)
             try:
                 await screen.wait_for("scout ›")
                 screen.send("check the GPUs and fix the worker's link", "Enter")

@@ -1,0 +1,27 @@
+"""Fixtures that many integration tests share: the seed pair simulated, and a pool to it.
+
+A test module that needs another cluster defines its own `cluster`, which takes precedence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from sim.cluster import SimCluster
+from tools.ssh import Inventory, SSHPool
+
+
+@pytest.fixture
+async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
+    async with SimCluster("seed-pair", tmp_path / "sim") as running:
+        yield running
+
+
+@pytest.fixture
+async def pool(cluster: SimCluster, tmp_path: Path) -> AsyncIterator[SSHPool]:
+    inventory = Inventory.load(cluster.write_inventory(tmp_path / "inv" / "inventory.yaml"))
+    async with SSHPool(inventory) as ssh_pool:
+        yield ssh_pool
