@@ -42,8 +42,21 @@ def rollout(plan: dict[str, Any], first: int, last: int, text: str) -> list[dict
     turns = []
     for n in range(first, last + 1):
         lead = text if n == first else f"Step {n - 1} is proven; next, step {n}."
-        turns.append(turn(lead, [(f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})]))
+        turns.append(turn(lead, [step_call(n)]))
     return turns
+
+
+def step_call(n: int) -> tuple[str, str, dict[str, Any]]:
+    return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
+
+
+def numbers(plan: dict[str, Any], prefix: str, host: str = "") -> list[int]:
+    """The plan's step numbers whose title starts with `prefix` (and names `host`)."""
+    return [
+        n
+        for n, step in enumerate(plan["steps"], 1)
+        if step["title"].startswith(prefix) and host in step["title"]
+    ]
 
 
 def endpoint_turn(call_id: str) -> dict:
@@ -68,8 +81,11 @@ def endpoint_turn(call_id: str) -> dict:
 
 def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
     """The seed: the old container must go and the worker's link come up; rollout_step runs
-    the plan's steps one proven step at a time (the engine as a job whose log is checked)."""
+    the plan's steps one proven step at a time (the engine as a job whose log is checked),
+    the download and the image checks at once."""
     count = len(plan["steps"])
+    first = numbers(plan, "ask ") + numbers(plan, "measure the fabric")
+    assert first == [3, 4, 5], first  # they need nothing of each other: one batch
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -101,11 +117,17 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         ),
         *rollout(plan, 2, 2, "spark-a has its memory back; now spark-b's link."),
         turn("", [("toolu_08", "todo_write", todo(3))]),
+        turn(
+            "Both changes hold. The two image checks and the fabric test need nothing of each "
+            "other, so they run together.",
+            [step_call(n) for n in first],
+        ),
         *rollout(
             plan,
-            3,
+            max(first) + 1,
             count - 1,
-            "Both changes hold. Now the fabric test, then the engine, one proven step at a time.",
+            "Both images hold vLLM and the fabric carries what it should. Now the engine, one "
+            "proven step at a time.",
         ),
         turn("", [("toolu_09", "todo_write", todo(4))]),
         *rollout(plan, count, count, "The worker waits for rank 0. Now vLLM on spark-a."),
@@ -134,10 +156,9 @@ TRIO_PLAN_INPUT = {"model": MODEL, "hosts": ["spark-a", "spark-b", "spark-c"], "
 def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
     """Three Sparks, a model that needs two: the plan picks the nodes, rollout_step runs it."""
     count = len(plan["steps"])
-
-    def step(n: int) -> tuple[str, str, dict[str, Any]]:
-        return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
-
+    first = numbers(plan, "ask ") + numbers(plan, "measure the fabric")
+    assert first == [1, 2, 3], first  # they need nothing of each other: one batch
+    step = step_call
     return [
         turn(
             "I'll map all three Sparks in one round and read the two-node guide first.",
@@ -159,10 +180,11 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_05", "todo_write", todo(1, TRIO_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
-            "Approved. I'll run it one proven step at a time, starting with the fabric test.",
-            [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), step(1)],
+            "Approved. The image checks on both nodes and the fabric test need nothing of each "
+            "other: one batch. Then one proven step at a time.",
+            [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), *map(step, first)],
         ),
-        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(2, count)),
+        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(4, count)),
         turn(
             "The fabric is measured and the worker waits for rank 0. Now vLLM itself.",
             [("toolu_08", "todo_write", todo(3, TRIO_STEPS)), step(count)],
@@ -217,8 +239,7 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
     def number(prefix: str) -> int:
         return next(n for n, title in enumerate(titles, 1) if title.startswith(prefix))
 
-    def step(n: int) -> tuple[str, str, dict[str, Any]]:
-        return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
+    step = step_call
 
     def each(first: int, last: int) -> list[dict]:
         return [
@@ -228,7 +249,10 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
 
     pull, download = number("pull "), number("download ")
     test, engine = number("measure the fabric"), number("start the engine container")
-    assert (pull, download) == (3, 4), titles  # the batch below starts both
+    image_copy, weights_copy = number("copy nvcr"), number("copy the weights")
+    [ask_a], [ask_b] = numbers(plan, "ask ", "spark-a"), numbers(plan, "ask ", "spark-b")
+    batches = [(pull, download), (image_copy, ask_a), (ask_b, weights_copy)]
+    assert batches == [(3, 4), (5, 6), (7, 8)] and test == 9, titles  # each batch runs at once
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -252,9 +276,10 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "then spark-a copies the image to spark-b with `docker save | ssh … docker load` "
             "and the weights with rsync over the fabric, to the address spark-b's port gets "
             "once its link is up. "
-            "all_gather_perf measures the fabric before the engine starts. Ray is not known to "
-            "be in the NGC image and spark-b could not pip install it, so vLLM runs its "
-            "multiprocess recipe instead.",
+            "Each image is asked what it runs once it is there, and the engine starts only if "
+            "it holds vLLM. all_gather_perf measures the fabric before the engine starts. Ray "
+            "is not known to be in the NGC image and spark-b could not pip install it, so vLLM "
+            "runs its multiprocess recipe, which needs no Ray.",
             [("toolu_05", "todo_write", todo(1, FRESH_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
@@ -267,7 +292,16 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "I start them together: the pull and the download, as two jobs at once.",
             [("toolu_08", "todo_write", todo(3, FRESH_STEPS)), step(pull), step(download)],
         ),
-        *each(download + 1, test - 1),
+        turn(
+            "Both are done. spark-a copies the image to spark-b while spark-a's image is asked "
+            "what it runs.",
+            [step(image_copy), step(ask_a)],
+        ),
+        turn(
+            "spark-a's image holds vLLM and no Ray, so the multiprocess recipe stands. spark-b's "
+            "copy is asked next, while the weights go to spark-b over the fabric.",
+            [step(ask_b), step(weights_copy)],
+        ),
         turn(
             "The image and the weights are on both Sparks. Before the engine depends on it, "
             "the fabric test.",

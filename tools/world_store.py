@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from tools.checks import Finding
 from tools.jobs.facts import JobFact
-from tools.recon.facts import Container, HostFacts, Image, Provenance
+from tools.recon.facts import Container, HostFacts, Image, ImageContents, Provenance
 
 
 class Note(BaseModel):
@@ -82,6 +82,11 @@ class WorldStore(Protocol):
 
     def record_fabric_test(self, measured: FabricMeasurement) -> None:
         """The fabric's measured bandwidth (its finding, if any, joins the world's findings)."""
+        ...
+
+    def record_image_contents(self, host: str, ref: str, contents: ImageContents) -> None:
+        """What image `ref` (REPO:TAG) on `host` runs, asked of the image itself; an image pulled
+        after recon joins the host's image list."""
         ...
 
     def record_job(self, fact: JobFact, *, started: bool = False) -> None:

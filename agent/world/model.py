@@ -18,7 +18,7 @@ from agent.world.job_events import JobListener
 from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
 from tools.jobs.facts import JobFact
-from tools.recon.facts import Container, HostFacts, Image, Provenance
+from tools.recon.facts import Container, HostFacts, Image, ImageContents, Provenance
 from tools.world_store import Endpoint, FabricMeasurement, Note
 
 DEFAULT_MAX_AGE_S = 600.0
@@ -116,6 +116,20 @@ class WorldModel(BaseModel):
     def record_fabric_test(self, measured: FabricMeasurement) -> None:
         self.fabric_tests[measured.host] = measured
         self._refresh(measured.host, f"fabric measured from {measured.host}")
+
+    def record_image_contents(self, host: str, ref: str, contents: ImageContents) -> None:
+        facts = self.hosts.get(host)
+        if facts is None:
+            return
+        repository, _, tag = ref.rpartition(":")
+        wanted = (repository, tag)
+        listed = facts.docker.images
+        image = next((i for i in listed if (i.repository, i.tag or "latest") == wanted), None)
+        if image is None:
+            image = Image(repository=repository, tag=tag)
+            facts.docker.images.append(image)
+        image.contents = contents
+        self._refresh(host, f"image {ref} on {host} asked what it runs")
 
     def record_job(self, fact: JobFact, *, started: bool = False) -> None:
         before = self.jobs.get(fact.key)

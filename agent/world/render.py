@@ -158,7 +158,13 @@ def _docker_line(facts: HostFacts) -> str:
     for c in docker.containers:
         held = f", holds ~{gb(c.memory_bytes)}" if c.memory_bytes else ""
         parts.append(f"{c.name} [{c.image}] {c.status or c.state}{held}")
-    return f"docker {docker.server_version}: " + ("; ".join(parts) or "no containers")
+    line = f"docker {docker.server_version}: " + ("; ".join(parts) or "no containers")
+    asked = [
+        f"image {i.repository}:{i.tag or 'latest'} holds {i.contents.words()}"
+        for i in docker.images
+        if i.contents is not None
+    ]
+    return "; ".join([line, *asked])
 
 
 def _fabric_line(facts: HostFacts, *, addresses: bool = True) -> str:

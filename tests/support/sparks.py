@@ -168,7 +168,8 @@ def spark(
             )
         ]
     )
-    facts.docker.images = [VLLM_IMAGE, SGLANG_IMAGE] if images is None else images
+    chosen = [VLLM_IMAGE, SGLANG_IMAGE] if images is None else images
+    facts.docker.images = [i.model_copy(deep=True) for i in chosen]  # each host its own
     facts.rdma = RdmaFacts(ports=ports if rdma else [])
     facts.network = NetworkFacts(interfaces=nics if rdma else nics[:1])
     servers = [InferenceServer(kind="vllm", port=8000, container="vllm_node")]

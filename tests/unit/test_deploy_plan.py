@@ -47,8 +47,11 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enP2p1s0f1np1 up",
     ]
     rest = titles[2:]
-    assert rest[:3] == [
+    asked = "ask nvcr.io/nvidia/vllm:26.05-py3 on {} what it runs (vLLM, Ray, SGLang versions) "
+    assert rest[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
+        asked.format("spark-a") + "(as job image-check)",
+        asked.format("spark-b") + "(as job image-check)",
         "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (spark-b's address read when it runs) "
         "(as job fabric-test)",
@@ -59,10 +62,15 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "$(ssh spark-b ip -4 -br addr show dev enp1s0f1np1 | grep -oE '[0-9]+([.][0-9]+){3}' "
         "| head -n 1)"
     )
-    assert plan.steps[3].actions[0].endswith(f" {lookup}:{CACHE}/")
-    assert plan.steps[4].actions[0].startswith(f"mpirun -np 2 -H 192.168.100.10:1,{lookup}:1 ")
+    assert plan.steps[3].actions == [
+        "echo 'image nvcr.io/nvidia/vllm:26.05-py3'; docker run --rm --network none --entrypoint "
+        "python3 nvcr.io/nvidia/vllm:26.05-py3 -m pip show ray vllm sglang 2>&1"
+    ]
+    assert plan.steps[3].success_check.endswith("→ the image holds vllm")
+    assert plan.steps[5].actions[0].endswith(f" {lookup}:{CACHE}/")
+    assert plan.steps[6].actions[0].startswith(f"mpirun -np 2 -H 192.168.100.10:1,{lookup}:1 ")
     ray = "install Ray into scout-vllm, as NVIDIA's playbook does for its image without Ray"
-    assert rest[3:] == [
+    assert rest[5:] == [
         "start the engine container scout-vllm",
         ray,
         "start the Ray head",
@@ -81,12 +89,16 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     plan = Plan.model_validate(result.data["plan"])
     assert not result.is_error
     titles = [s.title for s in plan.steps]
-    assert titles[:3] == [
+    asked = "ask lmsysorg/sglang:latest-cu130 on {} what it runs (vLLM, Ray, SGLang versions) "
+    assert titles[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
+        asked.format("spark-a") + "(as job image-check)",
+        asked.format("spark-b") + "(as job image-check)",
         "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (as job fabric-test)",
     ]
-    assert [s.hosts for s in plan.steps[3:]] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
+    assert plan.steps[1].success_check.endswith("→ the image holds sglang")
+    assert [s.hosts for s in plan.steps[5:]] == [["spark-b"], ["spark-b"], ["spark-a"], ["spark-a"]]
 
 
 async def test_roce_not_fixable_says_what_a_person_must_do(tmp_path: Path) -> None:

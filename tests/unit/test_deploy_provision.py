@@ -39,3 +39,31 @@ def test_ray_absent_on_a_node_without_internet_takes_the_mp_recipe() -> None:
     found = decide(None, offline={"spark-b": "spark-a"})
     assert found.recipe == "vllm-multinode" and not found.install_ray
     assert "spark-b cannot pip install it (no internet there)" in found.notes[-1]
+
+
+def test_probed_images_are_not_asked_again() -> None:
+    found = decide("2.49.1")
+    assert not [s for s in found.steps if s.id.startswith("image-check:")]
+    assert not any(note.startswith("image contents:") for note in found.notes)
+
+
+def test_an_image_that_arrives_is_asked_what_it_runs_once_it_is_there() -> None:
+    hosts = reference_pair()
+    hosts["spark-b"].docker.images = []  # spark-b lacks the image; spark-a's is not probed
+    data = ProvisionInput(
+        hosts=hosts, fabric=find_fabric(hosts, CHOICES.hosts), offline={"spark-b": "spark-a"}
+    )
+    found = provision(data, CHOICES)
+    ids = [s.id for s in found.steps]
+    assert ids.index("image-copy:spark-b") < ids.index("image-check:spark-b")
+    checks = {s.host: s for s in found.steps if s.id.startswith("image-check:")}
+    assert set(checks) == {"spark-a", "spark-b"}
+    assert checks["spark-a"].needs == []
+    assert checks["spark-b"].needs == ["image-copy:spark-b"]
+    assert checks["spark-b"].check.expect == "^Name: vllm$"
+    assert "--network none" in checks["spark-b"].actions[0]
+    # not probed and spark-b cannot pip install: the mp recipe, whatever the check finds
+    assert found.recipe == "vllm-multinode"
+    assert found.notes[-1].endswith(
+        "(--nnodes/--node-rank, no Ray) instead whatever the image check finds"
+    )

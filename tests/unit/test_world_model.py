@@ -11,6 +11,7 @@ from agent.world.model import WorldModel, transcript_listener
 from agent.world.render import print_tables, render_compact
 from tests.support.sparks import NOW, VLLM_NODE, one_port_spark
 from tools.checks import GB
+from tools.recon.facts import ImageContents
 
 COMPACT_LIMIT_BYTES = 3 * 1024
 
@@ -93,4 +94,24 @@ def test_changes_become_world_update_events() -> None:
     assert events[0].type == "world_update" and events[0].host == "spark-a"
     assert "container vllm_node holds ~98 GB on spark-a" in [
         f["message"] for f in events[0].findings
+    ]
+
+
+def test_what_an_image_runs_joins_its_host_even_when_pulled_after_recon() -> None:
+    seen = []
+    world = WorldModel(on_change=lambda host, summary, new: seen.append((host, summary)))
+    world.update("spark-b", one_port_spark("spark-b"))
+    world.hosts["spark-b"].docker.images = []  # recon saw no image on spark-b
+    seen.clear()
+    world.record_image_contents(
+        "spark-b", "nvcr.io/nvidia/vllm:26.05-py3", ImageContents(vllm="0.19.1+nv26.05")
+    )
+    [image] = world.hosts["spark-b"].docker.images
+    assert (image.repository, image.tag) == ("nvcr.io/nvidia/vllm", "26.05-py3")
+    text = render_compact(world)
+    assert (
+        "image nvcr.io/nvidia/vllm:26.05-py3 holds vllm 0.19.1+nv26.05; no ray, no sglang" in text
+    )
+    assert seen == [
+        ("spark-b", "image nvcr.io/nvidia/vllm:26.05-py3 on spark-b asked what it runs")
     ]

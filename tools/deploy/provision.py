@@ -14,6 +14,10 @@
   also reads a node's fabric address when it starts if the node's link only comes up in an
   earlier step of the plan (tools/deploy/fabric.py); the image's then goes over the management
   network. Each step's title says which path it takes.
+- What the image runs: a node whose image was not yet asked is asked once it is there (a job
+  running `pip show ray vllm sglang` in a throwaway container, tools/recon/image_probe.py), and
+  the step passes only if the image holds the recipe's engine; the versions go to the world
+  model. Nothing a read-only probe sees says which packages an image holds.
 - Ray: vllm-ray needs it in every container. Where the image's probed contents lack it (NGC
   vLLM 26.05 ships without it) or were not probed, it is installed as NVIDIA's playbook does;
   if such a node cannot reach a package index, the plan takes vLLM's multiprocess recipe, which
@@ -32,9 +36,11 @@ from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.facts import HostFacts, Image, ImageContents
+from tools.recon.image_probe import contents_command
 
 PULL_JOB = "pull-image"
 DOWNLOAD_JOB = "download-weights"
+IMAGE_CHECK_JOB = "image-check"
 
 
 @dataclass
@@ -72,14 +78,22 @@ def _image(facts: HostFacts, wanted: str) -> Image | None:
     )
 
 
-_STARTS = ("pull:", "download:")  # need only the internet: they can run together, first
+_ORDER = ("pull:", "download:", "image-copy:", "image-check:")
+
+
+def _place(step: DeployStep) -> int:
+    """Plan order: what needs only the internet first (pulls and the download can run at
+    once), then the image's copies and checks (a check is quick and can stop the rollout before
+    the long copies), then the weights' copies."""
+    return next((n for n, prefix in enumerate(_ORDER) if step.id.startswith(prefix)), len(_ORDER))
 
 
 def provision(data: ProvisionInput, choices: DeployChoices) -> Provision:
     result = Provision(recipe=choices.recipe)
     _images(data, choices, result)
     _weights(data, choices, result)
-    result.steps.sort(key=lambda step: not step.id.startswith(_STARTS))
+    _image_checks(data, choices, result)
+    result.steps.sort(key=_place)
     if choices.recipe == "vllm-ray":
         _ray(data, choices, result)
     return result
@@ -168,6 +182,48 @@ def _copy_image_step(
         needs=[f"pull:{head}"] if head_pulls else [],
         job=f"copy-image-{host}",
     )
+
+
+def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
+    """Ask the image on each node where it was not asked yet, once it is there."""
+    wanted = image_name(choices.image or "")
+    engine = "sglang" if choices.recipe == "sglang" else "vllm"
+    arrivals = {s.id for s in result.steps if s.id.startswith(("pull:", "image-copy:"))}
+    unasked = []
+    for host in choices.hosts:
+        image = _image(data.hosts[host], wanted)
+        if image is not None and image.contents is not None:
+            continue
+        unasked.append(host)
+        result.steps.append(
+            DeployStep(
+                id=f"image-check:{host}",
+                title=f"ask {wanted} on {host} what it runs (vLLM, Ray, SGLang versions)",
+                host=host,
+                actions=[contents_command([wanted])],
+                check=job_log_check(
+                    host,
+                    IMAGE_CHECK_JOB,
+                    f"the image holds {engine}",
+                    f"^Name: {engine}$",
+                ),
+                rollback="none (a throwaway container without network, removed when it exits)",
+                needs=[i for i in (f"pull:{host}", f"image-copy:{host}") if i in arrivals],
+                job=IMAGE_CHECK_JOB,
+            )
+        )
+    if unasked:
+        arriving = [h for h in unasked if f"image-check:{h}" in _needing(result)]
+        after = f", after it arrives on {', '.join(arriving)}" if arriving else ""
+        result.notes.append(
+            f"image contents: {wanted} is asked what it runs on {', '.join(unasked)} (`pip "
+            f"show` in a throwaway container{after}); the engine starts only if it holds {engine}"
+        )
+
+
+def _needing(result: Provision) -> set[str]:
+    """The steps that wait for another provisioning step."""
+    return {s.id for s in result.steps if s.needs}
 
 
 def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
@@ -261,10 +317,12 @@ def _ray(data: ProvisionInput, choices: DeployChoices, result: Provision) -> Non
     offline = [h for h in lacking if h in data.offline]
     if offline:
         result.recipe = "vllm-multinode"
+        probed = all(state == "absent" for state in lacking.values())
+        whatever = "" if probed else ", whatever the image check finds"
         result.notes.append(
             f"Ray: not known to be in {choices.image} ({why}) and {', '.join(offline)} cannot "
             "pip install it (no internet there): the plan uses vLLM's multiprocess recipe "
-            "(--nnodes/--node-rank, no Ray) instead"
+            f"(--nnodes/--node-rank, no Ray) instead{whatever}"
         )
         return
     result.install_ray = frozenset(lacking)

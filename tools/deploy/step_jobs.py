@@ -13,11 +13,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from tools.deploy.fabric_test import FABRIC_TEST_JOB, fabric_measurement
+from tools.deploy.provision import IMAGE_CHECK_JOB
 from tools.deploy.recipe_parts import FAILED_LINE
 from tools.deploy.steps import DeployStep
 from tools.jobs.host import JobCommandError, job_log, start_job
 from tools.jobs.waiting import wait_for_jobs
 from tools.jobs.world_facts import jobs_read, jobs_started
+from tools.recon.image_probe import parse_contents
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.world_store import WorldStore
@@ -90,13 +92,13 @@ async def _error_line(pool: SSHPool, host: str, name: str) -> str | None:
 
 
 async def _summary(pool: SSHPool, step: DeployStep, tail: str, world: WorldStore | None) -> str:
-    """What the job's log says; for the fabric test, the bandwidth and its verdict, which the
-    world model keeps."""
-    if step.job != FABRIC_TEST_JOB:
+    """What the job's log says; for the fabric test, the bandwidth and its verdict, and for an
+    image check, what the image runs: the world model keeps both."""
+    if step.job not in (IMAGE_CHECK_JOB, FABRIC_TEST_JOB):
         return tail[-500:]
-    found = await job_log(
-        pool, step.host, FABRIC_TEST_JOB, lines=LOG_LINES, max_bytes=20000, grep=None
-    )
+    found = await job_log(pool, step.host, step.job, lines=LOG_LINES, max_bytes=20000, grep=None)
+    if step.job == IMAGE_CHECK_JOB:
+        return _image_contents(step, found[1] if found else tail, world)
     measured = fabric_measurement(found[1] if found else tail, step.host)
     if measured is None:
         return tail[-500:]
@@ -105,3 +107,16 @@ async def _summary(pool: SSHPool, step: DeployStep, tail: str, world: WorldStore
     busbw, finding = measured.busbw_gb_s, measured.finding
     line = f"measured bus bandwidth {busbw:g} GB/s ({busbw * 8:.0f} Gb/s)"
     return line + (f"; finding: {finding.message}. {finding.fix}" if finding else "")
+
+
+def _image_contents(step: DeployStep, log: str, world: WorldStore | None) -> str:
+    """The engine versions the image printed, which the world model keeps."""
+    found = parse_contents(log)
+    if not found:
+        return log[-500:]
+    lines = []
+    for ref, contents in found.items():
+        if world is not None:
+            world.record_image_contents(step.host, ref, contents)
+        lines.append(f"{ref} on {step.host} holds {contents.words()}")
+    return "; ".join(lines)

@@ -143,6 +143,13 @@ class ImageContents(BaseModel):
     vllm: str | None = None
     sglang: str | None = None
 
+    def words(self) -> str:
+        """`vllm 0.19.1+nv26.05; no ray, no sglang`: what it holds first."""
+        found = self.model_dump()
+        held = ", ".join(f"{name} {v}" for name, v in found.items() if v)
+        absent = ", ".join(f"no {name}" for name, v in found.items() if not v)
+        return "; ".join(part for part in (held or "no engine", absent) if part)
+
 
 class Image(BaseModel):
     repository: str
