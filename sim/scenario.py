@@ -191,6 +191,17 @@ class Faults(_Model):
     drop: str | None = None
 
 
+class PeerSsh(_Model):
+    """What this host's own ssh client may do to its peers. NVIDIA's connect-two-sparks playbook
+    (dgx-spark.md §2.1 step 3, `discover-sparks`) copies one shared key to every node found on
+    the fabric, which also records each peer's host key; a host set up otherwise lacks one or
+    both (§6 failure mode 22: `Host key verification failed`). None: every peer, every address.
+    """
+
+    known_hosts: list[str] | None = None  # names/addresses whose host key ~/.ssh/known_hosts has
+    authorized_on: list[str] | None = None  # peers (hostnames) whose authorized_keys has our key
+
+
 class Host(_Model):
     role: Literal["head", "worker"]
     address: str
@@ -221,6 +232,7 @@ class Host(_Model):
     internet: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
+    peer_ssh: PeerSsh = Field(default_factory=PeerSsh)
 
 
 class Scenario(_Model):

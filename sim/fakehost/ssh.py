@@ -4,7 +4,8 @@ What OpenSSH's client does, as ssh(1) describes it: the words after the destinat
 with spaces into one command line that the remote user's shell runs; stdin, stdout and stderr
 are forwarded; "ssh exits with the exit status of the remote command or with 255 if an error
 occurred" (a command killed by a signal included). An address nobody answers on, or one this
-host has no route to, ends with ssh's own `ssh: connect to host ADDR port 22: No route to host`.
+host has no route to, ends with ssh's own `ssh: connect to host ADDR port 22: No route to host`;
+a peer whose host key or login this host's account lacks, with ssh's refusal (peer_trust.py).
 
 The peer is found as rsync.py finds it, over the simulated fabric (fabric.peer_at). The command
 is started by the PEER's tool server (a LAUNCH request on its socket, wire.py), so it runs in
@@ -25,7 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import fabric
+from . import fabric, peer_trust
+from .state import read_state
 from .wire import LAUNCH, SOCKET_DIR, SOCKET_NAME, STD_STREAMS, encode_request
 
 ERROR_STATUS = 255
@@ -70,6 +72,10 @@ def run_ssh(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     peer = fabric.peer_at(state, host_dir, address)
     if peer is None:
         sys.stderr.write(f"ssh: connect to host {address} port 22: No route to host\n")
+        return ERROR_STATUS
+    refused = peer_trust.refusal(state, read_state(peer), destination)
+    if refused is not None:
+        sys.stderr.write(refused)
         return ERROR_STATUS
     try:
         return _run_on(peer, " ".join(words))

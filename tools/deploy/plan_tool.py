@@ -27,6 +27,7 @@ from tools.deploy.fit import (
     size_from_hub,
 )
 from tools.deploy.fixes import fix_steps
+from tools.deploy.peer_ssh import addresses_used, peer_ssh_findings
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.provision import ProvisionInput, provision
 from tools.deploy.recipe_parts import split_label
@@ -147,6 +148,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         for step in recipe.steps:
             step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
         ordered = order_steps([*fixes, *prov.steps, *extra, *recipe.steps])
+        unresolved += await _peer_ssh(ordered, choices, report, supplies, ctx)
         plan = to_plan(choices, ordered, report, size, prov.notes)
         ctx.state.add_deployment(plan, ordered)
         data.update(
@@ -268,6 +270,25 @@ async def _measured_cache_sizes(params: DeployChoices, ctx: ToolContext) -> dict
 
     sizes = await asyncio.gather(*(one(h) for h in params.hosts))
     return dict(zip(params.hosts, sizes, strict=True))
+
+
+async def _peer_ssh(
+    steps: list[DeployStep],
+    choices: DeployChoices,
+    report: PreflightReport,
+    supplies: ProvisionInput,
+    ctx: ToolContext,
+) -> list[Finding]:
+    """Blockers for the worker addresses the head's commands name but its ssh cannot log in to."""
+    if ctx.ssh is None or not choices.workers:
+        return []
+    fabric = report.fabric or {}
+    candidates = {
+        w: [fabric[w].ip if w in fabric else None, supplies.addresses.get(w, w)]
+        for w in choices.workers
+    }
+    targets = addresses_used(steps, choices.head, candidates)
+    return await peer_ssh_findings(ctx.ssh, choices.head, targets) if targets else []
 
 
 def _blocker_lines(findings: list[Finding]) -> str:
