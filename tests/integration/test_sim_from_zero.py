@@ -25,6 +25,7 @@ from tools.ssh.pool import CommandResult
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 MODEL_BYTES = 119 * 10**9
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
+WITH_RAY = "nvcr.io/nvidia/vllm:25.11-py3"  # the 26.05 image has none (dgx-spark.md §2.3)
 
 
 @dataclass
@@ -139,7 +140,7 @@ async def test_link_local_on_one_cable_is_a_working_fabric(sim: Sim) -> None:
     fabric = [f for f in compute_findings(facts, MODEL_BYTES) if f.check in ("fabric", "mtu")]
     assert fabric == []
     for host in ("spark-a", "spark-b"):
-        run = f"docker run -d --name node --network host --gpus all {NGC} sleep infinity"
+        run = f"docker run -d --name node --network host --gpus all {WITH_RAY} sleep infinity"
         assert (await sim.run(host, run)).exit_status == 0
     head = "docker exec node ray start --head --port 6379 --node-ip-address 169.254.127.30"
     assert (await sim.run("spark-a", head)).exit_status == 0
