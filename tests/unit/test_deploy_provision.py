@@ -65,5 +65,5 @@ def test_an_image_that_arrives_is_asked_what_it_runs_once_it_is_there() -> None:
     # not probed and spark-b cannot pip install: the mp recipe, whatever the check finds
     assert found.recipe == "vllm-multinode"
     assert found.notes[-1].endswith(
-        "(--nnodes/--node-rank, no Ray) instead whatever the image check finds"
+        "(--nnodes/--node-rank, no Ray) instead, whatever the image check finds"
     )
