@@ -8,7 +8,12 @@ entry and disk grow as it goes. Output as the captures show it (tests/fixtures/j
 `--info=progress2` is one line rewritten with \\r (`  5,268,953,088 100%   87.36MB/s    0:00:57
 (xfr#1, to-chk=0/1)`, `-h` prints `737.82M`); `-P`/`--progress` shows each file's name and its
 progress; `-v` ends with `sent … bytes  received … bytes  … bytes/sec` and `total size is …
-speedup is 1.00`. Failures are rsync's and ssh's own lines.
+speedup is 1.00`. Failures are rsync's and ssh's own lines. A peer that cannot be reached (no
+route, or down: the cluster's `down` fault) fails as rsync 3.2.7 over ssh does, exit 255 (public
+CI logs show these three lines verbatim, e.g. with `Connection timed out` in the first):
+`ssh: connect to host ADDR port 22: No route to host`,
+`rsync: connection unexpectedly closed (0 bytes received so far) [sender]`,
+`rsync error: unexplained error (code 255) at io.c(231) [sender=3.2.7]`.
 """
 
 from __future__ import annotations

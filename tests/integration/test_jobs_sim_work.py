@@ -74,6 +74,31 @@ async def test_a_copy_over_a_link_that_is_down_fails_with_sshs_line(
     assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
 
 
+async def test_a_copy_to_a_worker_that_is_down_fails_as_rsync_over_ssh_does(
+    empty: tuple[SimCluster, JobDesk],
+) -> None:
+    cluster, desk = empty
+    await desk.call("job_start", name="weights", command=f"hf download {MODEL}", hosts=["spark-a"])
+    await desk.call("job_wait", hosts=["spark-a"], names=["weights"], timeout=60)
+    cluster.inject("spark-b", down=True)  # powered off: the head's ssh and rsync get no answer
+    worker = cluster.scenario.hosts["spark-b"].address
+    copy = f"rsync -a --info=progress2 {CACHE} {worker}:{CACHE}"
+    await desk.call("job_start", name="copy", command=copy, hosts=["spark-a"])
+    await desk.call("job_start", name="probe", command=f"ssh {worker} hostname", hosts=["spark-a"])
+
+    waited = await desk.call("job_wait", hosts=["spark-a"], names=["copy", "probe"], timeout=60)
+    logs = await desk.call("job_logs", host="spark-a", name="copy")
+
+    jobs = job_facts(waited)
+    refused = f"ssh: connect to host {worker} port 22: No route to host"
+    assert jobs[("spark-a", "copy")]["exit_code"] == 255 and waited.is_error
+    assert jobs[("spark-a", "copy")]["progress"]["error"] == refused
+    assert "rsync: connection unexpectedly closed (0 bytes received so far) [sender]" in logs.text
+    assert "rsync error: unexplained error (code 255) at io.c(231) [sender=3.2.7]" in logs.text
+    assert jobs[("spark-a", "probe")]["exit_code"] == 255
+    assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
+
+
 async def test_an_engine_started_as_a_job_logs_its_loading_into_the_job_log(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:
