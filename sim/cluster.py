@@ -169,9 +169,10 @@ class SimCluster:
             if value is not _UNSET:
                 default = Faults.model_fields[key].default
                 setattr(faults, key, default if value is None else value)
-        if changes["hang"] is not _UNSET:
+        if changes["hang"] is not _UNSET or changes["down"] is not _UNSET:
+            # The host's fake tools and its peers' (ssh, rsync, mpirun) read these from its state.
             with locked_state(self.host_dir(host)) as state:
-                state["faults"]["hang"] = faults.hang
+                state["faults"].update(hang=faults.hang, down=faults.down)
         if faults.down:
             for conn in list(self._connections[host]):
                 conn.abort()

@@ -53,6 +53,11 @@ SANDBOX_FILES = ("launch", "rc.bash", "shell")
 SCRIPT_REAL_TOOLS = ("mkdir", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
 SCRIPT_FAKE_TOOLS = frozenset({"kill"})
+# Fabric benchmarks a fresh Spark lacks (sim/scenario.py FabricTests): nccl-tests in its build
+# folder under HOME, perftest on PATH.
+NCCL_TESTS = ("all_gather_perf", "all_reduce_perf")
+NCCL_TESTS_BUILD = "nccl-tests/build"
+PERFTEST = ("ib_write_bw", "ib_read_bw")
 
 # A fake tool: a client of the host's tool server, compiled (sim/fakehost/client.c) or, without a
 # C compiler, this Python one (sim/fakehost/client.py).
@@ -124,20 +129,44 @@ def _install_sandbox(host_dir: Path, user: str) -> None:
     write_allow_file(host_dir / "sandbox" / "exec-allow", real)
 
 
+def _installed(host: Host, tool: str) -> bool:
+    """Whether a fake tool is on this host's PATH: nvcc and perftest only where the scenario
+    says so; nccl-tests never (its build folder holds it, see _install_nccl_tests)."""
+    if tool in NCCL_TESTS:
+        return False
+    if tool in PERFTEST:
+        return host.fabric_tests.perftest
+    return tool != "nvcc" or host.nvcc_on_path
+
+
+def _install_tool(tool: str, target: Path, host_dir: Path, client: Path | None) -> None:
+    if client is not None:
+        install_client(client, target)
+        return
+    stub = _TOOL_STUB.format(
+        python=sys.executable, parent=str(FAKEHOST_PARENT), tool=tool, host_dir=str(host_dir)
+    )
+    _write_exec(target, stub)
+
+
+def _install_nccl_tests(host: Host, host_dir: Path, client: Path | None) -> None:
+    """~/nccl-tests/build/*_perf where NVIDIA's NCCL playbook built them (`make MPI=1`)."""
+    if not host.fabric_tests.nccl_tests:
+        return
+    build = host_dir / "home" / NCCL_TESTS_BUILD
+    build.mkdir(parents=True)
+    for tool in NCCL_TESTS:
+        _install_tool(tool, build / tool, host_dir, client)
+
+
 def _install_bin(host: Host, host_dir: Path, user: str) -> None:
     bin_dir, script_dir = host_dir / "bin", host_dir / "bin-script"
     client = client_binary()
     for tool in TOOLS:
-        if tool == "nvcc" and not host.nvcc_on_path:
-            continue
-        target = (script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool
-        if client is not None:
-            install_client(client, target)
-            continue
-        stub = _TOOL_STUB.format(
-            python=sys.executable, parent=str(FAKEHOST_PARENT), tool=tool, host_dir=str(host_dir)
-        )
-        _write_exec(target, stub)
+        if _installed(host, tool):
+            target = (script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool
+            _install_tool(tool, target, host_dir, client)
+    _install_nccl_tests(host, host_dir, client)
     for folder, names in ((bin_dir, WRAPPED_TOOLS), (script_dir, SCRIPT_WRAPPED_TOOLS)):
         for name in names:
             _write_exec(folder / name, _fill((SANDBOX_SRC / name).read_text(), host_dir, user))

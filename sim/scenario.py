@@ -202,6 +202,15 @@ class PeerSsh(_Model):
     authorized_on: list[str] | None = None  # peers (hostnames) whose authorized_keys has our key
 
 
+class FabricTests(_Model):
+    """The fabric benchmarks a host has. A fresh Spark has neither (dgx-spark.md §1.3, §2.2):
+    nccl-tests is built from source into ~/nccl-tests/build by NVIDIA's NCCL playbook (`make
+    MPI=1`), perftest (`ib_write_bw`) comes from `sudo apt install perftest`."""
+
+    nccl_tests: bool = False
+    perftest: bool = False
+
+
 class Host(_Model):
     role: Literal["head", "worker"]
     address: str
@@ -219,6 +228,7 @@ class Host(_Model):
     gpu: Gpu
     disks: list[Disk] = Field(default_factory=list)
     nvcc_on_path: bool = False
+    fabric_tests: FabricTests = Field(default_factory=FabricTests)
     docker: Docker = Field(default_factory=Docker)
     nics: dict[str, Nic] = Field(default_factory=dict)
     listeners: list[Listener] = Field(default_factory=list)

@@ -2,7 +2,7 @@
 
 Only the scenario's `docker.pullable` images can be pulled (docker_pull.py), a running
 container holds its memory, and stop/rm/start/restart/run change the state the way the real
-engine would.
+engine would; `rmi` answers as moby does (docker_rmi.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_archive, docker_pull, docker_run, procs, served
+from . import docker_archive, docker_pull, docker_rmi, docker_run, procs, served
 from .container_files import fs_root
 from .docker_daemon import denied, info, version
 from .docker_listing import (
@@ -29,6 +29,7 @@ from .docker_listing import (
 from .state import locked_state
 
 STATS_INTERVAL_S = 1.0  # the daemon's stats collector interval
+_IMAGE_VERBS = {"ls": "images", "list": "images", "rm": "rmi", "remove": "rmi"}  # `docker image …`
 
 
 def _lifecycle(verb: str, args: list[str], host_dir: Path) -> int:
@@ -91,7 +92,7 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     if verb == "container" and rest:
         verb, rest = {"ls": "ps", "list": "ps"}.get(rest[0], rest[0]), rest[1:]
     if verb == "image" and rest:
-        verb, rest = {"ls": "images", "list": "images"}.get(rest[0], rest[0]), rest[1:]
+        verb, rest = _IMAGE_VERBS.get(rest[0], rest[0]), rest[1:]
     if verb == "version":
         return version(rest, state)
     if verb == "info":
@@ -116,6 +117,8 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         return docker_run.exec_(rest, host_dir, find_container)
     if verb == "pull":
         return docker_pull.pull(rest, host_dir)
+    if verb == "rmi":
+        return docker_rmi.rmi(rest, host_dir)
     if verb == "save":
         return docker_archive.save(rest, host_dir)
     if verb == "load":

@@ -45,10 +45,16 @@ def primary_ip(state: dict[str, Any]) -> str:
     return "127.0.0.1"
 
 
+def is_down(state: dict[str, Any]) -> bool:
+    """The host is marked down (scenario `faults.down`, or `SimCluster.inject(down=True)`): it is
+    powered off, so it answers on none of its addresses."""
+    return bool(state.get("faults", {}).get("down"))
+
+
 def owner_of(host_dir: Path, ip: str) -> tuple[Path, dict[str, Any]] | None:
-    """The host that currently answers on `ip`, if any."""
+    """The host that currently answers on `ip`, if any (a host that is down answers on none)."""
     for path, state in hosts(host_dir):
-        if ip in local_ips(state):
+        if ip in local_ips(state) and not is_down(state):
             return path, state
     return None
 

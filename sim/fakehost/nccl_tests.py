@@ -7,6 +7,13 @@ on the simulated clock), `# Avg bus bandwidth`, the closing lines. The bus bandw
 that healthy pair measured (~21.4 GB/s) when every rank's host reaches the others over RoCE
 ports with carrier (NCCL_IB_HCA honoured), else what the slowest socket link carries (NCCL
 falls back to TCP); a single rank moves nothing (bus bandwidth 0).
+
+mpirun needs the program on every rank's host: nccl-tests is not packaged, NVIDIA's NCCL
+playbook builds it into ~/nccl-tests/build on each node (dgx-spark.md §2.2), and a fresh Spark
+has none (sim/scenario.py FabricTests). Where it is missing, mpirun stops as Open MPI 4.1 does
+(public reports, e.g. fastpm/fastpm#101, aiidateam/aiida-tutorials#465): `mpirun was unable to
+launch the specified application as it could not access / or execute an executable:` with
+`Executable:` and `Node:` lines and `while attempting to start process rank N.` between rules.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from .links import carrier
 from .pace import SimulatorGone, ticks
 from .state import read_state
 
+_RULE = "-" * 74
 ROCE_BUSBW_GB_S = 21.40  # the healthy capture's average over 2 x GB10, one cable
 WARMUP, ITERS = 10, 50
 _SIZES = {"K": 1024, "M": 1024**2, "G": 1024**3}
@@ -149,7 +157,33 @@ def run_mpirun(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
             )
             return 1
         ranks.append(found)
+    for index, rank in enumerate(ranks):
+        if not _executable_on(rank, program, host_dir):
+            sys.stderr.write(
+                f"{_RULE}\nmpirun was unable to launch the specified application as it could "
+                f"not access\nor execute an executable:\n\nExecutable: {program}\nNode: "
+                f"{read_state(rank)['hostname']}\n\nwhile attempting to start process rank "
+                f"{index}.\n{_RULE}\n"
+            )
+            return 1
     return run_perf(program.rsplit("/", 1)[-1], rest, host_dir, ranks)
+
+
+def _executable_on(rank: Path, program: str, host_dir: Path) -> bool:
+    """Whether `program` is an executable file on the rank's host. Each node resolves the same
+    path itself, as Open MPI's daemons do: a path under this host's HOME is the same path under
+    the rank's HOME (same user on every node, as NVIDIA's playbooks require); a bare name is
+    looked up on its PATH."""
+    home = str(host_dir / "home")
+    if "/" not in program:
+        found = rank / "bin" / program
+    elif program.startswith(home + "/"):
+        found = rank / "home" / program.removeprefix(home + "/")
+    elif not program.startswith("/"):
+        found = rank / "home" / program
+    else:
+        return False  # outside HOME: nothing of nccl-tests lives there on a Spark
+    return found.is_file() and os.access(found, os.X_OK)
 
 
 def _rank_host(state: dict[str, Any], host_dir: Path, name: str) -> Path | None:

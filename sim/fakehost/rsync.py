@@ -8,7 +8,13 @@ entry and disk grow as it goes. Output as the captures show it (tests/fixtures/j
 `--info=progress2` is one line rewritten with \\r (`  5,268,953,088 100%   87.36MB/s    0:00:57
 (xfr#1, to-chk=0/1)`, `-h` prints `737.82M`); `-P`/`--progress` shows each file's name and its
 progress; `-v` ends with `sent … bytes  received … bytes  … bytes/sec` and `total size is …
-speedup is 1.00`. Failures are rsync's and ssh's own lines.
+speedup is 1.00`. Failures are rsync's and ssh's own lines. A peer that cannot be reached (no
+route, or down: the cluster's `down` fault) fails as rsync 3.2.7 over ssh does, exit 255 (public
+CI logs show these three lines verbatim, e.g. with `Connection timed out` in the first):
+`ssh: connect to host ADDR port 22: No route to host`,
+`rsync: connection unexpectedly closed (0 bytes received so far) [sender]`,
+`rsync error: unexplained error (code 255) at io.c(231) [sender=3.2.7]`; a peer whose host key
+or login this host's account lacks, the same with ssh's refusal first (peer_trust.py).
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import fabric
+from . import fabric, peer_trust
 from .hfcache import GB, grow, lay_out
 from .links import carrier
 from .pace import SimulatorGone, ticks
+from .state import read_state
 
 _MB = 1_000_000
 _MODEL_DIR = re.compile(r"models--(?P<org>[^/]+?)--(?P<name>[^/]+)")
@@ -74,10 +81,12 @@ def run_rsync(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     host, _, _path = dest.rpartition(":")
     address = host.rpartition("@")[2]
     peer = fabric.peer_at(state, host_dir, address)
-    if peer is None:
+    refused = None if peer is None else peer_trust.refusal(state, read_state(peer), host)
+    if peer is None or refused is not None:
+        said = refused or f"ssh: connect to host {address} port 22: No route to host\n"
         sys.stderr.write(
-            f"ssh: connect to host {address} port 22: No route to host\n"
-            "rsync: connection unexpectedly closed (0 bytes received so far) [sender]\n"
+            said
+            + "rsync: connection unexpectedly closed (0 bytes received so far) [sender]\n"
             + _FAILED.format(what="unexplained error", code=255, where="io.c(231)")
             + "\n"
         )

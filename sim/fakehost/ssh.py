@@ -3,9 +3,14 @@
 What OpenSSH's client does, as ssh(1) describes it: the words after the destination are joined
 with spaces into one command line that the remote user's shell runs; stdin, stdout and stderr
 are forwarded; "ssh exits with the exit status of the remote command or with 255 if an error
-occurred" (a command killed by a signal included). An address nobody answers on, or one this
-host has no route to, ends with ssh's own `ssh: connect to host ADDR port 22: No route to host`;
-a peer whose host key or login this host's account lacks, with ssh's refusal (peer_trust.py).
+occurred" (a command killed by a signal included). An address nobody answers on, one this host
+has no route to, or a peer that is down (the cluster's `down` fault: powered off, so nothing
+answers the ARP for its address) ends with ssh's own `ssh: connect to host ADDR port 22: No route
+to host` and status 255, the line OpenSSH prints when connect(2) fails with EHOSTUNREACH (seen
+verbatim in public rsync/CI logs, e.g. `ssh: connect to host … port 22: No route to host` before
+`rsync: connection unexpectedly closed`); it is also what Scout's own SSH is told for a down worker
+(sim/host_server.py). A peer whose host key or login this host's account lacks gets ssh's
+refusal (peer_trust.py).
 
 The peer is found as rsync.py finds it, over the simulated fabric (fabric.peer_at). The command
 is started by the PEER's tool server (a LAUNCH request on its socket, wire.py), so it runs in

@@ -74,6 +74,31 @@ async def test_a_copy_over_a_link_that_is_down_fails_with_sshs_line(
     assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
 
 
+async def test_a_copy_to_a_worker_that_is_down_fails_as_rsync_over_ssh_does(
+    empty: tuple[SimCluster, JobDesk],
+) -> None:
+    cluster, desk = empty
+    await desk.call("job_start", name="weights", command=f"hf download {MODEL}", hosts=["spark-a"])
+    await desk.call("job_wait", hosts=["spark-a"], names=["weights"], timeout=60)
+    cluster.inject("spark-b", down=True)  # powered off: the head's ssh and rsync get no answer
+    worker = cluster.scenario.hosts["spark-b"].address
+    copy = f"rsync -a --info=progress2 {CACHE} {worker}:{CACHE}"
+    await desk.call("job_start", name="copy", command=copy, hosts=["spark-a"])
+    await desk.call("job_start", name="probe", command=f"ssh {worker} hostname", hosts=["spark-a"])
+
+    waited = await desk.call("job_wait", hosts=["spark-a"], names=["copy", "probe"], timeout=60)
+    logs = await desk.call("job_logs", host="spark-a", name="copy")
+
+    jobs = job_facts(waited)
+    refused = f"ssh: connect to host {worker} port 22: No route to host"
+    assert jobs[("spark-a", "copy")]["exit_code"] == 255 and waited.is_error
+    assert jobs[("spark-a", "copy")]["progress"]["error"] == refused
+    assert "rsync: connection unexpectedly closed (0 bytes received so far) [sender]" in logs.text
+    assert "rsync error: unexplained error (code 255) at io.c(231) [sender=3.2.7]" in logs.text
+    assert jobs[("spark-a", "probe")]["exit_code"] == 255
+    assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
+
+
 async def test_an_engine_started_as_a_job_logs_its_loading_into_the_job_log(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:
@@ -139,7 +164,7 @@ async def test_fabric_benchmarks_as_jobs_report_their_bandwidth(
                 "hosts": ["spark-a"],
                 "command": (
                     "mpirun -np 2 -H 192.168.100.10,192.168.100.11 -x NCCL_IB_HCA=rocep1s0f1 "
-                    "all_gather_perf -b 1G -e 4G -f 2"
+                    "$HOME/nccl-tests/build/all_gather_perf -b 1G -e 4G -f 2"
                 ),
             },
         ),
@@ -153,3 +178,33 @@ async def test_fabric_benchmarks_as_jobs_report_their_bandwidth(
     assert "avg bus bandwidth 21.4 GB/s (171 Gb/s)" in waited.text
     server_done = await desk.call("job_wait", hosts=["spark-b"], names=["ib-server"], timeout=30)
     assert job_facts(server_done)[("spark-b", "ib-server")]["exit_code"] == 0
+
+
+async def test_all_gather_perf_needs_nccl_tests_built_on_every_node(tmp_path: Path) -> None:
+    """perftest-only: nccl-tests was never built (NVIDIA's NCCL playbook not followed), so mpirun
+    stops as Open MPI does; the pair has ib_write_bw instead, and `test -x` tells them apart."""
+    program = "$HOME/nccl-tests/build/all_gather_perf"
+    nccl = f"mpirun -np 2 -H 192.168.100.10,192.168.100.11 {program} -b 1G -e 1G"
+    async with SimCluster(load_scenario("perftest-only"), tmp_path / "sim") as cluster:
+        inventory = Inventory.load(cluster.write_inventory(tmp_path / "inv" / "inventory.yaml"))
+        async with SSHPool(inventory) as pool:
+            desk = JobDesk(pool, tmp_path / "spill")
+            await desk.call("job_start", name="nccl", command=nccl, hosts=["spark-a"])
+            waited = await desk.call("job_wait", hosts=["spark-a"], names=["nccl"], timeout=60)
+            logs = await desk.call("job_logs", host="spark-a", name="nccl")
+            have = await pool.run(
+                "spark-a",
+                f'test -x "{program}" || echo no-nccl-tests; command -v ib_write_bw',
+                timeout=30,
+            )
+            head = cluster.host_state("spark-a")["hostname"]
+
+    assert job_facts(waited)[("spark-a", "nccl")]["exit_code"] == 1
+    assert (
+        "mpirun was unable to launch the specified application as it could not access\n"
+        "or execute an executable:\n"
+    ) in logs.text
+    assert f"nccl-tests/build/all_gather_perf\nNode: {head}\n" in logs.text
+    assert "while attempting to start process rank 0." in logs.text
+    lines = have.stdout.splitlines()
+    assert lines[0] == "no-nccl-tests" and lines[1].endswith("/ib_write_bw"), have.stdout

@@ -217,3 +217,43 @@ async def test_a_resumed_session_runs_the_next_step_of_its_approved_rollout(tmp_
     assert "No approved deployment plan" not in step2["content"]
     notices = [e for e in read_transcript(tmp_path / "resumed.jsonl").events if e.type == "notice"]
     assert any("holds again; its rollout: 1/" in n.message for n in notices)
+
+
+async def test_a_copy_to_a_worker_that_went_down_fails_with_sshs_line(tmp_path):
+    """fresh-pair: the image and the weights are on the head; the worker is powered off before
+    the image is copied to it (`docker save | ssh WORKER docker load`): the step fails with
+    OpenSSH's own line, as on real hardware, and names its rollback."""
+    plan = await _computed_plan("fresh-pair")
+    copy = next(n for n, s in enumerate(plan["steps"], 1) if s["title"].startswith("copy nvcr"))
+    patient = {"check_attempts": 20, "check_interval_s": 0.3}
+    first = tmp_path / "first.jsonl"
+    async with SimCluster("fresh-pair", tmp_path / "sim") as sim:
+        before = await _session_on(
+            sim,
+            tmp_path,
+            [
+                tool_turn([("r", "recon", {"hosts": "all"})]),
+                tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
+                tool_turn([("a", "propose_plan", plan)]),
+                *(
+                    tool_turn([(f"s{n}", "rollout_step", {"step": n, **patient})])
+                    for n in range(1, copy)
+                ),
+                text_turn("the worker is about to lose power"),
+            ],
+            transcript=first,
+        )
+        assert all(not before[f"s{n}"].get("is_error") for n in range(1, copy)), before
+        sim.inject("spark-b", down=True)
+        after = await _session_on(
+            sim,
+            tmp_path,
+            [tool_turn([("c", "rollout_step", {"step": copy, **patient})]), text_turn("stop")],
+            transcript=tmp_path / "resumed.jsonl",
+            resume=rebuild(read_transcript(first).events),
+        )
+    failed = after["c"]
+    assert failed.get("is_error"), failed["content"]
+    assert "job copy-image-spark-b failed on spark-a: " in failed["content"]
+    assert "ssh: connect to host 192.168.200.13 port 22: No route to host" in failed["content"]
+    assert "Proposed rollback on" in failed["content"]

@@ -17,6 +17,7 @@ from tools.recon.facts import (
     Disk,
     DiskFacts,
     DockerFacts,
+    FabricTestFacts,
     Gpu,
     GpuFacts,
     HostFacts,
@@ -75,6 +76,7 @@ def _spark(
         ),
         toolkit=ToolkitFacts(nvcc_on_path=False, cuda_nvcc_present=True),
         docker=DockerFacts(installed=True, usable=True, containers=containers or []),
+        fabric_tests=FabricTestFacts(nccl_tests=True, perftest=True),  # as the seed pair has
     )
 
 

@@ -10,7 +10,13 @@ from agent.world.render import render_compact
 from tests.support.sparks import reference_pair, seed_pair
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import find_fabric
-from tools.deploy.fabric_test import bandwidth_verdict, fabric_measurement, fabric_test_step
+from tools.deploy.fabric_test import (
+    bandwidth_verdict,
+    fabric_measurement,
+    fabric_test_risk,
+    fabric_test_step,
+)
+from tools.recon.facts import FabricTestFacts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "recon"
 
@@ -27,7 +33,9 @@ def test_healthy_run_passes_and_degraded_run_is_a_finding() -> None:
 
 def test_the_run_uses_both_twins_and_the_fabric_addresses() -> None:
     choices = DeployChoices(model="Qwen/Qwen3.5-122B-A10B-FP8", hosts=["spark-a", "spark-b"])
-    step = fabric_test_step(choices, find_fabric(reference_pair(), choices.hosts), [])
+    pair = reference_pair()
+    programs = {h: f.fabric_tests for h, f in pair.items()}
+    step = fabric_test_step(choices, find_fabric(pair, choices.hosts), [], programs=programs)
     assert step is not None and step.job == "fabric-test" and step.host == "spark-a"
     command = step.actions[0]
     assert command.startswith("mpirun -np 2 -H 192.168.100.10:1,192.168.100.11:1 ")
@@ -40,9 +48,13 @@ def test_a_worker_whose_link_comes_up_later_is_read_over_ssh_when_the_test_runs(
     """spark-b's link is down while planning: mpirun names it by a lookup from the head over
     the SSH path the head already has to it (its inventory address), host keys checked."""
     choices = DeployChoices(model="Qwen/Qwen3.5-122B-A10B-FP8", hosts=["spark-a", "spark-b"])
-    fabric = find_fabric(seed_pair(), choices.hosts)
+    pair = seed_pair()
+    fabric = find_fabric(pair, choices.hosts)
     assert fabric["spark-b"].ip is None
-    step = fabric_test_step(choices, fabric, ["link-up:spark-b"], {"spark-b": "192.168.200.13"})
+    programs = {h: f.fabric_tests for h, f in pair.items()}
+    step = fabric_test_step(
+        choices, fabric, ["link-up:spark-b"], {"spark-b": "192.168.200.13"}, programs=programs
+    )
     assert step is not None and step.needs == ["link-up:spark-b"]
     assert step.title.endswith("over 2 nodes (spark-b's address read when it runs)")
     command = step.actions[0]
@@ -80,3 +92,19 @@ def test_the_measurement_reaches_the_world_model_with_its_finding() -> None:
     assert "all_gather_perf measured 2.82151 GB/s bus bandwidth" in render_compact(world)
     world.apply_round(reference_pair(), {})  # a new probe round keeps the measured finding
     assert [f.kind for f in world.findings if f.kind == "fabric_slow"] == ["fabric_slow"]
+
+
+def test_a_node_without_nccl_tests_or_unknown_means_no_test_and_a_risk() -> None:
+    choices = DeployChoices(model="Qwen/Qwen3.5-122B-A10B-FP8", hosts=["spark-a", "spark-b"])
+    pair = reference_pair()
+    fabric = find_fabric(pair, choices.hosts)
+    programs = {
+        "spark-a": FabricTestFacts(nccl_tests=True, perftest=False),
+        "spark-b": FabricTestFacts(),  # the probe did not say
+    }
+    assert fabric_test_step(choices, fabric, [], programs=programs) is None
+    risk = fabric_test_risk(choices, fabric, programs)
+    assert risk is not None and "recon could not tell whether spark-b has nccl-tests" in risk
+    assert "make MPI=1" in risk and "sudo apt install perftest" in risk
+    every = {h: f.fabric_tests for h, f in pair.items()}
+    assert fabric_test_risk(choices, fabric, every) is None

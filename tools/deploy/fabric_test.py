@@ -4,7 +4,9 @@ job, with the measured bus bandwidth judged against the link.
 The run is NVIDIA's NCCL playbook's (dgx-spark-playbooks nccl/README.md, reference/dgx-spark.md
 §2.2): `mpirun -np N -H <ip1>:1,<ip2>:1 -x … $HOME/nccl-tests/build/all_gather_perf`, with NCCL on
 both PCIe twins merged (NCCL_IB_HCA, NCCL_IB_MERGE_NICS=1) and sockets pinned to the fabric netdev.
-nccl-tests must be built on every node as that playbook does. Its `--mca plm_rsh_agent "ssh -o
+nccl-tests must be built on every node as that playbook does: recon reads which node has it
+(facts `fabric_tests`), and where one has not, the test is left out and the plan's risks say
+that the fabric goes unmeasured and how to fix it (never assumed). Its `--mca plm_rsh_agent "ssh -o
 StrictHostKeyChecking=no …"` is left out: Scout keeps host keys verified (mpirun's ssh to a
 node's fabric address checks it against the head's known_hosts, where NVIDIA's passwordless-SSH
 setup over the fabric interfaces puts it, reference/dgx-spark.md §2.1 step 3). The test runs
@@ -25,6 +27,7 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.recipe_parts import rdma_env, socket_env
 from tools.deploy.steps import DeployStep, job_log_check
+from tools.recon.facts import FabricTestFacts
 from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_ranks
 from tools.world_store import FabricMeasurement
 
@@ -34,21 +37,67 @@ SIZES = "-b 1G -e 1G -f 2"  # one 1 GiB size: seconds, past the small-message la
 FAR_BELOW = 0.5  # a finding when the bus bandwidth is under half the link speed
 
 
+NCCL_TESTS_FIX = (
+    "build nccl-tests on every node as NVIDIA's NCCL playbook does (NCCL for sm_121, then "
+    "`git clone https://github.com/NVIDIA/nccl-tests.git ~/nccl-tests/ && cd ~/nccl-tests && "
+    "make MPI=1`)"
+)
+
+
+def _measurable(choices: DeployChoices, fabric: Mapping[str, FabricPath]) -> bool:
+    """Two or more nodes on direct links (a routed ring is not measured this way)."""
+    paths = [fabric[h] for h in choices.hosts]
+    return len(paths) >= 2 and not any(p.routed for p in paths)
+
+
+def _without(programs: Mapping[str, FabricTestFacts], hosts: list[str], tool: str) -> list[str]:
+    """The hosts not known to have `tool` ("nccl_tests"/"perftest"): absent, or unknown."""
+    return [h for h in hosts if getattr(programs.get(h, FabricTestFacts()), tool) is not True]
+
+
+def fabric_test_risk(
+    choices: DeployChoices,
+    fabric: Mapping[str, FabricPath],
+    programs: Mapping[str, FabricTestFacts],
+) -> str | None:
+    """Why the fabric goes unmeasured before serving and the fix, or None (it is measured, or
+    there is nothing to measure)."""
+    lacking = _without(programs, choices.hosts, "nccl_tests")
+    if not _measurable(choices, fabric) or not lacking:
+        return None
+    unknown = [h for h in lacking if programs.get(h, FabricTestFacts()).nccl_tests is None]
+    missing = [h for h in lacking if h not in unknown]
+    said = []
+    if missing:
+        said.append(f"nccl-tests is not built on {', '.join(missing)}")
+    if unknown:
+        said.append(f"recon could not tell whether {', '.join(unknown)} has nccl-tests")
+    fix = f"fix: {NCCL_TESTS_FIX}, then plan again"
+    if _without(programs, choices.hosts, "perftest"):
+        fix += "; or `sudo apt install perftest` on every node to measure with ib_write_bw"
+    else:
+        fix += "; perftest is on every node: ib_write_bw between them measures one link"
+    return f"the fabric cannot be measured before serving ({'; '.join(said)}); {fix}"
+
+
 def fabric_test_step(
     choices: DeployChoices,
     fabric: Mapping[str, FabricPath],
     needs: list[str],
     addresses: Mapping[str, str] | None = None,
+    *,
+    programs: Mapping[str, FabricTestFacts],
 ) -> DeployStep | None:
-    """The all_gather_perf job on the head over every node, or None (one node, or a ring).
+    """The all_gather_perf job on the head over every node, or None (one node, a ring, or a
+    node without nccl-tests: see fabric_test_risk).
 
     A node whose fabric address is not known yet (its link comes up in an earlier step) is
     named by a lookup that runs when the job starts: from the head, `ssh <address the head
     reaches it at> ip -4 -br addr show dev <netdev>` (`addresses`: the inventory's; else its
     name)."""
-    paths = [fabric[h] for h in choices.hosts]
-    if len(paths) < 2 or any(p.routed for p in paths):
+    if not _measurable(choices, fabric) or _without(programs, choices.hosts, "nccl_tests"):
         return None
+    paths = [fabric[h] for h in choices.hosts]
     head = paths[0]
     reach = addresses or {}
     env = {**socket_env(head), **rdma_env(head)}

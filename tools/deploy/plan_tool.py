@@ -17,7 +17,7 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import Finding
 from tools.checks.layout import Layout
 from tools.deploy.choices import DeployChoices
-from tools.deploy.fabric_test import fabric_test_step
+from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
     GB,
@@ -141,15 +141,19 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             if step.id in copies:
                 step.needs = [*step.needs, *fabric_links]
         # the test measures the fabric once it is up and the copies no longer load it
+        programs = {h: world.hosts[h].fabric_tests for h in choices.hosts if h in world.hosts}
         test = fabric_test_step(
-            choices, report.fabric, [*fabric_links, *copies], supplies.addresses
+            choices, report.fabric, [*fabric_links, *copies], supplies.addresses, programs=programs
         )
+        untested = fabric_test_risk(choices, report.fabric, programs)
         extra = [test] if test else []
         for step in recipe.steps:
             step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
         ordered = order_steps([*fixes, *prov.steps, *extra, *recipe.steps])
         unresolved += await _peer_ssh(ordered, choices, report, supplies, ctx)
         plan = to_plan(choices, ordered, report, size, prov.notes)
+        if untested:
+            plan.risks.append(untested)
         ctx.state.add_deployment(plan, ordered)
         data.update(
             plan=plan.model_dump(mode="json"),

@@ -209,6 +209,15 @@ class NetworkFacts(FactGroup):
     interfaces: list[Interface] = Field(default_factory=list)
 
 
+class FabricTestFacts(FactGroup):
+    """Which fabric benchmark this node can run (None: recon could not tell). A fresh Spark has
+    neither: NVIDIA's NCCL playbook builds nccl-tests into ~/nccl-tests/build, perftest's
+    ib_write_bw comes from `sudo apt install perftest` (reference/dgx-spark.md §1.3, §2.2)."""
+
+    nccl_tests: bool | None = None
+    perftest: bool | None = None
+
+
 class PythonFacts(FactGroup):
     version: str | None = None
     packages: dict[str, str] = Field(default_factory=dict)
@@ -245,5 +254,6 @@ class HostFacts(BaseModel):
     docker: DockerFacts = Field(default_factory=DockerFacts)
     rdma: RdmaFacts = Field(default_factory=RdmaFacts)
     network: NetworkFacts = Field(default_factory=NetworkFacts)
+    fabric_tests: FabricTestFacts = Field(default_factory=FabricTestFacts)
     python: PythonFacts = Field(default_factory=PythonFacts)
     services: ServiceFacts = Field(default_factory=ServiceFacts)

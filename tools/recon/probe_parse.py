@@ -11,7 +11,7 @@ from datetime import datetime
 
 from tools.recon.facts import HostFacts
 from tools.recon.readers.docker import read_docker
-from tools.recon.readers.fabric import read_network, read_rdma
+from tools.recon.readers.fabric import read_fabric_tests, read_network, read_rdma
 from tools.recon.readers.gpu import read_gpu, read_memory
 from tools.recon.readers.section_reader import SectionReader
 from tools.recon.readers.services import read_services
@@ -43,6 +43,7 @@ def facts_from_sections(
     facts.docker = read_docker(reader, facts.gpu)
     facts.rdma = read_rdma(reader)
     facts.network = read_network(reader, facts.rdma)
+    facts.fabric_tests = read_fabric_tests(reader)
     facts.python = read_python(reader)
     facts.services = read_services(reader, facts.docker)
     return facts

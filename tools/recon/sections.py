@@ -37,6 +37,10 @@ HF_MODELS_COMMAND = (
     'for d in "$HOME"/.cache/huggingface/hub/models--*; do if [ -d "$d" ]; then '
     'echo "model ${d##*/}"; du -sb "$d"; fi; done'
 )
+FABRIC_TESTS_COMMAND = (
+    'if [ -x "$HOME/nccl-tests/build/all_gather_perf" ]; then echo nccl-tests; fi; '
+    "command -v ib_write_bw || true"
+)
 
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -77,6 +81,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("ibdev2netdev", "ibdev2netdev"),
     ("rdma-link", "rdma link show"),
     ("ip-addr", "ip -j addr"),
+    # at most two short lines: `nccl-tests` where its build is, ib_write_bw's path if installed
+    ("fabric-tests", FABRIC_TESTS_COMMAND),
     ("python", "python3 --version"),
     ("pip", f"pip3 list --format json | head -c {PIP_LIST_CAP_BYTES}"),
     ("ss", "ss -tlnp"),

@@ -1,9 +1,11 @@
-"""The RoCE fabric: RDMA ports (`rdma link`, else `ibdev2netdev`) and the interfaces under them."""
+"""The RoCE fabric: RDMA ports (`rdma link`, else `ibdev2netdev`), the interfaces under them, and
+the benchmarks that can measure it (nccl-tests, perftest)."""
 
 from __future__ import annotations
 
 from tools.recon import parsers as p
 from tools.recon.facts import (
+    FabricTestFacts,
     Interface,
     NetworkFacts,
     RdmaFacts,
@@ -75,4 +77,15 @@ def read_network(reader: SectionReader, rdma: RdmaFacts) -> NetworkFacts:
                 carrier=nic.has_carrier if "UP" in nic.flags else None,
             )
         )
+    return group
+
+
+def read_fabric_tests(reader: SectionReader) -> FabricTestFacts:
+    """`nccl-tests` if ~/nccl-tests/build/all_gather_perf is executable; ib_write_bw's path if it
+    is on PATH (tools/recon/sections.py FABRIC_TESTS_COMMAND)."""
+    group = FabricTestFacts()
+    said = reader.read(group, "fabric-tests", str.split)
+    if said is not None:
+        group.nccl_tests = "nccl-tests" in said
+        group.perftest = any(word.endswith("/ib_write_bw") for word in said)
     return group
