@@ -160,7 +160,7 @@ def _docker_line(facts: HostFacts) -> str:
         parts.append(f"{c.name} [{c.image}] {c.status or c.state}{held}")
     line = f"docker {docker.server_version}: " + ("; ".join(parts) or "no containers")
     asked = [
-        f"image {i.repository}:{i.tag or 'latest'} holds {i.contents.words()}"
+        f"image {i.repository}:{i.tag or 'latest'}: {i.contents.words()}"
         for i in docker.images
         if i.contents is not None
     ]

@@ -104,7 +104,7 @@ async def test_from_zero_the_image_is_copied_to_the_offline_worker_and_the_rollo
             text for text in done if f"done: ask nvcr.io/nvidia/vllm:26.05-py3 on {host}" in text
         )
         assert "the image holds vllm" in asked
-        assert f"26.05-py3 on {host} holds vllm 0.19.1+nv26.05; no ray, no sglang" in asked
+        assert f"26.05-py3 on {host} holds vllm 0.19.1+nv26.05, no ray/sglang" in asked
     assert "The rollout is complete" in done[-1]
 
 

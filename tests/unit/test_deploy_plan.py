@@ -47,7 +47,7 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enP2p1s0f1np1 up",
     ]
     rest = titles[2:]
-    asked = "ask nvcr.io/nvidia/vllm:26.05-py3 on {} what it runs (vLLM, Ray, SGLang versions) "
+    asked = "ask nvcr.io/nvidia/vllm:26.05-py3 on {} what it runs "
     assert rest[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
         asked.format("spark-a") + "(as job image-check)",
@@ -89,7 +89,7 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     plan = Plan.model_validate(result.data["plan"])
     assert not result.is_error
     titles = [s.title for s in plan.steps]
-    asked = "ask lmsysorg/sglang:latest-cu130 on {} what it runs (vLLM, Ray, SGLang versions) "
+    asked = "ask lmsysorg/sglang:latest-cu130 on {} what it runs "
     assert titles[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
         asked.format("spark-a") + "(as job image-check)",

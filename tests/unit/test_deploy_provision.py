@@ -32,7 +32,7 @@ def test_ray_in_the_image_keeps_the_ray_recipe() -> None:
 def test_ray_absent_is_installed_where_the_node_reaches_an_index() -> None:
     found = decide(None)
     assert found.recipe == "vllm-ray" and found.install_ray == {"spark-a", "spark-b"}
-    assert "(spark-a: absent, spark-b: absent): installed into the container" in found.notes[-1]
+    assert "(absent on spark-a, spark-b): installed into the container" in found.notes[-1]
 
 
 def test_ray_absent_on_a_node_without_internet_takes_the_mp_recipe() -> None:
@@ -64,6 +64,4 @@ def test_an_image_that_arrives_is_asked_what_it_runs_once_it_is_there() -> None:
     assert "--network none" in checks["spark-b"].actions[0]
     # not probed and spark-b cannot pip install: the mp recipe, whatever the check finds
     assert found.recipe == "vllm-multinode"
-    assert found.notes[-1].endswith(
-        "(--nnodes/--node-rank, no Ray) instead, whatever the image check finds"
-    )
+    assert found.notes[-1].endswith("(no Ray) instead, whatever the image check finds")

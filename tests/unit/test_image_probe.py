@@ -53,8 +53,8 @@ def test_answers_become_contents_and_silence_stays_unknown() -> None:
 
 
 def test_contents_read_what_the_image_holds_first() -> None:
-    assert ImageContents(vllm="0.19.1+nv26.05").words() == "vllm 0.19.1+nv26.05; no ray, no sglang"
+    assert ImageContents(vllm="0.19.1+nv26.05").words() == "vllm 0.19.1+nv26.05, no ray/sglang"
     assert (
-        ImageContents(ray="2.49.1", vllm="0.10.2").words() == "ray 2.49.1, vllm 0.10.2; no sglang"
+        ImageContents(ray="2.49.1", vllm="0.10.2").words() == "ray 2.49.1, vllm 0.10.2, no sglang"
     )
-    assert ImageContents().words() == "no engine; no ray, no vllm, no sglang"
+    assert ImageContents().words() == "no ray/vllm/sglang"

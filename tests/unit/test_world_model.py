@@ -109,9 +109,7 @@ def test_what_an_image_runs_joins_its_host_even_when_pulled_after_recon() -> Non
     [image] = world.hosts["spark-b"].docker.images
     assert (image.repository, image.tag) == ("nvcr.io/nvidia/vllm", "26.05-py3")
     text = render_compact(world)
-    assert (
-        "image nvcr.io/nvidia/vllm:26.05-py3 holds vllm 0.19.1+nv26.05; no ray, no sglang" in text
-    )
+    assert "image nvcr.io/nvidia/vllm:26.05-py3: vllm 0.19.1+nv26.05, no ray/sglang" in text
     assert seen == [
         ("spark-b", "image nvcr.io/nvidia/vllm:26.05-py3 on spark-b asked what it runs")
     ]

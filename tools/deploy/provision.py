@@ -198,7 +198,7 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
         result.steps.append(
             DeployStep(
                 id=f"image-check:{host}",
-                title=f"ask {wanted} on {host} what it runs (vLLM, Ray, SGLang versions)",
+                title=f"ask {wanted} on {host} what it runs",
                 host=host,
                 actions=[contents_command([wanted])],
                 check=job_log_check(
@@ -216,8 +216,8 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
         arriving = [h for h in unasked if f"image-check:{h}" in _needing(result)]
         after = f", after it arrives on {', '.join(arriving)}" if arriving else ""
         result.notes.append(
-            f"image contents: {wanted} is asked what it runs on {', '.join(unasked)} (`pip "
-            f"show` in a throwaway container{after}); the engine starts only if it holds {engine}"
+            f"image contents: asked on {', '.join(unasked)} (`pip show` in a throwaway "
+            f"container{after}); the engine needs {engine} in it"
         )
 
 
@@ -313,16 +313,16 @@ def _ray(data: ProvisionInput, choices: DeployChoices, result: Provision) -> Non
     if not lacking:
         result.notes.append("Ray: in the image on every node (probed)")
         return
-    why = ", ".join(f"{h}: {state}" for h, state in lacking.items())
+    states = {state: [h for h, s in lacking.items() if s == state] for state in lacking.values()}
+    why = "; ".join(f"{state} on {', '.join(hosts)}" for state, hosts in states.items())
     offline = [h for h in lacking if h in data.offline]
     if offline:
         result.recipe = "vllm-multinode"
         probed = all(state == "absent" for state in lacking.values())
         whatever = "" if probed else ", whatever the image check finds"
         result.notes.append(
-            f"Ray: not known to be in {choices.image} ({why}) and {', '.join(offline)} cannot "
-            "pip install it (no internet there): the plan uses vLLM's multiprocess recipe "
-            f"(--nnodes/--node-rank, no Ray) instead{whatever}"
+            f"Ray: not known to be in the image ({why}) and {', '.join(offline)} cannot pip "
+            f"install it (no internet there): vLLM's multiprocess recipe (no Ray) instead{whatever}"
         )
         return
     result.install_ray = frozenset(lacking)

@@ -144,11 +144,11 @@ class ImageContents(BaseModel):
     sglang: str | None = None
 
     def words(self) -> str:
-        """`vllm 0.19.1+nv26.05; no ray, no sglang`: what it holds first."""
+        """`vllm 0.19.1+nv26.05, no ray/sglang`: what it holds first."""
         found = self.model_dump()
-        held = ", ".join(f"{name} {v}" for name, v in found.items() if v)
-        absent = ", ".join(f"no {name}" for name, v in found.items() if not v)
-        return "; ".join(part for part in (held or "no engine", absent) if part)
+        held = [f"{name} {v}" for name, v in found.items() if v]
+        absent = "/".join(name for name, v in found.items() if not v)
+        return ", ".join([*held, *([f"no {absent}"] if absent else [])])
 
 
 class Image(BaseModel):
