@@ -50,13 +50,9 @@ def step_call(n: int) -> tuple[str, str, dict[str, Any]]:
     return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
 
 
-def numbers(plan: dict[str, Any], prefix: str, host: str = "") -> list[int]:
-    """The plan's step numbers whose title starts with `prefix` (and names `host`)."""
-    return [
-        n
-        for n, step in enumerate(plan["steps"], 1)
-        if step["title"].startswith(prefix) and host in step["title"]
-    ]
+def numbers(plan: dict[str, Any], prefix: str) -> list[int]:
+    """The plan's step numbers whose title starts with `prefix`."""
+    return [n for n, step in enumerate(plan["steps"], 1) if step["title"].startswith(prefix)]
 
 
 def endpoint_turn(call_id: str) -> dict:
@@ -85,7 +81,7 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
     the download and the image checks at once."""
     count = len(plan["steps"])
     first = numbers(plan, "ask ") + numbers(plan, "measure the fabric")
-    assert first == [3, 4, 5], first  # they need nothing of each other: one batch
+    assert first == [3, 4], first  # they need nothing of each other: one batch
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -118,15 +114,15 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         *rollout(plan, 2, 2, "spark-a has its memory back; now spark-b's link."),
         turn("", [("toolu_08", "todo_write", todo(3))]),
         turn(
-            "Both changes hold. The two image checks and the fabric test need nothing of each "
-            "other, so they run together.",
+            "Both changes hold. The image check (both Sparks hold the same image) and the "
+            "fabric test need nothing of each other, so they run together.",
             [step_call(n) for n in first],
         ),
         *rollout(
             plan,
             max(first) + 1,
             count - 1,
-            "Both images hold vLLM and the fabric carries what it should. Now the engine, one "
+            "The image holds vLLM and the fabric carries what it should. Now the engine, one "
             "proven step at a time.",
         ),
         turn("", [("toolu_09", "todo_write", todo(4))]),
@@ -157,7 +153,7 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
     """Three Sparks, a model that needs two: the plan picks the nodes, rollout_step runs it."""
     count = len(plan["steps"])
     first = numbers(plan, "ask ") + numbers(plan, "measure the fabric")
-    assert first == [1, 2, 3], first  # they need nothing of each other: one batch
+    assert first == [1, 2], first  # they need nothing of each other: one batch
     step = step_call
     return [
         turn(
@@ -180,11 +176,11 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_05", "todo_write", todo(1, TRIO_STEPS)), ("toolu_06", "propose_plan", plan)],
         ),
         turn(
-            "Approved. The image checks on both nodes and the fabric test need nothing of each "
-            "other: one batch. Then one proven step at a time.",
+            "Approved. The image check (the two Sparks hold the same image) and the fabric test "
+            "need nothing of each other: one batch. Then one proven step at a time.",
             [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), *map(step, first)],
         ),
-        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(4, count)),
+        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(3, count)),
         turn(
             "The fabric is measured and the worker waits for rank 0. Now vLLM itself.",
             [("toolu_08", "todo_write", todo(3, TRIO_STEPS)), step(count)],
@@ -250,9 +246,9 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
     pull, download = number("pull "), number("download ")
     test, engine = number("measure the fabric"), number("start the engine container")
     image_copy, weights_copy = number("copy nvcr"), number("copy the weights")
-    [ask_a], [ask_b] = numbers(plan, "ask ", "spark-a"), numbers(plan, "ask ", "spark-b")
-    batches = [(pull, download), (image_copy, ask_a), (ask_b, weights_copy)]
-    assert batches == [(3, 4), (5, 6), (7, 8)] and test == 9, titles  # each batch runs at once
+    [ask] = numbers(plan, "ask ")
+    batches = [(pull, download), (image_copy, ask, weights_copy)]
+    assert batches == [(3, 4), (5, 6, 7)] and test == 8, titles  # each batch runs at once
     return [
         turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
@@ -276,7 +272,7 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "then spark-a copies the image to spark-b with `docker save | ssh … docker load` "
             "and the weights with rsync over the fabric, to the address spark-b's port gets "
             "once its link is up. "
-            "Each image is asked what it runs once it is there, and the engine starts only if "
+            "The image is asked what it runs once it is there, and the engine starts only if "
             "it holds vLLM. all_gather_perf measures the fabric before the engine starts. Ray "
             "is not known to be in the NGC image and spark-b could not pip install it, so vLLM "
             "runs its multiprocess recipe, which needs no Ray.",
@@ -293,18 +289,15 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             [("toolu_08", "todo_write", todo(3, FRESH_STEPS)), step(pull), step(download)],
         ),
         turn(
-            "Both are done. spark-a copies the image to spark-b while spark-a's image is asked "
-            "what it runs.",
-            [step(image_copy), step(ask_a)],
+            "Both are done. Three steps need only those: spark-a copies the image and the "
+            "weights to spark-b, and its image is asked what it runs (spark-b's copy is the "
+            "same image).",
+            [step(image_copy), step(ask), step(weights_copy)],
         ),
         turn(
-            "spark-a's image holds vLLM and no Ray, so the multiprocess recipe stands. spark-b's "
-            "copy is asked next, while the weights go to spark-b over the fabric.",
-            [step(ask_b), step(weights_copy)],
-        ),
-        turn(
-            "The image and the weights are on both Sparks. Before the engine depends on it, "
-            "the fabric test.",
+            "The image and the weights are on both Sparks, and the image holds vLLM without "
+            "Ray, so the multiprocess recipe stands. Before the engine depends on it, the "
+            "fabric test.",
             [("toolu_09", "todo_write", todo(4, FRESH_STEPS)), step(test)],
         ),
         *each(test + 1, engine - 1),

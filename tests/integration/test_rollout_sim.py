@@ -62,12 +62,12 @@ async def _computed_plan(scenario):
 async def test_the_whole_plan_rolls_out_step_by_step():
     plan = await _computed_plan("seed-pair")
     steps = len(plan["steps"])
-    calls = [("s1", 1), ("early", 5), *((f"s{n}", n) for n in range(2, steps + 1))]
+    calls = [("s1", 1), ("early", 4), *((f"s{n}", n) for n in range(2, steps + 1))]
     results, approver = await _rollout("seed-pair", calls, plan)
     assert "Plan approved" in results["a"]["content"]
     early = results["early"]
     assert early["is_error"] and early["content"].startswith(
-        "Step 5 cannot run now: it needs step 2 (bring the RoCE link up"
+        "Step 4 cannot run now: it needs step 2 (bring the RoCE link up"
     )
     for n in range(1, steps + 1):
         assert not results[f"s{n}"].get("is_error"), results[f"s{n}"]["content"]
@@ -98,29 +98,26 @@ async def test_from_zero_the_image_is_copied_to_the_offline_worker_and_the_rollo
     assert not [n for n in range(1, steps + 1) if results[f"s{n}"].get("is_error")], done
     copy = next(text for text in done if "done: copy nvcr.io/nvidia/vllm:26.05-py3" in text)
     assert "Loaded image: nvcr.io/nvidia/vllm:26.05-py3" in copy, copy
-    # each copy of the image is asked what it runs once it is there: the NGC image has no Ray
-    for host in ("spark-a", "spark-b"):
-        asked = next(
-            text for text in done if f"done: ask nvcr.io/nvidia/vllm:26.05-py3 on {host}" in text
-        )
-        assert "the image holds vllm" in asked
-        assert f"26.05-py3 on {host} holds vllm 0.19.1+nv26.05, no ray/sglang" in asked
+    # the image is asked what it runs once on spark-a (spark-b's is its copy): no Ray
+    asked = next(t for t in done if "done: ask nvcr.io/nvidia/vllm:26.05-py3 what it runs" in t)
+    assert "the image holds vllm" in asked
+    assert "26.05-py3 on spark-a holds vllm 0.19.1+nv26.05, no ray/sglang" in asked
     assert "The rollout is complete" in done[-1]
 
 
 async def test_independent_steps_run_in_one_batch_and_a_step_needing_them_waits():
     """fresh-pair: the pull (3) and the download (4) need only the internet and run together;
-    the weights' copy (8) asked in the same batch needs the download, so it is refused, names
+    the weights' copy (7) asked in the same batch needs the download, so it is refused, names
     what it waits for, and runs once that passed."""
     plan = await _computed_plan("fresh-pair")
     titles = [s["title"] for s in plan["steps"]]
     assert titles[2].startswith("pull ") and titles[3].startswith("download ")
-    assert titles[7].startswith("copy the weights to spark-b over the fabric (enp1s0f1np1)")
-    assert titles[8].startswith("measure the fabric: all_gather_perf over 2 nodes")
+    assert titles[6].startswith("copy the weights to spark-b over the fabric (enp1s0f1np1)")
+    assert titles[7].startswith("measure the fabric: all_gather_perf over 2 nodes")
     calls = [
         ("s1", 1),
         ("s2", 2),
-        [("s3", 3), ("s4", 4), ("early", 8)],
+        [("s3", 3), ("s4", 4), ("early", 7)],
         *((f"s{n}", n) for n in range(5, len(titles) + 1)),
     ]
     results, _ = await _rollout("fresh-pair", calls, plan)
@@ -128,10 +125,10 @@ async def test_independent_steps_run_in_one_batch_and_a_step_needing_them_waits(
         assert not results[f"s{n}"].get("is_error"), results[f"s{n}"]["content"]
     early = results["early"]["content"]
     assert results["early"]["is_error"]
-    assert early.startswith("Step 8 cannot run now: it needs step 4 (download ")
-    assert "Step 3/13 done: pull nvcr.io/nvidia/vllm:26.05-py3" in results["s3"]["content"]
-    assert "Step 4/13 done: download " in results["s4"]["content"]
-    assert "measured bus bandwidth 21.4 GB/s (171 Gb/s)" in results["s9"]["content"]
+    assert early.startswith("Step 7 cannot run now: it needs step 4 (download ")
+    assert "Step 3/12 done: pull nvcr.io/nvidia/vllm:26.05-py3" in results["s3"]["content"]
+    assert "Step 4/12 done: download " in results["s4"]["content"]
+    assert "measured bus bandwidth 21.4 GB/s (171 Gb/s)" in results["s8"]["content"]
     assert "The rollout is complete" in results[f"s{len(titles)}"]["content"]
 
 

@@ -47,11 +47,11 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "sudo ip link set enP2p1s0f1np1 up",
     ]
     rest = titles[2:]
-    asked = "ask nvcr.io/nvidia/vllm:26.05-py3 on {} what it runs "
+    asked = "ask nvcr.io/nvidia/vllm:26.05-py3 what it runs (as job image-check)"
     assert rest[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        asked.format("spark-a") + "(as job image-check)",
-        asked.format("spark-b") + "(as job image-check)",
+        asked,  # recon saw no image ID here: each node's copy is asked
+        asked,
         "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (spark-b's address read when it runs) "
         "(as job fabric-test)",
@@ -89,11 +89,11 @@ async def test_healthy_pair_plan_is_only_the_recipe(tmp_path: Path) -> None:
     plan = Plan.model_validate(result.data["plan"])
     assert not result.is_error
     titles = [s.title for s in plan.steps]
-    asked = "ask lmsysorg/sglang:latest-cu130 on {} what it runs "
+    asked = "ask lmsysorg/sglang:latest-cu130 what it runs (as job image-check)"
     assert titles[:5] == [
         f"download {MODEL} into spark-a's HF cache (as job download-weights)",
-        asked.format("spark-a") + "(as job image-check)",
-        asked.format("spark-b") + "(as job image-check)",
+        asked,
+        asked,
         "copy the weights to spark-b over the fabric (enp1s0f1np1) (as job copy-weights-spark-b)",
         "measure the fabric: all_gather_perf over 2 nodes (as job fabric-test)",
     ]

@@ -47,21 +47,39 @@ def test_probed_images_are_not_asked_again() -> None:
     assert not any(note.startswith("image contents:") for note in found.notes)
 
 
-def test_an_image_that_arrives_is_asked_what_it_runs_once_it_is_there() -> None:
+def test_an_image_is_asked_once_it_is_there_and_once_per_image() -> None:
     hosts = reference_pair()
     hosts["spark-b"].docker.images = []  # spark-b lacks the image; spark-a's is not probed
     data = ProvisionInput(
         hosts=hosts, fabric=find_fabric(hosts, CHOICES.hosts), offline={"spark-b": "spark-a"}
     )
     found = provision(data, CHOICES)
-    ids = [s.id for s in found.steps]
-    assert ids.index("image-copy:spark-b") < ids.index("image-check:spark-b")
-    checks = {s.host: s for s in found.steps if s.id.startswith("image-check:")}
-    assert set(checks) == {"spark-a", "spark-b"}
-    assert checks["spark-a"].needs == []
-    assert checks["spark-b"].needs == ["image-copy:spark-b"]
-    assert checks["spark-b"].check.expect == "^Name: vllm$"
-    assert "--network none" in checks["spark-b"].actions[0]
+    # spark-b's copy comes from spark-a with docker save | docker load (the same image ID):
+    # asking spark-a's is asking both
+    [check] = [s for s in found.steps if s.id.startswith("image-check:")]
+    assert check.host == "spark-a" and check.needs == []
+    assert check.check.expect == "^Name: vllm$"
+    assert "--network none" in check.actions[0]
+    said = (
+        "image contents: asked on spark-a (`pip show` in a throwaway container); spark-b has "
+        "the same image; the engine needs vllm in it"
+    )
+    assert said in found.notes
     # not probed and spark-b cannot pip install: the mp recipe, whatever the check finds
     assert found.recipe == "vllm-multinode"
     assert found.notes[-1].endswith("(no Ray) instead, whatever the image check finds")
+
+
+def test_pulled_images_are_each_asked_after_they_arrive_unless_recon_saw_one_id() -> None:
+    hosts = reference_pair()
+    for facts in hosts.values():
+        facts.docker.images = []
+    data = ProvisionInput(hosts=hosts, fabric=find_fabric(hosts, CHOICES.hosts))
+    checks = {s.host: s.needs for s in provision(data, CHOICES).steps if "check:" in s.id}
+    assert checks == {"spark-a": ["pull:spark-a"], "spark-b": ["pull:spark-b"]}
+    hosts = reference_pair()
+    for facts in hosts.values():
+        facts.docker.images[0].id = "a41c7e90d2b3"  # the same image on both
+    data = ProvisionInput(hosts=hosts, fabric=find_fabric(hosts, CHOICES.hosts))
+    found = provision(data, CHOICES)
+    assert [s.host for s in found.steps if s.id.startswith("image-check:")] == ["spark-a"]

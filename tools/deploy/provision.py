@@ -185,40 +185,54 @@ def _copy_image_step(
 
 
 def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
-    """Ask the image on each node where it was not asked yet, once it is there."""
+    """Ask the image what it runs where it was not asked yet, once it is there: once per image,
+    since a node whose copy has the same ID as another's (or is the head's, sent with `docker
+    save | docker load`, which keeps the ID) holds the same files."""
     wanted = image_name(choices.image or "")
     engine = "sglang" if choices.recipe == "sglang" else "vllm"
     arrivals = {s.id for s in result.steps if s.id.startswith(("pull:", "image-copy:"))}
-    unasked = []
+    asked: dict[str, str] = {}  # the image's identity -> the node it is asked on
+    same: list[str] = []
+    head_key = _identity(_image(data.hosts[choices.head], wanted), choices.head)
     for host in choices.hosts:
         image = _image(data.hosts[host], wanted)
         if image is not None and image.contents is not None:
             continue
-        unasked.append(host)
+        copied = f"image-copy:{host}" in arrivals
+        key = head_key if copied else _identity(image, host)
+        if key in asked:
+            same.append(host)
+            continue
+        asked[key] = host
         result.steps.append(
             DeployStep(
                 id=f"image-check:{host}",
-                title=f"ask {wanted} on {host} what it runs",
+                title=f"ask {wanted} what it runs",
                 host=host,
                 actions=[contents_command([wanted])],
                 check=job_log_check(
-                    host,
-                    IMAGE_CHECK_JOB,
-                    f"the image holds {engine}",
-                    f"^Name: {engine}$",
+                    host, IMAGE_CHECK_JOB, f"the image holds {engine}", f"^Name: {engine}$"
                 ),
-                rollback="none (a throwaway container without network, removed when it exits)",
+                rollback="none (a throwaway container)",
                 needs=[i for i in (f"pull:{host}", f"image-copy:{host}") if i in arrivals],
                 job=IMAGE_CHECK_JOB,
             )
         )
-    if unasked:
-        arriving = [h for h in unasked if f"image-check:{h}" in _needing(result)]
-        after = f", after it arrives on {', '.join(arriving)}" if arriving else ""
+    if asked:
+        where = ", ".join(asked.values())
+        after = [h for h in asked.values() if f"image-check:{h}" in _needing(result)]
+        when = ", after it arrives" if after else ""
+        also = f"; {', '.join(same)} has the same image" if same else ""
         result.notes.append(
-            f"image contents: asked on {', '.join(unasked)} (`pip show` in a throwaway "
-            f"container{after}); the engine needs {engine} in it"
+            f"image contents: asked on {where} (`pip show` in a throwaway container{when})"
+            f"{also}; the engine needs {engine} in it"
         )
+
+
+def _identity(image: Image | None, host: str) -> str:
+    """What makes two nodes' copies the same image: the ID recon saw; else the node's own (an
+    image pulled there may differ, if its tag moved between pulls)."""
+    return image.id if image is not None and image.id else f"node:{host}"
 
 
 def _needing(result: Provision) -> set[str]:
