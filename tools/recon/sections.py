@@ -39,9 +39,9 @@ HF_MODELS_COMMAND = (
     'for d in "$HOME"/.cache/huggingface/hub/models--*; do if [ -d "$d" ]; then '
     'r=; if [ -f "$d/refs/main" ]; then r=$(cat "$d/refs/main"); fi; '
     's=no; if [ -n "$r" ] && [ -d "$d/snapshots/$r" ]; then s=yes; fi; '
-    'n=0; for f in "$d"/blobs/*.incomplete; do if [ -e "$f" ]; then n=$((n+1)); fi; done; '
+    'n=; for f in "$d"/blobs/*.incomplete; do if [ -e "$f" ]; then n=$n.; fi; done; '
     'set -- $(du -sb "$d"); '
-    'echo "model ${d##*/} ${1:--} main=${r:--} snapshot=$s incomplete=$n"; fi; done'
+    'echo "model ${d##*/} ${1:--} main=${r:--} snapshot=$s incomplete=${#n}"; fi; done'
 )
 
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
