@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fabric
-from .hfcache import GB, grow, lay_out
+from .hfcache import GB, copy_folder, grow, open_folder
 from .links import carrier
 from .pace import SimulatorGone, ticks
 
@@ -114,7 +114,7 @@ def _copy(
     human, verbose = "-h" in flags, "-v" in flags
     per_file = "-P" in flags or "--progress" in flags
     whole = any(f.startswith("--info=") and "progress2" in f for f in flags)
-    lay_out({model: {}}, peer / "home")
+    open_folder(peer / "home", model)
     if verbose:
         print("sending incremental file list", flush=True)
     seconds, done = total / rate, 0
@@ -134,6 +134,7 @@ def _copy(
               f"{sent / max(seconds, 0.001):,.2f} bytes/sec")  # fmt: skip
         print(f"total size is {total:,}  speedup is 1.00", flush=True)
     grow(peer, model, total, total)
+    copy_folder(host_dir / "home", peer / "home", model)
 
 
 def _progress(
