@@ -149,10 +149,19 @@ class Listener(_Model):
     process: str = ""
 
 
+# a Hub commit id, as refs/main holds it (huggingface.co/docs/hub/local-cache)
+COMMIT = r"^[0-9a-f]{40}$"
+
+
 class CachedModel(_Model):
-    """A model in the host's Hugging Face cache (~/.cache/huggingface)."""
+    """A model in the host's Hugging Face cache (~/.cache/huggingface), laid out as the Hub
+    client does (sim/fakehost/hfcache.py). `revision`: the commit its refs/main names (None: the
+    Hub's default for the model); it lives on disk only, as on a real host. `partial`: a download
+    stopped part way — `size_gb` of it arrived and one blob is left as `<hash>.incomplete`."""
 
     size_gb: float
+    revision: str | None = Field(default=None, pattern=COMMIT, exclude=True)
+    partial: bool | None = None
 
 
 class Rates(_Model):
@@ -180,6 +189,7 @@ class HubModel(_Model):
     size_gb: float
     files: int = Field(1, ge=1)
     gated: bool = False  # downloads need HF_TOKEN
+    revision: str | None = Field(default=None, pattern=COMMIT)  # main's commit; None: default
 
 
 class Faults(_Model):

@@ -135,13 +135,22 @@ def _group_block(group: HostGroup, order: Sequence[str]) -> list[str]:
 
 
 def _hf_cache_text(facts: HostFacts, shown: int = 4) -> str:
-    """Cached models with sizes, at most `shown` of them (the rest counted)."""
-    models = facts.hf_cache.models
+    """Cached models with sizes, revisions (7 characters, as git shortens them) and unfinished
+    downloads, at most `shown` of them (the rest counted)."""
+    cache = facts.hf_cache
+    models = cache.models
     if models is None:
         return "HF cache ?"
     if not models:
         return "HF cache: no models"
-    listed = [f"{m} {gb(b) if b is not None else '?'}" for m, b in sorted(models.items())]
+    listed = []
+    for model, size in sorted(models.items()):
+        copy = cache.copies.get(model)
+        revision = f" @{copy.revision[:7]}" if copy and copy.revision else ""
+        unfinished = (
+            f" ({copy.incomplete_blobs} .incomplete)" if copy and copy.incomplete_blobs else ""
+        )
+        listed.append(f"{model} {gb(size) if size is not None else '?'}{revision}{unfinished}")
     more = f", +{len(listed) - shown} more" if len(listed) > shown else ""
     return "HF cache: " + ", ".join(listed[:shown]) + more
 

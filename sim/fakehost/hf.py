@@ -26,7 +26,21 @@ from pathlib import Path
 from typing import Any
 
 from . import tqdm
-from .hfcache import GB, HUB_DIR, folder_name, grow, lay_out
+from .hfcache import (
+    GB,
+    HUB_DIR,
+    begin_blob,
+    blob_hash,
+    cached_revision,
+    finish_blob,
+    folder_name,
+    grow,
+    keep_older,
+    kept_bytes,
+    revision_of,
+    set_revision,
+    shard_name,
+)
 from .pace import SimulatorGone, ticks
 from .state import read_state
 
@@ -90,22 +104,62 @@ def _download(args: list[str], host_dir: Path, *, verbose_files: bool) -> int:
     except HubError as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
-    snapshot = _snapshot(host_dir, repo)
-    lay_out({repo: model}, host_dir / "home")
+    home = host_dir / "home"
+    fetch = _Fetch(host_dir, repo, revision_of(repo, model), int(model["files"]))
+    if cached_revision(home, repo) not in (None, fetch.revision):
+        fetch.kept = keep_older(host_dir, repo)  # main moved on: every file is new
+    else:
+        fetch.kept = kept_bytes(state, repo)
+    set_revision(home, repo, fetch.revision)
     total = round(model["size_gb"] * GB)
-    have = _cached_bytes(state, repo)
+    have = max(0, _cached_bytes(read_state(host_dir), repo) - fetch.kept)
+    fetch.resume(have, total)
     room = _free_bytes(state)
     if room is not None and total - have > room:
-        return _disk_full(host_dir, repo, have, total, room)
+        return _disk_full(fetch, have, total, room)
     try:
         if verbose_files:
-            _fetch_files(host_dir, repo, model, have, total)
+            _fetch_files(fetch, have, total)
         else:
-            _fetch_snapshot(host_dir, repo, model, have, total)
+            _fetch_snapshot(fetch, have, total)
     except SimulatorGone:
         return 143
-    print(snapshot, flush=True)
+    print(_snapshot(host_dir, repo, fetch.revision), flush=True)
     return 0
+
+
+class _Fetch:
+    """One download into the cache: the commit it fetches, its files, and the bytes of older
+    revisions already in the folder (they stay, so the folder's size counts them)."""
+
+    def __init__(self, host_dir: Path, repo: str, revision: str, files: int) -> None:
+        self.host_dir, self.repo, self.revision, self.files = host_dir, repo, revision, files
+        self.kept = 0
+
+    def grow(self, done: int, total: int) -> None:
+        grow(self.host_dir, self.repo, self.kept + done, self.kept + total)
+
+    def resume(self, have: int, total: int) -> None:
+        """A scenario's interrupted download left an unfinished blob without saying which file
+        it was: it is the file the resumed download is at (the client appends to it)."""
+        blobs = self.host_dir / "home" / HUB_DIR / folder_name(self.repo) / "blobs"
+        names = [shard_name(i, self.files) for i in range(self.files)]
+        ours = {f"{blob_hash(self.repo, self.revision, n)}.incomplete" for n in names}
+        stray = [p for p in sorted(blobs.glob("*.incomplete")) if p.name not in ours]
+        current = min(self.files - 1, self.files * have // total) if total else 0
+        if stray:
+            stray[0].rename(
+                blobs / f"{blob_hash(self.repo, self.revision, names[current])}.incomplete"
+            )
+
+    def reached(self, done: int, total: int) -> None:
+        """Files before the one `done` falls in are whole; that one is `.incomplete`."""
+        home = self.host_dir / "home"
+        current = min(self.files, self.files * done // total) if total else self.files
+        for index in range(current):
+            finish_blob(home, self.repo, self.revision, shard_name(index, self.files))
+        if current < self.files:
+            begin_blob(home, self.repo, self.revision, shard_name(current, self.files))
 
 
 def _hub_model(state: dict[str, Any], repo: str, opts: dict[str, str]) -> dict[str, Any]:
@@ -152,25 +206,27 @@ def _free_bytes(state: dict[str, Any]) -> int | None:
     return None if root is None else (root["size_kb"] - root["used_kb"]) * 1024
 
 
-def _disk_full(host_dir: Path, repo: str, have: int, total: int, room: int) -> int:
+def _disk_full(fetch: _Fetch, have: int, total: int, room: int) -> int:
     """Not enough room: huggingface_hub warns before it starts (file_download.py
-    `_check_disk_space`), then the write fails with ENOSPC once the disk is full. The sim fills
-    the disk at once rather than at the download rate."""
-    target = f"/home/{read_state(host_dir)['user']}/{HUB_DIR}/{folder_name(repo)}/blobs"
+    `_check_disk_space`), then the write fails with ENOSPC once the disk is full, leaving the
+    file it was writing as `.incomplete`. The sim fills the disk at once rather than at the
+    download rate."""
+    user = read_state(fetch.host_dir)["user"]
+    target = f"/home/{user}/{HUB_DIR}/{folder_name(fetch.repo)}/blobs"
     sys.stderr.write(
         "UserWarning: Not enough free disk space to download the file. The expected file size "
         f"is: {(total - have) / _MB:.2f} MB. The target location {target} only has "
         f"{room / _MB:.2f} MB free disk space.\n"
     )
-    grow(host_dir, repo, have + room, total)
+    fetch.grow(have + room, total)
+    fetch.reached(have + room, total)
     sys.stderr.write("OSError: [Errno 28] No space left on device\n")
     return 1
 
 
-def _snapshot(host_dir: Path, repo: str) -> str:
-    commit = hashlib.sha1(repo.encode()).hexdigest()
+def _snapshot(host_dir: Path, repo: str, revision: str) -> str:
     home = f"/home/{read_state(host_dir)['user']}"
-    return f"{home}/{HUB_DIR}/{folder_name(repo)}/snapshots/{commit}"
+    return f"{home}/{HUB_DIR}/{folder_name(repo)}/snapshots/{revision}"
 
 
 def _cached_bytes(state: dict[str, Any], repo: str) -> int:
@@ -182,10 +238,8 @@ def _rate(host_dir: Path) -> float:
     return float(read_state(host_dir)["rates"]["download_mb_s"]) * _MB
 
 
-def _fetch_snapshot(
-    host_dir: Path, repo: str, model: dict[str, Any], have: int, total: int
-) -> None:
-    files = int(model["files"])
+def _fetch_snapshot(fetch: _Fetch, have: int, total: int) -> None:
+    host_dir, files = fetch.host_dir, fetch.files
     state = read_state(host_dir)
     left = max(0, total - have)
     seconds = left / _rate(host_dir)
@@ -203,13 +257,15 @@ def _fetch_snapshot(
             "\r" + tqdm.bar("Downloading (incomplete total...)", done, total, passed, bytes_=True)
         )
         sys.stdout.flush()
-        grow(host_dir, repo, done, total)
+        fetch.grow(done, total)
+        fetch.reached(done, total)
     sys.stdout.write("\n\n" + tqdm.open_bar("Download complete: ", left, seconds) + "\n")
-    grow(host_dir, repo, total, total)
+    fetch.grow(total, total)
+    fetch.reached(total, total)
 
 
-def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, total: int) -> None:
-    files = int(model["files"])
+def _fetch_files(fetch: _Fetch, have: int, total: int) -> None:
+    host_dir, repo, files = fetch.host_dir, fetch.repo, fetch.files
     per_file = total // files
     blobs = f"/home/{read_state(host_dir)['user']}/{HUB_DIR}/{folder_name(repo)}/blobs"
     done, fetching, clock = have, f"Fetching {files} files", 0.0
@@ -219,8 +275,8 @@ def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, to
         sys.stdout.write("\r" + tqdm.bar(fetching, index, files, clock, bytes_=False))
         if have >= end:
             continue
-        name = f"model-{index + 1:05d}-of-{files:05d}.safetensors"
-        blob = hashlib.sha256(f"{repo}/{name}".encode()).hexdigest()
+        name = shard_name(index, files)
+        blob = blob_hash(repo, fetch.revision, name)
         offset = max(start, have)
         resume = f" (resume from {offset - start}/{end - start})" if offset > start else ""
         print(f"Downloading '{name}' to '{blobs}/{blob}.incomplete'{resume}", flush=True)
@@ -230,7 +286,9 @@ def _fetch_files(host_dir: Path, repo: str, model: dict[str, Any], have: int, to
             done = offset + round((end - offset) * passed / seconds) if seconds else end
             sys.stdout.write("\r" + tqdm.bar(name, done - start, end - start, passed, bytes_=True))
             sys.stdout.flush()
-            grow(host_dir, repo, done, total)
+            fetch.grow(done, total)
+            fetch.reached(done, total)
         print(f"\nDownload complete. Moving file to {blobs}/{blob}", flush=True)
     print("\r" + tqdm.bar(fetching, files, files, clock, bytes_=False), flush=True)
-    grow(host_dir, repo, total, total)
+    fetch.grow(total, total)
+    fetch.reached(total, total)

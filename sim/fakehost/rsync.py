@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fabric, peer_trust
-from .hfcache import GB, grow, lay_out
+from .hfcache import GB, copy_folder, grow, open_folder
 from .links import carrier
 from .pace import SimulatorGone, ticks
 from .state import read_state
@@ -123,7 +123,7 @@ def _copy(
     human, verbose = "-h" in flags, "-v" in flags
     per_file = "-P" in flags or "--progress" in flags
     whole = any(f.startswith("--info=") and "progress2" in f for f in flags)
-    lay_out({model: {}}, peer / "home")
+    open_folder(peer / "home", model)
     if verbose:
         print("sending incremental file list", flush=True)
     seconds, done = total / rate, 0
@@ -143,6 +143,7 @@ def _copy(
               f"{sent / max(seconds, 0.001):,.2f} bytes/sec")  # fmt: skip
         print(f"total size is {total:,}  speedup is 1.00", flush=True)
     grow(peer, model, total, total)
+    copy_folder(host_dir / "home", peer / "home", model)
 
 
 def _progress(

@@ -14,7 +14,7 @@ from agent.world.model import WorldModel
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
 from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
-from tools.deploy.fit import size_from_hub
+from tools.deploy.fit import HubWeights, size_from_hub
 from tools.ssh import SSHPool
 from tools.web import WebFetcher, WebSettings
 
@@ -167,7 +167,8 @@ async def _hub(routes: dict[str, bytes]) -> tuple[asyncio.Server, str]:
     return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
 
 
-async def test_model_size_from_the_hub_api_then_the_index_file() -> None:
+async def test_model_size_and_revision_from_the_hub_api_then_the_index_file() -> None:
+    sha = "9c1e2d3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d"
     siblings = [
         {"rfilename": "model-00001-of-00002.safetensors", "size": 60_000_000_000},
         {"rfilename": "model-00002-of-00002.safetensors", "size": 59_000_000_000},
@@ -176,7 +177,9 @@ async def test_model_size_from_the_hub_api_then_the_index_file() -> None:
     index = {"metadata": {"total_size": 118_900_000_000}}
     server, base = await _hub(
         {
-            f"/api/models/{MODEL}?blobs=true": json.dumps({"siblings": siblings}).encode(),
+            f"/api/models/{MODEL}?blobs=true": json.dumps(
+                {"sha": sha, "siblings": siblings}
+            ).encode(),
             "/other/model/resolve/main/model.safetensors.index.json": json.dumps(index).encode(),
         }
     )
@@ -189,8 +192,13 @@ async def test_model_size_from_the_hub_api_then_the_index_file() -> None:
                     raise RuntimeError(f"{url} answered {download.status}")
                 return download.body
 
-            assert await size_from_hub(MODEL, fetch, hub_url=base) == 119_000_000_000
-            assert await size_from_hub("other/model", fetch, hub_url=base) == 118_900_000_000
+            assert await size_from_hub(MODEL, fetch, hub_url=base) == HubWeights(
+                119_000_000_000, sha
+            )
+            # the index file says nothing of the commit: the revision stays unknown
+            assert await size_from_hub("other/model", fetch, hub_url=base) == HubWeights(
+                118_900_000_000, None
+            )
     finally:
         server.close()
         await server.wait_closed()

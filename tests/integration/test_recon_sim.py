@@ -186,7 +186,10 @@ async def test_seed_pair_facts_list_the_cached_model_and_the_plan_trusts_them(
         assert cache.models == {QWEN: 119_000_000_000}
         assert cache.sources[0].host == name and cache.sources[0].exit_status == 0
     assert "not cached" not in plan.text and "hf download" not in plan.text
-    assert f"[ok] weights: {QWEN} cached on spark-b (119.0 GB)" in plan.text
+    assert (
+        f"[ok] weights: {QWEN} cached on spark-b (119.0 GB at 84c8c7f, the head spark-a's "
+        "revision, none unfinished)"
+    ) in plan.text
     assert f"HF cache: {QWEN} 119 GB" in render_compact(world)
 
 

@@ -125,11 +125,12 @@ def test_docker_socket_permission_denied_means_installed_but_unusable() -> None:
     assert docker.problem.startswith("permission denied while trying to connect")
 
 
+QWEN_REV = "84c8c7f23baca074f13879a28a3517bd03ce9a1f"
+GPT2_REV = "607a30d783dfa663caf39e06633721c8d4cfcd7e"
 HF_MODELS = (
-    "model models--Qwen--Qwen3.5-122B-A10B-FP8\n"
-    "119000000000\t/home/aurora/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8\n"
-    "model models--gpt2\n"
-    "548118077\t/home/aurora/.cache/huggingface/hub/models--gpt2\n"
+    f"model models--Qwen--Qwen3.5-122B-A10B-FP8 119000000000 main={QWEN_REV} snapshot=yes "
+    "incomplete=0\n"
+    f"model models--gpt2 548118077 main={GPT2_REV} snapshot=yes incomplete=2\n"
 )
 
 
@@ -138,20 +139,34 @@ def hf_cache_facts(output: str, status: int):
     return facts_from_sections("spark-a", sections, NOW).hf_cache
 
 
-def test_cached_models_by_hub_id_with_sizes_and_provenance() -> None:
+def test_cached_models_by_hub_id_with_sizes_revisions_and_provenance() -> None:
     cache = hf_cache_facts(HF_MODELS, 0)
     assert cache.models == {"Qwen/Qwen3.5-122B-A10B-FP8": 119_000_000_000, "gpt2": 548118077}
+    qwen, gpt2 = cache.copies["Qwen/Qwen3.5-122B-A10B-FP8"], cache.copies["gpt2"]
+    assert (qwen.revision, qwen.snapshot, qwen.incomplete_blobs) == (QWEN_REV, True, 0)
+    assert (gpt2.revision, gpt2.incomplete_blobs) == (GPT2_REV, 2)
     assert cache.problem is None
     assert cache.sources[0].command.startswith('for d in "$HOME"/.cache/huggingface/hub/models--*')
     assert cache.sources[0].exit_status == 0
 
 
 def test_missing_du_leaves_the_sizes_unknown_not_the_listing() -> None:
-    said = "model models--Qwen--Qwen3.5-122B-A10B-FP8\nbash: line 1: du: command not found\n"
-    cache = hf_cache_facts(said, 127)
+    said = (
+        "bash: line 1: du: command not found\n"
+        "model models--Qwen--Qwen3.5-122B-A10B-FP8 - main=- snapshot=no incomplete=1\n"
+    )
+    cache = hf_cache_facts(said, 0)
     assert cache.models == {"Qwen/Qwen3.5-122B-A10B-FP8": None}
+    copy = cache.copies["Qwen/Qwen3.5-122B-A10B-FP8"]
+    assert (copy.revision, copy.snapshot, copy.incomplete_blobs) == (None, False, 1)
     assert "no size for Qwen/Qwen3.5-122B-A10B-FP8" in cache.problem
     assert "du: command not found" in cache.problem
+
+
+def test_a_line_in_another_shape_leaves_the_listing_unknown_and_quotes_it() -> None:
+    cache = hf_cache_facts("model models--gpt2 548118077 main=v1.0 snapshot=yes incomplete=0\n", 0)
+    assert cache.models is None and cache.copies == {}
+    assert "main=v1.0" in cache.problem
 
 
 def test_empty_cache_is_no_models_and_an_old_probe_is_unknown() -> None:

@@ -19,6 +19,7 @@ from tools.recon.parsers.disk import parse_du_sb
 
 Fetch = Callable[[str], Awaitable[bytes]]
 HUB_URL = "https://huggingface.co"
+HEX = frozenset("0123456789abcdef")
 DEFAULT_HF_CACHE = "~/.cache/huggingface"  # the folder recon lists (`hf_cache` facts)
 
 
@@ -84,8 +85,19 @@ def _usable_words(node: NodeBudget, utilization: float, usable: float, share: fl
     )
 
 
-async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int:
-    """Sum of the *.safetensors sizes the Hub API lists, else the index file's total_size."""
+@dataclass(frozen=True)
+class HubWeights:
+    """What the Hub says of a model: its weights' bytes and, from the API's model info, `sha`,
+    the commit its main branch is at ("Repo SHA at this particular revision", huggingface_hub's
+    ModelInfo). None when only the index file answered."""
+
+    size_bytes: int
+    revision: str | None = None
+
+
+async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> HubWeights:
+    """Sum of the *.safetensors sizes the Hub API lists (with the API's `sha`), else the index
+    file's total_size."""
     problems = []
     try:
         api = json.loads(await fetch(f"{hub_url}/api/models/{model}?blobs=true"))
@@ -95,7 +107,8 @@ async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int
             if str(s.get("rfilename", "")).endswith(".safetensors")
         ]
         if sizes and all(isinstance(s, int) for s in sizes):
-            return sum(sizes)
+            sha = api.get("sha")
+            return HubWeights(sum(sizes), sha if _is_commit(sha) else None)
         problems.append("the Hub API listed no .safetensors sizes")
     except (ValueError, AttributeError) as exc:
         problems.append(f"the Hub API answer was unreadable ({exc})")
@@ -107,7 +120,7 @@ async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int
         )
         total = index.get("metadata", {}).get("total_size")
         if isinstance(total, int):
-            return total
+            return HubWeights(total)
         problems.append("model.safetensors.index.json has no metadata.total_size")
     except Exception as exc:
         problems.append(f"model.safetensors.index.json failed: {exc}")
@@ -115,6 +128,11 @@ async def size_from_hub(model: str, fetch: Fetch, hub_url: str = HUB_URL) -> int
         f"could not find the size of {model}: {'; '.join(problems)}. Check the model id, or give "
         "the size (model_size_gb) or run `du -sb` on a host's HF cache copy."
     )
+
+
+def _is_commit(value: object) -> bool:
+    """A full commit id: 40 hex characters, as the Hub cache's refs/main holds."""
+    return isinstance(value, str) and len(value) == 40 and all(c in HEX for c in value)
 
 
 def cache_dir(model: str, hf_cache: str = DEFAULT_HF_CACHE) -> str:

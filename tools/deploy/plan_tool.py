@@ -34,6 +34,7 @@ from tools.deploy.recipe_parts import split_label
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
+from tools.deploy.weights import FETCH_KINDS
 from tools.plan import Plan
 from tools.recon.probe import probe_hosts
 from tools.ssh.errors import SSHError
@@ -86,7 +87,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             )
         world = ctx.world
         await self._refresh(world, params.hosts, ctx)
-        size = await self._model_size(world, params, ctx)
+        size, hub_revision = await self._model_size(world, params, ctx)
         cached = await _measured_cache_sizes(params, ctx)
         if size is None:
             size = max((v for v in _cached_sizes(world, params, cached) if v), default=None)
@@ -100,10 +101,13 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 model_size_bytes=size,
                 cached_bytes=cached,
                 links_tried=frozenset(params.links_tried),
+                hub_revision=hub_revision,
             ),
             choices,
         )
         data = {"preflight": [f.model_dump() for f in report.findings], "model_size_bytes": size}
+        if hub_revision:
+            data["hub_revision"] = hub_revision
         if report.layout is not None:
             data["layout"] = {
                 "hosts": list(report.layout.hosts),
@@ -187,7 +191,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         need = tuple(
             h
             for f in report.findings
-            if f.check == "weights" and f.kind in ("weights_not_cached", "disk_too_small")
+            if f.check == "weights" and f.kind in FETCH_KINDS
             for h in f.hosts
         )
         offline: dict[str, str] = {}
@@ -222,14 +226,15 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
 
     async def _model_size(
         self, world: WorldStore, params: PlanDeploymentInput, ctx: ToolContext
-    ) -> int | None:
+    ) -> tuple[int | None, str | None]:
+        """The weights' bytes, and the Hub's current commit when the Hub was asked for them."""
         if params.model_size_gb is not None:
-            return round(params.model_size_gb * GB)
+            return round(params.model_size_gb * GB), None
         if world.model_size_bytes is not None:
-            return world.model_size_bytes
+            return world.model_size_bytes, None
         fetcher = ctx.web
         if fetcher is None:
-            return None
+            return None, None
 
         async def fetch(url: str) -> bytes:
             download = await fetcher.fetch(url)
@@ -238,10 +243,11 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             return download.body
 
         try:
-            return await size_from_hub(params.model, fetch)
+            hub = await size_from_hub(params.model, fetch)
         except ModelSizeError as exc:
             ctx.report(str(exc))
-            return None
+            return None, None
+        return hub.size_bytes, hub.revision
 
 
 def _cached_sizes(

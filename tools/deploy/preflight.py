@@ -72,13 +72,15 @@ class PreflightReport:
 
 @dataclass
 class PreflightInput:
-    """What preflight reads: facts per host, hosts that did not answer, the model's size."""
+    """What preflight reads: facts per host, hosts that did not answer, the model's size and,
+    when the Hub was asked, its current commit (the weights check wants every copy at it)."""
 
     hosts: Mapping[str, HostFacts]
     unreachable: Mapping[str, str] = field(default_factory=dict)
     model_size_bytes: int | None = None
     cached_bytes: Mapping[str, int | None] = field(default_factory=dict)
     links_tried: frozenset[str] = frozenset()
+    hub_revision: str | None = None
 
 
 def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightReport:
@@ -120,7 +122,9 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
         )
         resolved = resolved.model_copy(update={"max_model_len": length})
         settings.append(why_length)
-        findings += weights_findings(hosts, resolved, data.model_size_bytes, data.cached_bytes)
+        findings += weights_findings(
+            hosts, resolved, data.model_size_bytes, data.cached_bytes, data.hub_revision
+        )
     findings += shared["versions"]
     return PreflightReport(by_severity(findings), fabric, fit, resolved, layout, tuple(settings))
 

@@ -7,14 +7,16 @@
 - Weights: downloaded once, on the head, as a job (`hf download`; a gated model takes HF_TOKEN
   from the operator's environment at run time, never written in the plan), then copied to each
   worker over the fabric with rsync (the community recipes' way; 200 Gb/s rather than the
-  Internet). A node whose cache already holds the whole model is skipped (size checked by
-  preflight; `hf download` itself finishes at once when every file of the revision is there).
+  Internet). A node whose cache already holds the whole model is skipped (preflight checks
+  its size, that no `.incomplete` file is left, and its revision: the Hub's, or the head's for
+  a worker, tools/deploy/weights.py; `hf download` finishes at once when every file of the
+  revision is there).
 - The pulls and the download need nothing but the internet: they come first and can run at
   once; the copies follow, over the fabric when its addresses are known. The weights' copy
   also reads a node's fabric address when it starts if the node's link only comes up in an
   earlier step of the plan (tools/deploy/fabric.py); the image's then goes over the management
   network. Each step's title says which path it takes.
-- What the image runs: a node whose image was not yet asked is asked once it is there (a job
+- What the image runs: an image not yet asked is asked once it is there, once per image (a job
   running `pip show ray vllm sglang` in a throwaway container, tools/recon/image_probe.py), and
   the step passes only if the image holds the recipe's engine; the versions go to the world
   model. Nothing a read-only probe sees says which packages an image holds.

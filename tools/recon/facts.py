@@ -117,13 +117,24 @@ class DiskFacts(FactGroup):
     hf_cache_present: bool | None = None
 
 
+class CacheCopy(BaseModel):
+    """How whole a cached model is, by the Hub cache's layout: the commit `refs/main` names
+    (None: no refs/main), whether `snapshots/<commit>/` exists, `blobs/*.incomplete` left."""
+
+    revision: str | None = None
+    snapshot: bool = False
+    incomplete_blobs: int = 0
+
+
 class ModelCacheFacts(FactGroup):
-    """Models in ~/.cache/huggingface/hub by Hub id, with bytes on disk (None: `du` gave none).
+    """Models in ~/.cache/huggingface/hub by Hub id, with bytes on disk (None: `du` gave none),
+    and per model its revision and leftovers (`copies`).
 
     `models` is None when the listing did not run; an empty dict means no model is cached.
     """
 
     models: dict[str, int | None] | None = None
+    copies: dict[str, CacheCopy] = Field(default_factory=dict)
 
 
 class Container(BaseModel):

@@ -32,10 +32,16 @@ GPU_QUERY_FIELDS = (
     "index,name,uuid,driver_version,memory.total,memory.used,memory.free,"
     "utilization.gpu,temperature.gpu,power.draw"
 )
-# Each cached model: its folder name first (known even without `du`), then `du -sb` of it.
+# One line per cached model (tools/recon/parsers/hf_cache.py): folder, `du -sb` bytes ("-"
+# without du), the commit refs/main names, whether its snapshot folder exists, and how many
+# blobs/*.incomplete an unfinished download left.
 HF_MODELS_COMMAND = (
     'for d in "$HOME"/.cache/huggingface/hub/models--*; do if [ -d "$d" ]; then '
-    'echo "model ${d##*/}"; du -sb "$d"; fi; done'
+    'r=; if [ -f "$d/refs/main" ]; then r=$(cat "$d/refs/main"); fi; '
+    's=no; if [ -n "$r" ] && [ -d "$d/snapshots/$r" ]; then s=yes; fi; '
+    'n=; for f in "$d"/blobs/*.incomplete; do if [ -e "$f" ]; then n=$n.; fi; done; '
+    'set -- $(du -sb "$d"); '
+    'echo "model ${d##*/} ${1:--} main=${r:--} snapshot=$s incomplete=${#n}"; fi; done'
 )
 FABRIC_TESTS_COMMAND = (
     'if [ -x "$HOME/nccl-tests/build/all_gather_perf" ]; then echo nccl-tests; fi; '

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tools.recon import parsers as p
 from tools.recon.facts import (
     INFERENCE_PACKAGES,
+    CacheCopy,
     CpuFacts,
     Disk,
     DiskFacts,
@@ -92,15 +93,26 @@ def read_disk(reader: SectionReader) -> DiskFacts:
 
 
 def read_hf_cache(reader: SectionReader) -> ModelCacheFacts:
-    """Listed models even when `du` is missing or failed: then their sizes stay None."""
+    """Listed models even when `du` is missing or failed: then their sizes stay None. A line
+    in another shape leaves the whole listing unknown, with the line quoted."""
     group = ModelCacheFacts()
     section = reader.sections.get("hf-models")
     if section is None:
         group.problem = "hf-models did not run (the probe stopped before it)"
         return group
     group.sources.append(reader.source("hf-models"))
-    listed = p.parse_hf_cache_listing(section.output)
+    try:
+        listed = p.parse_hf_cache_listing(section.output)
+    except p.ParseError as exc:
+        group.problem = f"hf-models: {exc}"
+        return group
     group.models = {m.repo_id: m.size_bytes for m in listed}
+    group.copies = {
+        m.repo_id: CacheCopy(
+            revision=m.revision, snapshot=m.snapshot, incomplete_blobs=m.incomplete_blobs
+        )
+        for m in listed
+    }
     unsized = [m.repo_id for m in listed if m.size_bytes is None]
     if unsized:
         said = [line for line in section.output.splitlines() if not line.startswith("model ")]
