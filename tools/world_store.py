@@ -80,6 +80,10 @@ class WorldStore(Protocol):
 
     def record_endpoint(self, endpoint: Endpoint) -> None: ...
 
+    def set_model_size(self, size_bytes: int | None) -> list[Finding]:
+        """The model the session is placing, whose fit the findings judge (None: none)."""
+        ...
+
     def record_fabric_test(self, measured: FabricMeasurement) -> None:
         """The fabric's measured bandwidth (its finding, if any, joins the world's findings)."""
         ...

@@ -1,7 +1,8 @@
 """The world's jobs two ways: a few lines for the model, a table for `/jobs`.
 
-One line per job: where, what (the command, cut short), its state with elapsed time or exit
-code, and its last progress. Finished jobs stay listed (the model needs to know a download is
+One line per job: where, what (the command, cut short; not for a job that ended well, whose
+name and progress say what it did), its state with elapsed time or exit code, and its last
+progress. Finished jobs stay listed (the model needs to know a download is
 done), but only the newest FINISHED_SHOWN of them; running and unknown ones always show.
 """
 
@@ -39,7 +40,9 @@ def job_line(fact: JobFact) -> str:
     progress = f" · {fact.progress}" if fact.progress else ""
     command = " ".join(fact.command.split())
     command = command if len(command) <= COMMAND_CHARS else command[: COMMAND_CHARS - 1] + "…"
-    line = f"{fact.key} [{command}]: {state_text(fact)}{progress}"
+    done = fact.state == "exited" and fact.exit_code == 0
+    what = "" if done else f" [{command}]"
+    line = f"{fact.key}{what}: {state_text(fact)}{progress}"
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 

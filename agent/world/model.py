@@ -69,14 +69,14 @@ class WorldModel(BaseModel):
 
     def update(self, host: str, facts: HostFacts) -> list[Finding]:
         """Replace a host's facts; returns findings that were not there before."""
-        self.hosts[host] = facts
+        self.hosts[host] = _with_known_contents(facts, self.hosts.get(host))
         self.unreachable.pop(host, None)
         return self._refresh(host, f"probed {host}")
 
     def apply_round(self, facts: dict[str, HostFacts], failures: dict[str, str]) -> list[Finding]:
         """Take a whole probe round at once, so findings are computed over all hosts together."""
         for host, host_facts in facts.items():
-            self.hosts[host] = host_facts
+            self.hosts[host] = _with_known_contents(host_facts, self.hosts.get(host))
             self.unreachable.pop(host, None)
         self.unreachable.update(failures)
         names = ", ".join([*facts, *failures])
@@ -179,3 +179,18 @@ class WorldModel(BaseModel):
         if self._listener is not None:
             self._listener(host, summary, new)
         return new
+
+
+def _with_known_contents(facts: HostFacts, before: HostFacts | None) -> HostFacts:
+    """`facts` with what each image was found to run carried over from `before`: recon cannot
+    see it (tools/recon/image_probe.py), and an image with the same ID holds the same files (one
+    asked after recon, its ID not yet seen, is known by its name)."""
+    if before is None:
+        return facts
+    asked = [i for i in before.docker.images if i.contents is not None]
+    by_id = {i.id: i.contents for i in asked if i.id}
+    by_name = {(i.repository, i.tag): i.contents for i in asked if not i.id}
+    for image in facts.docker.images:
+        if image.contents is None:
+            image.contents = by_id.get(image.id) or by_name.get((image.repository, image.tag))
+    return facts

@@ -79,7 +79,7 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
     lines.append("  " + _docker_line(facts))
     lines.append("  " + _fabric_line(facts, addresses=addresses))
     servers = ", ".join(
-        f"{s.kind}:{s.port}" + (f" ({s.container})" if s.container else "")
+        s.kind + (f":{s.port}" if s.port else "") + (f" ({s.container})" if s.container else "")
         for s in facts.services.inference_servers
     )
     packages = ", ".join(f"{k} {v}" for k, v in facts.python.packages.items()) or "none"

@@ -19,6 +19,7 @@ from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
+from tools.recon.probe import probe_hosts
 from tools.session_state import SessionState
 from tools.shell_judge import ShellJudge
 
@@ -145,10 +146,28 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         following = rollout.current
         after = f" Next: step {rollout.number(following)} ({following.title})." if following else ""
         said = f"\n{outcome.output.strip()[-800:]}" if step.job else ""
+        complete = ""
+        if rollout.state == "done":
+            complete = " The rollout is complete." + await _probe_again(rollout.steps, ctx)
         return ToolResult(
             text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."
             + after
             + said
-            + (" The rollout is complete." if rollout.state == "done" else ""),
+            + complete,
             data=data,
         )
+
+
+async def _probe_again(steps: list[DeployStep], ctx: ToolContext) -> str:
+    """Probe the plan's hosts once the rollout is complete: the facts recon gathered before it
+    (a container holding memory, a link down, no weights) no longer hold, and the world model,
+    its findings and a later plan should not read them as if they did. The model is placed:
+    its fit is no longer a question (the engine now holds the memory the fit check counted)."""
+    if ctx.ssh is None or ctx.world is None:
+        return ""
+    hosts = list(dict.fromkeys(step.host for step in steps))
+    probe_round = await probe_hosts(ctx.ssh, hosts)
+    ctx.world.set_model_size(None)
+    ctx.world.apply_round(probe_round.facts, probe_round.failures)
+    failed = f" ({', '.join(probe_round.failures)} did not answer)" if probe_round.failures else ""
+    return f" Probed {', '.join(hosts)} again for the world model{failed}."
