@@ -1,6 +1,7 @@
 """Fixtures that many integration tests share: the seed pair simulated, and a pool to it.
 
-A test module that needs another cluster defines its own `cluster`, which takes precedence.
+A test that needs another scenario names it: `@pytest.mark.parametrize("cluster", ["fresh-pair"],
+indirect=True)`; a module that needs another kind of cluster defines its own `cluster`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from tools.ssh import Inventory, SSHPool
 
 
 @pytest.fixture
-async def cluster(tmp_path: Path) -> AsyncIterator[SimCluster]:
-    async with SimCluster("seed-pair", tmp_path / "sim") as running:
+async def cluster(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SimCluster]:
+    scenario = getattr(request, "param", "seed-pair")
+    async with SimCluster(scenario, tmp_path / "sim") as running:
         yield running
 
 

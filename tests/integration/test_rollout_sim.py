@@ -71,7 +71,8 @@ async def test_the_whole_plan_rolls_out_step_by_step():
     )
     for n in range(1, steps + 1):
         assert not results[f"s{n}"].get("is_error"), results[f"s{n}"]["content"]
-    assert "The rollout is complete" in results[f"s{steps}"]["content"]
+    last = results[f"s{steps}"]["content"]
+    assert "The rollout is complete. Probed spark-a, spark-b again for the world model." in last
     destructive = [r for r in approver.seen if r.risk == "destructive"]
     assert destructive and "docker stop vllm_node" in destructive[0].summary
 

@@ -3,28 +3,16 @@ the image goes, is unknown, or is still used by a container (sim/fakehost/docker
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
-from sim.cluster import SimCluster
 from tools.deploy.provision import _pull_step
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import SSHPool
 
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
 LISTED = "docker images --format '{{.Repository}}:{{.Tag}} {{.ID}}'"
 
 
-@pytest.fixture
-async def pool(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SSHPool]:
-    async with SimCluster(request.param, tmp_path / "sim") as cluster:
-        inventory = Inventory.load(cluster.write_inventory(tmp_path / "inventory.yaml"))
-        async with SSHPool(inventory) as opened:
-            yield opened
-
-
-@pytest.mark.parametrize("pool", ["fresh-pair"], indirect=True)
+@pytest.mark.parametrize("cluster", ["fresh-pair"], indirect=True)
 async def test_the_pull_steps_rollback_removes_the_pulled_image(pool: SSHPool) -> None:
     step = _pull_step("spark-a", NGC)
     assert (await pool.run("spark-a", step.actions[0], timeout=60)).exit_status == 0
@@ -42,7 +30,7 @@ async def test_the_pull_steps_rollback_removes_the_pulled_image(pool: SSHPool) -
     assert again.stderr == f"Error response from daemon: No such image: {NGC}\n"
 
 
-@pytest.mark.parametrize("pool", ["seed-pair"], indirect=True)
+@pytest.mark.parametrize("cluster", ["seed-pair"], indirect=True)
 async def test_an_image_a_container_uses_needs_force_and_then_stays_untagged(
     pool: SSHPool,
 ) -> None:

@@ -8,16 +8,12 @@ token showing up in what Scout reads back.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
-from sim.cluster import SimCluster
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.jobs.host import job_log
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import SSHPool
 
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
@@ -25,15 +21,7 @@ WORKER_IP = "192.168.200.13"  # spark-b on the management network (seed-pair.yam
 TOKEN = "hf_simGatedToken0123456789abcdef"
 
 
-@pytest.fixture
-async def pool(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SSHPool]:
-    async with SimCluster(request.param, tmp_path / "sim") as cluster:
-        inventory = Inventory.load(cluster.write_inventory(tmp_path / "inventory.yaml"))
-        async with SSHPool(inventory) as opened:
-            yield opened
-
-
-@pytest.mark.parametrize("pool", ["fresh-pair"], indirect=True)
+@pytest.mark.parametrize("cluster", ["fresh-pair"], indirect=True)
 async def test_an_image_goes_to_the_offline_worker_through_ssh(pool: SSHPool) -> None:
     worker_pull = await pool.run("spark-b", f"docker pull {NGC}", timeout=60)
     assert worker_pull.exit_status == 1 and "lookup nvcr.io" in worker_pull.stderr
@@ -49,7 +37,7 @@ async def test_an_image_goes_to_the_offline_worker_through_ssh(pool: SSHPool) ->
     assert NGC in listed.stdout.splitlines()
 
 
-@pytest.mark.parametrize("pool", ["fresh-pair"], indirect=True)
+@pytest.mark.parametrize("cluster", ["fresh-pair"], indirect=True)
 async def test_ssh_returns_the_remote_status_and_fails_like_openssh(pool: SSHPool) -> None:
     remote = await pool.run(
         "spark-a", f"ssh -o BatchMode=yes {WORKER_IP} 'hostname; exit 3'", timeout=30
@@ -66,7 +54,7 @@ async def test_ssh_returns_the_remote_status_and_fails_like_openssh(pool: SSHPoo
     assert empty.stderr == "Error response from daemon: unexpected EOF\n"
 
 
-@pytest.mark.parametrize("pool", ["gated-model"], indirect=True)
+@pytest.mark.parametrize("cluster", ["gated-model"], indirect=True)
 async def test_a_gated_download_job_gets_hf_token_from_its_environment(pool: SSHPool) -> None:
     step = DeployStep(
         id="weights:spark-a",
@@ -92,7 +80,7 @@ async def test_a_gated_download_job_gets_hf_token_from_its_environment(pool: SSH
     assert TOKEN not in "".join([said, found[1], command.stdout, *seen])
 
 
-@pytest.mark.parametrize("pool", ["gated-model"], indirect=True)
+@pytest.mark.parametrize("cluster", ["gated-model"], indirect=True)
 async def test_a_gated_download_job_without_the_token_fails_with_the_hubs_error(
     pool: SSHPool,
 ) -> None:

@@ -11,7 +11,7 @@ from agent.world.model import WorldModel, transcript_listener
 from agent.world.render import print_tables, render_compact
 from tests.support.sparks import NOW, VLLM_NODE, one_port_spark
 from tools.checks import GB
-from tools.recon.facts import ImageContents
+from tools.recon.facts import Image, ImageContents
 
 COMPACT_LIMIT_BYTES = 3 * 1024
 
@@ -113,3 +113,19 @@ def test_what_an_image_runs_joins_its_host_even_when_pulled_after_recon() -> Non
     assert seen == [
         ("spark-b", "image nvcr.io/nvidia/vllm:26.05-py3 on spark-b asked what it runs")
     ]
+
+
+def test_a_reprobe_keeps_what_an_image_was_found_to_run() -> None:
+    world = WorldModel()
+    world.update("spark-a", one_port_spark("spark-a"))
+    world.hosts["spark-a"].docker.images = []  # pulled after recon: its ID not seen yet
+    contents = ImageContents(vllm="0.19.1+nv26.05")
+    world.record_image_contents("spark-a", "nvcr.io/nvidia/vllm:26.05-py3", contents)
+    again = one_port_spark("spark-a")  # recon again: the image listed with its ID, not asked
+    again.docker.images = [Image(repository="nvcr.io/nvidia/vllm", tag="26.05-py3", id="a41c")]
+    world.update("spark-a", again)
+    assert world.hosts["spark-a"].docker.images[0].contents == contents
+    other = one_port_spark("spark-a")  # an image recon sees for the first time stays unknown
+    other.docker.images = [Image(repository="vllm-node", tag="latest", id="3b1e")]
+    world.update("spark-a", other)
+    assert world.hosts["spark-a"].docker.images[0].contents is None
