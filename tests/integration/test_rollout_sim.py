@@ -18,16 +18,18 @@ PLAN_INPUT = {
 }
 
 
+PATIENT = {"check_attempts": 20, "check_interval_s": 0.3}
+
+
 async def _rollout(scenario, steps_to_run, plan):
     script = [
         tool_turn([("r", "recon", {"hosts": "all"})]),
         tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
         tool_turn([("a", "propose_plan", plan)]),
     ]
-    patient = {"check_attempts": 20, "check_interval_s": 0.3}
     batches = [b if isinstance(b, list) else [b] for b in steps_to_run]  # a list: one turn
     script += [
-        tool_turn([(call_id, "rollout_step", {"step": n, **patient}) for call_id, n in batch])
+        tool_turn([(call_id, "rollout_step", {"step": n, **PATIENT}) for call_id, n in batch])
         for batch in batches
     ]
     script.append(text_turn("done"))
@@ -154,6 +156,20 @@ async def test_a_failed_step_stops_the_rollout_and_names_the_rollback(tmp_path):
     assert "The rollout stopped at a failed step" in results[f"s{failed[1]}"]["content"]
 
 
+def _first_steps(plan, last, closing):
+    """A session's turns: recon, plan, the plan proposed, steps 1..`last`, then `closing`."""
+    return [
+        tool_turn([("r", "recon", {"hosts": "all"})]),
+        tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
+        tool_turn([("a", "propose_plan", plan)]),
+        *(
+            tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})])
+            for n in range(1, last + 1)
+        ),
+        text_turn(closing),
+    ]
+
+
 async def _session_on(sim, tmp_path, script, *, transcript, resume=None):
     """One live session on the running cluster; returns the tool_result blocks by call id."""
     settings = Settings(
@@ -185,19 +201,12 @@ async def _session_on(sim, tmp_path, script, *, transcript, resume=None):
 
 async def test_a_resumed_session_runs_the_next_step_of_its_approved_rollout(tmp_path):
     plan = await _computed_plan("seed-pair")
-    patient = {"check_attempts": 20, "check_interval_s": 0.3}
     first = tmp_path / "first.jsonl"
     async with SimCluster("seed-pair", tmp_path / "sim") as sim:
         before = await _session_on(
             sim,
             tmp_path,
-            [
-                tool_turn([("r", "recon", {"hosts": "all"})]),
-                tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
-                tool_turn([("a", "propose_plan", plan)]),
-                tool_turn([("s1", "rollout_step", {"step": 1, **patient})]),
-                text_turn("step 1 is done; the session stops here"),
-            ],
+            _first_steps(plan, 1, "step 1 is done; the session stops here"),
             transcript=first,
         )
         assert "Plan approved" in before["a"]["content"]
@@ -205,7 +214,7 @@ async def test_a_resumed_session_runs_the_next_step_of_its_approved_rollout(tmp_
         after = await _session_on(
             sim,
             tmp_path,
-            [tool_turn([("s2", "rollout_step", {"step": 2, **patient})]), text_turn("next")],
+            [tool_turn([("s2", "rollout_step", {"step": 2, **PATIENT})]), text_turn("next")],
             transcript=tmp_path / "resumed.jsonl",
             resume=rebuild(read_transcript(first).events),
         )
@@ -223,22 +232,12 @@ async def test_a_copy_to_a_worker_that_went_down_fails_with_sshs_line(tmp_path):
     OpenSSH's own line, as on real hardware, and names its rollback."""
     plan = await _computed_plan("fresh-pair")
     copy = next(n for n, s in enumerate(plan["steps"], 1) if s["title"].startswith("copy nvcr"))
-    patient = {"check_attempts": 20, "check_interval_s": 0.3}
     first = tmp_path / "first.jsonl"
     async with SimCluster("fresh-pair", tmp_path / "sim") as sim:
         before = await _session_on(
             sim,
             tmp_path,
-            [
-                tool_turn([("r", "recon", {"hosts": "all"})]),
-                tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
-                tool_turn([("a", "propose_plan", plan)]),
-                *(
-                    tool_turn([(f"s{n}", "rollout_step", {"step": n, **patient})])
-                    for n in range(1, copy)
-                ),
-                text_turn("the worker is about to lose power"),
-            ],
+            _first_steps(plan, copy - 1, "the worker is about to lose power"),
             transcript=first,
         )
         assert all(not before[f"s{n}"].get("is_error") for n in range(1, copy)), before
@@ -246,7 +245,7 @@ async def test_a_copy_to_a_worker_that_went_down_fails_with_sshs_line(tmp_path):
         after = await _session_on(
             sim,
             tmp_path,
-            [tool_turn([("c", "rollout_step", {"step": copy, **patient})]), text_turn("stop")],
+            [tool_turn([("c", "rollout_step", {"step": copy, **PATIENT})]), text_turn("stop")],
             transcript=tmp_path / "resumed.jsonl",
             resume=rebuild(read_transcript(first).events),
         )
