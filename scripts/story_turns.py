@@ -37,12 +37,25 @@ def turn(text: str, calls: list[tuple[str, str, dict[str, Any]]], stop: str = "t
     return {"turn": {"content": content, "stop_reason": stop}}
 
 
-def rollout(plan: dict[str, Any], first: int, last: int, text: str) -> list[dict]:
-    """One rollout_step turn per plan step from `first` to `last` (1-based)."""
+def opening_turn(text: str, steps: list[str]) -> dict:
+    """The first turn of every story: the todo list, recon of every host, the two-node guide."""
+    return turn(
+        text,
+        [
+            ("toolu_01", "todo_write", todo(0, steps)),
+            ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
+            ("toolu_03", "web_fetch", {"url": GUIDE}),
+        ],
+    )
+
+
+def rollout(first: int, last: int, text: str | None = None) -> list[dict]:
+    """One rollout_step turn per plan step from `first` to `last` (1-based); `text` leads the
+    first, each other says the step before it is proven."""
     turns = []
     for n in range(first, last + 1):
-        lead = text if n == first else f"Step {n - 1} is proven; next, step {n}."
-        turns.append(turn(lead, [step_call(n)]))
+        proven = f"Step {n - 1} is proven; next, step {n}."
+        turns.append(turn(text if text and n == first else proven, [step_call(n)]))
     return turns
 
 
@@ -83,14 +96,10 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
     first = numbers(plan, "ask ") + numbers(plan, "measure the fabric")
     assert first == [3, 4], first  # they need nothing of each other: one batch
     return [
-        turn(
+        opening_turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
             "guide.",
-            [
-                ("toolu_01", "todo_write", todo(0)),
-                ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
-                ("toolu_03", "web_fetch", {"url": GUIDE}),
-            ],
+            STEPS,
         ),
         turn(
             "Three things stand in the way: `vllm_node` holds about 98 GB of spark-a's unified "
@@ -106,12 +115,9 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         ),
         turn(
             "Approved. First spark-a's memory, then spark-b's link.",
-            [
-                ("toolu_07", "todo_write", todo(2)),
-                ("toolu_s1", "rollout_step", {"step": 1, **PATIENT}),
-            ],
+            [("toolu_07", "todo_write", todo(2)), step_call(1)],
         ),
-        *rollout(plan, 2, 2, "spark-a has its memory back; now spark-b's link."),
+        *rollout(2, 2, "spark-a has its memory back; now spark-b's link."),
         turn("", [("toolu_08", "todo_write", todo(3))]),
         turn(
             "Both changes hold. The image check (both Sparks hold the same image) and the "
@@ -119,14 +125,13 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
             [step_call(n) for n in first],
         ),
         *rollout(
-            plan,
             max(first) + 1,
             count - 1,
             "The image holds vLLM and the fabric carries what it should. Now the engine, one "
             "proven step at a time.",
         ),
         turn("", [("toolu_09", "todo_write", todo(4))]),
-        *rollout(plan, count, count, "The worker waits for rank 0. Now vLLM on spark-a."),
+        *rollout(count, count, "The worker waits for rank 0. Now vLLM on spark-a."),
         endpoint_turn("toolu_10"),
         turn("", [("toolu_11", "todo_write", todo(5))]),
         turn(
@@ -156,13 +161,8 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
     assert first == [1, 2], first  # they need nothing of each other: one batch
     step = step_call
     return [
-        turn(
-            "I'll map all three Sparks in one round and read the two-node guide first.",
-            [
-                ("toolu_01", "todo_write", todo(0, TRIO_STEPS)),
-                ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
-                ("toolu_03", "web_fetch", {"url": GUIDE}),
-            ],
+        opening_turn(
+            "I'll map all three Sparks in one round and read the two-node guide first.", TRIO_STEPS
         ),
         turn(
             "All three Sparks are idle and alike, and every ConnectX port is up: NVIDIA's ring, "
@@ -180,28 +180,12 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
             "need nothing of each other: one batch. Then one proven step at a time.",
             [("toolu_07", "todo_write", todo(2, TRIO_STEPS)), *map(step, first)],
         ),
-        *(turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)]) for n in range(3, count)),
+        *rollout(3, count - 1),
         turn(
             "The fabric is measured and the worker waits for rank 0. Now vLLM itself.",
             [("toolu_08", "todo_write", todo(3, TRIO_STEPS)), step(count)],
         ),
-        turn(
-            "It lists the model. Now the proof: health, the model list, one completion, and a "
-            "benchmark through an SSH port forward.",
-            [
-                (
-                    "toolu_09",
-                    "endpoint_check",
-                    {
-                        "host": "spark-a",
-                        "port": 8000,
-                        "model": MODEL,
-                        "concurrency": 4,
-                        "max_tokens": 64,
-                    },
-                )
-            ],
-        ),
+        endpoint_turn("toolu_09"),
         turn("", [("toolu_10", "todo_write", todo(4, TRIO_STEPS))]),
         turn(
             f"Done. `{MODEL}` is served with tensor parallelism 2 on spark-a and spark-b, over "
@@ -233,15 +217,9 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
     titles = [s["title"] for s in plan["steps"]]
 
     def number(prefix: str) -> int:
-        return next(n for n, title in enumerate(titles, 1) if title.startswith(prefix))
+        return numbers(plan, prefix)[0]
 
     step = step_call
-
-    def each(first: int, last: int) -> list[dict]:
-        return [
-            turn(f"Step {n - 1} is proven; next, step {n}.", [step(n)])
-            for n in range(first, last + 1)
-        ]
 
     pull, download = number("pull "), number("download ")
     test, engine = number("measure the fabric"), number("start the engine container")
@@ -250,14 +228,10 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
     batches = [(pull, download), (image_copy, ask, weights_copy)]
     assert batches == [(3, 4), (5, 6, 7)] and test == 8, titles  # each batch runs at once
     return [
-        turn(
+        opening_turn(
             "Before touching anything I'll map both Sparks in one round and read the two-node "
             "guide.",
-            [
-                ("toolu_01", "todo_write", todo(0, FRESH_STEPS)),
-                ("toolu_02", "recon", {"hosts": "all", "model_size_gb": 119}),
-                ("toolu_03", "web_fetch", {"url": GUIDE}),
-            ],
+            FRESH_STEPS,
         ),
         turn(
             "Nothing is fetched yet: neither Spark has the NGC vLLM image, neither HF cache "
@@ -282,7 +256,7 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "Approved. One proven step at a time, starting with spark-a's memory.",
             [("toolu_07", "todo_write", todo(2, FRESH_STEPS)), step(1)],
         ),
-        *each(2, pull - 1),
+        *rollout(2, pull - 1),
         turn(
             f"Both changes hold. Steps {pull} and {download} need nothing but the internet, so "
             "I start them together: the pull and the download, as two jobs at once.",
@@ -300,12 +274,12 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "fabric test.",
             [("toolu_09", "todo_write", todo(4, FRESH_STEPS)), step(test)],
         ),
-        *each(test + 1, engine - 1),
+        *rollout(test + 1, engine - 1),
         turn(
             "The fabric carries what it should. Now the engine.",
             [("toolu_10", "todo_write", todo(5, FRESH_STEPS)), step(engine)],
         ),
-        *each(engine + 1, len(titles)),
+        *rollout(engine + 1, len(titles)),
         endpoint_turn("toolu_11"),
         turn("", [("toolu_12", "todo_write", todo(7, FRESH_STEPS))]),
         turn(

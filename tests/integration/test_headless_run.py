@@ -4,13 +4,10 @@ simulated cluster, approvals from a real signed webhook receiver."""
 import io
 import json
 
-import pytest
-
 from agent.faces.headless import EXIT_STOPPED, run_goal
 from agent.loop.transcript import read_transcript
 from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
-from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
@@ -33,12 +30,6 @@ approve:
 deny:
   - {risk: destructive, message: "no destructive steps from CI"}
 """
-
-
-@pytest.fixture
-async def cluster(tmp_path):
-    async with SimCluster("seed-pair", tmp_path / "sim") as sim:
-        yield sim
 
 
 async def test_headless_plan_gate_and_webhook_denial(cluster, tmp_path):

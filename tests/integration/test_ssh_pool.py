@@ -201,20 +201,30 @@ async def test_timeout_kills_the_command_on_the_host(local_hosts: LocalHosts) ->
     assert leftovers.stdout == "none\n"
 
 
+async def _cancel_once_running(
+    pool: SSHPool, command: str, running: str, left: str, *, shell: bool = True
+) -> tuple[str, str]:
+    """Start `command` on host a and cancel the call once `pgrep -f running` sees it; what that
+    pgrep printed, and what `pgrep -f left` finds afterwards ("none" when nothing is left)."""
+    task = asyncio.create_task(pool.run("a", command, timeout=300, shell=shell))
+    for _ in range(100):  # wait until the command runs on the host
+        probe = await pool.run("a", f"pgrep -f '{running}' || true")
+        if probe.stdout:
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    leftovers = await pool.run("a", f"pgrep -f '{left}' || echo none")
+    return probe.stdout, leftovers.stdout
+
+
 async def test_cancelled_command_is_stopped_on_the_host(local_hosts: LocalHosts) -> None:
     await local_hosts.add("a")
     local_hosts.write_known_hosts("a")
     async with SSHPool(local_hosts.inventory()) as pool:
-        task = asyncio.create_task(pool.run("a", "sleep 58.4321", timeout=300))
-        for _ in range(100):  # wait until the command runs on the host
-            probe = await pool.run("a", "pgrep -f 'sleep 58[.]4321' || true")
-            if probe.stdout:
-                break
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        leftovers = await pool.run("a", "pgrep -f 'sleep 58[.]4321' || echo none")
-    assert leftovers.stdout == "none\n"
+        pattern = "sleep 58[.]4321"
+        _, leftovers = await _cancel_once_running(pool, "sleep 58.4321", pattern, pattern)
+    assert leftovers == "none\n"
 
 
 async def test_a_command_without_sh_gets_its_env_and_dies_at_its_timeout(
@@ -241,17 +251,11 @@ async def test_a_cancelled_command_without_sh_is_stopped_by_its_marker(
     await local_hosts.add("a")
     local_hosts.write_known_hosts("a")
     async with SSHPool(local_hosts.inventory()) as pool:
-        task = asyncio.create_task(pool.run("a", "sleep 51.4321", timeout=300, shell=False))
-        for _ in range(100):
-            probe = await pool.run("a", "pgrep -f '^sleep 51[.]4321' || true")
-            if probe.stdout:
-                break
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        leftovers = await pool.run("a", "pgrep -f '51[.]4321' || echo none")
-    assert probe.stdout
-    assert leftovers.stdout == "none\n"
+        probe, leftovers = await _cancel_once_running(
+            pool, "sleep 51.4321", "^sleep 51[.]4321", "51[.]4321", shell=False
+        )
+    assert probe
+    assert leftovers == "none\n"
 
 
 async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
@@ -262,17 +266,9 @@ async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
     local_hosts.write_known_hosts("a")
     async with SSHPool(local_hosts.inventory()) as pool:
         nested = "timeout 600 sh -c 'sleep 57.4321'"
-        task = asyncio.create_task(pool.run("a", nested, timeout=300))
-        for _ in range(100):
-            probe = await pool.run("a", "pgrep -f '^sleep 57[.]4321' || true")
-            if probe.stdout:
-                break
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        leftovers = await pool.run("a", "pgrep -f '57[.]4321' || echo none")
-    assert probe.stdout
-    assert leftovers.stdout == "none\n"
+        probe, leftovers = await _cancel_once_running(pool, nested, "^sleep 57[.]4321", "57[.]4321")
+    assert probe
+    assert leftovers == "none\n"
 
 
 async def test_a_timed_out_nested_timeout_dies_with_the_commands_session(

@@ -195,6 +195,7 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
     arrivals = {s.id for s in result.steps if s.id.startswith(("pull:", "image-copy:"))}
     asked: dict[str, str] = {}  # the image's identity -> the node it is asked on
     same: list[str] = []
+    arriving = False
     head_key = _identity(_image(data.hosts[choices.head], wanted), choices.head)
     for host in choices.hosts:
         image = _image(data.hosts[host], wanted)
@@ -206,6 +207,8 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
             same.append(host)
             continue
         asked[key] = host
+        arrival = [i for i in (f"pull:{host}", f"image-copy:{host}") if i in arrivals]
+        arriving = arriving or bool(arrival)
         result.steps.append(
             DeployStep(
                 id=f"image-check:{host}",
@@ -216,14 +219,13 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
                     host, IMAGE_CHECK_JOB, f"the image holds {engine}", f"^Name: {engine}$"
                 ),
                 rollback="none (a throwaway container)",
-                needs=[i for i in (f"pull:{host}", f"image-copy:{host}") if i in arrivals],
+                needs=arrival,
                 job=IMAGE_CHECK_JOB,
             )
         )
     if asked:
         where = ", ".join(asked.values())
-        after = [h for h in asked.values() if f"image-check:{h}" in _needing(result)]
-        when = ", after it arrives" if after else ""
+        when = ", after it arrives" if arriving else ""
         also = f"; {', '.join(same)} has the same image" if same else ""
         result.notes.append(
             f"image contents: asked on {where} (`pip show` in a throwaway container{when})"
@@ -235,11 +237,6 @@ def _identity(image: Image | None, host: str) -> str:
     """What makes two nodes' copies the same image: the ID recon saw; else the node's own (an
     image pulled there may differ, if its tag moved between pulls)."""
     return image.id if image is not None and image.id else f"node:{host}"
-
-
-def _needing(result: Provision) -> set[str]:
-    """The steps that wait for another provisioning step."""
-    return {s.id for s in result.steps if s.needs}
 
 
 def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) -> None:
