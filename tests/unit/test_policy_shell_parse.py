@@ -29,7 +29,9 @@ def only_command(source: str):
         ("echo a#b # a comment; rm -rf /", ["echo", "a#b"]),
         ("ls \\\n  -la", ["ls", "-la"]),
         ("echo 'rm -rf /; reboot'", ["echo", "rm -rf /; reboot"]),
-        ("echo {a,b} ~/x *.log", ["echo", "{a,b}", "~/x", "*.log"]),
+        ("echo {a,b} ~/x *.log", ["echo", "a", "b", "~/x", "*.log"]),
+        ("echo {'a',\"b\"}c {1..3}", ["echo", "ac", "bc", "1", "2", "3"]),
+        ("echo '{a,b}' \\{a,b}", ["echo", "{a,b}", "{a,b}"]),
         ("echo 2 > x", ["echo", "2"]),
     ],
 )

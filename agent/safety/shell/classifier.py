@@ -11,13 +11,13 @@ The worst part wins, and the reasons name the parts that decided it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from agent.safety.shell.command_rules import NETWORK_PROGRAMS, command_name, rule_for
-from agent.safety.shell.environment import steering_reason
+from agent.safety.shell.environment import shell_variable_reason, variable_reason
+from agent.safety.shell.expansions import expansion_problem
 from agent.safety.shell.outcomes import RunsCommand, RunsScript, RunsStdin, Verdict
 from agent.safety.shell.paths import CURRENT_DIR
 from agent.safety.shell.redirects import judge_redirect
@@ -28,8 +28,6 @@ from tools.base import Risk
 
 MAX_DEPTH = 12
 PathExists = Callable[[str], bool | None]
-DEFAULTING_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?=")
-ARITHMETIC_ON_NAMES_RE = re.compile(r"\$\(\([^)]*[A-Za-z_]")
 
 
 @dataclass(frozen=True)
@@ -117,10 +115,12 @@ class _Judge:
                     for v in judge_redirect(redirect, target, exists)
                 )
         for word in command.assignments:
-            if reason := steering_reason(word.assignment or ""):
+            if reason := _assignment_reason(word, exported=bool(command.words)):
                 findings.append(Verdict(Risk.MUTATING, reason + where))
         for word in (*command.assignments, *command.words):
             findings.extend(_word_problems(word, where))
+        for redirect in command.redirects:
+            findings.extend(_word_problems(redirect.target, where))
         if not command.words:
             variables.remember(command.assignments, nested=command.nested)
             return findings or [Verdict(Risk.READ_ONLY, "only sets shell variables")]
@@ -134,7 +134,7 @@ class _Judge:
                 continue
             if argv[0] == "for" and not head.quoted:
                 variables.loop(argv[1:] if len(variants) == 1 else argv[1:2])
-                findings.append(Verdict(Risk.READ_ONLY, "'for' only loops over words"))
+                findings.append(_loop_verdict(argv[1:2], where))
                 continue
             findings.extend(self.argv(argv, _stdin_of(command), via, depth))
         variables.after_command(variants[0] or [""], command.words)
@@ -207,19 +207,28 @@ def _where(via: tuple[str, ...]) -> str:
 
 
 def _word_problems(word: Word, where: str) -> list[Verdict]:
-    """`${X:=…}` defaults that set a steering variable, and arithmetic on variables."""
-    found: list[Verdict] = []
-    for name in DEFAULTING_RE.findall(word.text):
-        if reason := steering_reason(name):
-            found.append(Verdict(Risk.MUTATING, reason + where))
-    if ARITHMETIC_ON_NAMES_RE.search(word.text):
-        found.append(
-            Verdict(
-                Risk.MUTATING,
-                "arithmetic on a variable evaluates its value, which can run commands" + where,
-            )
-        )
-    return found
+    """Expansions bash evaluates as code: arithmetic, subscripts, indirection, `@P`."""
+    return [
+        Verdict(Risk.MUTATING, reason + where)
+        for text in word.expansions
+        if (reason := expansion_problem(text))
+    ]
+
+
+def _assignment_reason(word: Word, *, exported: bool) -> str | None:
+    """A prefix assignment reaches the program's environment; a bare one stays in the shell."""
+    name = word.assignment or ""
+    value = None if word.dynamic else word.text.split("=", 1)[1]
+    return variable_reason(name, value, exported=exported)
+
+
+def _loop_verdict(names: list[str], where: str) -> Verdict:
+    name = names[0] if names else ""
+    if isinstance(name, RuntimeText) or not name:
+        return Verdict(Risk.MUTATING, f"'for' sets a variable only known at run time{where}")
+    if reason := shell_variable_reason(name):
+        return Verdict(Risk.MUTATING, f"'for {name}': {reason}{where}")
+    return Verdict(Risk.READ_ONLY, "'for' only loops over words")
 
 
 def _network_problems(name: str, args: list[str], stdin: _Stdin, where: str) -> list[Verdict]:

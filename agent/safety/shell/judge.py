@@ -19,7 +19,11 @@ def judge_shell(
 ) -> RiskAssessment:
     verdict = classify_command(command, cwd=cwd)
     risk, reasons = verdict.risk, list(verdict.reasons)
-    steering = [f"env: {why}" for name in env or {} if (why := steering_reason(name))]
+    steering = [
+        f"env: {why}"
+        for name, value in (env or {}).items()
+        if (why := steering_reason(name, value))
+    ]
     if steering and risk <= Risk.MUTATING:
         reasons = steering + reasons if risk == Risk.MUTATING else steering
         risk = Risk.MUTATING

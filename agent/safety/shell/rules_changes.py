@@ -197,7 +197,11 @@ def _tee(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _kill(name: str, args: list[str]) -> list[Outcome]:
-    if args[:1] in (["-l"], ["-L"], ["--list"], ["--table"], ["-0"]):
+    """Read-only only as one listing or `-0` option and plain operands: with more than one
+    signal option the last one wins (`kill -0 -9 PID` kills)."""
+    operands = args[1:]
+    plain = all(not isinstance(a, RuntimeText) and not a.startswith("-") for a in operands)
+    if args[:1] in (["-l"], ["-L"], ["--list"], ["--table"], ["-0"]) and plain:
         return read_only("'kill -l/-0' only lists signals or checks a process exists")
     return destructive("'kill' sends signals to processes")
 

@@ -153,7 +153,7 @@ def _sudo(name: str, args: list[str]) -> list[Outcome]:
     if found:
         return found
     command, floor = _env_words(parsed.rest, name)
-    for kept in (parsed.value("-E") or "").split(","):
+    for kept in filter(None, (parsed.value("-E") or "").split(",")):
         if reason := steering_reason(kept):
             floor += mutating(f"'{name} --preserve-env={kept}': {reason}")
     if parsed.has("-l") and not command:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 
-from agent.safety.shell.environment import steering_reason
 from agent.safety.shell.options import grammar, word_set
 from agent.safety.shell.outcomes import (
     ONLY_READS,
@@ -21,6 +20,7 @@ from agent.safety.shell.outcomes import (
     reader,
     written_file,
 )
+from agent.safety.shell.rules_shell import sets_variables
 from agent.safety.shell.shell_words import RuntimeText
 
 HV = "--help --version"
@@ -314,11 +314,9 @@ def _printf(name: str, args: list[str]) -> list[Outcome]:
     if not args or not args[0].startswith("-v"):
         return read_only("'printf' only prints")
     target = args[0][2:] or (args[1] if len(args) > 1 else "")
-    if isinstance(target, RuntimeText) or not target:
-        return mutating("'printf -v' sets a variable whose name is only known at run time")
-    if reason := steering_reason(target.split("[", 1)[0]):
-        return mutating(f"'printf -v {target}': {reason}")
-    return read_only(f"'printf -v {target}' sets a shell variable")
+    if not target:
+        return mutating("'printf -v' without a variable name")
+    return sets_variables([target], "printf -v")
 
 
 def _test(name: str, args: list[str]) -> list[Outcome]:

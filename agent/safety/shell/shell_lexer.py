@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from agent.safety.shell.brace_expansion import TooManyWords, expand_braces, has_brace
 from agent.safety.shell.shell_words import ShellSyntaxError, Word
 
 OPERATORS = (
@@ -20,8 +21,8 @@ OPERATORS = (
 WORD_BREAK = frozenset(" \t\n|&;()<>")
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
-BRACE_RE = re.compile(r"\{[^{}\x00]*(?:,|\.\.)[^{}\x00]*\}")
 QUOTED_MARK = "\x00"
+UNICODE_DIGITS = {"u": r"[0-9a-fA-F]{1,4}", "U": r"[0-9a-fA-F]{1,8}"}
 SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
 ANSI_C_ESCAPES = {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
@@ -35,6 +36,7 @@ class HereDoc:
     strip_tabs: bool
     body: str | None = None
     substitutions: tuple[str, ...] = ()
+    expansions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,19 +54,36 @@ class _WordBuilder:
     dynamic: bool = False
     quoted: bool = False
     substitutions: list[str] = field(default_factory=list)
+    expansions: list[str] = field(default_factory=list)
+    chars: list[tuple[str, bool]] = field(default_factory=list)
+
+    def literal(self, text: str, *, quoted: bool) -> None:
+        self.parts.append(text)
+        self.chars.extend((char, quoted) for char in text)
 
     def build(self, raw: str) -> Word:
         match = ASSIGNMENT_RE.match(raw)
         bare = "".join(self.bare)
         leading_glob = bare[:1] in ("*", "?") or (bare[:1] == "[" and "]" in bare[1:])
-        pattern = leading_glob or BRACE_RE.search(bare) is not None
+        pattern = leading_glob
+        braced: tuple[str, ...] = ()
+        if match is None and has_brace(self.chars):
+            globbing = any(c in "*?[" and not q for c, q in self.chars)
+            try:
+                words = () if self.dynamic or globbing else expand_braces(self.chars)
+            except TooManyWords:
+                words = ()
+            braced = tuple(w for w in words if w)
+            pattern = pattern or not braced
         return Word(
             text="".join(self.parts),
             dynamic=self.dynamic,
             quoted=self.quoted,
             substitutions=tuple(self.substitutions),
+            expansions=tuple(self.expansions),
             assignment=match.group(1) if match else None,
             pattern=pattern,
+            braced=braced,
         )
 
 
@@ -103,7 +122,10 @@ class Lexer:
                 is_fd = (
                     word.text.isdigit() and not word.quoted and src.startswith(("<", ">"), self.pos)
                 )
-                out.append(Token("fd", word=word) if is_fd else Token("word", word=word))
+                if word.braced:
+                    out.extend(Token("word", word=Word(w, quoted=True)) for w in word.braced)
+                else:
+                    out.append(Token("fd", word=word) if is_fd else Token("word", word=word))
                 if self.pos == start:
                     raise ShellSyntaxError(f"unexpected character {char!r}")
         if self.pending:
@@ -134,7 +156,9 @@ class Lexer:
                 lines.append(line.lstrip("\t") if heredoc.strip_tabs else line)
             heredoc.body = "\n".join(lines) + ("\n" if lines else "")
             if not heredoc.delimiter.quoted:
-                heredoc.substitutions = tuple(find_substitutions(heredoc.body))
+                found = scan_expansions(heredoc.body)
+                heredoc.substitutions = tuple(found.substitutions)
+                heredoc.expansions = tuple(found.expansions)
         self.pending = []
 
     def _read_word(self) -> Word:
@@ -147,6 +171,7 @@ class Lexer:
                 self.pos += 1
                 body = self._read_balanced()
                 builder.parts.append(f"{char}({body})")
+                builder.chars.append((QUOTED_MARK, True))
                 builder.bare.append(QUOTED_MARK)
                 builder.dynamic = True
                 builder.substitutions.append(body)
@@ -158,7 +183,7 @@ class Lexer:
                 end = src.find("'", self.pos + 1)
                 if end < 0:
                     raise ShellSyntaxError("unbalanced single quote")
-                builder.parts.append(src[self.pos + 1 : end])
+                builder.literal(src[self.pos + 1 : end], quoted=True)
                 builder.bare.append(QUOTED_MARK)
                 builder.quoted = True
                 self.pos = end + 1
@@ -174,7 +199,7 @@ class Lexer:
                 self._read_backtick(builder)
                 builder.bare.append(QUOTED_MARK)
             else:
-                builder.parts.append(char)
+                builder.literal(char, quoted=False)
                 builder.bare.append(char)
                 self.pos += 1
         return builder.build(src[start : self.pos])
@@ -183,7 +208,7 @@ class Lexer:
         nxt = self.src[self.pos + 1 : self.pos + 2]
         self.pos += 2
         if nxt != "\n":
-            builder.parts.append(nxt)
+            builder.literal(nxt, quoted=True)
             builder.bare.append(QUOTED_MARK)
             builder.quoted = True
 
@@ -198,14 +223,14 @@ class Lexer:
                 return
             if char == "\\" and src[self.pos + 1 : self.pos + 2] in ('"', "\\", "$", "`", "\n"):
                 if src[self.pos + 1] != "\n":
-                    builder.parts.append(src[self.pos + 1])
+                    builder.literal(src[self.pos + 1], quoted=True)
                 self.pos += 2
             elif char == "$":
                 self._read_dollar(builder, in_double=True)
             elif char == "`":
                 self._read_backtick(builder)
             else:
-                builder.parts.append(char)
+                builder.literal(char, quoted=True)
                 self.pos += 1
 
     def _read_dollar(self, builder: _WordBuilder, *, in_double: bool) -> None:
@@ -213,7 +238,7 @@ class Lexer:
         nxt = src[self.pos + 1 : self.pos + 2]
         if nxt == "'" and not in_double:
             self.pos += 2
-            builder.parts.append(self._read_ansi_c())
+            builder.literal(self._read_ansi_c(), quoted=True)
             builder.quoted = True
             return
         if nxt == '"' and not in_double:
@@ -226,22 +251,25 @@ class Lexer:
             self.pos += 1
             body = self._read_balanced()
             if body.startswith("(") and body.endswith(")"):
-                builder.substitutions.extend(find_substitutions(body[1:-1]))
+                builder.expansions.append(f"$({body})")
+                _merge(builder, scan_expansions(body[1:-1]))
             else:
                 builder.substitutions.append(body)
         elif nxt == "{":
             self.pos += 1
             body = self._read_braced()
-            builder.substitutions.extend(find_substitutions(body))
+            builder.expansions.append(f"${{{body}}}")
+            _merge(builder, scan_expansions(body))
         elif nxt and nxt in SPECIAL_PARAMS:
             self.pos += 2
         elif match := NAME_RE.match(src, self.pos + 1):
             self.pos = match.end()
         else:
-            builder.parts.append("$")
+            builder.literal("$", quoted=in_double)
             self.pos += 1
             return
         builder.parts.append(src[start : self.pos])
+        builder.chars.append((QUOTED_MARK, True))
         builder.dynamic = True
 
     def _read_ansi_c(self) -> str:
@@ -253,7 +281,7 @@ class Lexer:
             char = src[self.pos]
             if char == "'":
                 self.pos += 1
-                return "".join(out)
+                return "".join(out).split("\x00", 1)[0]  # bash ends the string at a NUL
             if char != "\\":
                 out.append(char)
                 self.pos += 1
@@ -265,8 +293,16 @@ class Lexer:
             elif esc == "x" and (hexes := re.match(r"[0-9a-fA-F]{1,2}", src[self.pos + 2 :])):
                 out.append(chr(int(hexes.group(), 16)))
                 self.pos += 2 + hexes.end()
+            elif esc in ("u", "U") and (
+                hexes := re.match(UNICODE_DIGITS[esc], src[self.pos + 2 :])
+            ):
+                out.append(_code_point(int(hexes.group(), 16)))
+                self.pos += 2 + hexes.end()
+            elif esc == "c" and self.pos + 2 < len(src):
+                out.append(chr(ord(src[self.pos + 2]) & 0x1F))
+                self.pos += 3
             elif esc.isdigit() and (octs := re.match(r"[0-7]{1,3}", src[self.pos + 1 :])):
-                out.append(chr(int(octs.group(), 8)))
+                out.append(chr(int(octs.group(), 8) & 0xFF))
                 self.pos += 1 + octs.end()
             else:
                 out.append("\\" + esc)
@@ -291,6 +327,7 @@ class Lexer:
                 self.pos += 1
         text = "".join(body)
         builder.parts.append(f"`{text}`")
+        builder.chars.append((QUOTED_MARK, True))
         builder.dynamic = True
         builder.substitutions.append(text)
 
@@ -334,8 +371,23 @@ class Lexer:
         raise ShellSyntaxError(problem)
 
 
+def _code_point(value: int) -> str:
+    """What bash makes of `\\uHHHH`: the character, or a replacement when it is not one."""
+    return chr(value) if value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
+
+
+def _merge(builder: _WordBuilder, found: _WordBuilder) -> None:
+    builder.substitutions.extend(found.substitutions)
+    builder.expansions.extend(found.expansions)
+
+
 def find_substitutions(text: str) -> list[str]:
     """Commands that `$(…)` and backticks inside expanded text (here-docs, `${…}`) would run."""
+    return scan_expansions(text).substitutions
+
+
+def scan_expansions(text: str) -> _WordBuilder:
+    """The commands (`$(…)`, backticks) and expansions (`${…}`, `$((…))`) inside expanded text."""
     lexer = Lexer(text)
     builder = _WordBuilder()
     while lexer.pos < len(text):
@@ -348,4 +400,4 @@ def find_substitutions(text: str) -> list[str]:
             lexer._read_backtick(builder)
         else:
             lexer.pos += 1
-    return builder.substitutions
+    return builder

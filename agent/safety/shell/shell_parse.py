@@ -144,7 +144,11 @@ class _Parser:
         if token.heredoc is not None:
             heredoc = token.heredoc
             body = heredoc.body or ""
-            target = Word(heredoc.delimiter.text, substitutions=heredoc.substitutions)
+            target = Word(
+                heredoc.delimiter.text,
+                substitutions=heredoc.substitutions,
+                expansions=heredoc.expansions,
+            )
             self.redirects.append(Redirect(op, target, fd=fd, body=body))
             return index + 1
         target_token = self.tokens[index + 1] if index + 1 < len(self.tokens) else None

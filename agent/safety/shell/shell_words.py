@@ -29,8 +29,10 @@ class Word:
     dynamic: bool = False
     quoted: bool = False
     substitutions: tuple[str, ...] = ()
+    expansions: tuple[str, ...] = ()
     assignment: str | None = None
     pattern: bool = False
+    braced: tuple[str, ...] = ()  # the words brace expansion makes of it
 
     @property
     def value(self) -> str:
