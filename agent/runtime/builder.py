@@ -36,7 +36,7 @@ from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from agent.safety.shell.judge import judge_shell
+from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
@@ -255,14 +255,17 @@ async def open_runtime(
     pool = _ssh_pool(inventory, settings, recorder) if inventory is not None else None
     tools: list[Tool] = []
     if inventory is not None:
+        judge = inventory_judge(
+            word for name in inventory.names() for word in (name, inventory.get(name).address)
+        )
         tools += [
-            SSHExec(judge_shell),
-            DockerCtl(judge_shell),
+            SSHExec(judge),
+            DockerCtl(judge),
             ReconTool(inventory.names()),
             PlanDeploymentTool(),
-            RolloutStepTool(state, judge_shell),
+            RolloutStepTool(state, judge),
             EndpointCheckTool(),
-            JobStart(judge_shell),
+            JobStart(judge),
             JobStatus(),
             JobWait(),
             JobLogs(),

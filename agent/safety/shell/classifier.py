@@ -19,7 +19,7 @@ from agent.safety.shell.command_rules import NETWORK_PROGRAMS, command_name, rul
 from agent.safety.shell.environment import shell_variable_reason, variable_reason
 from agent.safety.shell.expansions import expansion_problem
 from agent.safety.shell.outcomes import RunsCommand, RunsScript, RunsStdin, Verdict
-from agent.safety.shell.paths import CURRENT_DIR
+from agent.safety.shell.paths import CURRENT_DIR, device_problem
 from agent.safety.shell.redirects import judge_redirect
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText, Word
@@ -27,6 +27,44 @@ from agent.safety.shell.variables import Variables, working_dir_after
 from tools.base import Risk
 
 MAX_DEPTH = 12
+# Programs that name device files without reading them, or read them with their own grammar.
+DEVICE_AWARE = frozenset(
+    [
+        "ls",
+        "dir",
+        "stat",
+        "readlink",
+        "realpath",
+        "basename",
+        "dirname",
+        "test",
+        "[",
+        "[[",
+        "du",
+        "df",
+        "tree",
+        "find",
+        "file",
+        "echo",
+        "printf",
+        "lsblk",
+        "blkid",
+        "fdisk",
+        "sfdisk",
+        "parted",
+        "smartctl",
+        "nvme",
+        "findmnt",
+        "mountpoint",
+        "udevadm",
+        "lsof",
+        "fuser",
+        "mount",
+        "umount",
+        "ibstat",
+        "ibv_devinfo",
+    ]
+)
 PathExists = Callable[[str], bool | None]
 
 
@@ -178,6 +216,9 @@ class _Judge:
                 findings.extend(self.stdin(stdin, (*via, outcome.via), depth))
         if name in NETWORK_PROGRAMS:
             findings.extend(_network_problems(name, args, stdin, where))
+        if name not in DEVICE_AWARE:
+            with _in_dir(self.cwd):
+                findings.extend(_device_reads(name, args, where))
         return findings
 
     def stdin(self, stdin: _Stdin, via: tuple[str, ...], depth: int) -> list[Verdict]:
@@ -229,6 +270,17 @@ def _loop_verdict(names: list[str], where: str) -> Verdict:
     if reason := shell_variable_reason(name):
         return Verdict(Risk.MUTATING, f"'for {name}': {reason}{where}")
     return Verdict(Risk.READ_ONLY, "'for' only loops over words")
+
+
+def _device_reads(name: str, args: list[str], where: str) -> list[Verdict]:
+    """A file argument that is a device off the short list (`cat /dev/watchdog`)."""
+    for arg in args:
+        if isinstance(arg, RuntimeText):
+            continue
+        path = arg.split("=", 1)[-1] if arg.startswith("-") else arg
+        if problem := device_problem(path):
+            return [Verdict(Risk.MUTATING, f"'{name}': {problem}{where}")]
+    return []
 
 
 def _network_problems(name: str, args: list[str], stdin: _Stdin, where: str) -> list[Verdict]:

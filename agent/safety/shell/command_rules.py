@@ -42,12 +42,13 @@ NETWORK_PROGRAMS = frozenset(
     {"curl", "wget", "dig", "nslookup", "host", "ping", "ping6", "tracepath", "traceroute",
      "ssh", "ssh-keyscan", "getent"}
 )  # fmt: skip
+INIT_SCRIPTS = "/etc/init.d/"
 SYSTEM_BIN_RE = re.compile(r"^/(usr/(local/)?)?s?bin/|^/usr/local/cuda[^/]*/bin/")
 
 
 def command_name(word: str) -> str | None:
     """The name a rule is looked up by: `/usr/bin/rm` → `rm`; `./run.sh` → None (a local file)."""
-    if "/" not in word:
+    if "/" not in word or word.startswith(INIT_SCRIPTS):
         return word
     if SYSTEM_BIN_RE.match(word):
         return word.rsplit("/", 1)[-1]
@@ -57,6 +58,8 @@ def command_name(word: str) -> str | None:
 def rule_for(name: str) -> ProgramRule | None:
     if name.startswith("mkfs."):
         return RULES["mkfs"]
+    if name.startswith(INIT_SCRIPTS):  # `/etc/init.d/docker restart` is `service docker restart`
+        return lambda _name, args: RULES["service"]("service", [name[len(INIT_SCRIPTS) :], *args])
     return RULES.get(name)
 
 

@@ -76,7 +76,9 @@ def endpoint_problem(value: str, what: str) -> str | None:
     host = host_of(value) if not value.startswith(("unix://", "npipe://", "ssh://")) else None
     if "@" not in value and is_known_host(host):
         return None
-    return f"{what} {value} is neither loopback nor an inventory host (credentials would go there)"
+    return (
+        f"{what} {value}, neither loopback nor an inventory host (its credentials would go there)"
+    )
 
 
 def url_problem(url: str) -> str | None:

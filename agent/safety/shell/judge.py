@@ -7,11 +7,13 @@ line; `cwd` is where relative paths land (a write into `/etc` that way is destru
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.endpoints import INVENTORY
 from agent.safety.shell.environment import steering_reason
 from tools.base import Risk, RiskAssessment
+from tools.shell_judge import ShellJudge
 
 
 def judge_shell(
@@ -28,3 +30,20 @@ def judge_shell(
         reasons = steering + reasons if risk == Risk.MUTATING else steering
         risk = Risk.MUTATING
     return RiskAssessment(risk, "; ".join(reasons))
+
+
+def inventory_judge(hosts: Iterable[str]) -> ShellJudge:
+    """`judge_shell` for a session whose inventory names `hosts` (names and addresses): a read
+    sent to one of them (`curl http://spark-b:8000/health`) is as read-only as one to loopback."""
+    known = frozenset(hosts)
+
+    def judge(
+        command: str, *, env: Mapping[str, str] | None = None, cwd: str | None = None
+    ) -> RiskAssessment:
+        token = INVENTORY.set(known)
+        try:
+            return judge_shell(command, env=env, cwd=cwd)
+        finally:
+            INVENTORY.reset(token)
+
+    return judge

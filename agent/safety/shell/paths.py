@@ -19,6 +19,14 @@ BLOCK_DEVICE_RE = re.compile(r"^/dev/(sd|nvme|vd|hd|xvd|mmcblk|md|dm-|loop|mappe
 NETWORK_DEVICE_RE = re.compile(r"^/dev/(tcp|udp)/")
 TOP_LEVEL_RE = re.compile(r"^/(home|var|opt|srv|mnt|data)?/*\**$|^~/?$")
 CURRENT_DIR: ContextVar[str | None] = ContextVar("CURRENT_DIR", default=None)
+# Device files a read may open: anything else may act when opened or closed (`/dev/watchdog`
+# reboots the host when closed without its magic byte, `/proc/kmsg` consumes kernel messages).
+READABLE_DEVICES = frozenset(
+    {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full", "/dev/stdin",
+     "/dev/stdout", "/dev/stderr", "/dev/tty"}
+)  # fmt: skip
+READABLE_DEVICE_RE = re.compile(r"^/dev/(fd/\d+|shm(/.*)?|infiniband|disk(/by-[a-z-]+)?|pts)$")
+OPENED_SPECIAL = frozenset({"/proc/kmsg", "/proc/sysrq-trigger", "/proc/kcore"})
 
 
 def resolve(path: str) -> str:
@@ -29,6 +37,23 @@ def resolve(path: str) -> str:
         return path
     here = CURRENT_DIR.get()
     return posixpath.join(here, path) if here else path
+
+
+def normalised(path: str) -> str:
+    """`path` made absolute where known, repeated slashes and `..` resolved (before any match)."""
+    return posixpath.normpath(re.sub(r"/+", "/", resolve(path))) if path else path
+
+
+def device_problem(path: str) -> str | None:
+    """Why opening `path` to read it is not read-only (a device file off the short list)."""
+    clean = normalised(path)
+    if clean in OPENED_SPECIAL:
+        return f"reading {clean} acts on the kernel"
+    if not clean.startswith("/dev/") or clean in READABLE_DEVICES:
+        return None
+    if READABLE_DEVICE_RE.match(clean):
+        return None
+    return f"opening the device file {clean} may act on the device (only a short list is read-only)"
 
 
 def is_harmless_sink(path: str) -> bool:
@@ -42,7 +67,7 @@ def is_network_device(path: str) -> bool:
 
 def is_system_path(path: str) -> bool:
     """/etc, /boot, /proc, /sys, block devices and the like: a write there can break the host."""
-    clean = posixpath.normpath(re.sub(r"/+", "/", resolve(path))) if path else path
+    clean = normalised(path)
     if clean == "/" or BLOCK_DEVICE_RE.match(clean):
         return True
     if clean.startswith("/dev/") and is_harmless_sink(clean):
@@ -52,4 +77,4 @@ def is_system_path(path: str) -> bool:
 
 def is_broad_path(path: str) -> bool:
     """`/`, `/home`, `/var/*`, `~` or a system path: recursive changes there hit too much."""
-    return is_system_path(path) or TOP_LEVEL_RE.match(path) is not None
+    return is_system_path(path) or TOP_LEVEL_RE.match(normalised(path)) is not None

@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.safety.shell.outcomes import Verdict
-from agent.safety.shell.paths import is_harmless_sink, is_network_device, is_system_path
+from agent.safety.shell.paths import (
+    device_problem,
+    is_harmless_sink,
+    is_network_device,
+    is_system_path,
+)
 from agent.safety.shell.shell_words import Redirect, RuntimeText
 from tools.base import Risk
 
@@ -26,7 +31,10 @@ def judge_redirect(
     if is_network_device(target):
         return [Verdict(Risk.MUTATING, f"'{shown} {target}' opens a network connection")]
     if op in READING:
-        return []
+        problem = (
+            device_problem(target) if op == "<" and not isinstance(target, RuntimeText) else None
+        )
+        return [Verdict(Risk.MUTATING, f"'{shown} {target}': {problem}")] if problem else []
     if op == ">&":
         op = "&>"
     if is_harmless_sink(target):

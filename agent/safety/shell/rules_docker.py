@@ -7,8 +7,9 @@ is judged by the command it runs inside the container, with the same grammar as 
 
 from __future__ import annotations
 
+from agent.safety.shell.endpoints import endpoint_problem
 from agent.safety.shell.environment import steering_reason
-from agent.safety.shell.options import Grammar, grammar, read_args
+from agent.safety.shell.options import Grammar, Parsed, grammar, read_args
 from agent.safety.shell.outcomes import (
     Outcome,
     ProgramRule,
@@ -98,7 +99,7 @@ def _docker(name: str, args: list[str]) -> list[Outcome]:
     if problems:
         return problems
     why = {"--config": "reads a client config that can run credential helpers"}
-    effects = option_effects(name, parsed, why)
+    effects = option_effects(name, parsed, why) + endpoint_outcomes(name, parsed)
     rest = parsed.rest
     if not rest:
         if parsed.has("-v", "-h"):
@@ -112,6 +113,20 @@ def _docker(name: str, args: list[str]) -> list[Outcome]:
     if verb in OBJECTS and len(rest) > 1 and not rest[1].startswith("-"):
         return effects + _verb(rest[1], rest[2:], f"{name} {verb} {rest[1]}", obj=verb)
     return effects + _verb(verb, rest[1:], f"{name} {verb}")
+
+
+def endpoint_outcomes(name: str, parsed: Parsed) -> list[Outcome]:
+    """`-H`/`--context` choose the daemon, which receives the registry credentials too."""
+    found: list[Outcome] = []
+    for host in parsed.values("-H"):
+        if problem := endpoint_problem(host, f"'{name} -H' sends requests to"):
+            found += mutating(problem)
+    context = parsed.value("-c")
+    if context not in (None, "default"):
+        found += mutating(
+            f"'{name} --context {context}' talks to a daemon whose address was not read"
+        )
+    return found
 
 
 def _verb(verb: str, args: list[str], label: str, obj: str = "") -> list[Outcome]:

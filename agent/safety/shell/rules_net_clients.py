@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agent.safety.shell.endpoints import endpoint_problem, url_problem
 from agent.safety.shell.options import Parsed, grammar
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -26,6 +27,7 @@ from agent.safety.shell.outcomes import (
 )
 from agent.safety.shell.paths import is_harmless_sink
 from agent.safety.shell.shell_words import RuntimeText
+from tools.base import Risk
 
 CURL = grammar(
     "-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location "
@@ -143,11 +145,18 @@ def _curl(name: str, args: list[str]) -> list[Outcome]:
         return mutating("'curl -w %output{…}' writes a file")
     default = (parsed.value("--proto-default") or "http").lower()
     for url in [*parsed.positionals, *parsed.values("--url")]:
-        if problem := _url_problem(url, default):
+        if problem := _url_problem(url, default) or url_problem(url):
             return mutating(f"'curl {url}' {problem}")
-    return read_only("'curl' GET only reads")
+    for option in CURL_ROUTES:
+        for value in parsed.values(option):
+            if problem := endpoint_problem(value, f"'curl {option}' routes the request through"):
+                return mutating(problem)
+    if parsed.has("--resolve", "--connect-to"):
+        return mutating("'curl --resolve/--connect-to' sends the request to another address")
+    return read_only("'curl' GET to a loopback or inventory address only reads")
 
 
+CURL_ROUTES = ("-x", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname")
 CURL_DATA = ("-d", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii")
 
 
@@ -177,15 +186,18 @@ def _wget(name: str, args: list[str]) -> list[Outcome]:
     method = (parsed.value("--method") or "GET").upper()
     if method not in SAFE_METHODS:
         return mutating(f"'wget --method={method}' changes something on the server")
-    for url in parsed.positionals:
-        if problem := _url_problem(url, "http"):
-            return mutating(f"'wget {url}' {problem}")
+    away = [
+        Verdict(Risk.MUTATING, f"'wget {url}' {problem}")
+        for url in parsed.positionals
+        if (problem := _url_problem(url, "http") or url_problem(url))
+    ]
     if parsed.has("--spider"):
-        return read_only("'wget --spider' only checks the URL")
+        return away or read_only("'wget --spider' only checks the URL")
     document = parsed.value("-O")
     if document is not None and is_harmless_sink(document):
-        return read_only("'wget -O -' prints to stdout")
-    return written_file("wget", document) if document else mutating("'wget' downloads a file")
+        return away or read_only("'wget -O -' prints to stdout")
+    written = written_file("wget", document) if document else mutating("'wget' downloads a file")
+    return [*away, *written]
 
 
 def _dig(name: str, args: list[str]) -> list[Outcome]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from agent.safety.shell.options import grammar, read_args
+from agent.safety.shell.endpoints import endpoint_problem
+from agent.safety.shell.options import Parsed, grammar, read_args
 from agent.safety.shell.outcomes import (
     Outcome,
     ProgramRule,
@@ -47,6 +48,12 @@ SYSTEMCTL_DESTRUCTIVE = frozenset(
      "emergency", "rescue", "suspend", "hibernate", "soft-reboot", "hybrid-sleep",
      "suspend-then-hibernate", "clean", "freeze", "default", "exit"}
 )  # fmt: skip
+# A restart stops the unit first: `restart docker` stops every container on the host.
+SYSTEMCTL_RESTARTS = frozenset(
+    {"restart", "try-restart", "reload-or-restart", "try-reload-or-restart", "condrestart",
+     "force-reload", "force-restart"}
+)  # fmt: skip
+SERVICE_READ = frozenset({"status", "--status-all", "--help", "--version", "-h"})
 JOURNALCTL = grammar(
     "--system --user -M|--machine= -m|--merge -D|--directory= -i|--file= --root= --image= "
     "--image-policy= --namespace= -S|--since= -U|--until= -c|--cursor= --after-cursor= "
@@ -112,6 +119,8 @@ def _systemctl(name: str, args: list[str]) -> list[Outcome]:
         return mutating(f"'systemctl {verb}': the verb is only known at run time")
     if verb in SYSTEMCTL_DESTRUCTIVE:
         return destructive(f"'systemctl {verb}' stops services or the host")
+    if verb in SYSTEMCTL_RESTARTS:
+        return destructive(f"'systemctl {verb}' stops the service before starting it again")
     if verb in SYSTEMCTL_READ:
         return effects or read_only(f"'systemctl {verb}' only reads")
     return mutating(f"'systemctl {verb}' changes services")
@@ -144,7 +153,7 @@ def _kubectl(name: str, args: list[str]) -> list[Outcome]:
     parsed, problems = understood(name, args, KUBECTL)
     if problems:
         return problems
-    effects = option_effects(name, parsed)
+    effects = option_effects(name, parsed) + _kube_endpoint(parsed)
     words = parsed.positionals
     if not words:
         return mutating("'kubectl' without a subcommand")
@@ -170,6 +179,17 @@ def _kubectl(name: str, args: list[str]) -> list[Outcome]:
         target = words[1] if len(words) > 1 else "?"
         return [RunsCommand(tuple(command), f"kubectl exec {target}")]
     return mutating(f"'kubectl {verb}' changes the cluster")
+
+
+def _kube_endpoint(parsed: Parsed) -> list[Outcome]:
+    """`-s` and `--kubeconfig` choose the API server, which receives the kubeconfig's token."""
+    found: list[Outcome] = []
+    for server in parsed.values("-s"):
+        if problem := endpoint_problem(server, "'kubectl --server' sends requests to"):
+            found += mutating(problem)
+    if parsed.value("--kubeconfig") not in (None, "~/.kube/config"):
+        found += mutating("'kubectl --kubeconfig' uses a kubeconfig whose server was not read")
+    return found
 
 
 def _tmux(name: str, args: list[str]) -> list[Outcome]:
@@ -209,8 +229,21 @@ def _screen(name: str, args: list[str]) -> list[Outcome]:
     return mutating("'screen' starts or drives a session")
 
 
+def _service(name: str, args: list[str]) -> list[Outcome]:
+    """`service UNIT VERB` (or `/etc/init.d/UNIT VERB`): judged by systemctl's verbs."""
+    unit, verb = (name, args[0] if args else "") if name != "service" else (
+        args[0] if args else "", args[1] if len(args) > 1 else "")  # fmt: skip
+    if unit in SERVICE_READ and name == "service":
+        return read_only(f"'service {unit}' only reads")
+    if verb in SERVICE_READ:
+        return read_only(f"'service {unit} {verb}' only reads")
+    if verb in SYSTEMCTL_DESTRUCTIVE or verb in SYSTEMCTL_RESTARTS:
+        return destructive(f"'service {unit} {verb}' stops the service")
+    return mutating(f"'service {unit} {verb}' changes services")
+
+
 def service_rules() -> dict[str, ProgramRule]:
     return {
         "systemctl": _systemctl, "journalctl": _journalctl, "kubectl": _kubectl, "tmux": _tmux,
-        "screen": _screen,
+        "screen": _screen, "service": _service,
     }  # fmt: skip
