@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from agent.safety.shell.command_rules import NETWORK_PROGRAMS, command_name, rule_for
 from agent.safety.shell.environment import shell_variable_reason, variable_reason
 from agent.safety.shell.expansions import expansion_problem
-from agent.safety.shell.outcomes import RunsCommand, RunsScript, RunsStdin, Verdict
+from agent.safety.shell.options import word_set
+from agent.safety.shell.outcomes import (
+    Outcome,
+    ProgramRule,
+    RunsCommand,
+    RunsScript,
+    RunsStdin,
+    UnknownOption,
+    Verdict,
+)
 from agent.safety.shell.paths import CURRENT_DIR, device_problem
 from agent.safety.shell.redirects import judge_redirect
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
@@ -28,42 +37,10 @@ from tools.base import Risk
 
 MAX_DEPTH = 12
 # Programs that name device files without reading them, or read them with their own grammar.
-DEVICE_AWARE = frozenset(
-    [
-        "ls",
-        "dir",
-        "stat",
-        "readlink",
-        "realpath",
-        "basename",
-        "dirname",
-        "test",
-        "[",
-        "[[",
-        "du",
-        "df",
-        "tree",
-        "find",
-        "file",
-        "echo",
-        "printf",
-        "lsblk",
-        "blkid",
-        "fdisk",
-        "sfdisk",
-        "parted",
-        "smartctl",
-        "nvme",
-        "findmnt",
-        "mountpoint",
-        "udevadm",
-        "lsof",
-        "fuser",
-        "mount",
-        "umount",
-        "ibstat",
-        "ibv_devinfo",
-    ]
+DEVICE_AWARE = word_set(
+    "ls dir stat readlink realpath basename dirname test [ [[ du df tree find file echo printf "
+    "lsblk blkid fdisk sfdisk parted smartctl nvme findmnt mountpoint udevadm lsof fuser mount "
+    "umount ibstat ibv_devinfo"
 )
 PathExists = Callable[[str], bool | None]
 
@@ -201,6 +178,7 @@ class _Judge:
         findings: list[Verdict] = []
         with _in_dir(self.cwd):
             outcomes = rule(name, args)
+            outcomes += _without_unknown_options(rule, name, args, outcomes)
         for outcome in outcomes:
             if isinstance(outcome, Verdict):
                 findings.append(Verdict(outcome.risk, outcome.reason + where))
@@ -270,6 +248,28 @@ def _loop_verdict(names: list[str], where: str) -> Verdict:
     if reason := shell_variable_reason(name):
         return Verdict(Risk.MUTATING, f"'for {name}': {reason}{where}")
     return Verdict(Risk.READ_ONLY, "'for' only loops over words")
+
+
+def _without_unknown_options(
+    rule: ProgramRule, name: str, args: list[str], outcomes: list[Outcome], tries: int = 3
+) -> list[Outcome]:
+    """The verb decides first: judged again without each option the grammar did not know
+    (alone, and with the word after it, as if it took a value), a destructive verb stays so."""
+    unknown = next((o for o in outcomes if isinstance(o, UnknownOption)), None)
+    if unknown is None or tries == 0:
+        return []
+    found: list[Outcome] = []
+    option = args[unknown.index]
+    for skip in (1, 2):
+        rest = args[: unknown.index] + args[unknown.index + skip :]
+        again = rule(name, rest)
+        again += _without_unknown_options(rule, name, rest, again, tries - 1)
+        found += [
+            Verdict(o.risk, f"{o.reason} (whatever {option} does)")
+            for o in again
+            if isinstance(o, Verdict) and o.risk == Risk.DESTRUCTIVE
+        ]
+    return found[:1]
 
 
 def _device_reads(name: str, args: list[str], where: str) -> list[Verdict]:

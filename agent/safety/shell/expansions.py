@@ -74,7 +74,6 @@ def _braced(body: str, shown: str) -> str | None:
     operator = next((op for op in WORD_OPERATORS if rest.startswith(op)), None)
     if operator is None:
         return f"{shown} is not an expansion form known to be harmless"
-    if operator in (":=", "="):
-        if reason := shell_variable_reason(head.group("name")):
-            return f"{shown} assigns: {reason}"
+    if operator in (":=", "=") and (reason := shell_variable_reason(head.group("name"))):
+        return f"{shown} assigns: {reason}"
     return None

@@ -107,6 +107,7 @@ class Parsed:
     rest: list[str] = field(default_factory=list)
     dynamic: list[str] = field(default_factory=list)
     problem: str | None = None
+    unknown: int | None = None  # where an option the grammar does not know was met
 
     def has(self, *names: str) -> bool:
         return any(name in option.names for option, _ in self.options for name in names)
@@ -174,6 +175,7 @@ def _long(parsed: Parsed, spec: Grammar, args: Sequence[str], index: int) -> int
     option = _lookup_long(spec, name)
     if option is None:
         parsed.problem = f"option {name} is not known to be harmless"
+        parsed.unknown = index
         return index
     if option.takes == "none":
         if eq:
@@ -205,6 +207,7 @@ def _cluster(parsed: Parsed, spec: Grammar, args: Sequence[str], index: int) -> 
         option = spec.short.get(arg[0] + arg[offset])
         if option is None:
             parsed.problem = f"option -{arg[offset]} is not known to be harmless"
+            parsed.unknown = index
             return index
         rest = arg[offset + 1 :]
         if option.takes == "none":

@@ -24,6 +24,14 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class UnknownOption(Verdict):
+    """An option the grammar does not know, at `args[index]`: the call asks, and the verb is
+    still judged without it (an unknown option never lowers what the verb does)."""
+
+    index: int = 0
+
+
+@dataclass(frozen=True)
 class RunsCommand:
     argv: tuple[str, ...]
     via: str
@@ -73,6 +81,8 @@ def written_file(label: str, path: str | None) -> list[Outcome]:
 
 def not_understood(name: str, parsed: Parsed, spec: Grammar) -> list[Outcome]:
     """Mutating when the grammar could not follow the words, or an expansion could be an option."""
+    if parsed.problem and parsed.unknown is not None:
+        return [UnknownOption(Risk.MUTATING, f"'{name}': {parsed.problem}", parsed.unknown)]
     if parsed.problem:
         return mutating(f"'{name}': {parsed.problem}")
     if parsed.dynamic and spec.risky:

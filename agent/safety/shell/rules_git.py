@@ -9,7 +9,7 @@ none writes (`--output`), runs a program (`--ext-diff`, `-O`, `--upload-pack`) o
 
 from __future__ import annotations
 
-from agent.safety.shell.options import Grammar, grammar, read_args
+from agent.safety.shell.options import Grammar, grammar, read_args, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
     ProgramRule,
@@ -23,7 +23,7 @@ from agent.safety.shell.outcomes import (
 from agent.safety.shell.shell_words import RuntimeText
 
 GLOBAL = grammar(
-    "-C= -c=:x --config-env=:x --exec-path[=] --html-path --man-path --info-path "
+    "-C= -c= --config-env=:x --exec-path[=] --html-path --man-path --info-path "
     "-p|--paginate -P|--no-pager --git-dir= --work-tree= --namespace= --bare "
     "--no-replace-objects --no-lazy-fetch --no-optional-locks --no-advice --literal-pathspecs "
     "--glob-pathspecs --noglob-pathspecs --icase-pathspecs --list-cmds= --attr-source= "
@@ -191,6 +191,13 @@ CONFIG_READ = grammar(
 CONFIG_GETTERS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
                   "--get-colorbool", "-l")  # fmt: skip
 REMOTE_READ = frozenset({"show", "get-url"})
+CONFIG_INERT = word_set(
+    "core.quotepath core.abbrev column.ui log.date log.decorate log.abbrevcommit log.follow "
+    "log.mailmap diff.noprefix diff.mnemonicprefix diff.renames diff.relative diff.context "
+    "diff.interhunkcontext diff.statgraphwidth status.short status.branch status.relativepaths "
+    "grep.linenumber grep.extendedregexp grep.patterntype format.pretty i18n.logoutputencoding "
+    "blame.date blame.coloring branch.sort tag.sort core.safecrlf init.defaultbranch"
+)
 
 
 def _git(name: str, args: list[str]) -> list[Outcome]:
@@ -198,8 +205,8 @@ def _git(name: str, args: list[str]) -> list[Outcome]:
     if problems:
         return problems
     effects = option_effects(name, parsed, {
-        "-c": "sets config that can run commands (pager, fsmonitor, ssh)",
         "--config-env": "sets config that can run commands (pager, fsmonitor, ssh)"})  # fmt: skip
+    effects += [o for setting in parsed.values("-c") for o in _config_setting(setting)]
     if parsed.value("--exec-path"):
         effects += mutating("'git --exec-path=DIR' runs subcommands from another folder")
     rest = parsed.rest
@@ -220,6 +227,19 @@ def _git(name: str, args: list[str]) -> list[Outcome]:
     if special is not None:
         return effects + special(tail)
     return mutating(f"'git {verb}' changes the repository")
+
+
+def _config_setting(setting: str) -> list[Outcome]:
+    """`git -c KEY=VALUE`: read-only only for keys known to change how output looks."""
+    key, _, value = setting.partition("=")
+    key = key.lower()
+    if isinstance(setting, RuntimeText):
+        return mutating(f"'git -c {setting}' sets config only known at run time")
+    if key in CONFIG_INERT or key.startswith(("color.", "advice.")):
+        return []
+    if (key == "core.pager" or key.startswith("pager.")) and value in ("", "cat", "false"):
+        return []
+    return mutating(f"'git -c {key}' is not a setting known to be harmless (it may run commands)")
 
 
 def _read_verb(label: str, args: list[str], spec: Grammar) -> list[Outcome]:

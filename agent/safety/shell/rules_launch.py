@@ -102,11 +102,20 @@ SSH = grammar(
     "-w=:m",
     stop_at_positional=True,
 )
-SSH_RISKY_SETTINGS = ("proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
-                      "remotecommand", "include", "setenv", "sendenv", "pkcs11provider",
-                      "securitykeyprovider", "match", "controlmaster", "localforward",
-                      "remoteforward", "dynamicforward", "tunnel", "forwardagent",
-                      "forwardx11")  # fmt: skip
+# `ssh -o` keys that only tune the connection; some only with the value that turns them off.
+SSH_INERT_SETTINGS = word_set(
+    "batchmode connecttimeout connectionattempts stricthostkeychecking userknownhostsfile "
+    "globalknownhostsfile loglevel serveraliveinterval serveralivecountmax tcpkeepalive port "
+    "user identityfile identitiesonly passwordauthentication pubkeyauthentication "
+    "kbdinteractiveauthentication challengeresponseauthentication preferredauthentications "
+    "numberofpasswordprompts compression addressfamily checkhostip hashknownhosts "
+    "updatehostkeys requesttty escapechar visualhostkey hostkeyalias hostkeyalgorithms "
+    "kexalgorithms ciphers macs pubkeyacceptedalgorithms pubkeyacceptedkeytypes "
+    "gssapiauthentication clearallforwardings exitonforwardfailure proxyjump ipqos "
+    "bindaddress bindinterface hostname certificatefile canonicalizehostname"
+)
+SSH_ONLY_OFF = word_set("forwardagent forwardx11 forwardx11trusted controlmaster "
+                        "permitlocalcommand gatewayports")  # fmt: skip
 TASKSET = grammar("-a|--all-tasks -p|--pid -c|--cpu-list -h|--help -V|--version",
                   stop_at_positional=True)  # fmt: skip
 IONICE = grammar("-c|--class= -n|--classdata= -p|--pid -P|--pgid -t|--ignore -u|--uid "
@@ -263,9 +272,9 @@ def _ssh(name: str, args: list[str]) -> list[Outcome]:
         return found
     if parsed.has("-V", "-G"):
         return read_only(f"'ssh {'-V' if parsed.has('-V') else '-G'}' only prints")
-    settings = " ".join(value or "" for value in parsed.values("-o")).lower()
-    if any(setting in settings for setting in SSH_RISKY_SETTINGS):
-        return mutating("'ssh -o' sets an option that runs commands, forwards or sets variables")
+    for setting in parsed.values("-o"):
+        if problem := _ssh_setting_problem(setting):
+            return mutating(problem)
     if parsed.has("-N", "-f", "-M", "-s"):
         return mutating("'ssh -N/-f/-M/-s' opens a background session, master or subsystem")
     if not parsed.rest:
@@ -276,6 +285,17 @@ def _ssh(name: str, args: list[str]) -> list[Outcome]:
     if not remote:
         return [RunsStdin(f"ssh {host}")]
     return [RunsScript(" ".join(remote), f"ssh {host}")]
+
+
+def _ssh_setting_problem(setting: str) -> str | None:
+    """`-o Key=Value` / `-o 'Key Value'`, read as ssh_config reads it (keys ignore case)."""
+    if isinstance(setting, RuntimeText):
+        return f"'ssh -o {setting}' sets an option only known at run time"
+    key, _, value = setting.strip().replace("=", " ", 1).partition(" ")
+    key, value = key.lower(), value.strip().strip('"').lower()
+    if key in SSH_INERT_SETTINGS or (key in SSH_ONLY_OFF and value == "no"):
+        return None
+    return f"'ssh -o {key}' is not an option known to be harmless (it may run commands or forward)"
 
 
 def _su(name: str, args: list[str]) -> list[Outcome]:

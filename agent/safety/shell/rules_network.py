@@ -68,14 +68,35 @@ NMCLI = grammar(
     stop_at_positional=True,
 )
 NMCLI_SHOW = grammar("--active --order= --show-secrets -s -a")
-NMCLI_DESTRUCTIVE = frozenset({"down", "delete", "del", "disconnect", "off"})
-NMCLI_READ = frozenset({"show", "s", "status", "st", "list", "l", "monitor", "general", "g"})
+# Objects and verbs in nmcli's own order (it takes the first a word is a prefix of).
+NMCLI_OBJECTS: dict[str, tuple[str, ...]] = {
+    "general": ("status", "hostname", "permissions", "logging", "reload"),
+    "networking": ("", "on", "off", "connectivity"),
+    "radio": ("", "all", "wifi", "wwan"),
+    "connection": ("show", "up", "down", "add", "edit", "delete", "monitor", "reload", "load",
+                   "modify", "clone", "import", "export", "migrate"),
+    "device": ("status", "show", "set", "up", "connect", "reapply", "modify", "down",
+               "disconnect", "delete", "monitor", "wifi", "lldp", "checkpoint"),
+    "agent": ("secret", "polkit", "all"),
+    "monitor": ("",),
+}  # fmt: skip
+NMCLI_DESTRUCTIVE = frozenset({"down", "delete", "disconnect", "off"})
+NMCLI_READ = frozenset(
+    {("general", "status"), ("general", "hostname"), ("general", "permissions"),
+     ("general", "logging"), ("networking", ""), ("networking", "connectivity"), ("radio", ""),
+     ("radio", "all"), ("radio", "wifi"), ("radio", "wwan"), ("connection", "show"),
+     ("connection", "monitor"), ("device", "status"), ("device", "show"), ("device", "monitor"),
+     ("device", "lldp"), ("monitor", "")}
+)  # fmt: skip
+NMCLI_NO_ARGS = frozenset({"hostname", "logging", "all", "wifi", "wwan"})
 NFT = grammar(
     "-a|--handle -c|--check -d|--debug= -e|--echo -f|--file=:x -i|--interactive:x "
     "-I|--includepath= -j|--json -n|--numeric -N|--reversedns -s|--stateless -S|--service "
     "-t|--terse -u|--guid -T|--numeric-time -y|--numeric-priority -p|--numeric-protocol "
     "-o|--optimize -v|--version -V -h|--help"
 )
+IPTABLES_SAVE = grammar("-M|--modprobe=:x -c|--counters -t|--table= -f|--file=:w -V|--version "
+                        "-h|--help")  # fmt: skip
 IPTABLES_READ = word_set(
     "-L --list -S --list-rules -n --numeric -v --verbose -t --table --line-numbers -x --exact "
     "-w --wait -h --help --version -V"
@@ -112,7 +133,7 @@ IB_TOOLS = {
 
 
 def _ip(name: str, args: list[str]) -> list[Outcome]:
-    index = 0
+    index, every_netns = 0, False
     while index < len(args) and args[index].startswith("-"):
         option = args[index][1:] if args[index].startswith("--") else args[index]
         kind = IP_OPTIONS.get(option.split("=", 1)[0])
@@ -120,12 +141,15 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
             return mutating(f"'ip': option {args[index]} is not known to be harmless")
         if kind == "batch":
             return mutating("'ip -batch/-force' runs commands from a file")
+        every_netns = every_netns or ("-all".startswith(option) and len(option) > 1)
         index += 2 if kind == "value" else 1
     rest = args[index:]
-    if rest[:2] == ["netns", "exec"]:
-        if len(rest) < 4:
+    if _is_netns_exec(rest):  # ip matches prefixes: `ip net e NS cmd`; `-all` takes no NS
+        command = rest[2:] if every_netns else rest[3:]
+        where = "every netns" if every_netns else (rest[2] if len(rest) > 2 else "?")
+        if not command:
             return mutating("'ip netns exec' without a command")
-        return [RunsCommand(tuple(rest[3:]), f"ip netns exec {rest[2]}")]
+        return [RunsCommand(tuple(command), f"ip netns exec {where}")]
     if not rest:
         return mutating("'ip' without an object")
     if any(isinstance(word, RuntimeText) for word in rest[:2]):
@@ -144,6 +168,13 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
     if obj in ("link", "l") and action == "set" and "down" in rest:
         return destructive("'ip link set … down' takes an interface down")
     return mutating(f"'{label}' changes the network configuration")
+
+
+def _is_netns_exec(words: list[str]) -> bool:
+    """`netns` answers to `net`, `netn`; its `exec` to any prefix (`e`, `ex`)."""
+    if len(words) < 2 or isinstance(words[0], RuntimeText) or isinstance(words[1], RuntimeText):
+        return len(words) >= 2
+    return words[0] in ("net", "netn", "netns") and bool(words[1]) and "exec".startswith(words[1])
 
 
 def _ifconfig(name: str, args: list[str]) -> list[Outcome]:
@@ -180,16 +211,35 @@ def _rdma(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _nmcli(name: str, args: list[str]) -> list[Outcome]:
+    """nmcli takes the first object and verb, in its own table's order, that a word is a
+    prefix of (`nmcli c d` is `connection down`); only allow-listed verbs read."""
     parsed, found = judge_options(name, args, NMCLI)
     if found:
         return found
-    words = [w for w in parsed.rest if not w.startswith("-")]
-    if any(w in NMCLI_DESTRUCTIVE for w in words[1:]):
-        return destructive(f"'nmcli {' '.join(words[:2])}' takes a connection down or deletes it")
-    if len(words) <= 1 or words[1] in NMCLI_READ:
-        _, found = judge_options(name, parsed.rest[1:], NMCLI_SHOW)
-        return found or read_only(f"'nmcli {' '.join(words[:2])}' only reads".replace(" '", "'"))
-    return mutating(f"'nmcli {' '.join(words[:2])}' changes network connections")
+    words = parsed.rest
+    if any(isinstance(w, RuntimeText) for w in words[:2]):
+        return mutating("'nmcli' object or verb only known at run time")
+    if not words:
+        return read_only("'nmcli' alone prints the status")
+    obj = _first_match(words[0], NMCLI_OBJECTS)
+    if obj is None:
+        return mutating(f"'nmcli {words[0]}' is not an object nmcli is known to read")
+    verbs = NMCLI_OBJECTS[obj]
+    verb = _first_match(words[1], verbs) if len(words) > 1 else verbs[0] if verbs else ""
+    label = f"nmcli {obj} {words[1] if verb is None else verb}".strip()
+    tail = words[2:]
+    if verb is None:
+        return mutating(f"'{label}' is not a verb nmcli is known to read")
+    if verb in NMCLI_DESTRUCTIVE or (obj in ("radio", "networking") and "off" in [verb, *tail]):
+        return destructive(f"'{label}' takes a connection, device or radio down or deletes it")
+    if (obj, verb) not in NMCLI_READ or (verb in NMCLI_NO_ARGS and tail):
+        return mutating(f"'{label}' changes network connections")
+    _, found = judge_options(name, tail, NMCLI_SHOW)
+    return found or read_only(f"'{label}' only reads")
+
+
+def _first_match(word: str, names: tuple[str, ...]) -> str | None:
+    return next((n for n in names if word and n.startswith(word)), None)
 
 
 def _netplan(name: str, args: list[str]) -> list[Outcome]:
@@ -203,7 +253,10 @@ def _netplan(name: str, args: list[str]) -> list[Outcome]:
 
 def _iptables(name: str, args: list[str]) -> list[Outcome]:
     if name.endswith("-save"):
-        return read_only(f"'{name}' only prints rules")
+        _, found = judge_options(
+            name, args, IPTABLES_SAVE, why={"-f": "writes the rules to a file"}
+        )
+        return found or read_only(f"'{name}' only prints rules")
     if name.endswith("-restore"):
         return destructive(f"'{name}' replaces the firewall rules")
     if any(a in ("-F", "--flush", "-X", "--delete-chain", "-D", "--delete") for a in args):

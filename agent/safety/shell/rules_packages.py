@@ -45,7 +45,7 @@ APT = grammar(
     "--manual-installed --names-only -n --full -f|--full -i|--important --recurse "
     "--no-all-versions --no-pre-depends --no-depends --no-recommends --no-suggests "
     "--no-conflicts --no-breaks --no-replaces --no-enhances -g|--generate --no-generate "
-    "-p|--pkg-cache= --src-cache= -t|--target-release= --color --no-color "
+    "-p|--pkg-cache=:w --src-cache=:w -t|--target-release= --color --no-color "
     "-c|--config-file=:x -o|--option=:x"
 )
 APT_READ = frozenset({"list", "show", "search", "policy", "depends", "rdepends", "changelog",
@@ -124,7 +124,12 @@ def _apt(name: str, args: list[str]) -> list[Outcome]:
         name,
         args,
         APT,
-        why={"-o": "sets options that can add hooks", "-c": "reads a config that can add hooks"},
+        why={
+            "-o": "sets options that can add hooks",
+            "-c": "reads a config that can add hooks",
+            "-p": "writes the package cache to a file",
+            "--src-cache": "writes a cache file",
+        },
     )
     if found:
         return found

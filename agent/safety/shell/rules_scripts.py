@@ -1,14 +1,14 @@
 """Rules for sed and awk: small languages whose scripts can write files or run commands.
 
-Every script the command carries (each `-e`, or the first positional) is read: sed's `w`, `W`,
-`e` and `s///w|e`, awk's `system()`, pipes, `print > file`, `@load` and `@include` make it
-mutating; a script read from a file (`-f`) was not seen, so it is mutating too.
+Every script the command carries (each `-e`, or the first positional) is read with its language's
+grammar (`sed_script`, `awk_program`): sed's `w`, `W`, `e` and `s///w|e`, awk's `system`, pipes,
+`print > file` and `@` make it mutating; a script read from a file (`-f`) was not seen, so it is
+mutating too.
 """
 
 from __future__ import annotations
 
-import re
-
+from agent.safety.shell.awk_program import awk_problem
 from agent.safety.shell.options import grammar
 from agent.safety.shell.outcomes import Outcome, ProgramRule, judge_options, mutating, read_only
 from agent.safety.shell.sed_script import sed_script_writes
@@ -29,8 +29,6 @@ AWK = grammar(
     stop_at_positional=True,
 )
 AWK_W_HARMLESS = frozenset({"version", "interactive", "posix_space", "usage", "sprintf", "dump"})
-AWK_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
-AWK_PRINT_TO_FILE = re.compile(r"\bprintf?\b[^;{}]*>")
 
 
 def _sed(name: str, args: list[str]) -> list[Outcome]:
@@ -53,13 +51,7 @@ def _sed(name: str, args: list[str]) -> list[Outcome]:
 def awk_program_problem(program: str) -> str | None:
     if isinstance(program, RuntimeText):
         return f"is only known at run time ({program})"
-    if "system(" in program.replace(" ", "") or AWK_PIPE.search(program):
-        return "runs commands (system() or a pipe)"
-    if AWK_PRINT_TO_FILE.search(program):
-        return "writes to a file (print >)"
-    if "@load" in program or "@include" in program:
-        return "loads code that was not read (@load, @include)"
-    return None
+    return awk_problem(program)
 
 
 def _awk(name: str, args: list[str]) -> list[Outcome]:

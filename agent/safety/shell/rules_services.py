@@ -200,8 +200,29 @@ def _tmux(name: str, args: list[str]) -> list[Outcome]:
         return mutating("'tmux -f' runs the commands in a config file")
     if any("#(" in arg for arg in args):
         return mutating("a tmux format with #(…) runs a shell command")
-    rest = parsed.rest
+    sequence = tmux_commands(parsed.rest) or [[]]
+    return [outcome for command in sequence for outcome in _tmux_command(command)]
+
+
+def tmux_commands(words: list[str]) -> list[list[str]]:
+    """tmux's own command sequence: a word `;` (the shell's `\\;`), or one ending in an
+    unescaped `;`, ends a command (`tmux ls \\; kill-server` runs both)."""
+    commands: list[list[str]] = [[]]
+    for word in words:
+        if word == ";":
+            commands.append([])
+        elif word.endswith(";") and not word.endswith("\\;"):
+            commands[-1].append(word[:-1])
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    return [command for command in commands if command]
+
+
+def _tmux_command(rest: list[str]) -> list[Outcome]:
     verb = rest[0] if rest else ""
+    if isinstance(verb, RuntimeText):
+        return mutating(f"'tmux {verb}': the command is only known at run time")
     if verb in TMUX_READ:
         return read_only(f"'tmux {verb}' only reads")
     if verb.startswith("kill-"):

@@ -169,7 +169,7 @@ DMESG = grammar(
 )
 SYSCTL = grammar(
     "-a|-A|-X|--all -n|--values -e|--ignore -N|--names -q|--quiet -b|--binary -r|--pattern= -d "
-    "-h|--help -V|--version -w|--write:m -p|--load[=]:m --system:m -f="
+    "-h|--help -V|--version -w|--write:m -p|-f|--load[=]:m --system:m"
 )
 TOP = grammar("-b -n= -d= -p= -u= -U= -o= -O= -w[=] -c -H -i -S -s -1 -E= -e= -h -v")
 
