@@ -323,7 +323,7 @@ def _find(name: str, args: list[str]) -> list[Outcome]:
     while index < len(args):
         arg = args[index]
         if isinstance(arg, RuntimeText):
-            return mutating(f"'find' gets a word only known at run time ({arg})")
+            return outcomes + mutating(f"'find' gets a word only known at run time ({arg})")
         if arg in FIND_EXEC:
             end = _exec_end(args, index + 1)
             if end is None or end == index + 1:
@@ -339,7 +339,7 @@ def _find(name: str, args: list[str]) -> list[Outcome]:
         elif arg in FIND_VALUE_TESTS or (arg.startswith("-newer") and len(arg) == 8):
             index += 1
         elif arg.startswith("-") and arg not in FIND_FLAG_TESTS and len(arg) > 1:
-            return mutating(f"'find': {arg} is not known to be harmless")
+            outcomes += mutating(f"'find': {arg} is not known to be harmless")
         index += 1
     return outcomes or read_only("'find' without -exec/-delete only lists")
 
