@@ -100,8 +100,14 @@ def nmcli_forms() -> Iterator[str]:
 
 def unknown_option_forms() -> Iterator[tuple[str, str]]:
     """(destructive command, unknown option) with the option put at every place in it."""
-    commands = ("kubectl delete pod vllm-0", "kubectl drain node1", "systemctl stop docker",
-                "docker rm -f vllm_node", "docker rmi nvcr.io/x", "systemctl restart docker")  # fmt: skip
+    commands = (
+        "kubectl delete pod vllm-0",
+        "kubectl drain node1",
+        "systemctl stop docker",
+        "docker rm -f vllm_node",
+        "docker rmi nvcr.io/x",
+        "systemctl restart docker",
+    )
     options = ("--force", "--grace-period=0", "--zzz", "-Z", "--now-please")
     for command, option in itertools.product(commands, options):
         words = command.split()
@@ -130,9 +136,11 @@ def endpoint_forms() -> Iterator[str]:
         yield form.format(h=host)
 
 
-SERVING = {8265: ("/api/actors/kill?actor_id=1", "/api/jobs/x/stop", "/api/v0/logs/file"),
-           8000: ("/sleep", "/wake_up", "/reset_prefix_cache", "/collective_rpc", "/stop_profile"),
-           30000: ("/flush_cache", "/update_weights_from_disk", "/abort_request", "/shutdown")}  # fmt: skip
+SERVING = {
+    8265: ("/api/actors/kill?actor_id=1", "/api/jobs/x/stop", "/api/v0/logs/file"),
+    8000: ("/sleep", "/wake_up", "/reset_prefix_cache", "/collective_rpc", "/stop_profile"),
+    30000: ("/flush_cache", "/update_weights_from_disk", "/abort_request", "/shutdown"),
+}
 READ_ENDPOINTS = ("/health", "/v1/models", "/metrics", "/version")
 
 
@@ -160,8 +168,14 @@ def restart_forms() -> Iterator[str]:
              "kubelet", "crio", "nginx")  # fmt: skip
     verbs = ("restart", "try-restart", "reload-or-restart", "try-reload-or-restart",
              "force-reload")  # fmt: skip
-    forms = ("systemctl {v} {u}", "sudo systemctl {v} {u}", "systemctl --no-block {v} {u}",
-             "sudo -n systemctl {v} {u}.service", "service {u} {v}", "/etc/init.d/{u} {v}")  # fmt: skip
+    forms = (
+        "systemctl {v} {u}",
+        "sudo systemctl {v} {u}",
+        "systemctl --no-block {v} {u}",
+        "sudo -n systemctl {v} {u}.service",
+        "service {u} {v}",
+        "/etc/init.d/{u} {v}",
+    )
     for form, unit, verb in itertools.product(forms, units, verbs):
         if form.startswith(("service", "/etc")) and verb.startswith("try-reload"):
             continue

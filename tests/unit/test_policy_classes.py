@@ -100,7 +100,7 @@ def test_ansi_c_quoting_and_brace_expansion_are_judged_as_the_words_bash_makes(p
 
 
 def test_an_unknown_option_asks_and_never_lowers_what_the_verb_does():
-    for command, option in programs.unknown_option_forms():
+    for command, _option in programs.unknown_option_forms():
         verdict = classify_command(command)
         assert verdict.risk == Risk.DESTRUCTIVE, (command, verdict.reasons)
     for read in ("kubectl get pods", "systemctl status docker", "docker ps", "journalctl -b"):
