@@ -10,6 +10,7 @@ import re
 
 from agent.safety.shell.outcomes import ProgramRule
 from agent.safety.shell.rules_changes import change_rules
+from agent.safety.shell.rules_cluster import cluster_rules
 from agent.safety.shell.rules_docker import docker_rules
 from agent.safety.shell.rules_git import git_rules
 from agent.safety.shell.rules_gpu import gpu_rules
@@ -37,6 +38,7 @@ RULES: dict[str, ProgramRule] = {
     **git_rules(),
     **launch_rules(),
     **shell_rules(),
+    **cluster_rules(),
 }
 NETWORK_PROGRAMS = frozenset(
     {"curl", "wget", "dig", "nslookup", "host", "ping", "ping6", "tracepath", "traceroute",

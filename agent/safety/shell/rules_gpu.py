@@ -28,7 +28,10 @@ NVIDIA_SMI_QUERY_VALUES = frozenset(
 )
 NVIDIA_SMI_READ_SUBCOMMANDS = {
     "topo": frozenset({"-m", "--matrix", "-mp", "--matrix_pci", "-p2p", "-i", "--id", "-n", "-c"}),
-    "nvlink": frozenset({"-s", "--status", "-c", "--capabilities", "-i", "--id", "-p", "-gt"}),
+    "nvlink": frozenset({"-s", "--status", "-c", "--capabilities", "-i", "--id", "-p", "-gt",
+                         "--pcibusid", "-R", "--remotelinkinfo", "-e", "--errorcounters", "-ec",
+                         "--crcerrorcounters", "-l", "--link", "-gc", "--getcontrol", "-g",
+                         "--getcounters", "--getthroughput"}),
     "pmon": frozenset({"-c", "-s", "-d", "-i", "-o", "--count", "--select", "--delay", "--id"}),
     "dmon": frozenset({"-c", "-s", "-d", "-i", "-o", "--count", "--select", "--delay", "--id"}),
     "mig": frozenset({"-lgi", "-lgip", "-lci", "-lcip", "--list-gpu-instances", "-i", "--id",
@@ -170,6 +173,8 @@ def gpu_rules() -> dict[str, ProgramRule]:
         "nvidia-container-cli": _container_cli,
         "nvidia-ctk": _version_only("nvidia-ctk", frozenset({"info"})),
         "nvcc": _version_only("nvcc"),
+        "mpirun": _version_only("mpirun"),
+        "ompi_info": _version_only("ompi_info", frozenset({"--all", "--parsable", "-a"})),
         "vllm": _version_only("vllm", frozenset({"collect-env"})),
         "ray": _ray,
         "hf": _hf,

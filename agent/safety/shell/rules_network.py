@@ -97,9 +97,12 @@ NFT = grammar(
 )
 IPTABLES_SAVE = grammar("-M|--modprobe=:x -c|--counters -t|--table= -f|--file=:w -V|--version "
                         "-h|--help")  # fmt: skip
-IPTABLES_READ = word_set(
-    "-L --list -S --list-rules -n --numeric -v --verbose -t --table --line-numbers -x --exact "
-    "-w --wait -h --help --version -V"
+IPTABLES = grammar(
+    "-L|--list -S|--list-rules -n|--numeric -v|--verbose -t|--table= --line-numbers "
+    "-x|--exact -w|--wait -W|--wait-interval= -4|--ipv4 -6|--ipv6 -h|--help -V|--version "
+    "-Z|--zero:m -F|--flush:d -X|--delete-chain:d -D|--delete=:d -P|--policy=:m -A|--append=:m "
+    "-I|--insert=:m -R|--replace=:m -N|--new-chain=:m -E|--rename-chain=:m "
+    "--modprobe=:x -M=:x"
 )
 SS = grammar(
     "-h|--help -V|--version -H|--no-header -n|--numeric -r|--resolve -a|--all -l|--listening "
@@ -265,10 +268,10 @@ def _iptables(name: str, args: list[str]) -> list[Outcome]:
         if any(a in ("DROP", "REJECT") for a in args):
             return destructive(f"'{name} -P … DROP' blocks traffic by default")
         return mutating(f"'{name} -P' changes a default policy")
-    words_ok = all(a in IPTABLES_READ or not a.startswith("-") for a in args)
-    if words_ok and any(
-        a in ("-L", "--list", "-S", "--list-rules", "--version", "-h") for a in args
-    ):
+    parsed, found = judge_options(name, args, IPTABLES)
+    if found:
+        return found
+    if parsed.has("-L", "-S", "--version", "-h") and len(parsed.positionals) <= 2:
         return read_only(f"'{name} -L' only lists rules")
     return mutating(f"'{name}' changes firewall rules")
 

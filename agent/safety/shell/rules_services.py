@@ -29,7 +29,8 @@ from agent.safety.shell.shell_words import RuntimeText
 SYSTEMCTL = grammar(
     "-t|--type= --state= -p|--property= -P= -a|--all -r|--recursive --reverse --after --before "
     "--with-dependencies -l|--full --value --show-types --job-mode= -T|--show-transaction "
-    "--fail -i|--ignore-inhibitors --dry-run -q|--quiet --no-warn --wait --no-block --user "
+    "--fail --failed -i|--ignore-inhibitors --dry-run -q|--quiet --no-warn --wait --no-block "
+    "--user "
     "--system --global --no-pager --no-legend --no-ask-password -H|--host= -M|--machine= "
     "-n|--lines= -o|--output= --firmware-setup:m --boot-loader-menu=:m --boot-loader-entry=:m "
     "--reboot-argument=:m --kill-whom= --kill-value= -s|--signal= --what= --now -f|--force "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from agent.safety.shell.ansi_c import decode_ansi_c
 from agent.safety.shell.brace_expansion import TooManyWords, expand_braces, has_brace
 from agent.safety.shell.shell_words import ShellSyntaxError, Word
 
@@ -22,12 +23,7 @@ WORD_BREAK = frozenset(" \t\n|&;()<>")
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
 QUOTED_MARK = "\x00"
-UNICODE_DIGITS = {"u": r"[0-9a-fA-F]{1,4}", "U": r"[0-9a-fA-F]{1,8}"}
 SPECIAL_PARAMS = frozenset("@*#?$!-0123456789")
-ANSI_C_ESCAPES = {
-    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
-    "E": "\x1b", "\\": "\\", "'": "'", '"': '"', "?": "?",
-}  # fmt: skip
 
 
 @dataclass
@@ -55,11 +51,11 @@ class _WordBuilder:
     quoted: bool = False
     substitutions: list[str] = field(default_factory=list)
     expansions: list[str] = field(default_factory=list)
-    chars: list[tuple[str, bool]] = field(default_factory=list)
+    segments: list[tuple[str, bool]] = field(default_factory=list)  # (text, was it quoted)
 
     def literal(self, text: str, *, quoted: bool) -> None:
         self.parts.append(text)
-        self.chars.extend((char, quoted) for char in text)
+        self.segments.append((text, quoted))
 
     def build(self, raw: str) -> Word:
         match = ASSIGNMENT_RE.match(raw)
@@ -67,10 +63,11 @@ class _WordBuilder:
         leading_glob = bare[:1] in ("*", "?") or (bare[:1] == "[" and "]" in bare[1:])
         pattern = leading_glob
         braced: tuple[str, ...] = ()
-        if match is None and has_brace(self.chars):
-            globbing = any(c in "*?[" and not q for c, q in self.chars)
+        chars = self._chars() if match is None else []
+        if chars and has_brace(chars):
+            globbing = any(c in "*?[" and not q for c, q in chars)
             try:
-                words = () if self.dynamic or globbing else expand_braces(self.chars)
+                words = () if self.dynamic or globbing else expand_braces(chars)
             except TooManyWords:
                 words = ()
             braced = tuple(w for w in words if w)
@@ -85,6 +82,12 @@ class _WordBuilder:
             pattern=pattern,
             braced=braced,
         )
+
+    def _chars(self) -> list[tuple[str, bool]]:
+        """Each character with whether it was quoted; empty when no unquoted `{` is there."""
+        if not any(not quoted and "{" in text for text, quoted in self.segments):
+            return []
+        return [(char, quoted) for text, quoted in self.segments for char in text]
 
 
 class Lexer:
@@ -171,7 +174,7 @@ class Lexer:
                 self.pos += 1
                 body = self._read_balanced()
                 builder.parts.append(f"{char}({body})")
-                builder.chars.append((QUOTED_MARK, True))
+                builder.segments.append((QUOTED_MARK, True))
                 builder.bare.append(QUOTED_MARK)
                 builder.dynamic = True
                 builder.substitutions.append(body)
@@ -269,44 +272,12 @@ class Lexer:
             self.pos += 1
             return
         builder.parts.append(src[start : self.pos])
-        builder.chars.append((QUOTED_MARK, True))
+        builder.segments.append((QUOTED_MARK, True))
         builder.dynamic = True
 
     def _read_ansi_c(self) -> str:
-        out: list[str] = []
-        src = self.src
-        while True:
-            if self.pos >= len(src):
-                raise ShellSyntaxError("unbalanced $'…' quote")
-            char = src[self.pos]
-            if char == "'":
-                self.pos += 1
-                return "".join(out).split("\x00", 1)[0]  # bash ends the string at a NUL
-            if char != "\\":
-                out.append(char)
-                self.pos += 1
-                continue
-            esc = src[self.pos + 1 : self.pos + 2]
-            if esc in ANSI_C_ESCAPES:
-                out.append(ANSI_C_ESCAPES[esc])
-                self.pos += 2
-            elif esc == "x" and (hexes := re.match(r"[0-9a-fA-F]{1,2}", src[self.pos + 2 :])):
-                out.append(chr(int(hexes.group(), 16)))
-                self.pos += 2 + hexes.end()
-            elif esc in ("u", "U") and (
-                hexes := re.match(UNICODE_DIGITS[esc], src[self.pos + 2 :])
-            ):
-                out.append(_code_point(int(hexes.group(), 16)))
-                self.pos += 2 + hexes.end()
-            elif esc == "c" and self.pos + 2 < len(src):
-                out.append(chr(ord(src[self.pos + 2]) & 0x1F))
-                self.pos += 3
-            elif esc.isdigit() and (octs := re.match(r"[0-7]{1,3}", src[self.pos + 1 :])):
-                out.append(chr(int(octs.group(), 8) & 0xFF))
-                self.pos += 1 + octs.end()
-            else:
-                out.append("\\" + esc)
-                self.pos += 2
+        text, self.pos = decode_ansi_c(self.src, self.pos)
+        return text
 
     def _read_backtick(self, builder: _WordBuilder) -> None:
         src = self.src
@@ -327,7 +298,7 @@ class Lexer:
                 self.pos += 1
         text = "".join(body)
         builder.parts.append(f"`{text}`")
-        builder.chars.append((QUOTED_MARK, True))
+        builder.segments.append((QUOTED_MARK, True))
         builder.dynamic = True
         builder.substitutions.append(text)
 
@@ -369,11 +340,6 @@ class Lexer:
                     return src[start : self.pos - 1]
             self.pos += 1
         raise ShellSyntaxError(problem)
-
-
-def _code_point(value: int) -> str:
-    """What bash makes of `\\uHHHH`: the character, or a replacement when it is not one."""
-    return chr(value) if value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
 
 
 def _merge(builder: _WordBuilder, found: _WordBuilder) -> None:
