@@ -130,7 +130,7 @@ class _Judge:
                     for v in judge_redirect(redirect, target, exists)
                 )
         for word in command.assignments:
-            if reason := _assignment_reason(word, exported=bool(command.words)):
+            if reason := _assignment_reason(word, command.words[:1]):
                 findings.append(Verdict(Risk.MUTATING, reason + where))
         for word in (*command.assignments, *command.words):
             findings.extend(_word_problems(word, where))
@@ -234,11 +234,14 @@ def _word_problems(word: Word, where: str) -> list[Verdict]:
     ]
 
 
-def _assignment_reason(word: Word, *, exported: bool) -> str | None:
-    """A prefix assignment reaches the program's environment; a bare one stays in the shell."""
+def _assignment_reason(word: Word, head: tuple[Word, ...]) -> str | None:
+    """A prefix assignment reaches the program's environment; a bare one stays in the shell;
+    `IFS= read` only stops `read` splitting its line (the common `while IFS= read -r line`)."""
     name = word.assignment or ""
     value = None if word.dynamic else word.text.split("=", 1)[1]
-    return variable_reason(name, value, exported=exported)
+    if name == "IFS" and value == "" and head and head[0].text == "read" and not head[0].quoted:
+        return None
+    return variable_reason(name, value, exported=bool(head))
 
 
 def _loop_verdict(names: list[str], where: str) -> Verdict:

@@ -9,6 +9,9 @@ none writes (`--output`), runs a program (`--ext-diff`, `-O`, `--upload-pack`) o
 
 from __future__ import annotations
 
+import re
+
+from agent.safety.shell.endpoints import endpoint_problem
 from agent.safety.shell.options import Grammar, grammar, read_args, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -191,6 +194,7 @@ CONFIG_READ = grammar(
 CONFIG_GETTERS = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color",
                   "--get-colorbool", "-l")  # fmt: skip
 REMOTE_READ = frozenset({"show", "get-url"})
+SCP_LIKE = re.compile(r"^(?:[^@/:]+@)?[^/:]+:")
 CONFIG_INERT = word_set(
     "core.quotepath core.abbrev column.ui log.date log.decorate log.abbrevcommit log.follow "
     "log.mailmap diff.noprefix diff.mnemonicprefix diff.renames diff.relative diff.context "
@@ -220,6 +224,8 @@ def _git(name: str, args: list[str]) -> list[Outcome]:
     destructive_found = _destructive(verb, tail)
     if destructive_found:
         return destructive_found
+    if verb == "ls-remote":
+        effects += _remote_endpoint(tail)
     if verb in VERBS:
         return effects + _read_verb(f"git {verb}", tail, VERBS[verb])
     special = {"branch": _branch, "tag": _tag, "remote": _remote, "stash": _stash,
@@ -240,6 +246,15 @@ def _config_setting(setting: str) -> list[Outcome]:
     if (key == "core.pager" or key.startswith("pager.")) and value in ("", "cat", "false"):
         return []
     return mutating(f"'git -c {key}' is not a setting known to be harmless (it may run commands)")
+
+
+def _remote_endpoint(tail: list[str]) -> list[Outcome]:
+    """`git ls-remote URL`: the credential helper's secret for that host goes there."""
+    repository = next((w for w in tail if not w.startswith("-")), "")
+    is_url = "://" in repository or SCP_LIKE.match(repository) is not None
+    if is_url and (problem := endpoint_problem(repository, "'git ls-remote' asks")):
+        return mutating(problem)
+    return []
 
 
 def _read_verb(label: str, args: list[str], spec: Grammar) -> list[Outcome]:

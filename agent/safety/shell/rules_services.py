@@ -91,7 +91,9 @@ KUBECTL_READ = frozenset(
     {"get", "describe", "logs", "top", "explain", "version", "api-resources", "api-versions",
      "cluster-info", "events", "diff", "wait"}
 )  # fmt: skip
-TMUX = grammar("-2 -C -D -l -N -u -U -v -V -c= -f=:x -L= -S= -T=", stop_at_positional=True)
+# `--raw` paths that proxy to services (a GET there can act) or run something.
+RAW_ACTIONS = ("/proxy", "/exec", "/attach", "/portforward", "/run/", "/debug")
+TMUX = grammar("-2 -C:x -D -l -N -u -U -v -V -c=:x -f=:x -L= -S= -T=", stop_at_positional=True)
 TMUX_READ = frozenset(
     {"ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "has-session", "has",
      "capture-pane", "capturep", "show-options", "show", "list-clients", "lsc", "display-message",
@@ -161,6 +163,9 @@ def _kubectl(name: str, args: list[str]) -> list[Outcome]:
     verb = words[0]
     if isinstance(verb, RuntimeText):
         return mutating(f"'kubectl {verb}': the verb is only known at run time")
+    raw = parsed.value("--raw") or ""
+    if any(part in raw for part in RAW_ACTIONS) or isinstance(raw, RuntimeText):
+        return mutating(f"'kubectl get --raw {raw}' reaches a proxy or an action, not a read")
     if verb in KUBECTL_READ:
         return effects or read_only(f"'kubectl {verb}' only reads")
     if (
@@ -199,6 +204,10 @@ def _tmux(name: str, args: list[str]) -> list[Outcome]:
         return problems
     if parsed.has("-f"):
         return mutating("'tmux -f' runs the commands in a config file")
+    if parsed.has("-C"):
+        return mutating("'tmux -C' reads more tmux commands from its input")
+    if parsed.value("-c"):
+        return [RunsScript(parsed.value("-c") or "", "tmux -c")]
     if any("#(" in arg for arg in args):
         return mutating("a tmux format with #(…) runs a shell command")
     sequence = tmux_commands(parsed.rest) or [[]]

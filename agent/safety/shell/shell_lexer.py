@@ -258,6 +258,11 @@ class Lexer:
                 _merge(builder, scan_expansions(body[1:-1]))
             else:
                 builder.substitutions.append(body)
+        elif nxt == "[":  # `$[…]`: bash's old spelling of `$((…))`
+            self.pos += 1
+            body = self._read_enclosed("[", "]", "unbalanced bracket in $[…]")
+            builder.expansions.append(f"$(({body}))")
+            _merge(builder, scan_expansions(body))
         elif nxt == "{":
             self.pos += 1
             body = self._read_braced()
