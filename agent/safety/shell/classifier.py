@@ -259,12 +259,12 @@ def _without_unknown_options(
     """The verb decides first: judged again without each option the grammar did not know
     (alone, and with the word after it, as if it took a value), a destructive verb stays so."""
     unknown = next((o for o in outcomes if isinstance(o, UnknownOption)), None)
-    if unknown is None or tries == 0:
+    if unknown is None or tries == 0 or unknown.word not in args:
         return []
     found: list[Outcome] = []
-    option = args[unknown.index]
+    option, at = unknown.word, args.index(unknown.word)
     for skip in (1, 2):
-        rest = args[: unknown.index] + args[unknown.index + skip :]
+        rest = args[:at] + args[at + skip :]
         again = rule(name, rest)
         again += _without_unknown_options(rule, name, rest, again, tries - 1)
         found += [

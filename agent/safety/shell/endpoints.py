@@ -50,9 +50,10 @@ def is_loopback_host(host: str | None) -> bool:
     if host.lower() in LOOPBACK_NAMES:
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    return address.is_loopback or address.is_unspecified  # connecting to 0.0.0.0 is this host
 
 
 def is_known_host(host: str | None) -> bool:

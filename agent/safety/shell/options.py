@@ -107,7 +107,7 @@ class Parsed:
     rest: list[str] = field(default_factory=list)
     dynamic: list[str] = field(default_factory=list)
     problem: str | None = None
-    unknown: int | None = None  # where an option the grammar does not know was met
+    unknown: str | None = None  # the word holding an option the grammar does not know
 
     def has(self, *names: str) -> bool:
         return any(name in option.names for option, _ in self.options for name in names)
@@ -175,7 +175,7 @@ def _long(parsed: Parsed, spec: Grammar, args: Sequence[str], index: int) -> int
     option = _lookup_long(spec, name)
     if option is None:
         parsed.problem = f"option {name} is not known to be harmless"
-        parsed.unknown = index
+        parsed.unknown = args[index]
         return index
     if option.takes == "none":
         if eq:
@@ -207,7 +207,7 @@ def _cluster(parsed: Parsed, spec: Grammar, args: Sequence[str], index: int) -> 
         option = spec.short.get(arg[0] + arg[offset])
         if option is None:
             parsed.problem = f"option -{arg[offset]} is not known to be harmless"
-            parsed.unknown = index
+            parsed.unknown = args[index]
             return index
         rest = arg[offset + 1 :]
         if option.takes == "none":

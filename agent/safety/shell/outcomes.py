@@ -25,10 +25,10 @@ class Verdict:
 
 @dataclass(frozen=True)
 class UnknownOption(Verdict):
-    """An option the grammar does not know, at `args[index]`: the call asks, and the verb is
+    """An option the grammar does not know, in the word `word`: the call asks, and the verb is
     still judged without it (an unknown option never lowers what the verb does)."""
 
-    index: int = 0
+    word: str = ""
 
 
 @dataclass(frozen=True)

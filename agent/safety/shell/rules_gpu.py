@@ -173,8 +173,6 @@ def gpu_rules() -> dict[str, ProgramRule]:
         "nvidia-container-cli": _container_cli,
         "nvidia-ctk": _version_only("nvidia-ctk", frozenset({"info"})),
         "nvcc": _version_only("nvcc"),
-        "mpirun": _version_only("mpirun"),
-        "ompi_info": _version_only("ompi_info", frozenset({"--all", "--parsable", "-a"})),
         "vllm": _version_only("vllm", frozenset({"collect-env"})),
         "ray": _ray,
         "hf": _hf,

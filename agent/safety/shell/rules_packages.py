@@ -7,7 +7,8 @@ can add hooks that run commands.
 
 from __future__ import annotations
 
-from agent.safety.shell.options import grammar, read_args, word_set
+from agent.safety.shell.endpoints import endpoint_problem
+from agent.safety.shell.options import Parsed, grammar, read_args, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
     ProgramRule,
@@ -83,9 +84,20 @@ def _pip(name: str, args: list[str]) -> list[Outcome]:
         return destructive(f"'{name} cache {words[1]}' deletes cached packages")
     subverb_ok = {"config": PIP_CONFIG_READ, "cache": PIP_CACHE_READ}.get(verb)
     if verb in PIP_READ and (subverb_ok is None or (words[1:2] and words[1] in subverb_ok)):
-        _, found = judge_options(f"{name} {verb}", words[1:], PIP_READ_OPTIONS, why=why)
+        verb_parsed, found = judge_options(f"{name} {verb}", words[1:], PIP_READ_OPTIONS, why=why)
+        found += _indexes(name, [parsed, verb_parsed])
         return found or read_only(f"'{name} {verb}' only reads")
     return mutating(f"'{name} {verb}' changes installed packages")
+
+
+def _indexes(name: str, parsed: list[Parsed]) -> list[Outcome]:
+    """An index or proxy named on the line gets pip's stored credentials for it."""
+    found: list[Outcome] = []
+    for option in ("-i", "--extra-index-url", "--proxy"):
+        for value in (v for p in parsed for v in p.values(option)):
+            if problem := endpoint_problem(value, f"'{name} {option}' asks"):
+                found += mutating(problem)
+    return found
 
 
 def _uv(name: str, args: list[str]) -> list[Outcome]:
