@@ -101,3 +101,12 @@ def brace_pairs(commands: tuple[str, ...]) -> Iterator[tuple[str, str]]:
         for quote in quotes:
             members = [quote.format(w) if quote != "\\{}" else "\\" + w for w in words]
             yield command, "{" + ",".join(members) + "}"
+
+
+def path_pairs(commands: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(plain, spelled) pairs: the program named by a system path with `//`, `.` and `..`."""
+    spellings = ("/usr/bin/{}", "/usr//bin/{}", "/usr/bin/../bin/{}", "/bin/./{}", "//usr/bin/{}",
+                 "/usr/sbin/../bin/{}")  # fmt: skip
+    for command, spelling in itertools.product(commands, spellings):
+        program, _, rest = command.partition(" ")
+        yield command, f"{spelling.format(program)} {rest}"

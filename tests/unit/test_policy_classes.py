@@ -89,8 +89,9 @@ ENCODED = ("rm -rf /tmp/x", "ls --zzz /tmp", "cat /dev/watchdog", "nvidia-smi -r
            "systemctl restart docker", "kubectl delete pod x")  # fmt: skip
 
 
-@pytest.mark.parametrize("pairs", [shell.ansi_c_pairs, shell.brace_pairs])
-def test_ansi_c_quoting_and_brace_expansion_are_judged_as_the_words_bash_makes(pairs):
+@pytest.mark.parametrize("pairs", [shell.ansi_c_pairs, shell.brace_pairs, shell.path_pairs])
+def test_spellings_are_judged_as_the_words_bash_makes(pairs):
+    """ANSI-C quoting, brace expansion with quoted members, and paths with `//`, `.`, `..`."""
     wrong = []
     for plain, written in pairs(ENCODED):
         expected, got = classify_command(plain).risk, classify_command(written).risk

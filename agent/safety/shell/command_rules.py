@@ -6,6 +6,7 @@ A name without a rule is not provably read-only, so the classifier treats it as 
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from agent.safety.shell.outcomes import ProgramRule
@@ -50,10 +51,13 @@ SYSTEM_BIN_RE = re.compile(r"^/(usr/(local/)?)?s?bin/|^/usr/local/cuda[^/]*/bin/
 
 def command_name(word: str) -> str | None:
     """The name a rule is looked up by: `/usr/bin/rm` → `rm`; `./run.sh` → None (a local file)."""
-    if "/" not in word or word.startswith(INIT_SCRIPTS):
+    if "/" not in word:
         return word
-    if SYSTEM_BIN_RE.match(word):
-        return word.rsplit("/", 1)[-1]
+    clean = posixpath.normpath(re.sub(r"/+", "/", word))  # `/usr//bin/../bin/rm` is `rm`
+    if clean.startswith(INIT_SCRIPTS):
+        return clean
+    if SYSTEM_BIN_RE.match(clean):
+        return clean.rsplit("/", 1)[-1]
     return None
 
 
