@@ -36,6 +36,8 @@ def literal_arithmetic_forms() -> Iterator[str]:
     contexts = ("echo $(({e}))", "echo ${{a[{e}]}}", "[[ {e} -eq 1 ]]", "echo ${{x:{e}}}")
     for context, expression in itertools.product(contexts, ("1", "0", "12")):
         yield context.format(e=expression)
+    for operand, test in itertools.product(("$?", "$#", "${#x}", "${#a[@]}"), ("-eq", "-gt")):
+        yield f"[[ {operand} {test} 0 ]]"
 
 
 def indirection_forms() -> Iterator[str]:

@@ -11,6 +11,8 @@ that print. Ones that run code later or elsewhere (`trap`, `source`, `alias`, `j
 
 from __future__ import annotations
 
+import re
+
 from agent.safety.shell.environment import variable_reason
 from agent.safety.shell.expansions import subscript_problem
 from agent.safety.shell.options import grammar, word_set
@@ -45,6 +47,7 @@ SET_OPTIONS = word_set(
     "errexit nounset xtrace noglob noclobber verbose errtrace pipefail hashall braceexpand"
 )
 NOT_HARMLESS = "not a shell option known to be harmless"
+INTEGER_EXPANSION_RE = re.compile(r"\$[?#$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*(\[[@*]\])?\}")
 UNSET = grammar("-f -v -n", stop_at_positional=True)
 WAIT = grammar("-n -f -p=", stop_at_positional=True)
 CD = grammar("-L -P -e -@")
@@ -253,12 +256,18 @@ def _double_bracket(name: str, args: list[str]) -> list[Outcome]:
     for index, word in enumerate(args):
         if word in arithmetic:
             operands = args[index - 1 : index] + args[index + 1 : index + 2]
-            if not all(o.strip().lstrip("+-").isdigit() and not isinstance(o, RuntimeText)
-                       for o in operands):  # fmt: skip
+            if not all(_integer_operand(o) for o in operands):
                 return mutating(f"'[[ … {word} … ]]' evaluates its operands as arithmetic")
         if word == "-v" and index + 1 < len(args) and "[" in args[index + 1]:
             return mutating("'[[ -v NAME[…] ]]' evaluates an array subscript")
     return read_only("'[[' only tests")
+
+
+def _integer_operand(word: str) -> bool:
+    """A literal integer, or an expansion that is always one (`$?`, `$#`, `${#name}`)."""
+    if isinstance(word, RuntimeText):
+        return INTEGER_EXPANSION_RE.fullmatch(word) is not None
+    return word.strip().lstrip("+-").isdigit()
 
 
 def _always_mutating(name: str, args: list[str]) -> list[Outcome]:
