@@ -6,7 +6,9 @@ is read-only only when its command word is a literal known program, every option
 variable that steers programs is set, its redirections only read or go to /dev/null, and no
 expansion feeds a network tool. Whatever it runs in turn (`$(…)`, `bash -c`, `sudo`, `ssh host
 '…'`, `docker exec`, `xargs`, `find -exec`, here-documents fed to a shell) is judged the same way.
-The worst part wins, and the reasons name the parts that decided it.
+The worst part wins, and the reasons name the parts that decided it. An option a grammar does
+not know makes the call ask, yet the verb is judged again without it, so an unknown option never
+lowers what the verb does (`kubectl delete … --force` stays destructive).
 """
 
 from __future__ import annotations
