@@ -1,4 +1,5 @@
-"""Rules for the cluster and datacenter tools of GPU hosts: dcgmi, crictl, helm, ipmitool, fuser.
+"""Rules for the cluster and datacenter tools of GPU hosts: dcgmi, crictl, helm, ipmitool, fuser,
+chronyc and iproute2's bridge.
 
 Each is read-only only for an allow-listed subcommand whose options are all known; an endpoint
 option (`dcgmi --host`, `crictl -r`, `helm --kube-apiserver`, `ipmitool -H`) must name a local
@@ -87,6 +88,15 @@ FUSER = grammar(
 )
 
 
+CHRONYC = grammar("-n -c -d -m -4 -6 -a -h= -p= -f= -v -e -N")
+CHRONYC_READ = word_set(
+    "tracking sources sourcestats activity ntpdata serverstats selectdata authdata rtcdata "
+    "waitsync smoothing"
+)
+BRIDGE = grammar("-s|-stats|-statistics -d|-details -j|-json -p|-pretty -c|-color[=] -n|-netns= "
+                 "-o|-oneline -t|-timestamp -V|-Version -4 -6 -a|-all")  # fmt: skip
+
+
 def _dcgmi(name: str, args: list[str]) -> list[Outcome]:
     if args in (["--version"], ["-v"], ["--help"], ["-h"]):
         return read_only(f"'dcgmi {args[0]}' only prints")
@@ -163,6 +173,29 @@ def _fuser(name: str, args: list[str]) -> list[Outcome]:
     return found or read_only("'fuser' only lists the processes using a file")
 
 
+def _chronyc(name: str, args: list[str]) -> list[Outcome]:
+    parsed, found = judge_options(name, args, CHRONYC)
+    if found:
+        return found
+    found = _endpoints(parsed, "-h")
+    verb = parsed.positionals[0] if parsed.positionals else ""
+    if verb in CHRONYC_READ and len(parsed.positionals) <= 2:
+        return found or read_only(f"'chronyc {verb}' only reads")
+    return found + mutating(f"'chronyc {verb or '(interactive)'}' changes time keeping")
+
+
+def _bridge(name: str, args: list[str]) -> list[Outcome]:
+    """iproute2's `bridge OBJECT [ACTION]`: like `ip`, only its show/list actions read."""
+    parsed, found = judge_options(name, args, BRIDGE)
+    if found:
+        return found
+    words = parsed.positionals
+    action = words[1] if len(words) > 1 else "show"
+    if (words and action in ("show", "list", "lst", "ls", "sh")) or words[:1] == ["monitor"]:
+        return read_only(f"'bridge {words[0]} {action}' only reads")
+    return mutating(f"'bridge {' '.join(words[:2])}' changes bridges")
+
+
 def _endpoints(parsed: Parsed, *options: str) -> list[Outcome]:
     found: list[Outcome] = []
     for option in options:
@@ -176,4 +209,4 @@ def _endpoints(parsed: Parsed, *options: str) -> list[Outcome]:
 
 def cluster_rules() -> dict[str, ProgramRule]:
     return {"dcgmi": _dcgmi, "crictl": _crictl, "helm": _helm, "ipmitool": _ipmitool,
-            "fuser": _fuser}  # fmt: skip
+            "fuser": _fuser, "chronyc": _chronyc, "bridge": _bridge}  # fmt: skip
