@@ -160,6 +160,10 @@ def device_forms() -> Iterator[str]:
         directory, base = device.rsplit("/", 1)
         path = spelling.format(d=device, dir=directory, base=base)
         yield reader.format(p=path)
+    disk_tools = ("blkid {p}", "file -s {p}", "fdisk -l {p}", "grep --file={p} x")
+    for device, tool in itertools.product(devices, disk_tools):
+        if device != "/dev/sda":  # a disk: disk tools may open it
+            yield tool.format(p=device)
 
 
 def restart_forms() -> Iterator[str]:

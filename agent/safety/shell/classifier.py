@@ -39,11 +39,11 @@ from tools.base import Risk
 
 MAX_DEPTH = 12
 # Programs that name device files without reading them, or read them with their own grammar.
-DEVICE_AWARE = word_set(
-    "ls dir stat readlink realpath basename dirname test [ [[ du df tree find file echo printf "
-    "lsblk blkid fdisk sfdisk parted smartctl nvme findmnt mountpoint udevadm lsof fuser mount "
-    "umount ibstat ibv_devinfo"
+NAMES_DEVICES = word_set(  # name or stat a device file, never open it
+    "ls dir stat readlink realpath basename dirname test [ [[ du df tree find echo printf lsblk "
+    "findmnt mountpoint udevadm lsof fuser mount umount ibstat ibv_devinfo"
 )
+DISK_TOOLS = word_set("blkid fdisk sfdisk parted smartctl nvme hdparm file")  # open block devices
 PathExists = Callable[[str], bool | None]
 
 
@@ -196,9 +196,10 @@ class _Judge:
                 findings.extend(self.stdin(stdin, (*via, outcome.via), depth))
         if name in NETWORK_PROGRAMS:
             findings.extend(_network_problems(name, args, stdin, where))
-        if name not in DEVICE_AWARE:
+        opens = name != "file" or any(a in ("-s", "--special-files") for a in args)
+        if name not in NAMES_DEVICES and opens:
             with _in_dir(self.cwd):
-                findings.extend(_device_reads(name, args, where))
+                findings.extend(_device_reads(name, args, where, disks=name in DISK_TOOLS))
         return findings
 
     def stdin(self, stdin: _Stdin, via: tuple[str, ...], depth: int) -> list[Verdict]:
@@ -277,14 +278,15 @@ def _without_unknown_options(
     return found[:1]
 
 
-def _device_reads(name: str, args: list[str], where: str) -> list[Verdict]:
-    """A file argument that is a device off the short list (`cat /dev/watchdog`)."""
+def _device_reads(name: str, args: list[str], where: str, *, disks: bool) -> list[Verdict]:
+    """A file argument that is a device off the short list (`cat /dev/watchdog`); disk tools
+    may open block devices (`blkid /dev/nvme0n1`), never another device."""
     for arg in args:
         if isinstance(arg, RuntimeText):
             continue
-        path = arg.split("=", 1)[-1] if arg.startswith("-") else arg
-        if problem := device_problem(path):
-            return [Verdict(Risk.MUTATING, f"'{name}': {problem}{where}")]
+        for path in {arg, arg.split("=", 1)[-1]}:
+            if problem := device_problem(path, block_devices=disks):
+                return [Verdict(Risk.MUTATING, f"'{name}': {problem}{where}")]
     return []
 
 

@@ -44,9 +44,12 @@ def normalised(path: str) -> str:
     return posixpath.normpath(re.sub(r"/+", "/", resolve(path))) if path else path
 
 
-def device_problem(path: str) -> str | None:
-    """Why opening `path` to read it is not read-only (a device file off the short list)."""
+def device_problem(path: str, *, block_devices: bool = False) -> str | None:
+    """Why opening `path` to read it is not read-only (a device file off the short list, or
+    with `block_devices` a device that is not a disk)."""
     clean = normalised(path)
+    if block_devices and (BLOCK_DEVICE_RE.match(clean) or clean.startswith("/dev/disk/")):
+        return None
     if clean in OPENED_SPECIAL:
         return f"reading {clean} acts on the kernel"
     if not clean.startswith("/dev/") or clean in READABLE_DEVICES:
