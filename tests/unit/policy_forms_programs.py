@@ -153,13 +153,19 @@ def serving_forms() -> Iterator[str]:
 def device_forms() -> Iterator[str]:
     devices = ("/dev/watchdog", "/dev/watchdog0", "/dev/mem", "/dev/sda", "/dev/nvidia0",
                "/dev/ipmi0", "/dev/kmsg", "/proc/kmsg")  # fmt: skip
-    spellings = ("{d}", "/{d}", "{dir}/./{base}", "/tmp/..{d}", "{dir}//{base}")
+    spellings = ("{d}", "/{d}", "{dir}/./{base}", "/tmp/..{d}", "{dir}//{base}", "$(echo {d})",
+                 "`echo {d}`", "{dir}/{base}*", "x={d}; {{}}", "cd {dir} && {{}}")  # fmt: skip
     readers = ("cat {p}", "head -c1 {p}", "tail -n1 {p}", "od -An {p}", "xxd {p}", "strings {p}",
                "grep x {p}", "wc -c < {p}", "cat < {p}", "hexdump -C {p}")  # fmt: skip
     for device, spelling, reader in itertools.product(devices, spellings, readers):
         directory, base = device.rsplit("/", 1)
         path = spelling.format(d=device, dir=directory, base=base)
-        yield reader.format(p=path)
+        if path.startswith("x="):  # the path through a variable set earlier on the line
+            yield path.replace("{}", reader.format(p="$x"))
+        elif path.startswith("cd "):  # a relative path after a literal cd
+            yield path.replace("{}", reader.format(p=base))
+        else:
+            yield reader.format(p=path)
     disk_tools = ("blkid {p}", "file -s {p}", "fdisk -l {p}", "grep --file={p} x")
     for device, tool in itertools.product(devices, disk_tools):
         if device != "/dev/sda":  # a disk: disk tools may open it

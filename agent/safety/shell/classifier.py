@@ -30,7 +30,7 @@ from agent.safety.shell.outcomes import (
     UnknownOption,
     Verdict,
 )
-from agent.safety.shell.paths import CURRENT_DIR, device_problem
+from agent.safety.shell.paths import CURRENT_DIR, device_problem, mentions_device
 from agent.safety.shell.redirects import judge_redirect
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText, Word
@@ -283,6 +283,9 @@ def _device_reads(name: str, args: list[str], where: str, *, disks: bool) -> lis
     may open block devices (`blkid /dev/nvme0n1`), never another device."""
     for arg in args:
         if isinstance(arg, RuntimeText):
+            if mentions_device(arg):  # `cat $(echo /dev/watchdog)`
+                reason = f"'{name}' may open a device file named at run time ({arg}){where}"
+                return [Verdict(Risk.MUTATING, reason)]
             continue
         for path in {arg, arg.split("=", 1)[-1]}:
             if problem := device_problem(path, block_devices=disks):

@@ -26,6 +26,8 @@ READABLE_DEVICES = frozenset(
      "/dev/stdout", "/dev/stderr", "/dev/tty"}
 )  # fmt: skip
 READABLE_DEVICE_RE = re.compile(r"^/dev/(fd/\d+|shm(/.*)?|infiniband|disk(/by-[a-z-]+)?|pts)$")
+DEVICE_MENTION_RE = re.compile(r"dev/|/proc/k")
+GLOB_RE = re.compile(r"[*?\[]")
 OPENED_SPECIAL = frozenset({"/proc/kmsg", "/proc/sysrq-trigger", "/proc/kcore"})
 
 
@@ -50,6 +52,13 @@ def device_problem(path: str, *, block_devices: bool = False) -> str | None:
     clean = normalised(path)
     if block_devices and (BLOCK_DEVICE_RE.match(clean) or clean.startswith("/dev/disk/")):
         return None
+    if glob := GLOB_RE.search(clean):  # `/dev/watch*`, `/proc/kms?`: what could it match?
+        prefix = clean[: glob.start()]
+        if any(special.startswith(prefix) for special in OPENED_SPECIAL):
+            return f"{clean} may match a kernel file that acts when read"
+        if prefix.startswith("/dev/") and not prefix.startswith(("/dev/shm/", "/dev/disk/")):
+            return f"{clean} may match device files (only a short list is read-only)"
+        return None
     if clean in OPENED_SPECIAL:
         return f"reading {clean} acts on the kernel"
     if not clean.startswith("/dev/") or clean in READABLE_DEVICES:
@@ -57,6 +66,11 @@ def device_problem(path: str, *, block_devices: bool = False) -> str | None:
     if READABLE_DEVICE_RE.match(clean):
         return None
     return f"opening the device file {clean} may act on the device (only a short list is read-only)"
+
+
+def mentions_device(text: str) -> bool:
+    """Text only known at run time that names a device (`$(echo /dev/watchdog)`)."""
+    return DEVICE_MENTION_RE.search(text) is not None
 
 
 def is_harmless_sink(path: str) -> bool:

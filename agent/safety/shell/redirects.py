@@ -10,6 +10,7 @@ from agent.safety.shell.paths import (
     is_harmless_sink,
     is_network_device,
     is_system_path,
+    mentions_device,
 )
 from agent.safety.shell.shell_words import Redirect, RuntimeText
 from tools.base import Risk
@@ -31,9 +32,10 @@ def judge_redirect(
     if is_network_device(target):
         return [Verdict(Risk.MUTATING, f"'{shown} {target}' opens a network connection")]
     if op in READING:
-        problem = (
-            device_problem(target) if op == "<" and not isinstance(target, RuntimeText) else None
-        )
+        runtime = isinstance(target, RuntimeText)
+        problem = device_problem(target) if op == "<" and not runtime else None
+        if op == "<" and runtime and mentions_device(target):
+            problem = "may open a device file named at run time"
         return [Verdict(Risk.MUTATING, f"'{shown} {target}': {problem}")] if problem else []
     if op == ">&":
         op = "&>"
