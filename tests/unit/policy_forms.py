@@ -24,8 +24,9 @@ EXPRESSIONS = ("i", "x+1", "$i", "a[$(id)]", "n*2", "${#x}+i")
 
 def arithmetic_forms() -> Iterator[str]:
     """Every place bash evaluates arithmetic, holding a name (whose value can run code)."""
-    contexts = ("echo $(({e}))", "echo ${{a[{e}]}}", 'echo "${{a[{e}]}}"', "[[ {e} -eq 1 ]]",
-                "[[ 1 -lt {e} ]]", "echo ${{x:{e}}}", "echo ${{x:1:{e}}}", "declare -i n={e}",
+    contexts = ("echo $(({e}))", "echo $[{e}]", "echo ${{a[{e}]}}", 'echo "${{a[{e}]}}"',
+                "[[ {e} -eq 1 ]]", "[[ 1 -lt {e} ]]", "echo ${{x:{e}}}", "echo ${{x:1:{e}}}",
+                "declare -i n={e}",
                 "read 'a[{e}]'", "printf -v 'a[{e}]' x", "unset 'a[{e}]'", "declare 'a[{e}]=1'",
                 "cat <<EOF\n$(({e}))\nEOF")  # fmt: skip
     for context, expression in itertools.product(contexts, EXPRESSIONS):
