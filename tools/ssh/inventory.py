@@ -14,6 +14,11 @@ Each setting is taken from the first place that has it: the host's own entry, th
 config (for hosts with `ssh_alias`, or any host without an `address` when `ssh_config` is given),
 then `defaults`, then the built-in default (port 22, the local user name). Relative paths are read
 from the inventory file's folder.
+
+How the operator's own `ssh` logs in applies to every host: the config's `IdentityAgent` (a
+socket, `none`, or unset for $SSH_AUTH_SOCK) and, when neither the entry nor `defaults` names a
+key, its `IdentityFile`, matched on the alias or, for a host given by address, on that address
+(as `ssh ADDRESS` would). The config is `ssh_config`, else ~/.ssh/config when it exists.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ class HostSpec(BaseModel):
     roles: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
     ssh_alias: str | None = None
+    # IdentityAgent as the OpenSSH config gives it: a socket path, "none" (no agent) or
+    # "SSH_AUTH_SOCK"; None when the config does not set it (then $SSH_AUTH_SOCK, as for ssh).
+    identity_agent: str | None = None
 
     @property
     def endpoint(self) -> str:
@@ -162,13 +170,22 @@ def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
         None, [config_path], False, False, False, getpass.getuser(), (), alias, ()
     )
     identity = config.get("IdentityFile")
+    agent = config.get("IdentityAgent", ())  # asyncssh reads `none` as None
     return {
         "address": config.get("Hostname"),
         "port": config.get("Port"),
         "user": config.get("User"),
         "identity_file": Path(identity[0]) if identity else None,
+        "identity_agent": None if agent == () else (agent or "none"),
         "proxy_jump": config.get("ProxyJump"),
     }
+
+
+def _read_config(alias: str, config_path: Path) -> dict[str, Any]:
+    try:
+        return _config_values(alias, config_path)
+    except Exception as exc:  # asyncssh raises its own parse errors
+        raise InventoryError(f"cannot read SSH config {config_path}: {exc}") from None
 
 
 def _resolve_host(
@@ -181,14 +198,11 @@ def _resolve_host(
 ) -> tuple[HostSpec, str | None]:
     """The host's spec, plus the ProxyJump its SSH config names (if the entry has no `jump:`)."""
     alias = entry.ssh_alias or (name if ssh_config is not None and entry.address is None else None)
+    config_path = ssh_config or DEFAULT_SSH_CONFIG.expanduser()
     config: dict[str, Any] = {}
     if alias is not None:
-        config_path = ssh_config or DEFAULT_SSH_CONFIG.expanduser()
         if config_path.is_file():
-            try:
-                config = _config_values(alias, config_path)
-            except Exception as exc:  # asyncssh raises its own parse errors
-                raise InventoryError(f"cannot read SSH config {config_path}: {exc}") from None
+            config = _read_config(alias, config_path)
         elif entry.ssh_alias is not None:
             raise InventoryError(
                 f"host {name!r} uses ssh_alias {alias!r} but SSH config {config_path} "
@@ -200,15 +214,18 @@ def _resolve_host(
             f"{source}: host {name!r} has no address; give `address:` or `ssh_alias:` "
             "(with `ssh_config:` pointing to an OpenSSH config that defines it)."
         )
+    identity_file = entry.identity_file or config.get("identity_file") or raw.defaults.identity_file
+    if alias is None and config_path.is_file():  # only how ssh logs in: a given key wins
+        login = _read_config(address, config_path)
+        config["identity_agent"] = login["identity_agent"]
+        identity_file = identity_file or login["identity_file"]
     spec = HostSpec(
         name=name,
         address=address,
         port=entry.port or config.get("port") or raw.defaults.port or 22,
         user=entry.user or config.get("user") or raw.defaults.user or getpass.getuser(),
-        identity_file=_local_path(
-            entry.identity_file or config.get("identity_file") or raw.defaults.identity_file,
-            base_dir,
-        ),
+        identity_file=_local_path(identity_file, base_dir),
+        identity_agent=config.get("identity_agent"),
         jump=entry.jump,
         roles=entry.roles,
         labels=entry.labels,

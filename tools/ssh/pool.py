@@ -20,6 +20,10 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
   (a host with a lower MaxSessions) is retried a few times, never the command.
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
+
+Logging in is asyncssh's, as OpenSSH's: the agent (the host's IdentityAgent, else $SSH_AUTH_SOCK)
+first, then the identity file (or ~/.ssh/id_* when none is named), a protected key's passphrase
+asked only when a host accepts that key (tools/ssh/passphrase.py).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import socket
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 
 import asyncssh
@@ -45,6 +50,7 @@ from tenacity import (
 from tools.ssh.errors import AuthError, HostKeyError, HostUnreachableError, SSHError
 from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
+from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
 
 asyncssh.set_log_level("WARNING")
@@ -108,7 +114,7 @@ class SSHPool:
         channels_per_connection: int = 8,
         keepalive_interval: float = 15,
         connect_attempts: int = 3,
-        agent_path: str | None = None,
+        passphrase_prompt: PassphrasePrompt | None = None,
     ) -> None:
         self.inventory = inventory
         self._policy = HostKeyPolicy(
@@ -120,7 +126,7 @@ class SSHPool:
         self._channels_per_connection = channels_per_connection
         self._keepalive_interval = keepalive_interval
         self._connect_attempts = connect_attempts
-        self._agent_path = agent_path
+        self._passphrases = KeyPassphrases(passphrase_prompt)
         self._links: dict[str, _Link] = {}
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
@@ -225,11 +231,7 @@ class SSHPool:
                 with attempt:
                     return await self._connect_once(spec, tunnel)
         except asyncssh.PermissionDenied as exc:
-            raise AuthError(
-                f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r} with "
-                f"{spec.identity_file or 'no identity file'}: {exc.reason}. Check the user name "
-                f"and that the public key is in ~{spec.user}/.ssh/authorized_keys on the host."
-            ) from None
+            raise AuthError(self._refused(spec, exc.reason)) from None
         except asyncssh.ChannelOpenError as exc:
             raise HostUnreachableError(_unreachable(spec, exc.reason)) from None
         except (OSError, asyncssh.DisconnectError) as exc:
@@ -240,6 +242,7 @@ class SSHPool:
         self, spec: HostSpec, tunnel: asyncssh.SSHClientConnection | None
     ) -> _Link:
         client = _ScoutClient(spec, self._policy)
+        self._passphrases.bind(asyncio.get_running_loop())
         try:
             conn = await asyncssh.connect(
                 spec.address,
@@ -248,8 +251,9 @@ class SSHPool:
                 username=spec.user,
                 client_factory=lambda: client,
                 known_hosts=self._policy.known_hosts(),
-                client_keys=[str(spec.identity_file)] if spec.identity_file else None,
-                agent_path=self._agent_path,
+                client_keys=[str(spec.identity_file)] if spec.identity_file else (),
+                passphrase=self._passphrases,
+                agent_path=_agent_path(spec),
                 config=None,
                 connect_timeout=self._connect_timeout,
                 keepalive_interval=self._keepalive_interval,
@@ -265,6 +269,41 @@ class SSHPool:
                 "Set `identity_file` in the inventory to a readable private key."
             ) from None
         return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
+
+    def _refused(self, spec: HostSpec, reason: str) -> str:
+        """What a refused login tried, and what to do; a locked key first, as the likely cause."""
+        keys = str(spec.identity_file) if spec.identity_file else "the keys in ~/.ssh"
+        agent = _agent_path(spec)
+        if agent is None:
+            why_not = "IdentityAgent none" if spec.identity_agent else "SSH_AUTH_SOCK is not set"
+            tried = f"{keys} (no ssh-agent: {why_not})"
+        else:
+            tried = f"{keys} and the ssh-agent at {agent or os.environ['SSH_AUTH_SOCK']}"
+        locked = {
+            name: why
+            for name, why in self._passphrases.unusable.items()
+            if spec.identity_file is None or Path(name) == spec.identity_file
+        }
+        if locked:
+            name, why = next(iter(locked.items()))
+            return (
+                f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r}: key {name} could "
+                f"not be used ({why}). Load it into ssh-agent (`ssh-add {name}`) and run Scout "
+                "where SSH_AUTH_SOCK points to that agent."
+            )
+        return (
+            f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r} with {tried}: "
+            f"{reason}. Check the user name and that the public key is in "
+            f"~{spec.user}/.ssh/authorized_keys on the host."
+        )
+
+
+def _agent_path(spec: HostSpec) -> str | tuple[()] | None:
+    """asyncssh's agent_path: () for $SSH_AUTH_SOCK (asyncssh's default), None for no agent."""
+    agent = spec.identity_agent
+    if agent is None or agent == "SSH_AUTH_SOCK":
+        return () if os.environ.get("SSH_AUTH_SOCK") else None
+    return None if agent.lower() == "none" else agent
 
 
 def _reason(exc: BaseException) -> str:
