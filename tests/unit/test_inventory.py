@@ -137,3 +137,36 @@ def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
         Inventory.load(tmp_path / "nope.yaml")
     with pytest.raises(InventoryError, match="not valid YAML"):
         Inventory.load(write(tmp_path, "bad.yaml", "hosts: [unclosed\n"))
+
+
+def test_how_ssh_logs_in_applies_to_hosts_given_by_address(tmp_path: Path) -> None:
+    """IdentityAgent (and IdentityFile where Scout names no key) from the config, matched on the
+    address as `ssh ADDRESS` would match it; other settings of the config stay out."""
+    write(
+        tmp_path,
+        "cfg",
+        "Host 10.0.0.1\n  IdentityAgent none\n  User fromconfig\n\n"
+        "Host 10.0.0.*\n  IdentityAgent ~/agent.sock\n  IdentityFile ~/.ssh/id_config\n",
+    )
+    inventory = Inventory.from_dict(
+        {
+            "ssh_config": "cfg",
+            "defaults": {"user": "aurora"},
+            "hosts": {
+                "off": {"address": "10.0.0.1"},
+                "keyed": {"address": "10.0.0.2", "identity_file": "/keys/mine"},
+                "plain": {"address": "10.0.0.3"},
+                "elsewhere": {"address": "10.9.9.9"},
+            },
+        },
+        base_dir=tmp_path,
+    )
+    off, keyed, plain, elsewhere = (
+        inventory.get(n) for n in ("off", "keyed", "plain", "elsewhere")
+    )
+    assert (off.identity_agent, off.user) == ("none", "aurora")
+    assert off.identity_file == Path("~/.ssh/id_config").expanduser()
+    assert keyed.identity_agent == "~/agent.sock"  # asyncssh expands it when it connects
+    assert keyed.identity_file == Path("/keys/mine")
+    assert plain.identity_file == Path("~/.ssh/id_config").expanduser()
+    assert (elsewhere.identity_agent, elsewhere.identity_file) == (None, None)
