@@ -132,3 +132,50 @@ async def test_chat_asks_for_the_passphrase_once_and_records_none_of_it(
     written = everything_written(scout_home, keys.home)
     assert "== head (exit 0" in written and "== worker (exit 0" in written  # the transcript
     assert PASSPHRASE not in written and "wrong guess" not in written
+
+
+def test_headless_run_tells_the_model_and_the_operator_to_use_the_agent(
+    sshd_topology: Topology, keys: LoginKeys, tmp_path: Path
+) -> None:
+    inventory = write_inventory(sshd_topology, keys.locked, tmp_path / "inventory.yaml")
+    script = [
+        tool_turn([("toolu_1", "ssh_exec", {"host": "head", "command": "hostname"})]),
+        text_turn("The head refused the key."),
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "SSH_AUTH_SOCK"}
+    with MessagesAPIServer(script) as api:
+        env.update(
+            HOME=str(keys.home),
+            SCOUT_HOME=str(tmp_path / "scout-home"),
+            ANTHROPIC_API_KEY="test",
+            ANTHROPIC_BASE_URL=api.url,
+        )
+        done = subprocess.run(
+            [
+                SCOUT,
+                "run",
+                "--goal",
+                "name the head",
+                "--approvals",
+                "ci",
+                "--inventory",
+                inventory,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        posts = [r.body for r in api.requests if r.path == "/v1/messages"]
+    assert done.returncode == 0, done.stderr
+    [result] = posts[1]["messages"][-1]["content"]
+    assert result["is_error"]
+    [line] = [line for line in result["content"].splitlines() if "refused login" in line]
+    assert f"key {keys.locked} could not be used (it needs its passphrase" in line
+    assert line.endswith(
+        f"Load it into ssh-agent (`ssh-add {keys.locked}`) and run Scout where SSH_AUTH_SOCK "
+        "points to that agent."
+    )
+    assert "Load it into ssh-agent" in done.stdout  # the event stream the operator reads
