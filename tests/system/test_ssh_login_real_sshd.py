@@ -19,6 +19,7 @@ from tests.support.login_keys import (
     ssh_add,
     start_agent,
 )
+from tests.support.sshd import run
 from tests.support.sshd_topology import Topology
 from tools.ssh import AuthError, Inventory, SSHPool
 
@@ -152,3 +153,27 @@ async def test_the_passphrase_is_asked_once_for_every_host(
         f"Enter passphrase for key '{keys.locked}': ",
         f"Bad passphrase, try again for '{keys.locked}': ",
     ]
+
+
+async def test_a_protected_key_without_its_public_half_says_how_to_use_it(
+    sshd_topology: Topology, keys: LoginKeys, tmp_path: Path
+) -> None:
+    """An old PEM key whose .pub is gone: nothing tells which host takes it before decrypting."""
+    legacy = tmp_path / "legacy_rsa"
+    pem = ["-t", "rsa", "-b", "2048", "-m", "PEM"]
+    run(["ssh-keygen", "-q", *pem, "-N", PASSPHRASE, "-f", str(legacy)])
+    legacy.with_suffix(".pub").unlink()
+    questions: list[str] = []
+
+    async def prompt(question: str) -> str | None:
+        questions.append(question)
+        return PASSPHRASE
+
+    pool = SSHPool(inventory(sshd_topology, legacy), connect_attempts=1, passphrase_prompt=prompt)
+    async with pool:
+        with pytest.raises(AuthError) as refused:
+            await pool.run("head", "hostname")
+    message = str(refused.value)
+    assert message.startswith(f"cannot use identity file {legacy} for head: ")
+    assert f"`ssh-add {legacy}`" in message and f"`ssh-keygen -y -f {legacy} >" in message
+    assert "\n" not in message and questions == []

@@ -40,6 +40,14 @@ class KeyPassphrases:
 
     def __call__(self, filename: str) -> str:
         """The passphrase of `filename`; raises ValueError, which asyncssh takes as "skip it"."""
+        if not _public_half_readable(filename):
+            # asyncssh then wants the passphrase before it knows a host would take the key (and
+            # 2.24 cannot use the answer): say how to give the key a public half instead.
+            raise asyncssh.KeyImportError(
+                f"Passphrase-protected key without a public half ({filename}.pub), so Scout "
+                f"cannot tell which host accepts it: load it into ssh-agent (`ssh-add {filename}`) "
+                f"or write the public half (`ssh-keygen -y -f {filename} > {filename}.pub`)"
+            )
         with self._guard:
             lock = self._locks.setdefault(filename, threading.Lock())
         with lock:  # one question per key, however many hosts want it at once
@@ -72,3 +80,14 @@ class KeyPassphrases:
             return answer
         self.unusable[filename] = f"its passphrase was wrong {TRIES} times"
         return None
+
+
+def _public_half_readable(filename: str) -> bool:
+    """Whether asyncssh can read the key's public half (FILE.pub, or an OpenSSH-format FILE)."""
+    for candidate in (f"{filename}.pub", filename):
+        try:
+            asyncssh.read_public_key(candidate)
+        except (OSError, asyncssh.KeyImportError):
+            continue
+        return True
+    return False

@@ -264,9 +264,9 @@ class SSHPool:
                 f"host key of {spec.name} ({spec.endpoint}) was refused: {exc.reason}"
             ) from None
         except (FileNotFoundError, PermissionError, asyncssh.KeyImportError) as exc:
+            fix = "" if "ssh-add" in str(exc) else " Set `identity_file` to a readable private key."
             raise AuthError(
-                f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}. "
-                "Set `identity_file` in the inventory to a readable private key."
+                f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}.{fix}"
             ) from None
         return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
 
