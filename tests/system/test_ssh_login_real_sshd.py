@@ -177,3 +177,27 @@ async def test_a_protected_key_without_its_public_half_says_how_to_use_it(
     assert message.startswith(f"cannot use identity file {legacy} for head: ")
     assert f"`ssh-add {legacy}`" in message and f"`ssh-keygen -y -f {legacy} >" in message
     assert "\n" not in message and questions == []
+
+
+async def test_every_identity_file_of_the_ssh_config_is_offered(
+    sshd_topology: Topology, keys: LoginKeys
+) -> None:
+    """A missing key skipped, a key the hosts refuse, then the one they take (its passphrase
+    asked once), as ssh goes down the same IdentityFile lines."""
+    refused = keys.home / ".ssh" / "id_refused"
+    refused.parent.mkdir()
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(refused)])
+    addresses = f"{sshd_topology.head.address} {sshd_topology.worker.address}"
+    (keys.home / ".ssh" / "config").write_text(
+        f"Host {addresses}\n    IdentityFile ~/.ssh/id_missing\n"
+        f"    IdentityFile ~/.ssh/id_refused\n    IdentityFile {keys.locked}\n"
+    )
+    questions: list[str] = []
+
+    async def prompt(question: str) -> str | None:
+        questions.append(question)
+        return PASSPHRASE
+
+    async with SSHPool(inventory(sshd_topology), passphrase_prompt=prompt) as pool:
+        assert await hostnames(pool) == ["head", "worker"]
+    assert questions == [f"Enter passphrase for key '{keys.locked}': "]

@@ -17,8 +17,9 @@ from the inventory file's folder.
 
 How the operator's own `ssh` logs in applies to every host: the config's `IdentityAgent` (a
 socket, `none`, or unset for $SSH_AUTH_SOCK) and, when neither the entry nor `defaults` names a
-key, its `IdentityFile`, matched on the alias or, for a host given by address, on that address
-(as `ssh ADDRESS` would). The config is `ssh_config`, else ~/.ssh/config when it exists.
+key, its `IdentityFile` lines (each one that exists, in order, as ssh skips the missing ones),
+matched on the alias or, for a host given by address, on that address (as `ssh ADDRESS` would).
+The config is `ssh_config`, else ~/.ssh/config when it exists.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class HostSpec(BaseModel):
     port: int = 22
     user: str
     identity_file: Path | None = None
+    # the config's further IdentityFile keys, tried after identity_file (one of the config's too)
+    more_identity_files: tuple[Path, ...] = ()
     jump: str | None = None
     roles: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
@@ -59,6 +62,12 @@ class HostSpec(BaseModel):
     @property
     def endpoint(self) -> str:
         return f"{self.address}:{self.port}"
+
+    @property
+    def identity_files(self) -> list[Path]:
+        """Every key to offer, in order (the agent's keys come before them)."""
+        first = [self.identity_file] if self.identity_file else []
+        return [*first, *self.more_identity_files]
 
 
 class _Defaults(BaseModel):
@@ -169,13 +178,13 @@ def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
     config = SSHClientConfig.load(
         None, [config_path], False, False, False, getpass.getuser(), (), alias, ()
     )
-    identity = config.get("IdentityFile")
+    identities = [Path(path).expanduser() for path in config.get("IdentityFile") or ()]
     agent = config.get("IdentityAgent", ())  # asyncssh reads `none` as None
     return {
         "address": config.get("Hostname"),
         "port": config.get("Port"),
         "user": config.get("User"),
-        "identity_file": Path(identity[0]) if identity else None,
+        "identity_files": [path for path in identities if path.is_file()],
         "identity_agent": None if agent == () else (agent or "none"),
         "proxy_jump": config.get("ProxyJump"),
     }
@@ -214,17 +223,20 @@ def _resolve_host(
             f"{source}: host {name!r} has no address; give `address:` or `ssh_alias:` "
             "(with `ssh_config:` pointing to an OpenSSH config that defines it)."
         )
-    identity_file = entry.identity_file or config.get("identity_file") or raw.defaults.identity_file
     if alias is None and config_path.is_file():  # only how ssh logs in: a given key wins
         login = _read_config(address, config_path)
         config["identity_agent"] = login["identity_agent"]
-        identity_file = identity_file or login["identity_file"]
+        given = entry.identity_file or raw.defaults.identity_file
+        config["identity_files"] = [] if given else login["identity_files"]
+    config_keys = [] if entry.identity_file else config.get("identity_files", [])
+    identity_file = (config_keys or [entry.identity_file or raw.defaults.identity_file])[0]
     spec = HostSpec(
         name=name,
         address=address,
         port=entry.port or config.get("port") or raw.defaults.port or 22,
         user=entry.user or config.get("user") or raw.defaults.user or getpass.getuser(),
         identity_file=_local_path(identity_file, base_dir),
+        more_identity_files=tuple(config_keys[1:]),
         identity_agent=config.get("identity_agent"),
         jump=entry.jump,
         roles=entry.roles,

@@ -251,7 +251,7 @@ class SSHPool:
                 username=spec.user,
                 client_factory=lambda: client,
                 known_hosts=self._policy.known_hosts(),
-                client_keys=[str(spec.identity_file)] if spec.identity_file else (),
+                client_keys=[str(path) for path in spec.identity_files] or (),
                 passphrase=self._passphrases,
                 agent_path=_agent_path(spec),
                 config=None,
@@ -272,7 +272,7 @@ class SSHPool:
 
     def _refused(self, spec: HostSpec, reason: str) -> str:
         """What a refused login tried, and what to do; a locked key first, as the likely cause."""
-        keys = str(spec.identity_file) if spec.identity_file else "the keys in ~/.ssh"
+        keys = ", ".join(map(str, spec.identity_files)) or "the keys in ~/.ssh"
         agent = _agent_path(spec)
         if agent is None:
             why_not = "IdentityAgent none" if spec.identity_agent else "SSH_AUTH_SOCK is not set"
@@ -282,7 +282,7 @@ class SSHPool:
         locked = {
             name: why
             for name, why in self._passphrases.unusable.items()
-            if spec.identity_file is None or Path(name) == spec.identity_file
+            if not spec.identity_files or Path(name) in spec.identity_files
         }
         if locked:
             name, why = next(iter(locked.items()))
