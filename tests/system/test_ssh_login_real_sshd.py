@@ -201,3 +201,62 @@ async def test_every_identity_file_of_the_ssh_config_is_offered(
     async with SSHPool(inventory(sshd_topology), passphrase_prompt=prompt) as pool:
         assert await hostnames(pool) == ["head", "worker"]
     assert questions == [f"Enter passphrase for key '{keys.locked}': "]
+
+
+async def test_a_crowded_agent_offers_the_identity_file_first(
+    sshd_topology: Topology, keys: LoginKeys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six other keys in the agent would use up sshd's MaxAuthTries (6) before the right one;
+    ssh offers the agent's copy of the IdentityFile first, and so does Scout."""
+    with start_agent(tmp_path) as socket:
+        crowd(socket, tmp_path)
+        ssh_add(socket, keys.agent_only)
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket))
+        config = ssh_config(keys, sshd_topology, f"IdentityFile {keys.agent_only}")
+        keys.agent_only.unlink()  # only the agent can sign; its .pub names it
+        openssh = openssh_logs_in(sshd_topology, {**os.environ}, "-F", str(config))
+        assert openssh.returncode == 0, openssh.stderr
+        async with SSHPool(inventory(sshd_topology)) as pool:
+            assert await hostnames(pool) == ["head", "worker"]
+
+
+async def test_identities_only_keeps_the_crowd_out(
+    sshd_topology: Topology, keys: LoginKeys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key is a file the agent lacks: its six keys go first and sshd gives up, for ssh and
+    for Scout alike, until IdentitiesOnly leaves them out."""
+    with start_agent(tmp_path) as socket:
+        crowd(socket, tmp_path)
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket))
+        config = ssh_config(keys, sshd_topology, f"IdentityFile {keys.agent_only}")
+        openssh = openssh_logs_in(sshd_topology, {**os.environ}, "-F", str(config))
+        assert "Too many authentication failures" in openssh.stderr
+        async with SSHPool(inventory(sshd_topology), connect_attempts=1) as pool:
+            with pytest.raises(AuthError) as refused:
+                await pool.run("head", "hostname")
+        assert "Too many authentication failures" in str(refused.value)
+
+        config = ssh_config(
+            keys, sshd_topology, f"IdentityFile {keys.agent_only}", "IdentitiesOnly yes"
+        )
+        openssh = openssh_logs_in(sshd_topology, {**os.environ}, "-F", str(config))
+        assert openssh.returncode == 0, openssh.stderr
+        async with SSHPool(inventory(sshd_topology)) as pool:
+            assert await hostnames(pool) == ["head", "worker"]
+
+
+def crowd(socket: Path, folder: Path) -> None:
+    """Six keys no host accepts, in the agent before any other."""
+    for number in range(6):
+        other = folder / f"other_{number}"
+        run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)])
+        ssh_add(socket, other)
+
+
+def ssh_config(keys: LoginKeys, topology: Topology, *lines: str) -> Path:
+    """~/.ssh/config with `lines` for both hosts' addresses."""
+    config = keys.home / ".ssh" / "config"
+    config.parent.mkdir(exist_ok=True)
+    body = "".join(f"    {line}\n" for line in lines)
+    config.write_text(f"Host {topology.head.address} {topology.worker.address}\n{body}")
+    return config

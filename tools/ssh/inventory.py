@@ -16,10 +16,11 @@ then `defaults`, then the built-in default (port 22, the local user name). Relat
 from the inventory file's folder.
 
 How the operator's own `ssh` logs in applies to every host: the config's `IdentityAgent` (a
-socket, `none`, or unset for $SSH_AUTH_SOCK) and, when neither the entry nor `defaults` names a
-key, its `IdentityFile` lines (each one that exists, in order, as ssh skips the missing ones),
-matched on the alias or, for a host given by address, on that address (as `ssh ADDRESS` would).
-The config is `ssh_config`, else ~/.ssh/config when it exists.
+socket, `none`, or unset for $SSH_AUTH_SOCK), `IdentitiesOnly` and, when neither the entry nor
+`defaults` names a key, its `IdentityFile` lines (in order; one that is not there is skipped as
+ssh skips it, though a .pub alone still picks the agent's copy of the key), matched on the alias
+or, for a host given by address, on that address (as `ssh ADDRESS` would). The config is
+`ssh_config`, else ~/.ssh/config when it exists.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class HostSpec(BaseModel):
     # IdentityAgent as the OpenSSH config gives it: a socket path, "none" (no agent) or
     # "SSH_AUTH_SOCK"; None when the config does not set it (then $SSH_AUTH_SOCK, as for ssh).
     identity_agent: str | None = None
+    identities_only: bool = False  # IdentitiesOnly: only the agent's keys that are identity files
 
     @property
     def endpoint(self) -> str:
@@ -184,8 +186,10 @@ def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
         "address": config.get("Hostname"),
         "port": config.get("Port"),
         "user": config.get("User"),
-        "identity_files": [path for path in identities if path.is_file()],
+        # ssh skips a key that is not there; a .pub alone still picks the agent's copy
+        "identity_files": [p for p in identities if p.is_file() or Path(f"{p}.pub").is_file()],
         "identity_agent": None if agent == () else (agent or "none"),
+        "identities_only": bool(config.get("IdentitiesOnly")),
         "proxy_jump": config.get("ProxyJump"),
     }
 
@@ -226,6 +230,7 @@ def _resolve_host(
     if alias is None and config_path.is_file():  # only how ssh logs in: a given key wins
         login = _read_config(address, config_path)
         config["identity_agent"] = login["identity_agent"]
+        config["identities_only"] = login["identities_only"]
         given = entry.identity_file or raw.defaults.identity_file
         config["identity_files"] = [] if given else login["identity_files"]
     config_keys = [] if entry.identity_file else config.get("identity_files", [])
@@ -238,6 +243,7 @@ def _resolve_host(
         identity_file=_local_path(identity_file, base_dir),
         more_identity_files=tuple(config_keys[1:]),
         identity_agent=config.get("identity_agent"),
+        identities_only=config.get("identities_only", False),
         jump=entry.jump,
         roles=entry.roles,
         labels=entry.labels,

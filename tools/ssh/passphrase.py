@@ -40,7 +40,7 @@ class KeyPassphrases:
 
     def __call__(self, filename: str) -> str:
         """The passphrase of `filename`; raises ValueError, which asyncssh takes as "skip it"."""
-        if not _public_half_readable(filename):
+        if public_half(filename) is None:
             # asyncssh then wants the passphrase before it knows a host would take the key (and
             # 2.24 cannot use the answer): say how to give the key a public half instead.
             raise asyncssh.KeyImportError(
@@ -82,12 +82,11 @@ class KeyPassphrases:
         return None
 
 
-def _public_half_readable(filename: str) -> bool:
-    """Whether asyncssh can read the key's public half (FILE.pub, or an OpenSSH-format FILE)."""
-    for candidate in (f"{filename}.pub", filename):
+def public_half(path: str | Path) -> asyncssh.SSHKey | None:
+    """The key's public half, as asyncssh finds it (FILE.pub, or an OpenSSH-format FILE)."""
+    for candidate in (f"{path}.pub", str(path)):
         try:
-            asyncssh.read_public_key(candidate)
+            return asyncssh.read_public_key(candidate)
         except (OSError, asyncssh.KeyImportError):
             continue
-        return True
-    return False
+    return None

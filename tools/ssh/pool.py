@@ -21,9 +21,7 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
 
-Logging in is asyncssh's, as OpenSSH's: the agent (the host's IdentityAgent, else $SSH_AUTH_SOCK)
-first, then the identity file (or ~/.ssh/id_* when none is named), a protected key's passphrase
-asked only when a host accepts that key (tools/ssh/passphrase.py).
+Logging in is as the operator's own ssh does it (tools/ssh/login.py).
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ import socket
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
 
 import asyncssh
@@ -50,6 +47,7 @@ from tenacity import (
 from tools.ssh.errors import AuthError, HostKeyError, HostUnreachableError, SSHError
 from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
+from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
 
@@ -230,11 +228,14 @@ class SSHPool:
             async for attempt in retrying:
                 with attempt:
                     return await self._connect_once(spec, tunnel)
-        except asyncssh.PermissionDenied as exc:
-            raise AuthError(self._refused(spec, exc.reason)) from None
+        except asyncssh.DisconnectError as exc:
+            # sshd ends a login past MaxAuthTries with "Too many authentication failures"
+            if isinstance(exc, asyncssh.PermissionDenied) or "authentication" in exc.reason:
+                raise AuthError(refusal(spec, exc.reason, self._passphrases)) from None
+            raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
         except asyncssh.ChannelOpenError as exc:
             raise HostUnreachableError(_unreachable(spec, exc.reason)) from None
-        except (OSError, asyncssh.DisconnectError) as exc:
+        except OSError as exc:
             raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
         raise AssertionError("unreachable: tenacity reraises the last error")
 
@@ -244,21 +245,19 @@ class SSHPool:
         client = _ScoutClient(spec, self._policy)
         self._passphrases.bind(asyncio.get_running_loop())
         try:
-            conn = await asyncssh.connect(
-                spec.address,
-                spec.port,
-                tunnel=tunnel,
-                username=spec.user,
-                client_factory=lambda: client,
-                known_hosts=self._policy.known_hosts(),
-                client_keys=[str(path) for path in spec.identity_files] or (),
-                passphrase=self._passphrases,
-                agent_path=_agent_path(spec),
-                config=None,
-                connect_timeout=self._connect_timeout,
-                keepalive_interval=self._keepalive_interval,
-                keepalive_count_max=3,
-            )
+            async with login_options(spec, self._passphrases) as login:
+                conn = await asyncssh.connect(
+                    spec.address,
+                    spec.port,
+                    tunnel=tunnel,
+                    username=spec.user,
+                    client_factory=lambda: client,
+                    known_hosts=self._policy.known_hosts(),
+                    connect_timeout=self._connect_timeout,
+                    keepalive_interval=self._keepalive_interval,
+                    keepalive_count_max=3,
+                    **login,
+                )
         except asyncssh.HostKeyNotVerifiable as exc:
             raise client.refusal or HostKeyError(
                 f"host key of {spec.name} ({spec.endpoint}) was refused: {exc.reason}"
@@ -269,41 +268,6 @@ class SSHPool:
                 f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}.{fix}"
             ) from None
         return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
-
-    def _refused(self, spec: HostSpec, reason: str) -> str:
-        """What a refused login tried, and what to do; a locked key first, as the likely cause."""
-        keys = ", ".join(map(str, spec.identity_files)) or "the keys in ~/.ssh"
-        agent = _agent_path(spec)
-        if agent is None:
-            why_not = "IdentityAgent none" if spec.identity_agent else "SSH_AUTH_SOCK is not set"
-            tried = f"{keys} (no ssh-agent: {why_not})"
-        else:
-            tried = f"{keys} and the ssh-agent at {agent or os.environ['SSH_AUTH_SOCK']}"
-        locked = {
-            name: why
-            for name, why in self._passphrases.unusable.items()
-            if not spec.identity_files or Path(name) in spec.identity_files
-        }
-        if locked:
-            name, why = next(iter(locked.items()))
-            return (
-                f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r}: key {name} could "
-                f"not be used ({why}). Load it into ssh-agent (`ssh-add {name}`) and run Scout "
-                "where SSH_AUTH_SOCK points to that agent."
-            )
-        return (
-            f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r} with {tried}: "
-            f"{reason}. Check the user name and that the public key is in "
-            f"~{spec.user}/.ssh/authorized_keys on the host."
-        )
-
-
-def _agent_path(spec: HostSpec) -> str | tuple[()] | None:
-    """asyncssh's agent_path: () for $SSH_AUTH_SOCK (asyncssh's default), None for no agent."""
-    agent = spec.identity_agent
-    if agent is None or agent == "SSH_AUTH_SOCK":
-        return () if os.environ.get("SSH_AUTH_SOCK") else None
-    return None if agent.lower() == "none" else agent
 
 
 def _reason(exc: BaseException) -> str:
