@@ -104,4 +104,4 @@ def _agent_path(spec: HostSpec) -> str | tuple[()] | None:
     agent = spec.identity_agent
     if agent is None or agent == "SSH_AUTH_SOCK":
         return () if os.environ.get("SSH_AUTH_SOCK") else None
-    return None if agent.lower() == "none" else agent
+    return None if agent.lower() == "none" else os.path.expanduser(agent)
