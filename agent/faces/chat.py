@@ -159,12 +159,19 @@ async def chat(
     async def ask(question: str) -> str:
         return await view.ask(approval_prompt, question)
 
+    async def ask_passphrase(question: str) -> str | None:
+        try:  # a prompt of its own: its history, and the passphrase in it, ends with the answer
+            return await view.ask(PromptSession(), question, secret=True)
+        except (KeyboardInterrupt, EOFError):
+            return None
+
     runtime = await open_runtime(
         settings,
         client=client,
         approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
         listeners=[view],
         resume=resume,
+        passphrase_prompt=ask_passphrase,
     )
     try:
         return await chat_on_runtime(runtime, view, console)

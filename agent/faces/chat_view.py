@@ -69,14 +69,15 @@ class ChatView(SessionListener):
         self._held: list[Callable[[], None]] = []
 
     # -- asking the operator --------------------------------------------------------------
-    async def ask(self, prompt: PromptSession[str], question: str) -> str:
-        """Ask on the terminal; nothing is drawn over or above the question until it is answered."""
+    async def ask(self, prompt: PromptSession[str], question: str, *, secret: bool = False) -> str:
+        """Ask on the terminal; nothing is drawn over or above the question until it is answered
+        (`secret`: not echoed)."""
         self._close_live()
         self._prompting = True
         try:
             # handle_sigint=False: the Ctrl-C handler of the running work stays in place (the
             # prompt would remove it on return); Ctrl-C typed at the prompt is a key to it.
-            return await prompt.prompt_async(question, handle_sigint=False)
+            return await prompt.prompt_async(question, handle_sigint=False, is_password=secret)
         finally:
             self._prompting = False
             self._resume()

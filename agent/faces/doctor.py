@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
 from agent.runtime.settings import Settings
 from tools.recon.parsers import docker_access_problem
@@ -141,7 +142,8 @@ async def run_checks(settings: Settings, inventory_path: Path | None) -> list[Ch
     checks.append(Check("inventory", True, f"{hosts} from {inventory_path}"))
     checks.append(check_known_hosts(inventory))
     keyless = {spec.name: check_identity(spec) for spec in inventory.hosts.values()}
-    async with SSHPool(inventory, connect_attempts=1) as pool:
+    prompt = terminal_passphrase_prompt()
+    async with SSHPool(inventory, connect_attempts=1, passphrase_prompt=prompt) as pool:
         per_host = await asyncio.gather(
             *(_host_or_key(pool, name, keyless[name]) for name in inventory.names())
         )

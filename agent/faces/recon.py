@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.faces.console import screen_console
+from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.world.model import WorldModel
 from agent.world.render import grouping_data, print_tables
 from tools.checks import GB
@@ -60,7 +61,12 @@ async def _probe(
         err.print(f"[yellow]trusted new host key for {host}: {fingerprint}[/]")
 
     world = WorldModel()
-    async with SSHPool(inventory, trust_new_hosts=trust_new_hosts, on_new_host_key=new_key) as pool:
+    async with SSHPool(
+        inventory,
+        trust_new_hosts=trust_new_hosts,
+        on_new_host_key=new_key,
+        passphrase_prompt=terminal_passphrase_prompt(),
+    ) as pool:
         probe_round = await probe_hosts(pool, names)
     world.apply_round(probe_round.facts, probe_round.failures)
     return world

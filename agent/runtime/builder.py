@@ -55,6 +55,7 @@ from tools.recon.tool import ReconTool
 from tools.registry import ToolRegistry
 from tools.session_state import SessionState
 from tools.ssh import Inventory, SSHPool
+from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec
 from tools.todo import TodoItem, TodoList, TodoWriteTool
 from tools.web import WebFetcher, WebSettings
@@ -228,8 +229,13 @@ async def open_runtime(
     web_resolve: Resolver = system_resolve,
     web_transport: httpx.AsyncBaseTransport | None = None,
     resume: RebuiltSession | None = None,
+    passphrase_prompt: PassphrasePrompt | None = None,
 ) -> Runtime:
-    """A ready session on the settings' hosts; the caller owns it and must `aclose()` it."""
+    """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
+
+    `passphrase_prompt` asks for a protected key's passphrase; without one (headless) such a key
+    must be in ssh-agent.
+    """
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
@@ -252,7 +258,9 @@ async def open_runtime(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
     )
     web = WebFetcher(web_settings, resolve=web_resolve, transport=web_transport)
-    pool = _ssh_pool(inventory, settings, recorder) if inventory is not None else None
+    pool = None
+    if inventory is not None:
+        pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
     tools: list[Tool] = []
     if inventory is not None:
         judge = inventory_judge(
@@ -305,7 +313,12 @@ async def open_runtime(
     return Runtime(session, gate, state, world, transcript_path, web, pool, note)
 
 
-def _ssh_pool(inventory: Inventory, settings: Settings, recorder: Recorder) -> SSHPool:
+def _ssh_pool(
+    inventory: Inventory,
+    settings: Settings,
+    recorder: Recorder,
+    passphrase_prompt: PassphrasePrompt | None,
+) -> SSHPool:
     """The session's pooled connections; a newly trusted host key is recorded as a notice."""
 
     def on_new_host_key(host: str, fingerprint: str) -> None:
@@ -316,4 +329,5 @@ def _ssh_pool(inventory: Inventory, settings: Settings, recorder: Recorder) -> S
         inventory,
         trust_new_hosts=settings.trust_new_hosts,
         on_new_host_key=on_new_host_key,
+        passphrase_prompt=passphrase_prompt,
     )

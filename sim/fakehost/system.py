@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -288,11 +289,30 @@ def run_python3(args: list[str], state: dict[str, Any]) -> int:
         return 0
     if args[:2] == ["-m", "pip"]:
         return run_pip(args[2:], state)
+    code = args[args.index("-c") + 1] if "-c" in args[:-1] else ""
+    if all(word in code for word in _PACKAGE_LISTING):
+        return _print_installed_packages(state)
     sys.stderr.write(
-        "python3: this simulated host only answers 'python3 --version' and "
-        "'python3 -m pip list'; it runs no Python code.\n"
+        "python3: this simulated host only answers 'python3 --version', "
+        "'python3 -m pip list' and a script that lists importlib.metadata.distributions() as "
+        "JSON; it runs no other Python code.\n"
     )
     return 2
+
+
+# A script that walks importlib.metadata's distributions and prints them with json.dumps: what
+# the recon probe asks of a host's interpreter (tools/recon/installed_packages.py).
+_PACKAGE_LISTING = ("importlib.metadata", "distributions(", "json.dumps")
+
+
+def _print_installed_packages(state: dict[str, Any]) -> int:
+    """What such a script prints on a real host: pip list's JSON form, sorted by canonical name
+    (Python docs, importlib.metadata: Distribution.metadata Name, version)."""
+    packages = state["pip_packages"]
+    rows = [{"name": n, "version": v} for n, v in packages.items()]
+    rows.sort(key=lambda row: re.sub(r"[-_.]+", "-", row["name"]).lower())
+    print(json.dumps(rows))
+    return 0
 
 
 def run_pip(args: list[str], state: dict[str, Any]) -> int:

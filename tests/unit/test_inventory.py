@@ -17,6 +17,7 @@ hosts:
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
 
@@ -53,7 +54,11 @@ def test_unknown_host_lists_known_names(tmp_path: Path) -> None:
     assert "spark-a, spark-b" in str(caught.value)
 
 
-def test_ssh_alias_resolved_from_openssh_config(tmp_path: Path) -> None:
+def test_ssh_alias_resolved_from_openssh_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write(tmp_path, ".ssh/id_spark", "a key")
     write(
         tmp_path,
         "ssh_config",
@@ -137,3 +142,44 @@ def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
         Inventory.load(tmp_path / "nope.yaml")
     with pytest.raises(InventoryError, match="not valid YAML"):
         Inventory.load(write(tmp_path, "bad.yaml", "hosts: [unclosed\n"))
+
+
+def test_how_ssh_logs_in_applies_to_hosts_given_by_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IdentityAgent (and IdentityFile where Scout names no key) from the config, matched on the
+    address as `ssh ADDRESS` would match it; other settings of the config stay out. A missing
+    IdentityFile is skipped, as ssh skips it."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write(tmp_path, ".ssh/id_config", "a key")
+    write(tmp_path, ".ssh/id_second", "another key")
+    write(
+        tmp_path,
+        "cfg",
+        "Host 10.0.0.1\n  IdentityAgent none\n  User fromconfig\n\n"
+        "Host 10.0.0.*\n  IdentityAgent ~/agent.sock\n  IdentityFile ~/.ssh/id_config\n"
+        "  IdentityFile ~/.ssh/id_missing\n  IdentityFile ~/.ssh/id_second\n",
+    )
+    inventory = Inventory.from_dict(
+        {
+            "ssh_config": "cfg",
+            "defaults": {"user": "aurora"},
+            "hosts": {
+                "off": {"address": "10.0.0.1"},
+                "keyed": {"address": "10.0.0.2", "identity_file": "/keys/mine"},
+                "plain": {"address": "10.0.0.3"},
+                "elsewhere": {"address": "10.9.9.9"},
+            },
+        },
+        base_dir=tmp_path,
+    )
+    off, keyed, plain, elsewhere = (
+        inventory.get(n) for n in ("off", "keyed", "plain", "elsewhere")
+    )
+    assert (off.identity_agent, off.user) == ("none", "aurora")
+    assert off.identity_file == Path("~/.ssh/id_config").expanduser()
+    assert keyed.identity_agent == "~/agent.sock"  # asyncssh expands it when it connects
+    assert keyed.identity_file == Path("/keys/mine")
+    assert plain.identity_files == [tmp_path / ".ssh/id_config", tmp_path / ".ssh/id_second"]
+    assert keyed.identity_files == [Path("/keys/mine")]
+    assert (elsewhere.identity_agent, elsewhere.identity_file) == (None, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tools.recon.installed_packages import INSTALLED_PACKAGES_COMMAND
 from tools.recon.parsers.missing import is_tool_missing
 
 
@@ -90,7 +91,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     # at most two short lines: `nccl-tests` where its build is, ib_write_bw's path if installed
     ("fabric-tests", FABRIC_TESTS_COMMAND),
     ("python", "python3 --version"),
-    ("pip", f"pip3 list --format json | head -c {PIP_LIST_CAP_BYTES}"),
+    # `pip list --format json`'s answer from package metadata, without pip's index check
+    ("pip", f"{INSTALLED_PACKAGES_COMMAND} | head -c {PIP_LIST_CAP_BYTES}"),
     ("ss", "ss -tlnp"),
     ("ray", "timeout 15 ray status"),
 )

@@ -14,6 +14,13 @@ Each setting is taken from the first place that has it: the host's own entry, th
 config (for hosts with `ssh_alias`, or any host without an `address` when `ssh_config` is given),
 then `defaults`, then the built-in default (port 22, the local user name). Relative paths are read
 from the inventory file's folder.
+
+How the operator's own `ssh` logs in applies to every host: the config's `IdentityAgent` (a
+socket, `none`, or unset for $SSH_AUTH_SOCK), `IdentitiesOnly` and, when neither the entry nor
+`defaults` names a key, its `IdentityFile` lines (in order; one that is not there is skipped as
+ssh skips it, though a .pub alone still picks the agent's copy of the key), matched on the alias
+or, for a host given by address, on that address (as `ssh ADDRESS` would). The config is
+`ssh_config`, else ~/.ssh/config when it exists.
 """
 
 from __future__ import annotations
@@ -43,14 +50,26 @@ class HostSpec(BaseModel):
     port: int = 22
     user: str
     identity_file: Path | None = None
+    # the config's further IdentityFile keys, tried after identity_file (one of the config's too)
+    more_identity_files: tuple[Path, ...] = ()
     jump: str | None = None
     roles: list[str] = Field(default_factory=list)
     labels: dict[str, str] = Field(default_factory=dict)
     ssh_alias: str | None = None
+    # IdentityAgent as the OpenSSH config gives it: a socket path, "none" (no agent) or
+    # "SSH_AUTH_SOCK"; None when the config does not set it (then $SSH_AUTH_SOCK, as for ssh).
+    identity_agent: str | None = None
+    identities_only: bool = False  # IdentitiesOnly: only the agent's keys that are identity files
 
     @property
     def endpoint(self) -> str:
         return f"{self.address}:{self.port}"
+
+    @property
+    def identity_files(self) -> list[Path]:
+        """Every key to offer, in order (the agent's keys come before them)."""
+        first = [self.identity_file] if self.identity_file else []
+        return [*first, *self.more_identity_files]
 
 
 class _Defaults(BaseModel):
@@ -161,14 +180,25 @@ def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
     config = SSHClientConfig.load(
         None, [config_path], False, False, False, getpass.getuser(), (), alias, ()
     )
-    identity = config.get("IdentityFile")
+    identities = [Path(path).expanduser() for path in config.get("IdentityFile") or ()]
+    agent = config.get("IdentityAgent", ())  # asyncssh reads `none` as None
     return {
         "address": config.get("Hostname"),
         "port": config.get("Port"),
         "user": config.get("User"),
-        "identity_file": Path(identity[0]) if identity else None,
+        # ssh skips a key that is not there; a .pub alone still picks the agent's copy
+        "identity_files": [p for p in identities if p.is_file() or Path(f"{p}.pub").is_file()],
+        "identity_agent": None if agent == () else (agent or "none"),
+        "identities_only": bool(config.get("IdentitiesOnly")),
         "proxy_jump": config.get("ProxyJump"),
     }
+
+
+def _read_config(alias: str, config_path: Path) -> dict[str, Any]:
+    try:
+        return _config_values(alias, config_path)
+    except Exception as exc:  # asyncssh raises its own parse errors
+        raise InventoryError(f"cannot read SSH config {config_path}: {exc}") from None
 
 
 def _resolve_host(
@@ -181,14 +211,11 @@ def _resolve_host(
 ) -> tuple[HostSpec, str | None]:
     """The host's spec, plus the ProxyJump its SSH config names (if the entry has no `jump:`)."""
     alias = entry.ssh_alias or (name if ssh_config is not None and entry.address is None else None)
+    config_path = ssh_config or DEFAULT_SSH_CONFIG.expanduser()
     config: dict[str, Any] = {}
     if alias is not None:
-        config_path = ssh_config or DEFAULT_SSH_CONFIG.expanduser()
         if config_path.is_file():
-            try:
-                config = _config_values(alias, config_path)
-            except Exception as exc:  # asyncssh raises its own parse errors
-                raise InventoryError(f"cannot read SSH config {config_path}: {exc}") from None
+            config = _read_config(alias, config_path)
         elif entry.ssh_alias is not None:
             raise InventoryError(
                 f"host {name!r} uses ssh_alias {alias!r} but SSH config {config_path} "
@@ -200,15 +227,23 @@ def _resolve_host(
             f"{source}: host {name!r} has no address; give `address:` or `ssh_alias:` "
             "(with `ssh_config:` pointing to an OpenSSH config that defines it)."
         )
+    if alias is None and config_path.is_file():  # only how ssh logs in: a given key wins
+        login = _read_config(address, config_path)
+        config["identity_agent"] = login["identity_agent"]
+        config["identities_only"] = login["identities_only"]
+        given = entry.identity_file or raw.defaults.identity_file
+        config["identity_files"] = [] if given else login["identity_files"]
+    config_keys = [] if entry.identity_file else config.get("identity_files", [])
+    identity_file = (config_keys or [entry.identity_file or raw.defaults.identity_file])[0]
     spec = HostSpec(
         name=name,
         address=address,
         port=entry.port or config.get("port") or raw.defaults.port or 22,
         user=entry.user or config.get("user") or raw.defaults.user or getpass.getuser(),
-        identity_file=_local_path(
-            entry.identity_file or config.get("identity_file") or raw.defaults.identity_file,
-            base_dir,
-        ),
+        identity_file=_local_path(identity_file, base_dir),
+        more_identity_files=tuple(config_keys[1:]),
+        identity_agent=config.get("identity_agent"),
+        identities_only=config.get("identities_only", False),
         jump=entry.jump,
         roles=entry.roles,
         labels=entry.labels,

@@ -20,6 +20,8 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
   (a host with a lower MaxSessions) is retried a few times, never the command.
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
+
+Logging in is as the operator's own ssh does it (tools/ssh/login.py).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from tenacity import (
 from tools.ssh.errors import AuthError, HostKeyError, HostUnreachableError, SSHError
 from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
+from tools.ssh.login import login_options, refusal
+from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
 
 asyncssh.set_log_level("WARNING")
@@ -108,7 +112,7 @@ class SSHPool:
         channels_per_connection: int = 8,
         keepalive_interval: float = 15,
         connect_attempts: int = 3,
-        agent_path: str | None = None,
+        passphrase_prompt: PassphrasePrompt | None = None,
     ) -> None:
         self.inventory = inventory
         self._policy = HostKeyPolicy(
@@ -120,7 +124,7 @@ class SSHPool:
         self._channels_per_connection = channels_per_connection
         self._keepalive_interval = keepalive_interval
         self._connect_attempts = connect_attempts
-        self._agent_path = agent_path
+        self._passphrases = KeyPassphrases(passphrase_prompt)
         self._links: dict[str, _Link] = {}
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
@@ -224,15 +228,14 @@ class SSHPool:
             async for attempt in retrying:
                 with attempt:
                     return await self._connect_once(spec, tunnel)
-        except asyncssh.PermissionDenied as exc:
-            raise AuthError(
-                f"{spec.name} ({spec.endpoint}) refused login as {spec.user!r} with "
-                f"{spec.identity_file or 'no identity file'}: {exc.reason}. Check the user name "
-                f"and that the public key is in ~{spec.user}/.ssh/authorized_keys on the host."
-            ) from None
+        except asyncssh.DisconnectError as exc:
+            # sshd ends a login past MaxAuthTries with "Too many authentication failures"
+            if isinstance(exc, asyncssh.PermissionDenied) or "authentication" in exc.reason:
+                raise AuthError(refusal(spec, exc.reason, self._passphrases)) from None
+            raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
         except asyncssh.ChannelOpenError as exc:
             raise HostUnreachableError(_unreachable(spec, exc.reason)) from None
-        except (OSError, asyncssh.DisconnectError) as exc:
+        except OSError as exc:
             raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
         raise AssertionError("unreachable: tenacity reraises the last error")
 
@@ -240,29 +243,29 @@ class SSHPool:
         self, spec: HostSpec, tunnel: asyncssh.SSHClientConnection | None
     ) -> _Link:
         client = _ScoutClient(spec, self._policy)
+        self._passphrases.bind(asyncio.get_running_loop())
         try:
-            conn = await asyncssh.connect(
-                spec.address,
-                spec.port,
-                tunnel=tunnel,
-                username=spec.user,
-                client_factory=lambda: client,
-                known_hosts=self._policy.known_hosts(),
-                client_keys=[str(spec.identity_file)] if spec.identity_file else None,
-                agent_path=self._agent_path,
-                config=None,
-                connect_timeout=self._connect_timeout,
-                keepalive_interval=self._keepalive_interval,
-                keepalive_count_max=3,
-            )
+            async with login_options(spec, self._passphrases) as login:
+                conn = await asyncssh.connect(
+                    spec.address,
+                    spec.port,
+                    tunnel=tunnel,
+                    username=spec.user,
+                    client_factory=lambda: client,
+                    known_hosts=self._policy.known_hosts(),
+                    connect_timeout=self._connect_timeout,
+                    keepalive_interval=self._keepalive_interval,
+                    keepalive_count_max=3,
+                    **login,
+                )
         except asyncssh.HostKeyNotVerifiable as exc:
             raise client.refusal or HostKeyError(
                 f"host key of {spec.name} ({spec.endpoint}) was refused: {exc.reason}"
             ) from None
         except (FileNotFoundError, PermissionError, asyncssh.KeyImportError) as exc:
+            fix = "" if "ssh-add" in str(exc) else " Set `identity_file` to a readable private key."
             raise AuthError(
-                f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}. "
-                "Set `identity_file` in the inventory to a readable private key."
+                f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}.{fix}"
             ) from None
         return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
 

@@ -2,7 +2,9 @@
 
 Listing packages reads; installing, removing or running code does not. Options that set
 configuration (`apt -o`, `pip --python`, `pip --log`) are judged for what they do: apt's `-o`
-can add hooks that run commands.
+can add hooks that run commands. Python code given with `-c` is not read, only recognised: the
+scripts Scout itself runs to read (KNOWN_SCRIPTS), by their exact text, run with `-B` (no
+bytecode written); any other code runs as code.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from agent.safety.shell.outcomes import (
     written_file,
 )
 from agent.safety.shell.shell_words import RuntimeText
+from tools.recon.installed_packages import INSTALLED_PACKAGES_SCRIPT
+
+KNOWN_SCRIPTS = {
+    INSTALLED_PACKAGES_SCRIPT: "lists the installed packages from their metadata",
+}
 
 PIP_GLOBAL = (
     "-h|--help --debug --isolated -v|--verbose -V|--version -q|--quiet --log=:w --no-input "
@@ -126,7 +133,14 @@ def _python(name: str, args: list[str]) -> list[Outcome]:
         return read_only(f"'{name} -m json.tool' only formats JSON")
     if args[:2] in (["-m", "pip"], ["-m", "pip3"]):
         return _pip("pip", args[2:])
-    if args[:1] == ["-c"]:
+    if (
+        len(args) == 3
+        and args[:2] == ["-B", "-c"]
+        and not isinstance(args[2], RuntimeText)
+        and args[2] in KNOWN_SCRIPTS
+    ):
+        return read_only(f"'{name} -B -c' runs Scout's own script that {KNOWN_SCRIPTS[args[2]]}")
+    if args[:1] == ["-c"] or args[1:2] == ["-c"]:
         return mutating(f"'{name} -c' runs Python code")
     return mutating(f"'{name}' runs a program")
 
