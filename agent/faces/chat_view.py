@@ -5,6 +5,8 @@ being run); it is transient, so what it last showed is printed once, for good, w
 While an approval is pending or a prompt waits for the operator, nothing is drawn: the live region
 is erased (no half-finished rows stay above the question) and whatever happens meanwhile is held
 back and printed after the answer, so the prompt stays visible until it is answered.
+Job bars are live only: the scrollback keeps each job's end line, never a bar frozen mid-way,
+and output that is not a terminal (a pipe, a file) gets no bars at all.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class CallRow:
     finished: float | None = None
     status: str = "queued"
     ok: bool | None = None
+    spinner: Spinner | None = None  # one per row, so its frames advance from its own start
 
     def elapsed(self) -> str:
         if self.started is None:
@@ -108,7 +111,7 @@ class ChatView(SessionListener):
             parts.append(Markdown(self._text))
         if self._rows:
             parts.append(self._batch_table())
-        if self.jobs.running:
+        if self.jobs.running and self.console.is_terminal:
             parts.append(self.jobs.renderable(self.console.width))
         return Group(*parts)
 
@@ -133,8 +136,11 @@ class ChatView(SessionListener):
     def settle(self) -> None:
         """End the live region and print what it showed, once, to stay in the scrollback."""
         self._close_live()
-        if self._text or self._rows or self.jobs.running:
-            final = self._renderable()
+        if self._text or self._rows:  # bars are not kept: each job's end line is
+            parts: list[RenderableType] = [Markdown(self._text)] if self._text else []
+            if self._rows:
+                parts.append(self._batch_table())
+            final = Group(*parts)
             self._show(lambda: self.console.print(final))
         self._text = ""
         self._rows = {}
@@ -152,9 +158,7 @@ class ChatView(SessionListener):
         table.add_column(width=status_width, no_wrap=True)
         for row in self._rows.values():
             if row.ok is None:
-                mark: RenderableType = (
-                    Spinner("dots", style="yellow") if row.started else Text("·", style="dim")
-                )
+                mark: RenderableType = row.spinner or Text("·", style="dim")
             else:
                 mark = Text("✓", style="green") if row.ok else Text("✗", style="red")
             status_style = "green" if row.ok else ("red" if row.ok is False else "dim")
@@ -180,6 +184,7 @@ class ChatView(SessionListener):
         if row is not None:
             row.started = time.monotonic()
             row.status = "running"
+            row.spinner = Spinner("dots", style="yellow")
             self._ensure_live()
 
     def on_event(self, event: Event) -> None:

@@ -49,7 +49,7 @@ SCRIPT = [
     ),
     text_turn("The link is up."),
 ]
-PLAN_PROMPT = "approve? [y]es / [s]teps too / [n]o / [e]dit ›"
+PLAN_PROMPT = "approve? [y]es / [s]teps too / [n]o / [e]dit / [c]ommands ›"
 STEP_PROMPT = "approve? [y]es once / [n]o / [e]dit / [a]llow exactly this ›"
 STALE_ROW = re.compile(r"\b(running|queued)\s*$")
 
