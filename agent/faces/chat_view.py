@@ -230,6 +230,8 @@ class ChatView(SessionListener):
         if row.started is None:
             row.started = row.finished
         row.ok = not event.is_error
+        if event.meta.get("summary"):  # what the call did, where it differs from what was asked
+            row.summary = str(event.meta["summary"])
         exit_status = event.meta.get("exit_status")
         if event.meta.get("cancelled"):
             row.status = "cancelled"
