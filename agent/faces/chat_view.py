@@ -148,7 +148,9 @@ class ChatView(SessionListener):
 
     def _batch_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
-        hosts_width, tool_width, time_width, status_width = 12, 14, 6, 10
+        hosts_width, time_width, status_width = 12, 6, 10
+        longest = max((len(row.tool) for row in self._rows.values()), default=0)
+        tool_width = min(max(longest, 14), 20 if self.console.width >= 100 else 14)
         summary_width = max(self.console.width - hosts_width - tool_width - 30, 16)
         table.add_column(width=1, no_wrap=True)
         table.add_column(width=hosts_width, no_wrap=True, overflow="ellipsis", style="cyan")

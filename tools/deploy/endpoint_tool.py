@@ -58,7 +58,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
 
     def summary(self, params: EndpointCheckInput) -> str:
         model = params.model or "the model it serves"
-        return f"{model} at {params.host}:{params.port}, {params.concurrency} streams at once"
+        return f"{params.host}:{params.port} {model}, {params.concurrency} streams at once"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
