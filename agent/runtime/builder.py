@@ -294,6 +294,8 @@ async def open_runtime(
         goal=goal,
         resume=resume,
     )
+    for host, container, by in state.created_containers():  # a resume: what Scout created
+        world.record_created(host, container, by)
     note = None
     if resume is not None and resume.jobs:
         note = await reattach_jobs(pool, world, resume.jobs)
