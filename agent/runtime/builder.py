@@ -29,6 +29,7 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
+from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings
@@ -238,6 +239,7 @@ async def open_runtime(
     world = WorldModel(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
     )
+    recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
     rules = RuleSet.from_config(settings.rules)
     gate = PolicyGate(
         mode=settings.mode,
