@@ -49,6 +49,18 @@ class RiskAssessment:
     reason: str
 
 
+def input_words(data: dict[str, Any]) -> str:
+    """`host spark-a · port 8000 · hosts spark-a, spark-b`: a tool's input as a line of words."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list):
+            value = ", ".join(str(item) for item in value)
+        elif isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        parts.append(f"{key} {str(value)[:80]}")
+    return " · ".join(parts)
+
+
 class ToolResult(BaseModel):
     """What one call produced: `text` for the model, `data` for the world model and the faces."""
 
@@ -120,8 +132,9 @@ class Tool(ABC, Generic[InputT]):
         return None
 
     def summary(self, params: InputT) -> str:
-        """One line for progress panels and approval prompts."""
-        return params.model_dump_json(exclude_none=True)[:200]
+        """One line for progress panels and approval prompts: the input as `field value` pairs
+        a person reads (never raw JSON), long values cut."""
+        return input_words(params.model_dump(mode="json", exclude_none=True))[:200]
 
     @abstractmethod
     async def run(self, params: InputT, ctx: ToolContext) -> ToolResult: ...

@@ -96,6 +96,8 @@ class DockerCtl(Tool[DockerCtlInput]):
         call = _DockerCall(params, ctx, ctx.ssh)
         result = await call.run()
         if ctx.world is not None:
+            for name in call.created(result):
+                ctx.world.record_created(params.host, name, f"docker_ctl: {call.shown[:120]}")
             refresh_world(
                 ctx.world,
                 params.host,
@@ -120,6 +122,18 @@ class _DockerCall:
         self.truncated = False
         self.containers: list[DockerContainer] | None = None  # as listed by this call
         self.images: list[DockerImage] | None = None
+
+    def created(self, result: ToolResult) -> list[str]:
+        """The names of the container a successful `run` created (its own name, or the one
+        Docker gave it, from the listing after it)."""
+        if self.params.action != "run" or result.is_error:
+            return []
+        if self.params.name:
+            return [self.params.name]
+        container_id = str(result.data.get("container_id") or "")
+        rows = self.containers or []
+        return [n for c in rows if container_id and (c.id or "").startswith(container_id)
+                for n in c.names[:1]]  # fmt: skip
 
     async def run(self) -> ToolResult:
         command = build_command(self.params)

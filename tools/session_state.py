@@ -99,6 +99,16 @@ class SessionState:
             )
         )
 
+    def created_containers(self) -> list[tuple[str, str, str]]:
+        """(host, container, which step) for each container a passed rollout step created:
+        what a resumed session's world model knows again as Scout's own."""
+        return [
+            (step.host, step.creates, f"plan step {rollout.number(step)}")
+            for rollout in self.rollouts.values()
+            for step in rollout.steps
+            if step.creates and step.id in rollout.passed
+        ]
+
     def restore(self, changes: Iterable[StateChange]) -> None:
         """Take recorded changes back, in order, without recording them again."""
         for change in changes:

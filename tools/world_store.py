@@ -3,7 +3,7 @@
 The agent's world model (agent/world/model.py:WorldModel) is the one implementation; tools get
 it as `ctx.world`. recon applies probe rounds, docker_ctl hands over the container and image
 rows it just listed, endpoint_check a verified endpoint, rollout_step the fabric's measured
-bandwidth and the jobs its steps run, world_note the model's beliefs;
+bandwidth, the jobs its steps run and the containers they create, world_note the model's beliefs;
 plan_deployment reads the facts; the job tools hand over each job they start, read or stop
 (tools/jobs/world_facts.py). Tools never see the transcript: the store records its changes.
 """
@@ -79,6 +79,16 @@ class WorldStore(Protocol):
     ) -> list[Finding]: ...
 
     def record_endpoint(self, endpoint: Endpoint) -> None: ...
+
+    def placed(self, facts: dict[str, HostFacts], failures: dict[str, str]) -> list[Finding]:
+        """A rollout placed the model: take the hosts' fresh facts and stop judging its fit, as
+        one change (never a finding computed on the facts from before it)."""
+        ...
+
+    def record_created(self, host: str, container: str, by: str) -> None:
+        """Scout created `container` on `host` (`by` says which action): its own work, which
+        no finding holds against it (a container of that name is marked on every probe)."""
+        ...
 
     def set_model_size(self, size_bytes: int | None) -> list[Finding]:
         """The model the session is placing, whose fit the findings judge (None: none)."""

@@ -5,6 +5,8 @@ being run); it is transient, so what it last showed is printed once, for good, w
 While an approval is pending or a prompt waits for the operator, nothing is drawn: the live region
 is erased (no half-finished rows stay above the question) and whatever happens meanwhile is held
 back and printed after the answer, so the prompt stays visible until it is answered.
+Job bars are live only: the scrollback keeps each job's end line, never a bar frozen mid-way,
+and output that is not a terminal (a pipe, a file) gets no bars at all.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class CallRow:
     finished: float | None = None
     status: str = "queued"
     ok: bool | None = None
+    spinner: Spinner | None = None  # one per row, so its frames advance from its own start
 
     def elapsed(self) -> str:
         if self.started is None:
@@ -109,7 +112,7 @@ class ChatView(SessionListener):
             parts.append(Markdown(self._text))
         if self._rows:
             parts.append(self._batch_table())
-        if self.jobs.running:
+        if self.jobs.running and self.console.is_terminal:
             parts.append(self.jobs.renderable(self.console.width))
         return Group(*parts)
 
@@ -134,8 +137,11 @@ class ChatView(SessionListener):
     def settle(self) -> None:
         """End the live region and print what it showed, once, to stay in the scrollback."""
         self._close_live()
-        if self._text or self._rows or self.jobs.running:
-            final = self._renderable()
+        if self._text or self._rows:  # bars are not kept: each job's end line is
+            parts: list[RenderableType] = [Markdown(self._text)] if self._text else []
+            if self._rows:
+                parts.append(self._batch_table())
+            final = Group(*parts)
             self._show(lambda: self.console.print(final))
         self._text = ""
         self._rows = {}
@@ -143,7 +149,9 @@ class ChatView(SessionListener):
 
     def _batch_table(self) -> Table:
         table = Table.grid(padding=(0, 1))
-        hosts_width, tool_width, time_width, status_width = 12, 14, 6, 10
+        hosts_width, time_width, status_width = 12, 6, 10
+        longest = max((len(row.tool) for row in self._rows.values()), default=0)
+        tool_width = min(max(longest, 14), 20 if self.console.width >= 100 else 14)
         summary_width = max(self.console.width - hosts_width - tool_width - 30, 16)
         table.add_column(width=1, no_wrap=True)
         table.add_column(width=hosts_width, no_wrap=True, overflow="ellipsis", style="cyan")
@@ -153,9 +161,7 @@ class ChatView(SessionListener):
         table.add_column(width=status_width, no_wrap=True)
         for row in self._rows.values():
             if row.ok is None:
-                mark: RenderableType = (
-                    Spinner("dots", style="yellow") if row.started else Text("·", style="dim")
-                )
+                mark: RenderableType = row.spinner or Text("·", style="dim")
             else:
                 mark = Text("✓", style="green") if row.ok else Text("✗", style="red")
             status_style = "green" if row.ok else ("red" if row.ok is False else "dim")
@@ -181,6 +187,7 @@ class ChatView(SessionListener):
         if row is not None:
             row.started = time.monotonic()
             row.status = "running"
+            row.spinner = Spinner("dots", style="yellow")
             self._ensure_live()
 
     def on_event(self, event: Event) -> None:
@@ -226,6 +233,8 @@ class ChatView(SessionListener):
         if row.started is None:
             row.started = row.finished
         row.ok = not event.is_error
+        if event.meta.get("summary"):  # what the call did, where it differs from what was asked
+            row.summary = str(event.meta["summary"])
         exit_status = event.meta.get("exit_status")
         if event.meta.get("cancelled"):
             row.status = "cancelled"

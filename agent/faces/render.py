@@ -36,6 +36,8 @@ from tools.jobs.render import duration
 SHOWN_PARTS = 40
 SHOWN_CHARS = 20_000
 _TODO_MARKS = {"pending": "☐", "in_progress": "▶", "completed": "☑", "blocked": "⚠"}
+# A fact (`info`: what a host can give, how many nodes a model needs) is not a warning.
+_FINDING_MARKS = {"blocker": ("!", "bold red"), "warning": ("!", "yellow"), "info": ("·", "")}
 _RISK_STYLES = {"read_only": "green", "mutating": "yellow", "destructive": "bold red"}
 
 
@@ -169,10 +171,10 @@ class EventRenderer:
     def _on_world_update(self, event: WorldUpdate) -> None:
         for finding in event.findings[:SHOWN_PARTS]:
             severity = finding.get("severity", "info")
-            style = "bold red" if severity == "blocker" else "yellow"
+            mark, style = _FINDING_MARKS.get(severity, _FINDING_MARKS["warning"])
             fix = f"; {finding['fix']}" if finding.get("fix") else ""
             text = clip(f"{finding.get('message', '')}{fix}")
-            self.console.print(Text(f"  ! {text}", style=style))
+            self.console.print(Text(f"  {mark} {text}", style=style))
         self._more(len(event.findings), "findings")
 
     def _on_job(self, event: JobEvent) -> None:

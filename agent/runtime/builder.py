@@ -29,6 +29,7 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
+from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings
@@ -244,6 +245,7 @@ async def open_runtime(
     world = WorldModel(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
     )
+    recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
     rules = RuleSet.from_config(settings.rules)
     gate = PolicyGate(
         mode=settings.mode,
@@ -305,6 +307,8 @@ async def open_runtime(
         goal=goal,
         resume=resume,
     )
+    for host, container, by in state.created_containers():  # a resume: what Scout created
+        world.record_created(host, container, by)
     note = None
     if resume is not None and resume.jobs:
         note = await reattach_jobs(pool, world, resume.jobs)

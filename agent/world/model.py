@@ -2,7 +2,9 @@
 
 Probed facts and the model's beliefs are kept apart: a note records what the model thinks and
 why, and is never mistaken for something a command printed. Facts carry their age so that stale
-ones are probed again before a decision rests on them.
+ones are probed again before a decision rests on them. What Scout created itself (a plan step's
+engine container, a docker_ctl run) is remembered by host and name, and marked on each probe of
+that host: the engine Scout started and the memory it holds are its work, never a finding.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ class WorldModel(BaseModel):
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     jobs: dict[str, JobFact] = Field(default_factory=dict)
     fabric_tests: dict[str, FabricMeasurement] = Field(default_factory=dict)
+    created: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Containers Scout created, by host then name: the action that created each.",
+    )
     _listener: WorldListener | None = PrivateAttr(default=None)
     _job_listener: JobListener | None = PrivateAttr(default=None)
 
@@ -145,6 +151,16 @@ class WorldModel(BaseModel):
         self.model_size_bytes = size_bytes
         return self._refresh(None, "model size set")
 
+    def placed(self, facts: dict[str, HostFacts], failures: dict[str, str]) -> list[Finding]:
+        """A rollout is complete: the hosts as probed now, the model no longer to be placed.
+        One change, so no finding is ever computed on the facts from before the rollout."""
+        self.model_size_bytes = None
+        return self.apply_round(facts, failures)
+
+    def record_created(self, host: str, container: str, by: str) -> None:
+        """Scout created `container` on `host` (`by`: which action); it is Scout's own work."""
+        self.created.setdefault(host, {})[container] = by
+
     def add_note(self, belief: str, evidence: str, host: str | None = None) -> Note:
         note = Note(belief=belief, evidence=evidence, host=host, recorded_at=datetime.now(UTC))
         self.notes.append(note)
@@ -172,6 +188,7 @@ class WorldModel(BaseModel):
         return [name for name in names if self.is_stale(name, max_age_s, now)]
 
     def _refresh(self, host: str | None, summary: str) -> list[Finding]:
+        self._mark_created()
         before = {(f.kind, f.message) for f in self.findings}
         measured = [m.finding for m in self.fabric_tests.values() if m.finding is not None]
         self.findings = [*compute_findings(self.hosts, self.model_size_bytes), *measured]
@@ -179,6 +196,12 @@ class WorldModel(BaseModel):
         if self._listener is not None:
             self._listener(host, summary, new)
         return new
+
+    def _mark_created(self) -> None:
+        for host, facts in self.hosts.items():
+            own = self.created.get(host, {})
+            for container in facts.docker.containers:
+                container.started_by_scout = own.get(container.name)
 
 
 def _with_known_contents(facts: HostFacts, before: HostFacts | None) -> HostFacts:

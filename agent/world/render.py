@@ -166,7 +166,8 @@ def _docker_line(facts: HostFacts) -> str:
     parts = []
     for c in docker.containers:
         held = f", holds ~{gb(c.memory_bytes)}" if c.memory_bytes else ""
-        parts.append(f"{c.name} [{c.image}] {c.status or c.state}{held}")
+        own = f" (started by Scout: {c.started_by_scout})" if c.started_by_scout else ""
+        parts.append(f"{c.name} [{c.image}] {c.status or c.state}{own}{held}")
     line = f"docker {docker.server_version}: " + ("; ".join(parts) or "no containers")
     asked = [
         f"image {i.repository}:{i.tag or 'latest'}: {i.contents.words()}"

@@ -49,7 +49,7 @@ SCRIPT = [
     ),
     text_turn("The link is up."),
 ]
-PLAN_PROMPT = "approve? [y]es / [s]teps too / [n]o / [e]dit ›"
+PLAN_PROMPT = "approve? [y]es / [s]teps too / [n]o / [e]dit / [c]ommands ›"
 STEP_PROMPT = "approve? [y]es once / [n]o / [e]dit / [a]llow exactly this ›"
 STALE_ROW = re.compile(r"\b(running|queued)\s*$")
 
@@ -95,7 +95,8 @@ async def test_the_approval_prompt_stays_until_answered(tmp_path: Path, width: i
                 assert not [line for line in everything if STALE_ROW.search(line)]
                 assert len([line for line in everything if "sleep 2" in line]) == 2
                 assert all("exit 0" in line for line in everything if "sleep 2" in line)
-                assert "(1 step)" in "\n".join(everything)  # plurals: not `1 steps`, `1 items`
+                # plurals: not `1 steps`, `1 items`
+                assert "propose_plan: 1 step on spark-b" in "\n".join(everything)
                 assert " 1 item " in "\n".join(everything) and "1 items" not in "\n".join(
                     everything
                 )

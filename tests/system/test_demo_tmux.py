@@ -96,7 +96,7 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width:
     start(screen, tmp_path / "home", "--interactive --fast")
     try:
         await prompt_stays(
-            screen, "approve? [y]es / [s]teps too / [n]o / [e]dit ›", after=0
+            screen, "approve? [y]es / [s]teps too / [n]o / [e]dit / [c]ommands ›", after=0
         )  # the plan
         mark = len(screen.screen().rstrip())
         screen.send("y", "Enter")

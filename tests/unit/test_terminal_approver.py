@@ -1,5 +1,6 @@
 import io
 
+import pytest
 from rich.console import Console
 
 from agent.safety.approvals import ApprovalRequest
@@ -111,3 +112,83 @@ async def test_the_panel_shows_env_and_cwd_as_given():
     shown.input.update({"env": {"HF_TOKEN": "[REDACTED]"}, "cwd": "/srv/vllm"})
     await terminal.decide(shown)
     assert "env HF_TOKEN=[REDACTED]" in out.getvalue() and "in /srv/vllm" in out.getvalue()
+
+
+def long_plan(steps: int = 12) -> ApprovalRequest:
+    """A plan the size of the demo's: a long goal, and long commands on every step."""
+    goal = "serve Qwen/Qwen3.5-122B-A10B-FP8 with vllm-multinode, TP=2. " + "Image: pulled. " * 60
+    plan = {
+        "goal": goal,
+        "steps": [
+            {
+                "title": f"step title {n} " + "that goes on " * 8,
+                "hosts": ["spark-a" if n % 2 else "spark-b"],
+                "actions": [f"docker run --name c{n} " + "-e NCCL_X=enp1s0f1np1 " * 20],
+                "expected_downtime": "none",
+                "rollback": f"docker rm -f c{n}",
+                "success_check": f"on spark-a: `docker ps` → c{n} is Up",
+            }
+            for n in range(1, steps + 1)
+        ],
+        "risks": ["the weights are not cached", "the link is down"],
+    }
+    rendered = "\n".join(
+        [f"Plan: {goal}"]
+        + [f"{n}. {s['title']}\n     $ {s['actions'][0]}" for n, s in enumerate(plan["steps"], 1)]
+    )
+    return ApprovalRequest(
+        id="p",
+        fingerprint="plan:abc",
+        tool="propose_plan",
+        input=plan,
+        hosts=[],
+        risk="plan",
+        reason=f"approve the plan: {goal} ({steps} steps)",
+        summary=rendered,
+    )
+
+
+def plan_approver(answers: list[str], width: int, height: int = 40):
+    out, prompts, feed = io.StringIO(), [], iter(answers)
+
+    async def ask(prompt):
+        prompts.append((len(out.getvalue()), prompt))
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    console = Console(file=out, width=width, height=height, color_system=None)
+    return TerminalApprover(console, ask, [].append), out, prompts
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_a_plan_fits_one_screen_one_line_a_step(width):
+    terminal, out, prompts = plan_approver(["y"], width)
+    decision = await terminal.decide(long_plan())
+    panel = out.getvalue().splitlines()
+    assert len(panel) + 1 <= 40  # the panel and its prompt
+    assert all(len(line) <= width for line in panel)
+    for n in range(1, 13):  # each step: one line, with its host
+        [line] = [ln for ln in panel if f" step title {n} " in ln]
+        assert f"{n:>2}. spark-{'a' if n % 2 else 'b'} step title {n}" in line
+    assert "docker run" not in out.getvalue()  # the commands wait for `c`
+    assert "risk: plan" not in out.getvalue()  # the goal is not said twice
+    assert "[c]ommands" in prompts[0][1] and decision.kind == "approved"
+
+
+async def test_c_shows_every_command_then_asks_again():
+    terminal, out, prompts = plan_approver(["c", "s"], 80)
+    decision = await terminal.decide(long_plan())
+    shown_before_second_question = out.getvalue()[prompts[0][0] : prompts[1][0]]
+    for n in range(1, 13):
+        assert f"$ docker run --name c{n} " in shown_before_second_question
+    assert len(prompts) == 2 and decision.approve_steps
+
+
+async def test_a_plan_of_more_steps_than_rows_says_how_many_more():
+    terminal, out, _ = plan_approver(["y"], 80, height=24)
+    await terminal.decide(long_plan(steps=40))
+    panel = out.getvalue().splitlines()
+    assert len(panel) + 1 <= 24
+    assert any("more steps (c shows them all)" in line for line in panel)

@@ -1,5 +1,8 @@
 """Memory: what each host can give a model, who holds memory now, and whether a model fits.
 
+A container Scout started itself (its engine) is its work, not a warning: the memory it holds
+counts in the budget, but it is not listed as holding memory against Scout.
+
 On unified memory (GB10) the budget is /proc/meminfo's MemAvailable. Whether a model fits is
 decided by the layout chooser (tools/checks/layout.py): the fewest nodes that hold it, the first
 host (the head) always among them; a node of that set that cannot hold its share now is a blocker
@@ -25,7 +28,10 @@ def memory_findings(hosts: Mapping[str, HostFacts], model_size_bytes: int | None
     findings: list[Finding] = []
     budgets = {name: f.memory.budget_bytes for name, f in hosts.items()}
     for name, facts in hosts.items():
+        own = {c.name for c in facts.docker.containers if c.started_by_scout}
         for container, held in running_with_memory(facts):
+            if container in own:
+                continue
             findings.append(
                 Finding(
                     severity="warning",

@@ -56,6 +56,10 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     def timeout_s(self, params: EndpointCheckInput) -> float:
         return ENDPOINT_TIMEOUT_S
 
+    def summary(self, params: EndpointCheckInput) -> str:
+        model = params.model or "the model it serves"
+        return f"{params.host}:{params.port} {model}, {params.concurrency} streams at once"
+
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
             return ToolResult.error(

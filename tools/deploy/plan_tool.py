@@ -78,6 +78,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         return list(params.hosts)
 
     def summary(self, params: PlanDeploymentInput) -> str:
+        """What was asked; the result's `meta["summary"]` says what was planned (the recipe
+        and hosts the plan chose)."""
         return f"{params.recipe} {params.model} on {', '.join(params.hosts)}"
 
     async def run(self, params: PlanDeploymentInput, ctx: ToolContext) -> ToolResult:
@@ -176,7 +178,10 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 + "\n\n"
                 + text
             )
-        return ToolResult(text=text, is_error=bool(unresolved), data=data)
+        planned = f"{choices.recipe} {choices.model} on {', '.join(choices.hosts)}"
+        return ToolResult(
+            text=text, is_error=bool(unresolved), data=data, meta={"summary": planned}
+        )
 
     def _provision_input(
         self,

@@ -103,6 +103,7 @@ def container_step(
         ),
         rollback=f"docker rm -f {name}",
         needs=needs,
+        creates=name,
     )
 
 

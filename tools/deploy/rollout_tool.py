@@ -135,6 +135,8 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             )
         finally:
             self.state.rollout_moved()
+        if outcome.ok and step.creates and ctx.world is not None:
+            ctx.world.record_created(step.host, step.creates, f"plan step {params.step}")
         data = {"step": params.step, "of": total, "ok": outcome.ok, "state": rollout.state}
         if not outcome.ok:
             return ToolResult(
@@ -167,7 +169,6 @@ async def _probe_again(steps: list[DeployStep], ctx: ToolContext) -> str:
         return ""
     hosts = list(dict.fromkeys(step.host for step in steps))
     probe_round = await probe_hosts(ctx.ssh, hosts)
-    ctx.world.set_model_size(None)
-    ctx.world.apply_round(probe_round.facts, probe_round.failures)
+    ctx.world.placed(probe_round.facts, probe_round.failures)
     failed = f" ({', '.join(probe_round.failures)} did not answer)" if probe_round.failures else ""
     return f" Probed {', '.join(hosts)} again for the world model{failed}."

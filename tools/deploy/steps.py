@@ -58,6 +58,11 @@ class DeployStep(BaseModel):
         description="Wait for the job to end (or be `ready`); False: a job that runs on (an "
         "engine rank waiting for rank 0) is started and its check reads its log at once.",
     )
+    creates: str | None = Field(
+        default=None,
+        description="The container this step creates on its host: once the step has passed, "
+        "it is Scout's own (tools/world_store.py:record_created).",
+    )
     operator_env: list[str] = Field(
         default_factory=list,
         description="Variables the job takes from the operator's environment at run time "

@@ -145,6 +145,11 @@ class Container(BaseModel):
     ports: str | None = None
     memory_bytes: int | None = None
     memory_source: str | None = None
+    started_by_scout: str | None = Field(
+        default=None,
+        description="Not probed: set by the world model when Scout created this container "
+        "itself (which action did); Scout's own work is never a finding against it.",
+    )
 
 
 class ImageContents(BaseModel):

@@ -4,8 +4,10 @@
 command (or the JSON input) and approves the edit; `a` approves and allows exactly this call for
 the rest of the session (offered only when a rule can say it exactly). For a plan, `s` approves
 it and its steps as written: each step's calls then run without another question, as long as
-they are exactly what the plan says. Anything else asks again; end of input denies. The gate
-hands over the request already redacted, with control characters made visible.
+they are exactly what the plan says. A plan is shown one line a step (plan_panel.py); `c`
+prints every command, downtime, rollback and check, then asks again. Anything else asks again;
+end of input denies. The gate hands over the request already redacted, with control characters
+made visible.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.safety.approvals import ApprovalRequest, Decision
+from agent.safety.approvers.plan_panel import plan_details, plan_panel
 from agent.safety.session_rules import session_rule
 
 AskLine = Callable[[str], Awaitable[str]]
@@ -38,6 +41,10 @@ class TerminalApprover:
         self.allow_pattern = allow_pattern
 
     def show(self, request: ApprovalRequest) -> None:
+        if request.tool == "propose_plan":
+            width, height = self.console.size
+            self.console.print(plan_panel(request, width, height))
+            return
         body = Text()
         body.append(f"{request.tool}", style="bold")
         if request.hosts:
@@ -54,8 +61,6 @@ class TerminalApprover:
         body.append(f" — {request.reason}\n")
         if request.plan_step:
             body.append(f"serves: {request.plan_step}\n")
-        if request.tool == "propose_plan":
-            body.append("s: approve it and its steps as written (they then run without asking)\n")
         self.console.print(Panel(body, title="approval needed", border_style="yellow"))
 
     async def decide(self, request: ApprovalRequest) -> Decision:
@@ -65,7 +70,7 @@ class TerminalApprover:
         is_plan = request.tool == "propose_plan"
         keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow exactly this" if can_allow else "")
         if is_plan:
-            keys = "[y]es / [s]teps too / [n]o / [e]dit"
+            keys = "[y]es / [s]teps too / [n]o / [e]dit / [c]ommands"
         while True:
             try:
                 answer = (await self.ask(f"approve? {keys} › ")).strip().lower()
@@ -76,6 +81,9 @@ class TerminalApprover:
             if answer in {"s", "steps"} and is_plan:
                 decision = self._decision(request, "approved", "and its steps as written")
                 return decision.model_copy(update={"approve_steps": True})
+            if answer in {"c", "commands"} and is_plan:
+                self.console.print(plan_details(request))
+                continue
             if answer in {"n", "no"}:
                 message = await self._optional("tell the agent why (optional) › ")
                 return self._decision(request, "denied", message or "the operator said no")
@@ -89,7 +97,7 @@ class TerminalApprover:
                 self.console.print(Text(f"allowed for this session: {rule}", style="green"))
                 return self._decision(request, "approved", f"and allowed {rule} for the session")
             self.console.print("answer y, n, e" + (" or a" if can_allow else "") +
-                               (" or s" if is_plan else ""))  # fmt: skip
+                               (", s or c" if is_plan else ""))  # fmt: skip
 
     async def _optional(self, prompt: str) -> str:
         try:
