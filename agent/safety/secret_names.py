@@ -39,15 +39,20 @@ NOT_SECRET_BEFORE_TOKEN = frozenset({
     "bot", "eoi", "boi", "prefix", "suffix", "middle", "default", "decoder", "added", "max",
     "num", "min", "sort", "cache",
 })  # fmt: skip
+# Words that make a name a reference to a secret (Helm's existingSecret), not the secret.
+REFERENCE_WORDS = frozenset({"existing"})
+# Last words that say the name holds the secret itself: SECRET_KEY_BASE, api_token_value.
+HOLDING_WORDS = frozenset({"base", "value", "data", "string", "material", "hash", "b64", "raw",
+                           "base64", "plain", "plaintext", "bytes", "hex", "encoded"})  # fmt: skip
 KEY_LIKE_WORDS = frozenset({"key", "sig", "keydata"})
 # A `signature` that is a request's secret (X-Amz-Signature=, X-Goog-Signature=), not rpm's.
 SIGNED_BY = frozenset({"amz", "goog", "sas", "hmac", "request", "url", "webhook"})
 SHELL_FOLDER_NAMES = frozenset({"pwd", "oldpwd"})
 
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_WORDS = re.compile(r"[A-Z]+[0-9]*(?![a-z])|[A-Z]?[a-z]+[0-9]*|[0-9]+")
 PLACEHOLDER = re.compile(
     r"(?i)(?:none|null|nil|true|false|undefined|n/?a|-|~|\*+|x{3,}|\.{3}|"
-    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|\{\{.*\}\}|%\(?\w*\)?s|<[^<>]*>|\[REDACTED\])"
+    r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|\$?\{\{.*|%\(?\w*\)?s|<[^<>]*>|\[REDACTED\])"
 )
 # A tokenizer's special token (`<|im_end|>`, `</s>`, `[CLS]`, `<pad>`): a vocabulary entry.
 SPECIAL_TOKEN = re.compile(r"<\|?[^<>\s]{1,60}\|?>|\[[A-Za-z_]{2,20}\]|▁?<[^<>\s]{1,60}>")
@@ -63,8 +68,10 @@ SECRET_SHAPE = re.compile(r"[A-Za-z0-9+/=_\-.~%]{8,}")
 
 
 def name_words(name: str) -> list[str]:
-    """`--hf-token` → [hf, token]; `AccountKey` → [account, key]; `PGPASSWORD` → [pgpassword]."""
-    return [word.lower() for word in _WORDS.findall(name)]
+    """`--hf-token` → [hf, token]; `AccountKey` → [account, key]; `PGPASSWORD` → [pgpassword];
+    a number ending a word is no word of its own (`KEY2` → key, `_B64` → b64)."""
+    words = [word.lower() for word in _WORDS.findall(name)]
+    return [w if w in HOLDING_WORDS else re.sub(r"(?<=[a-z])[0-9]+$", "", w) for w in words]
 
 
 def name_kind(name: str) -> str | None:
@@ -72,10 +79,12 @@ def name_kind(name: str) -> str | None:
     words = name_words(name)
     if not words:
         return None
+    while len(words) > 1 and (words[-1] in HOLDING_WORDS or words[-1].isdigit()):
+        words = words[:-1]  # client-key-data is client-key; SECRET_KEY_BASE is SECRET_KEY
     last, before = words[-1], words[-2] if len(words) > 1 else ""
-    if last == "data" and before in ("key", "token", "secret", "password"):
-        last, before = before, words[-3] if len(words) > 2 else ""
-    if last in ("token", "key") and before in NOT_SECRET_BEFORE_TOKEN:
+    if (
+        last in ("token", "key") and before in NOT_SECRET_BEFORE_TOKEN
+    ) or before in REFERENCE_WORDS:
         return None
     if last in SHELL_FOLDER_NAMES and len(words) == 1:
         return "shell-folder"
@@ -115,5 +124,5 @@ def holds_secret(name: str, value: str) -> bool:
     if kind == "shell-folder":
         return not PATH.fullmatch(value.strip())
     if kind == "key-like":
-        return looks_secret(value.strip())
+        return looks_secret(value.strip().removeprefix("base64:"))
     return True

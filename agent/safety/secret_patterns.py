@@ -38,7 +38,7 @@ _NAME = r"[A-Za-z_./][A-Za-z0-9_.\-/]*+"
 _SETTING = r"[A-Za-z_./:][A-Za-z0-9_.\-/:]*+"  # npm's `//registry.npmjs.org/:_authToken`
 _VALUE = (
     r"(?P<val>\\\"(?:(?!\\\")[^\n])*\\\"|\"(?:\\.|[^\"\\\n])*\"|'[^'\n]*'|\$\([^()\n]*\)"
-    r"|[^\s'\",;&|}]+)"
+    r"|[^\s'\",;&|}{\[][^\s'\",;&|}]*)"
 )
 _OPTION_VALUE = r"(?P<val>\"(?:\\.|[^\"\\\n])*\"|'[^'\n]*'|(?!-)[^\s;&|]+)"
 _MASKED = re.escape(MASK)
@@ -121,6 +121,20 @@ def _login_positionals(m: re.Match[str]) -> str:
     return m["verb"] + "".join(parts)
 
 
+def _cookie_values(m: re.Match[str]) -> str:
+    """Every cookie's value (Set-Cookie: only the first pair; the rest are attributes)."""
+    pairs = m["pairs"].split(";")
+    for i, pair in enumerate(pairs[:1] if m["set"] else pairs):
+        name, sep, value = pair.partition("=")
+        if sep and value.strip() and not not_a_secret(value):
+            pairs[i] = f"{name}={MASK}"
+    return m["head"] + ";".join(pairs)
+
+
+def _in_jwk(m: re.Match[str]) -> bool:
+    return '"kty"' in m.string[max(0, m.start() - 4000) : m.end() + 4000]
+
+
 def _rule(pattern: str, decide: Decide = _always) -> Rule:
     return Rule(re.compile(pattern), decide)
 
@@ -139,6 +153,12 @@ RULES: list[Rule] = [
         rf"(?m)^(?P<indent>[ \t]*)[\"']?(?P<name>{_STEM}{_NAME})[\"']?[ \t]*:[ \t]*[|>][-+0-9]*"
         r"[ \t]*\r?\n(?P<val>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)",
         lambda m: name_kind(m["name"]) is not None,
+    ),
+    # A YAML or ini line `name: v w` / `name = v w`: an unquoted value runs to the line's end.
+    _rule(
+        rf"(?m)^[ \t]*(?:-[ \t]+)?(?P<name>{_STEM}{_NAME})(?:[ \t]*:|[ \t]*=)[ \t]+"
+        r"(?P<val>[^\s\"'#|>{\[&*!][^\n]*?)(?=[ \t]*(?:\r?$|[ \t]#))",
+        _named,
     ),
     # NAME=v, name: v, "name": "v", \"name\": \"v\", --name=v (never past the end of a line).
     _rule(
@@ -171,12 +191,22 @@ RULES: list[Rule] = [
         r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z]+[ \t]+)?"
         r"(?P<val>[^\s'\",]{8,})",
     ),
+    # Cookies carry sessions: every value of a Cookie or Set-Cookie header.
+    Rule(
+        re.compile(r"(?im)^(?P<head>[ \t]*(?P<set>set-)?cookie[ \t]*:)(?P<pairs>[^\n]*)"),
+        _always,
+        _cookie_values,
+    ),
+    # The private members of a JSON Web Key (d, p, q, dp, dq, qi; k of a symmetric key).
+    _rule(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:[ \t]*(?P<val>"[A-Za-z0-9_\-]{16,}")', _in_jwk),
     # Program-specific password arguments.
     _rule(
         r"(?i)\b(?:mysql\w*|mariadb[\w\-]*)(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p(?P<val>[^\s\-]\S*)"
     ),
     _rule(r"\blogin\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p[ \t]*(?P<val>[^\s;&|]+)"),
     _rule(r"\bsshpass[ \t]+-p[ \t]*(?P<val>\S+)"),
+    _rule(r"\bldap\w+\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-w[ \t]*(?P<val>[^\s;&|]+)"),
+    _rule(r"\b(?:smb\w*|rpcclient|mount\.cifs)\b[^\n;&|]*?[ \t]-U[ \t]*[^%\s]+%(?P<val>\S+)"),
     _rule(r"\bredis-cli\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-a[ \t]+(?P<val>\S+)"),
     _rule(r"\bredis-cli\b[^\n;&|]*?\bAUTH[ \t]+(?:[^\s;&|]+[ \t]+)?(?P<val>[^\s;&|]+)"),
     _rule(r"(?:[ \t]-[uU][ \t]*|--(?:proxy-)?user[= \t])[^:\s'\"]*:(?P<val>[^\s'\"]+)"),

@@ -63,6 +63,11 @@ VENDOR_TOKENS: list[tuple[str, str]] = [
     (r"AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}"),  # age
     (r"wandb_v1_", r"[A-Za-z0-9_]{20,}"),  # Weights & Biases (new keys)
     (r"", r"[A-Za-z0-9_\-]{14,}\.atlasv1\.[A-Za-z0-9_\-]{20,}"),  # Terraform Cloud
+    (r"(?:bot)?", r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}"),  # Telegram bots
+    (r"[MN]", r"[A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"),  # Discord bots
+    (r"key-", r"[0-9a-f]{32}\b"),  # Mailgun
+    (r"SK", r"[0-9a-f]{32}\b"),  # Twilio API keys
+    (r"sq0(?:atp|csp)-", r"[A-Za-z0-9_\-]{22,}"),  # Square
     (r"eyJ", rf"{_B64URL}{{8,}}\.{_B64URL}{{8,}}\.{_B64URL}{{8,}}"),  # JWT
     # crypt(3) hashes: $6$ (SHA-512), $y$ (yescrypt), $2b$ (bcrypt), argon2
     (r"\$(?:1|2[abxy]?|5|6|y|gy|7|sha1|md5|argon2(?:id|i|d))\$", r"[A-Za-z0-9./+=$,\-]{8,}"),

@@ -225,3 +225,52 @@ def wrapped_forms() -> Iterator[tuple[str, str]]:
 @pytest.mark.parametrize(("text", "secret"), list(wrapped_forms()))
 def test_base64_that_wraps_a_secret_is_masked(text, secret):
     checked(text, secret)
+
+
+# --- programs that take a password their own way ------------------------------------------------
+PROGRAM_FORMS = ["mysql -u root -p{t} app", "mysql -u root -p'{t}' app", "sshpass -p {t} ssh x",
+                 "ldapsearch -x -D cn=admin -w {t} -b dc=x", "smbclient //srv/s -U ops%{t}",
+                 "redis-cli -h db -a {t} ping", "docker login -u ops -p {t} nvcr.io",
+                 "az login --service-principal -u app -p {t} --tenant t",
+                 "curl -u ops:{t} https://x", "curl --user :{t} https://x",
+                 "htpasswd -bc /etc/nginx/htpasswd ops {t}",
+                 "openssl pkcs12 -export -passout pass:{t} -in c.pem",
+                 "machine api.example.com login ops password {t}",
+                 "kubectl create secret generic x --from-literal=password={t}",
+                 "helm upgrade x --set auth.password={t} --set image.tag=1"]  # fmt: skip
+
+
+def program_forms():
+    rng = random.Random(RNG_SEED)
+    for form in PROGRAM_FORMS:
+        for secret in (token(rng, 12), "hunter2x", token(rng, 10, ALNUM + "!@#")):
+            yield form.format(t=secret), secret
+
+
+@pytest.mark.parametrize(("text", "secret"), list(program_forms()))
+def test_a_password_argument_of_a_program_is_masked(text, secret):
+    checked(text, secret)
+
+
+# --- names that hold a secret with a suffix, multi-word values, cookies, JSON Web Keys ----------
+def held_forms():
+    rng = random.Random(RNG_SEED)
+    for name in ("SECRET_KEY_BASE", "api_token_value", "client-key-data", "DB_PASSWORD_B64",
+                 "signing_key_material"):  # fmt: skip
+        secret = token(rng, 32)
+        yield f"{name}={secret}", secret
+    for lead in ("", "  ", "- "):
+        words = " ".join(token(rng, 8) for _ in range(3))
+        yield f"{lead}password: {words}\nnext: 1", words.split()[-1]
+        yield f"{lead}db_password = {words}  # set by ops", words.split()[-1]
+    for _ in range(3):
+        a, b = token(rng, 20), token(rng, 20)
+        yield f"Cookie: sessionid={a}; csrftoken={b}", b
+        yield f"Set-Cookie: sid={a}; Path=/; HttpOnly", a
+        d = token(rng, 40, ALNUM + "_-")
+        yield json.dumps({"kty": "RSA", "e": "AQAB", "n": token(rng, 60), "d": d}), d
+
+
+@pytest.mark.parametrize(("text", "secret"), list(held_forms()))
+def test_secrets_held_under_suffixed_names_in_lines_cookies_and_keys(text, secret):
+    checked(text, secret)
