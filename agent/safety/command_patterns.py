@@ -29,7 +29,7 @@ from agent.safety.shell.command_path import command_path
 from agent.safety.shell.paths import is_harmless_sink
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText
-from agent.safety.word_globs import has_wildcard, word_glob
+from agent.safety.word_globs import has_wildcard, matches
 
 GLOB_CHARS = re.compile(r"([*?\[])")
 HARMLESS_REDIRECTS = frozenset({"<", "<<<"})
@@ -82,12 +82,9 @@ class CommandPattern:
             return False
         wild = {i for i, pattern in enumerate(self.words) if has_wildcard(pattern)}
         for i, (word, pattern) in enumerate(zip(argv, self.words, strict=True)):
-            if i not in wild:
-                if word != _literal(pattern):
-                    return False
-            elif not word_glob(pattern).fullmatch(word) or (
-                word.startswith("-") and not pattern.startswith("-")
-            ):
+            if not matches(pattern, word):
+                return False
+            if i in wild and word.startswith("-") and not pattern.startswith("-"):
                 return False
         return not wild or not wild & _fixed_words(argv)
 
@@ -99,11 +96,6 @@ class CommandPattern:
         if len(argv) > len(words) and not self.any_rest:
             return False
         return all(fnmatch.fnmatchcase(w, p) for w, p in zip(argv, words, strict=False))
-
-
-def _literal(pattern: str) -> str:
-    """A wildcard-free pattern word as the word it matches (`[*]` is `*`)."""
-    return re.sub(r"\[(.)\]", r"\1", pattern)
 
 
 def _fixed_words(argv: tuple[str, ...]) -> set[int]:

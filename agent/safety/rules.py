@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from agent.safety.command_patterns import CommandPattern, PatternError, simple_commands
 from agent.safety.shell.classifier import commands_run
+from agent.safety.word_globs import matches
 
 RuleEffect = Literal["allow", "ask", "deny"]
 
@@ -80,14 +81,15 @@ class ApprovalRule:
         return cls(effect, tool, tuple(fields), source, text.strip(), command)
 
     def fits(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> bool:
-        """The tool and every field other than `command` match."""
+        """The tool and every field other than `command` match (in an allow rule, a wildcard
+        inside one value only, as in a command: `word_globs`)."""
         if not fnmatch.fnmatchcase(tool, self.tool):
             return False
         for key, pattern in self.fields:
             if key == "command":
                 continue
             values = _field_values(key, tool_input, hosts)
-            if not values or not all(_alternatives(v, pattern) for v in values):
+            if not values or not all(_field_fits(self.effect, v, pattern) for v in values):
                 return False
         return True
 
@@ -112,8 +114,11 @@ def _names_an_action(fields: list[tuple[str, str]]) -> bool:
     return bool(action) and not re.search(r"[*?\[]", action)
 
 
-def _alternatives(value: str, pattern: str) -> bool:
-    return any(fnmatch.fnmatchcase(value, option) for option in pattern.split("|"))
+def _field_fits(effect: RuleEffect, value: str, pattern: str) -> bool:
+    options = pattern.split("|")
+    if effect == "allow":
+        return any(matches(option, value) for option in options)
+    return any(fnmatch.fnmatchcase(value, option) for option in options)
 
 
 def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> list[str]:

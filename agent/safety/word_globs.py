@@ -5,7 +5,8 @@ another command language reads as structure: blanks and newlines (a second argum
 re-splits the word), `;` `&` `|` (tmux and shells end a command there), quotes, `$` and
 backquotes, redirections, parentheses and braces, glob characters, `\\`, `#`, `!`. So
 `tmux new-session -d -s *` covers `-s scout` but not `-s 'x;'`, and `sh -c *` never covers a
-script. Characters written literally in the pattern match themselves.
+script, and a wildcard never matches a `..` folder (`rm /tmp/scout-*` never covers
+`/tmp/scout-../../etc`). Characters written literally in the pattern match themselves.
 """
 
 from __future__ import annotations
@@ -16,6 +17,18 @@ from functools import lru_cache
 # What a wildcard never matches: blanks, control characters and command-language structure.
 STRUCTURE = " \t\n\r\x0b\x0c\x00;&|`$<>(){}'\"\\*?[]!#~"
 _NOT_STRUCTURE = "[^" + re.escape(STRUCTURE) + "\\x01-\\x1f\\x7f]"
+
+
+TRAVERSAL = re.compile(r"(?:^|/)\.\.(?:/|$)")
+
+
+def matches(pattern: str, word: str) -> bool:
+    """`word` fits the pattern word, and a wildcard never walks out of a folder with `..`."""
+    if not has_wildcard(pattern):
+        return word == re.sub(r"\[(.)\]", r"\1", pattern)
+    if TRAVERSAL.search(word) and not TRAVERSAL.search(pattern):
+        return False
+    return word_glob(pattern).fullmatch(word) is not None
 
 
 @lru_cache(maxsize=512)

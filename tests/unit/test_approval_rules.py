@@ -247,3 +247,21 @@ def test_in_ask_mode_only_rules_added_this_session_allow():
 def test_destructive_work_always_asks_even_when_a_rule_covers_it():
     rules = allow('ssh_exec(command="docker stop *")')
     assert answer(rules, {"command": "docker stop x"}, risk=Risk.DESTRUCTIVE) == "ask"
+
+
+@pytest.mark.parametrize("escape", ["../../etc", "x/../../root/.ssh", "run/..", "a/../../../"])
+def test_a_wildcard_never_walks_out_of_its_folder(escape):
+    rules = allow('ssh_exec(command="rm -r /tmp/scout-*")')
+    assert answer(rules, {"command": "rm -r /tmp/scout-run1"}) == "allow"
+    assert answer(rules, {"command": f"rm -r /tmp/scout-{escape}"}) == "ask"
+
+
+@pytest.mark.parametrize(
+    "volume", ["/data/models/../../etc:/x", "/data/models/x /etc:/y", "/data/models/a;b:/m"]
+)
+def test_field_wildcards_in_allow_rules_stay_inside_one_value(volume):
+    rules = allow("docker_ctl(action=run, image=nvcr.io/nvidia/*, volumes=/data/models/*)")
+    ok = {"host": "spark-a", "action": "run", "image": "nvcr.io/nvidia/vllm:26.05-py3",
+          "volumes": ["/data/models/qwen:/models"]}  # fmt: skip
+    assert answer(rules, ok, tool="docker_ctl") == "allow"
+    assert answer(rules, {**ok, "volumes": [volume]}, tool="docker_ctl") == "ask"
