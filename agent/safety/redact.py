@@ -26,9 +26,11 @@ from agent.safety.secret_tokens import TOKEN
 
 __all__ = ["MASK", "Redactor"]
 
+# Base64 of 40+ characters, on one line or wrapped (`base64` wraps at 76).
+_B64_END = r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
 BASE64_BLOB = re.compile(
-    r"(?<![A-Za-z0-9+/=_\-])(?:[A-Za-z0-9+/]{4}){10,}+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
-    r"(?![A-Za-z0-9+/=_\-])"
+    rf"(?<![A-Za-z0-9+/=_\-])(?:[A-Za-z0-9+/]{{4}}){{10,}}+{_B64_END}"
+    rf"(?:\r?\n(?:[A-Za-z0-9+/]{{4}})++{_B64_END})*(?![A-Za-z0-9+/=_\-])"
 )
 TEXT_BYTES = re.compile(r"[\t\n\r\x20-\x7e\u00a0-\uffff]*")
 MAX_DEPTH = 2  # base64 inside base64 inside text
@@ -65,7 +67,7 @@ class Redactor:
     def _wrapped(self, blob: str, depth: int) -> str:
         """A base64 blob whose decoded text holds a secret is masked whole."""
         try:
-            inner = base64.b64decode(blob, validate=True).decode("utf-8")
+            inner = base64.b64decode(re.sub(r"\s", "", blob), validate=True).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             return blob
         if not TEXT_BYTES.fullmatch(inner):

@@ -215,6 +215,8 @@ def wrapped_forms() -> Iterator[tuple[str, str]]:
         blob = base64.b64encode(config.encode()).decode()
         yield f"data:\n  .dockerconfigjson: {blob}\ntype: kubernetes.io/dockerconfigjson", blob
         yield f'{{"data": {{"config.json": "{blob}"}}}}', blob
+        wrapped = "\n".join(blob[i : i + 76] for i in range(0, len(blob), 76))
+        yield f"$ base64 ~/.docker/config.json\n{wrapped}\n$ ", wrapped.split("\n")[1]
     for kind in ("RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY"):
         pem = f"-----BEGIN {kind}-----\n{token(rng, 64)}\n-----END {kind}-----\n"
         blob = base64.b64encode(pem.encode()).decode()
