@@ -6,15 +6,17 @@ inner `password=`. Names are judged by `secret_names` (words, not substrings), s
 needs a list of variable names. The classes, in the order they run:
 - URL userinfo: `scheme://user:pass@host` (a password may hold `/`; the user may be empty) and a
   token standing as the user;
-- a secret name and its value: `NAME=v`, `name: v` (YAML, headers, never past the line's end),
-  `"name": "v"` (JSON, also escaped inside JSON), `--name=v`, `--name v`, and `set NAME v` as
-  `aws configure set`, `npm config set`, `vastai set` write them;
+- a secret name and its value: `NAME=v`, `name: v` (YAML, headers; on a line of its own the
+  value runs to the line's end, never past it), `"name": "v"` (JSON, also escaped inside JSON),
+  `--name=v`, `--name v`, `set NAME v` as `aws configure set`, `npm config set`, `vastai set`
+  write them, and YAML block scalars under a secret name;
 - a bare secret word before a value shaped like a key (`AUTH hunter2secret`, `token 0f3a…`);
 - the positional arguments of `login`/`auth` commands (`wandb login KEY`, `vault login TOKEN`)
   when shaped like a secret (a registry, URL or user name is not);
-- `Authorization:` and `Bearer`/`Basic` credentials; YAML block scalars under a secret name;
-- program-specific forms: `-p` of logins and of mysql, `sshpass -p`, `redis-cli -a`/`AUTH`,
-  `curl -u user:pass`, netrc's `password`, `htpasswd -b`, webhook URLs.
+- `Authorization:` and `Bearer`/`Basic` credentials, cookies, a JSON Web Key's private members;
+- program-specific forms: `-p` of logins and of mysql, `sshpass -p`, `ldap* -w`, `smbclient -U
+  user%pass`, `redis-cli -a`/`AUTH`, `curl -u user:pass`, netrc's `password`, `htpasswd -b`,
+  webhook URLs.
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ _VALUE = (
     r"|[^\s'\",;&|}{\[][^\s'\",;&|}]*)"
 )
 _OPTION_VALUE = r"(?P<val>\"(?:\\.|[^\"\\\n])*\"|'[^'\n]*'|(?!-)[^\s;&|]+)"
-_MASKED = re.escape(MASK)
 
 
 @dataclass(frozen=True)
