@@ -203,3 +203,16 @@ def test_scout_redact_prints_ordinary_output_unchanged(monkeypatch, tmp_path, ca
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     assert main(["redact"]) == 0
     assert capsys.readouterr().out == text
+
+
+def empty_secret_lines():
+    """A secret name with no value on its line: nothing after the line's end may be masked."""
+    for name in ("password", "token", "HF_TOKEN", "client_secret", "api-key", "auth", "key"):
+        for sep in (":", "=", " =", ": "):
+            for following in ("next_key: value1", "  nested: x9Y8z7W6v5U4", "- item_ab12cd34"):
+                yield f"{name}{sep}\n{following}\n"
+
+
+@pytest.mark.parametrize("text", list(empty_secret_lines()))
+def test_a_mask_never_crosses_a_line(text):
+    assert Redactor().text(text) == text
