@@ -9,7 +9,7 @@ needs a list of variable names. The classes, in the order they run:
 - a secret name and its value: `NAME=v`, `name: v` (YAML, headers; on a line of its own the
   value runs to the line's end, never past it), `"name": "v"` (JSON, also escaped inside JSON),
   `--name=v`, `--name v`, `set NAME v` as `aws configure set`, `npm config set`, `vastai set`
-  write them, and YAML block scalars under a secret name;
+  write them, `<password>v</password>`, and YAML block scalars under a secret name;
 - a bare secret word before a value shaped like a key (`AUTH hunter2secret`, `token 0f3a…`);
 - the positional arguments of `login`/`auth` commands (`wandb login KEY`, `vault login TOKEN`)
   when shaped like a secret (a registry, URL or user name is not);
@@ -166,6 +166,11 @@ RULES: list[Rule] = [
         rf"(?<![A-Za-z0-9_.\-])(?P<q>\\?[\"']?)(?P<name>(?:--?)?{_STEM}{_NAME})(?P=q)"
         rf"(?:[ \t]*:[ \t]*|=|[ \t]+=[ \t]*){_VALUE}",
         _named,
+    ),
+    # <password>v</password> (Maven settings, XML configs); a plist's <key> names, it holds nothing.
+    _rule(
+        rf"<(?P<name>{_STEM}[A-Za-z_][\w.\-]*+)>(?P<val>[^<\n]+)</(?P=name)>",
+        lambda m: name_kind(m["name"]) == "secret" and _named(m),
     ),
     # --name value
     _rule(rf"(?<![\w.\-])(?P<name>--?{_STEM}[A-Za-z][\w.\-]*+)[ \t]+{_OPTION_VALUE}", _named),

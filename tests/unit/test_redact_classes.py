@@ -125,8 +125,8 @@ def spellings(prefix: str, word: str) -> Iterator[str]:
         yield "PGPASSWORD"
 
 
-STYLES = ["{n}={v}", "export {n}={v}", "{n}: {v}", '"{n}": "{v}"', "{n}='{v}'", "{n} = {v}",
-          "--{n} {v}", "--{n}={v}", '\\"{n}\\": \\"{v}\\"',
+STYLES = ["<{n}>{v}</{n}>", "{n}={v}", "export {n}={v}", "{n}: {v}", '"{n}": "{v}"', "{n}='{v}'",
+          "{n} = {v}", "--{n} {v}", "--{n}={v}", '\\"{n}\\": \\"{v}\\"',
           '  {n}: "{v}"\n  next: 1']  # fmt: skip
 
 

@@ -173,6 +173,7 @@ COMMAND_LINES = [
     "auth_method: oauth\nauth_url: https://x/auth\nKeyringMode=private",
     "max_tokens: 512\ntokens_per_second: 41.3\nbypass=true compass=north",
     "Authorization header missing",
+    "<key>CFBundleIdentifier</key><string>com.example.Scout</string>",
 ]
 
 
