@@ -75,7 +75,7 @@ def name_words(name: str) -> list[str]:
 
 
 def name_kind(name: str) -> str | None:
-    """ "secret", "key-like" or None (not a secret name)."""
+    """The kind of name: "secret", "key-like", "shell-folder" (`PWD`) or None (no secret)."""
     words = name_words(name)
     if not words:
         return None
