@@ -13,18 +13,21 @@ import re
 
 from pydantic import BaseModel, Field
 
-_UNQUOTED_SPACE = re.compile(r"""[ \t]+|'[^']*'|"(?:\\.|[^"\\])*"|\\.""")
+# Text in which a run of blanks can only separate words: one line, no quoting, no expansion.
+_BLANKS_ONLY_SEPARATE = re.compile(r"[^'\"\\$`{}\n\r]*")
+_BLANKS = re.compile(r"[ \t]+")
 
 
-def normalise_command(command: str) -> str:
-    """The command with runs of unquoted blanks made one space (quoted text stays exact)."""
+def step_key(command: str) -> str:
+    """What an approved plan action and a call are compared by: the exact text.
 
-    def one(match: re.Match[str]) -> str:
-        text = match.group()
-        return " " if text[0] in " \t" else text
-
-    lines = (_UNQUOTED_SPACE.sub(one, line).strip() for line in command.strip().splitlines())
-    return "\n".join(line for line in lines if line)
+    The one difference allowed is the width of blank runs on a line that has no quote, escape,
+    expansion, brace or newline: there bash reads blanks only as word separators, so `docker  rm
+    x` runs what `docker rm x` runs. Anywhere else (a here-doc, a multi-line quote, a Python body)
+    one space can change what runs, so the bytes must match."""
+    if _BLANKS_ONLY_SEPARATE.fullmatch(command):
+        return _BLANKS.sub(" ", command).strip(" \t")
+    return command
 
 
 class PlanStep(BaseModel):
@@ -82,10 +85,10 @@ class PlanState:
         """The approved step an action serves: one of its actions is exactly this command."""
         if self.approved is None:
             return None
-        wanted = normalise_command(command)
+        wanted = step_key(command)
         for number, step in enumerate(self.approved.steps, 1):
             if hosts and step.hosts and not set(hosts) <= set(step.hosts):
                 continue
-            if wanted and any(normalise_command(action) == wanted for action in step.actions):
+            if wanted and any(step_key(action) == wanted for action in step.actions):
                 return f"step {number}: {step.title}"
         return None

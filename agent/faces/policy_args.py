@@ -71,7 +71,7 @@ def add_policy_commands(sub: Any, load_settings: SettingsLoader) -> None:
         help="judge one tool call against rules and a mode: RISK allow|ask|deny — why",
         description="Judge a tool call the way the gate would once a plan is approved, and print "
         "one line: `RISK DECISION — why` (DECISION is allow, ask or deny). Rules use the "
-        'settings syntax, e.g. ssh_exec(host=spark-*, command="nvidia-smi *").',
+        'settings syntax, e.g. ssh_exec(host=spark-*, command="docker restart vllm_*").',
     )
     check.add_argument(
         "--call", required=True, metavar="JSON", help='{"tool": "ssh_exec", "input": {…}}'

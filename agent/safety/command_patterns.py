@@ -1,12 +1,20 @@
 """A rule's `command=` matched against the parsed command, never against its text.
 
-A pattern is one simple command: its first word a literal program, then words matched one by one
-(shell globs inside a word: `vllm_*`), and a final lone `*` for any further arguments
-(`nvidia-smi*` is read as `nvidia-smi *`). It covers a simple command only when both have the
-same program and subcommands (`command_path`), every word matches, and the command is plain:
-no assignment, no substitution, no redirection beyond reading or /dev/null. A line with several
-commands is covered only when each of them is, so `*` can never reach across `;`, `|`, `&&`, a
-newline or a `$(…)`.
+A pattern is one simple command: a literal program, then words matched one by one. An allow
+rule never widens:
+- each pattern word matches exactly one word of the command, so the counts must be equal (`*`
+  never adds an argument); inside a word a wildcard never matches blanks or command-language
+  structure (`word_globs`);
+- a wildcard never stands for a program or a subcommand: the command's program and subcommands
+  (`command_path`, or for a program it does not know, its first bare word), and those of every
+  command it runs in turn (`sudo X`, `docker exec c X`, `timeout 5 X`), must be written out;
+  where a word is run as a script (`sh -c`, tmux's shell command), the rule must be exact;
+- a wildcard never matches an option unless the pattern word starts with `-` (`kubectl delete
+  pod *` never covers `--all`);
+- the command is plain: no assignment, no substitution, no redirection beyond reading or
+  /dev/null; a line with several commands is covered only when each of them is.
+Deny and ask rules are the careful direction (`reaches`): there a final `*` covers any further
+arguments and a wildcard matches anything.
 """
 
 from __future__ import annotations
@@ -16,13 +24,16 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from agent.safety.shell.classifier import commands_run
 from agent.safety.shell.command_path import command_path
 from agent.safety.shell.paths import is_harmless_sink
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText
+from agent.safety.word_globs import has_wildcard, matches
 
 GLOB_CHARS = re.compile(r"([*?\[])")
 HARMLESS_REDIRECTS = frozenset({"<", "<<<"})
+BARE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
 class PatternError(ValueError):
@@ -41,7 +52,6 @@ class SimpleCommand:
 class CommandPattern:
     words: tuple[str, ...]
     any_rest: bool
-    path: tuple[str, ...]
 
     @classmethod
     def parse(cls, text: str) -> CommandPattern:
@@ -58,33 +68,60 @@ class CommandPattern:
             raise PatternError(
                 f"command pattern {text!r} may not set variables, redirect or substitute"
             )
-        words = [w.text for w in command.words]
-        any_rest = words[-1] == "*" or (words[-1].endswith("*") and not words[-1].endswith("\\*"))
-        if words[-1] == "*":
-            words = words[:-1]
-        elif any_rest:
-            words[-1] = words[-1][:-1]
-        if not words or GLOB_CHARS.search(words[0]):
+        words = tuple(w.text for w in command.words)
+        if not words or has_wildcard(words[0]):
             raise PatternError(f"command pattern {text!r} must start with a literal program name")
-        return cls(tuple(words), any_rest, command_path(words))
+        return cls(words, words[-1].endswith("*") and not words[-1].endswith("[*]"))
 
     def covers(self, command: SimpleCommand) -> bool:
+        """The allow direction: this shape of command, one word for each pattern word."""
         argv = command.argv
-        if not command.plain or isinstance(argv[0], RuntimeText) or argv[0] != self.words[0]:
+        if not command.plain or len(argv) != len(self.words):
             return False
-        if command_path(list(argv)) != self.path:
+        if any(isinstance(word, RuntimeText) for word in argv):
             return False
-        if len(argv) < len(self.words) or (len(argv) > len(self.words) and not self.any_rest):
+        wild = {i for i, pattern in enumerate(self.words) if has_wildcard(pattern)}
+        for i, (word, pattern) in enumerate(zip(argv, self.words, strict=True)):
+            if not matches(pattern, word):
+                return False
+            if i in wild and word.startswith("-") and not pattern.startswith("-"):
+                return False
+        return not wild or not wild & _fixed_words(argv)
+
+    def reaches(self, argv: list[str]) -> bool:
+        """The careful direction (deny, ask): a final `*` covers any further arguments."""
+        words = self.words[:-1] if self.words[-1] == "*" else self.words
+        if not argv or argv[0] != words[0] or len(argv) < len(words):
             return False
-        return all(
-            _word_matches(word, pattern) for word, pattern in zip(argv, self.words, strict=False)
-        )
+        if len(argv) > len(words) and not self.any_rest:
+            return False
+        return all(fnmatch.fnmatchcase(w, p) for w, p in zip(argv, words, strict=False))
 
 
-def _word_matches(word: str, pattern: str) -> bool:
-    if isinstance(word, RuntimeText):
-        return False
-    return fnmatch.fnmatchcase(word, pattern)
+def _fixed_words(argv: tuple[str, ...]) -> set[int]:
+    """Positions a wildcard may never stand at: programs and subcommands, the command's own and
+    those of each command it runs; every position when one of its words is run as a script."""
+    fixed = _path_positions(argv, 0)
+    for inner in commands_run(shlex.join(argv))[1:]:
+        offset = len(argv) - len(inner)
+        if offset <= 0 or tuple(argv[offset:]) != tuple(inner):
+            return set(range(len(argv)))
+        fixed |= _path_positions(tuple(inner), offset)
+    return fixed
+
+
+def _path_positions(argv: tuple[str, ...], offset: int) -> set[int]:
+    path = command_path(list(argv))
+    positions = {offset}
+    index = 0
+    for word in path[1:]:
+        index = next((i for i in range(index + 1, len(argv)) if argv[i] == word), index)
+        positions.add(offset + index)
+    if len(path) == 1:  # a program whose subcommands Scout does not know: its first bare word
+        first = next((i for i, w in enumerate(argv[1:], 1) if not w.startswith("-")), None)
+        if first is not None and BARE_WORD.fullmatch(argv[first]):
+            positions.add(offset + first)
+    return positions
 
 
 def simple_commands(text: str) -> list[SimpleCommand] | None:

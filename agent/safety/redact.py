@@ -1,23 +1,39 @@
 """Secret redaction, applied before anything reaches the transcript, logs, screen, model or disk.
 
-Patterns catch the shapes secrets take in this field's tools (`secret_patterns`): API tokens by
-their prefixes (Anthropic, OpenAI, Hugging Face, NGC, GitHub, GitLab, AWS, GCP, Slack, npm,
-PyPI), JWTs, PEM and PGP private keys (also a key body whose BEGIN line was cut off), crypt
-hashes, passwords in URLs, `NAME_TOKEN=`/`*_PASS=` assignments, `"password": "…"` and docker
-config `"auth"` in JSON, and password options on command lines (`--password X`, `-pX` for mysql,
-`docker login -p`). Exact values the session knows are secret (its own API key, a webhook
-secret) are replaced wherever they appear, whatever their shape. In JSON-like data a value
-under a secret-looking key is masked whole.
+Secrets are found by class, each in its own module, and only the secret is replaced:
+- exact values the session knows are secret (its API key, a webhook secret), whatever their shape;
+- private-key blocks, from BEGIN to the END of the same kind (`secret_blocks`);
+- base64 that wraps a secret (`.dockerconfigjson`, kubeconfig `client-key-data`): the blob is
+  decoded, redacted in turn, and masked whole when anything inside was a secret;
+- tokens known by their vendor's prefix (`secret_tokens`);
+- values known by where they stand: after a secret name, in a URL's userinfo, after a login,
+  in a header (`secret_patterns`, judging names with `secret_names`).
+In JSON-like data a string under a secret name is masked whole, by the same judgement of names.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from collections.abc import Iterable
 from typing import Any
 
-from agent.safety.secret_patterns import MASK, PATTERNS, SECRET_KEY
+from agent.safety.secret_blocks import mask_blocks
+from agent.safety.secret_names import MASK, holds_secret
+from agent.safety.secret_patterns import RULES
+from agent.safety.secret_tokens import TOKEN
 
 __all__ = ["MASK", "Redactor"]
+
+# Base64 of 40+ characters, on one line or wrapped (`base64` wraps at 76).
+_B64_END = r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+BASE64_BLOB = re.compile(
+    rf"(?<![A-Za-z0-9+/=_\-])(?:[A-Za-z0-9+/]{{4}}){{10,}}+{_B64_END}"
+    rf"(?:\r?\n(?:[A-Za-z0-9+/]{{4}})++{_B64_END})*(?![A-Za-z0-9+/=_\-])"
+)
+TEXT_BYTES = re.compile(r"[\t\n\r\x20-\x7e\u00a0-\uffff]*")
+MAX_DEPTH = 2  # base64 inside base64 inside text
 
 
 class Redactor:
@@ -34,12 +50,29 @@ class Redactor:
             self._known.add(secret)
 
     def text(self, value: str) -> str:
+        return self._text(value, depth=0)
+
+    def _text(self, value: str, depth: int) -> str:
         for secret in sorted(self._known, key=len, reverse=True):
             if secret in value:
                 value = value.replace(secret, MASK)
-        for pattern, replacement in PATTERNS:
-            value = pattern.sub(replacement, value)
+        value = mask_blocks(value)
+        if depth < MAX_DEPTH:
+            value = BASE64_BLOB.sub(lambda m: self._wrapped(m.group(), depth), value)
+        value = TOKEN.sub(MASK, value)
+        for rule in RULES:
+            value = rule.apply(value)
         return value
+
+    def _wrapped(self, blob: str, depth: int) -> str:
+        """A base64 blob whose decoded text holds a secret is masked whole."""
+        try:
+            inner = base64.b64decode(re.sub(r"\s", "", blob), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return blob
+        if not TEXT_BYTES.fullmatch(inner):
+            return blob
+        return MASK if self._text(inner, depth + 1) != inner else blob
 
     def data(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -47,7 +80,7 @@ class Redactor:
         if isinstance(value, dict):
             return {
                 key: MASK
-                if isinstance(item, str) and item and SECRET_KEY.fullmatch(str(key))
+                if isinstance(item, str) and item and holds_secret(str(key), item)
                 else self.data(item)
                 for key, item in value.items()
             }

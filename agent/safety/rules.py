@@ -1,14 +1,14 @@
-"""Allow / ask / deny rules for tool calls, e.g. `ssh_exec(host=spark-*, command="nvidia-smi *")`.
+"""Allow / ask / deny rules for tool calls: `ssh_exec(host=spark-*, command="docker restart x_*")`.
 
 A rule names a tool and, optionally, patterns for input fields; `a|b` lists alternatives. `host`
 matches when every host of the call does. `command` is matched against the parsed command
-(`command_patterns`): an allow rule covers a line only when each of its simple commands is covered
-by an allow rule, so it can never widen past what it names. Deny and ask rules are the careful
-direction: they match when any command the line would run (even inside `sudo` or `sh -c`) fits,
-or when the text itself does. An allow rule covers a call that sets `env` or `cwd` only if it
-names them, and a `docker_ctl` allow rule must name the action and every field the call sets.
-Rules come from the settings file and from the operator during a session; nothing the model or a
-web page says can add one.
+(`command_patterns`): an allow rule covers a line only when each of its simple commands is
+covered by an allow rule, word for word, a `*` inside one argument (README: "Rule patterns").
+Deny and ask rules are the careful direction: they match when any command the line would run
+(even inside `sudo` or `sh -c`) fits, or when the text itself does. An allow rule covers a call
+that sets `env` or `cwd` only if it names them, and a `docker_ctl` allow rule must name the
+action and every field the call sets. Rules come from the settings file and from the operator
+during a session; nothing the model or a web page says can add one.
 """
 
 from __future__ import annotations
@@ -19,13 +19,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.safety.command_patterns import (
-    CommandPattern,
-    PatternError,
-    SimpleCommand,
-    simple_commands,
-)
+from agent.safety.command_patterns import CommandPattern, PatternError, simple_commands
 from agent.safety.shell.classifier import commands_run
+from agent.safety.word_globs import matches
 
 RuleEffect = Literal["allow", "ask", "deny"]
 
@@ -85,14 +81,15 @@ class ApprovalRule:
         return cls(effect, tool, tuple(fields), source, text.strip(), command)
 
     def fits(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> bool:
-        """The tool and every field other than `command` match."""
+        """The tool and every field other than `command` match (in an allow rule, a wildcard
+        inside one value only, as in a command: `word_globs`)."""
         if not fnmatch.fnmatchcase(tool, self.tool):
             return False
         for key, pattern in self.fields:
             if key == "command":
                 continue
             values = _field_values(key, tool_input, hosts)
-            if not values or not all(_alternatives(v, pattern) for v in values):
+            if not values or not all(_field_fits(self.effect, v, pattern) for v in values):
                 return False
         return True
 
@@ -117,8 +114,11 @@ def _names_an_action(fields: list[tuple[str, str]]) -> bool:
     return bool(action) and not re.search(r"[*?\[]", action)
 
 
-def _alternatives(value: str, pattern: str) -> bool:
-    return any(fnmatch.fnmatchcase(value, option) for option in pattern.split("|"))
+def _field_fits(effect: RuleEffect, value: str, pattern: str) -> bool:
+    options = pattern.split("|")
+    if effect == "allow":
+        return any(matches(option, value) for option in options)
+    return any(fnmatch.fnmatchcase(value, option) for option in options)
 
 
 def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> list[str]:
@@ -168,13 +168,13 @@ class RuleSet:
             pattern = dict(rule.fields).get("command")
             if pattern is None or (text is not None and _any_command_fits(rule, pattern, text)):
                 return rule
+        return None
 
     def allow_for_session(self, rule_text: str) -> ApprovalRule:
         """The operator's `a` answer: allow calls exactly like this one for the session."""
         rule = ApprovalRule.parse("allow", rule_text, source="operator (this session)")
         self.add(rule)
         return rule
-        return None
 
     def covering_allows(
         self, tool: str, tool_input: dict[str, Any], hosts: list[str]
@@ -208,4 +208,4 @@ def _any_command_fits(rule: ApprovalRule, pattern: str, text: str) -> bool:
         return True
     if rule.command is None:
         return False
-    return any(rule.command.covers(SimpleCommand(tuple(argv), True)) for argv in commands_run(text))
+    return any(rule.command.reaches(argv) for argv in commands_run(text))

@@ -1,108 +1,227 @@
-"""The shapes secrets take, as (pattern, replacement) pairs applied in order by the Redactor.
+"""Secrets known by where they stand: after a secret name, in a URL, after a login, in a header.
 
-Blocks come first (private keys, including a body whose BEGIN line was cut off by output
-truncation), then tokens recognisable by their prefix, then secrets recognisable by their name:
-`NAME=value` where the name ends in a secret word (`HF_TOKEN`, `DB_PASS`, `client_secret`), JSON
-`"name": "value"` pairs, and command-line options (`--password X`, `-pX` for mysql, `docker
-login -p X`, `curl -u user:pass`). Names are matched as whole words, so `max_tokens`,
-`tokenizer` or `monkey` are left alone.
+Each rule finds a candidate and masks its value group (`val`) when `decide` agrees; a candidate
+it declines is read again from its value on, so `--from-literal=password=x` still finds the
+inner `password=`. Names are judged by `secret_names` (words, not substrings), so a rule never
+needs a list of variable names. The classes, in the order they run:
+- URL userinfo: `scheme://user:pass@host` (a password may hold `/`; the user may be empty) and a
+  token standing as the user;
+- a secret name and its value: `NAME=v`, `name: v` (YAML, headers; on a line of its own the
+  value runs to the line's end, never past it), `"name": "v"` (JSON, also escaped inside JSON),
+  `--name=v`, `--name v`, `set NAME v` as `aws configure set`, `npm config set`, `vastai set`
+  write them, `<password>v</password>`, and YAML block scalars under a secret name;
+- a bare secret word before a value shaped like a key (`AUTH hunter2secret`, `token 0f3a…`);
+- the positional arguments of `login`/`auth` commands (`wandb login KEY`, `vault login TOKEN`)
+  when shaped like a secret (a registry, URL or user name is not);
+- `Authorization:` and `Bearer`/`Basic` credentials, cookies, a JSON Web Key's private members;
+- program-specific forms: `-p` of logins and of mysql, `sshpass -p`, `ldap* -w`, `smbclient -U
+  user%pass`, `redis-cli -a`/`AUTH`, `curl -u user:pass`, netrc's `password`, `htpasswd -b`,
+  webhook URLs.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
-MASK = "[REDACTED]"
-Replacement = str | Callable[[re.Match[str]], str]
-_NOT_MASKED = r"(?!\[REDACTED\])"
-# The last word of a secret-looking name: HF_TOKEN, DB_PASS, AWS_SECRET_ACCESS_KEY, api-key.
-_SECRET_WORD = (
-    r"(?:password|passwd|passphrase|pass|pwd|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|secret[_-]?key|private[_-]?key|key|credentials?|auth|authtoken)"
+from agent.safety.secret_names import (
+    LABEL,
+    MASK,
+    holds_secret,
+    looks_secret,
+    name_kind,
+    not_a_secret,
 )
-_SECRET_NAME = rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}"
-_SECRET_KEY_NAME = (
-    rf"(?:{_SECRET_NAME}|secretaccesskey|sessiontoken|identitytoken|registrytoken|accesstoken"
-    r"|refreshtoken|clientsecret|privatekey)"
+
+Decide = Callable[[re.Match[str]], bool]
+_STEM = r"(?=[A-Za-z0-9_.\-/:]*?(?i:pass|pwd|secret|token|key|auth|cred|sig|dockerconfig))"
+_NAME = r"[A-Za-z_./][A-Za-z0-9_.\-/]*+"
+_SETTING = r"[A-Za-z_./:][A-Za-z0-9_.\-/:]*+"  # npm's `//registry.npmjs.org/:_authToken`
+_VALUE = (
+    r"(?P<val>\\\"(?:(?!\\\")[^\n])*\\\"|\"(?:\\.|[^\"\\\n])*\"|'[^'\n]*'|\$\([^()\n]*\)"
+    r"|[^\s'\",;&|}{\[][^\s'\",;&|}]*)"
 )
-SECRET_KEY = re.compile(rf"(?i){_SECRET_KEY_NAME}")
+_OPTION_VALUE = r"(?P<val>\"(?:\\.|[^\"\\\n])*\"|'[^'\n]*'|(?!-)[^\s;&|]+)"
 
-_BLOCKS: list[tuple[str, str]] = [
-    (
-        r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----.*?"
-        r"(?:-----END \1PRIVATE KEY\2-----|\Z)",
-        rf"-----BEGIN \1PRIVATE KEY\2----- {MASK} -----END \1PRIVATE KEY\2-----",
-    ),
-    (  # the body of a key whose BEGIN line was cut off: base64 lines, then the END line
-        r"(?m)(?:^|(?<=\\n))(?:[A-Za-z0-9+/=]{16,}(?:\\n|\r?\n))+[A-Za-z0-9+/=]*(?:\\n|\r?\n)?"
-        r"(?=-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----)",
-        f"{MASK}\n",
-    ),
-]
-_TOKENS: list[str] = [
-    r"\bsk-ant-[A-Za-z0-9_\-]{8,}",  # Anthropic
-    r"\bsk-[A-Za-z0-9_\-]{20,}",  # OpenAI (sk-…, sk-proj-…)
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe-style
-    r"\bhf_[A-Za-z0-9]{16,}",  # Hugging Face
-    r"\bnvapi-[A-Za-z0-9_\-]{16,}",  # NVIDIA NGC
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",  # GitHub
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",  # GitHub fine-grained
-    r"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_\-]{16,}",  # GitLab
-    r"\b(?:AKIA|ASIA|AROA|AIDA|ANPA|AGPA|AIPA|ANVA|ASCA)[A-Z0-9]{16}\b",  # AWS key ids
-    r"\bAIza[0-9A-Za-z_\-]{35}",  # GCP API key
-    r"\bya29\.[0-9A-Za-z_\-]{20,}",  # GCP OAuth access token
-    r"\bxox[abeprs]-[A-Za-z0-9\-]{10,}",  # Slack
-    r"\bxapp-[A-Za-z0-9\-]{10,}",  # Slack app-level
-    r"\bnpm_[A-Za-z0-9]{30,}",  # npm
-    r"\bpypi-[A-Za-z0-9_\-]{40,}",  # PyPI
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # JWT
-    r"\$(?:1|2[abxy]?|5|6|y|gy|7|sha1|md5|argon2(?:id|i|d))\$[A-Za-z0-9./+=$,\-]{8,}",  # crypt
-]
-_PAIRS: list[tuple[str, Replacement]] = [
-    (  # webhook URLs carry their secret in the path
-        r"(https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks))/[A-Za-z0-9/_\-]+",
-        rf"\1/{MASK}",
-    ),
-    (r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=\-]{8,}", rf"\1 {MASK}"),
-    (
-        r"(?i)\b(x-api-key|authorization|x-auth-token|private-token)(\s*[=:]\s*)"
-        r"(?!bearer\b|basic\b|token\b)[^\s'\"]{8,}",
-        rf"\1\2{MASK}",
-    ),
-    (  # a scheme starts only where a run of scheme characters starts: one scan, not one per letter
-        r"(?<![a-zA-Z0-9+.\-])([a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'\"]+:)[^@\s/'\"]+@",
-        rf"\1{MASK}@",
-    ),
-    (  # NAME=value, NAME: value, "name": "value" (JSON, docker config "auth"), --name=value
-        rf"(?i)(?<![A-Za-z0-9_.\-])((?:--?)?{_SECRET_KEY_NAME}['\"]?\s*[=:]\s*)(?:(\")"
-        rf"{_NOT_MASKED}(?:\\.|[^\"\\\n])+\"|(')[^'\n]+'|{_NOT_MASKED}[^\s'\",;&|}}]+)",
-        lambda m: f"{m[1]}{m[2] or m[3] or ''}{MASK}{m[2] or m[3] or ''}",
-    ),
-    (  # --password X, --token X (a value that is not the next option)
-        rf"(?i)(?<![A-Za-z0-9_.\-])(--?{_SECRET_NAME}\s+){_NOT_MASKED}(?!-)[^\s;&|]+",
-        rf"\1{MASK}",
-    ),
-    (  # mysql family: -pSECRET (attached) and docker/podman/helm login -p SECRET
-        r"(?i)(\b(?:mysql\w*|mariadb[\w\-]*)(?:\s+[^\s|;&]+){0,12}?\s+-p)(?!\[REDACTED\])[^\s\-]\S*",
-        rf"\1{MASK}",
-    ),
-    (
-        r"(?i)(\b(?:docker|podman|nerdctl|helm|oras|skopeo|buildah)(?:\s+[^\s|;&]+){0,6}?"
-        r"\s+login\b(?:\s+[^\s|;&]+){0,12}?\s+-p\s*)(?!\[REDACTED\])\S+",
-        rf"\1{MASK}",
-    ),
-    (r"(\bsshpass\s+-p\s*)(?!\[REDACTED\])\S+", rf"\1{MASK}"),
-    (r"(\bredis-cli(?:\s+[^\s|;&]+){0,12}?\s+-a\s+)(?!\[REDACTED\])\S+", rf"\1{MASK}"),
-    (r"((?:\s-u\s*|--user[=\s])[^:\s'\"]+:)(?!\[REDACTED\])[^\s'\"]+", rf"\1{MASK}"),
-    (  # netrc: machine … login … password SECRET
-        r"(?im)((?:^|\blogin\s+\S+\s+)\s*(?:password|passwd)\s+)(?!\[REDACTED\])\S+",
-        rf"\1{MASK}",
-    ),
-]
 
-PATTERNS: list[tuple[re.Pattern[str], Replacement]] = [
-    *((re.compile(p, re.S), r) for p, r in _BLOCKS),
-    *((re.compile(p), MASK) for p in _TOKENS),
-    *((re.compile(p), r) for p, r in _PAIRS),
+@dataclass(frozen=True)
+class Rule:
+    """A candidate pattern with a `val` group, masked where `decide` says it holds a secret;
+    or, with `rewrite`, a match rewritten whole (for forms with several secrets)."""
+
+    pattern: re.Pattern[str]
+    decide: Decide
+    rewrite: Callable[[re.Match[str]], str] | None = None
+
+    def apply(self, text: str) -> str:
+        if self.rewrite is not None:
+            return self.pattern.sub(self.rewrite, text)
+        out: list[str] = []
+        pos = 0
+        while (m := self.pattern.search(text, pos)) is not None:
+            if m["val"] is None or m["val"].startswith(MASK) or not self.decide(m):
+                resume = m.start("val") if m["val"] is not None else m.start()
+                out.append(text[pos : max(resume, m.start() + 1)])
+                pos = max(resume, m.start() + 1)
+                continue
+            out += [text[pos : m.start("val")], _masked(m["val"])]
+            pos = m.end("val")
+        out.append(text[pos:])
+        return "".join(out)
+
+
+def _masked(value: str) -> str:
+    for quote in ('\\"', '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return f"{quote}{MASK}{quote}"
+    return MASK
+
+
+def _unquoted(value: str) -> str:
+    for quote in ('\\"', '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return value[len(quote) : -len(quote)]
+    return value
+
+
+def _named(m: re.Match[str]) -> bool:
+    return holds_secret(m["name"], _unquoted(m["val"]))
+
+
+def _shaped(m: re.Match[str]) -> bool:
+    return name_kind(m["name"]) is not None and looks_secret(m["val"])
+
+
+def _always(m: re.Match[str]) -> bool:
+    return not not_a_secret(_unquoted(m["val"]))
+
+
+def _url_password(m: re.Match[str]) -> bool:
+    """`host:8000/path@v2` is a port and a path, not a user and a password."""
+    return not re.fullmatch(r"\d{1,5}(?:[/?#].*)?", m["val"], re.S)
+
+
+def _credential(m: re.Match[str]) -> bool:
+    """A credential after `Bearer`; a plain word there is prose (`Bearer authentication`)."""
+    return not not_a_secret(m["val"]) and not LABEL.fullmatch(m["val"])
+
+
+_LOGIN_WORD_SKIPS = frozenset({"-u", "--username", "--user", "-e", "--email", "--host",
+                               "--server", "--region", "--profile", "-a", "--address", "-n",
+                               "--namespace", "--method", "--path"})  # fmt: skip
+
+
+def _login_positionals(m: re.Match[str]) -> str:
+    """A login's arguments that are secrets: not options or their values, shaped like a key."""
+    parts = re.split(r"([ \t]+)", m["args"])
+    for i in range(0, len(parts), 2):
+        word, previous = parts[i], parts[i - 2] if i >= 2 else ""
+        if previous not in _LOGIN_WORD_SKIPS and "=" not in word and looks_secret(word):
+            parts[i] = MASK
+    return m["verb"] + "".join(parts)
+
+
+def _cookie_values(m: re.Match[str]) -> str:
+    """Every cookie's value (Set-Cookie: only the first pair; the rest are attributes)."""
+    pairs = m["pairs"].split(";")
+    for i, pair in enumerate(pairs[:1] if m["set"] else pairs):
+        name, sep, value = pair.partition("=")
+        if sep and value.strip() and not not_a_secret(value):
+            pairs[i] = f"{name}={MASK}"
+    return m["head"] + ";".join(pairs)
+
+
+def _in_jwk(m: re.Match[str]) -> bool:
+    return '"kty"' in m.string[max(0, m.start() - 4000) : m.end() + 4000]
+
+
+def _rule(pattern: str, decide: Decide = _always) -> Rule:
+    return Rule(re.compile(pattern), decide)
+
+
+_SCHEME = r"(?<![A-Za-z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://"
+RULES: list[Rule] = [
+    # URL userinfo: a password (which may hold '/') or a token standing as the user.
+    _rule(rf"{_SCHEME}[^:/?#\s@'\"<>]*:(?P<val>[^\s'\"@<>]+)@(?=[\w\[])", _url_password),
+    _rule(
+        rf"{_SCHEME}(?P<val>[^:/?#\s@'\"<>]{{20,}})@(?=[\w\[])", lambda m: looks_secret(m["val"])
+    ),
+    # Webhook URLs carry their secret in the path.
+    _rule(r"https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks)/(?P<val>[\w/\-]+)"),
+    # A YAML block scalar under a secret name: its indented lines.
+    _rule(
+        rf"(?m)^(?P<indent>[ \t]*)[\"']?(?P<name>{_STEM}{_NAME})[\"']?[ \t]*:[ \t]*[|>][-+0-9]*"
+        r"[ \t]*\r?\n(?P<val>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)",
+        lambda m: name_kind(m["name"]) is not None,
+    ),
+    # A YAML or ini line `name: v w` / `name = v w`: an unquoted value runs to the line's end.
+    _rule(
+        rf"(?m)^[ \t]*(?:-[ \t]+)?(?P<name>{_STEM}{_NAME})(?:[ \t]*:|[ \t]*=)[ \t]+"
+        r"(?P<val>[^\s\"'#|>{\[&*!][^\n]*?)(?=[ \t]*(?:\r?$|[ \t]#))",
+        _named,
+    ),
+    # NAME=v, name: v, "name": "v", \"name\": \"v\", --name=v (never past the end of a line).
+    _rule(
+        rf"(?<![A-Za-z0-9_.\-])(?P<q>\\?[\"']?)(?P<name>(?:--?)?{_STEM}{_NAME})(?P=q)"
+        rf"(?:[ \t]*:[ \t]*|=|[ \t]+=[ \t]*){_VALUE}",
+        _named,
+    ),
+    # <password>v</password> (Maven settings, XML configs); a plist's <key> names, it holds nothing.
+    _rule(
+        rf"<(?P<name>{_STEM}[A-Za-z_][\w.\-]*+)>(?P<val>[^<\n]+)</(?P=name)>",
+        lambda m: name_kind(m["name"]) == "secret" and _named(m),
+    ),
+    # --name value
+    _rule(rf"(?<![\w.\-])(?P<name>--?{_STEM}[A-Za-z][\w.\-]*+)[ \t]+{_OPTION_VALUE}", _named),
+    # set NAME value (aws configure set, npm/yarn/git config set, vastai set api-key)
+    _rule(
+        rf"(?i)\b(?:set|add|put|config(?:[ \t]+--[\w-]+)*)[ \t]+(?P<name>{_STEM}{_SETTING})"
+        rf"[ \t]+{_OPTION_VALUE}",
+        _named,
+    ),
+    # A bare secret word before a key-shaped value: AUTH s3cretPassw0rd, add-authtoken 2b3c…
+    _rule(
+        rf"(?<![\w.\-/:$=])(?P<name>{_STEM}[A-Za-z_][\w.\-]*+)[ \t]+(?P<val>[^\s'\"<>;&|]{{8,}})",
+        _shaped,
+    ),
+    # The positional arguments of a login: wandb login KEY, vault login TOKEN.
+    Rule(
+        re.compile(r"(?P<verb>\b(?:login|auth)\b)(?P<args>[^\S\n]+[^\n;&|]*)"),
+        _always,
+        _login_positionals,
+    ),
+    # Authorization headers and their schemes.
+    _rule(r"(?i)\b(?:bearer|basic)[ \t]+(?P<val>[A-Za-z0-9._~+/=\-]{8,})", _credential),
+    _rule(
+        r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z]+[ \t]+)?"
+        r"(?P<val>[^\s'\",]{8,})",
+    ),
+    # Cookies carry sessions: every value of a Cookie or Set-Cookie header.
+    Rule(
+        re.compile(r"(?im)^(?P<head>[ \t]*(?P<set>set-)?cookie[ \t]*:)(?P<pairs>[^\n]*)"),
+        _always,
+        _cookie_values,
+    ),
+    # The private members of a JSON Web Key (d, p, q, dp, dq, qi; k of a symmetric key).
+    _rule(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:[ \t]*(?P<val>"[A-Za-z0-9_\-]{16,}")', _in_jwk),
+    # Program-specific password arguments.
+    _rule(
+        r"(?i)\b(?:mysql\w*|mariadb[\w\-]*)(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p(?P<val>[^\s\-]\S*)"
+    ),
+    _rule(r"\blogin\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p[ \t]*(?P<val>[^\s;&|]+)"),
+    _rule(r"\bsshpass[ \t]+-p[ \t]*(?P<val>\S+)"),
+    _rule(r"\bldap\w+\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-w[ \t]*(?P<val>[^\s;&|]+)"),
+    _rule(r"\b(?:smb\w*|rpcclient|mount\.cifs)\b[^\n;&|]*?[ \t]-U[ \t]*[^%\s]+%(?P<val>\S+)"),
+    _rule(r"\bredis-cli\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-a[ \t]+(?P<val>\S+)"),
+    _rule(r"\bredis-cli\b[^\n;&|]*?\bAUTH[ \t]+(?:[^\s;&|]+[ \t]+)?(?P<val>[^\s;&|]+)"),
+    _rule(r"(?:[ \t]-[uU][ \t]*|--(?:proxy-)?user[= \t])[^:\s'\"]*:(?P<val>[^\s'\"]+)"),
+    _rule(
+        r"(?i)\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*"
+        r"\s+password\s+(?P<val>\S+)"
+    ),
+    _rule(
+        r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*?-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+"
+        r"(?P<val>\S+)"
+    ),
 ]

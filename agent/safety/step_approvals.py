@@ -1,8 +1,9 @@
 """Approve once, exactly: a plan's steps approved as written become single-use approvals.
 
 When the operator approves a plan *with its steps*, each action of each step on each of its
-hosts becomes one approval bound to (tool, host, normalised command, no env, no cwd). A call that
-is exactly the next one in the plan uses its approvals up and runs without a question; anything
+hosts becomes one approval bound to (tool, host, the exact command, no env, no cwd): bytes, not
+a normal form (`tools.plan.step_key`), so no here-doc, quote or indentation can differ. A call
+that is exactly the next one in the plan uses its approvals up and runs without a question; anything
 else (one flag, one host, an env, a step out of order) asks as usual. After a call that used a
 step approval fails, the rest are withdrawn: from then on everything asks. Asking per step stays
 the default; this only happens when the operator chose it. Steps stay sequential: while one
@@ -19,7 +20,7 @@ from pydantic import BaseModel
 from tools.base import ToolResult
 from tools.docker.commands import build_command
 from tools.docker.params import DockerCtlInput
-from tools.plan import Plan, normalise_command
+from tools.plan import Plan, step_key
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,15 @@ class StepCall:
 
 
 def call_parts(tool: str, params: BaseModel, hosts: list[str]) -> list[tuple[str, str]] | None:
-    """(host, normalised command) for each host a call runs a command on; None if it cannot be
+    """(host, command key) for each host a call runs a command on; None if it cannot be
     a plan action as written (another tool, or an env or cwd that no plan action carries)."""
     if tool == "ssh_exec":
         data: dict[str, Any] = params.model_dump()
         if data.get("env") or data.get("cwd") or not isinstance(data.get("command"), str):
             return None
-        return [(host, normalise_command(data["command"])) for host in hosts]
+        return [(host, step_key(data["command"])) for host in hosts]
     if tool == "docker_ctl" and isinstance(params, DockerCtlInput):
-        return [(params.host, normalise_command(build_command(params)))]
+        return [(params.host, step_key(build_command(params)))]
     return None
 
 
@@ -52,7 +53,7 @@ class StepApprovals:
             if not step.hosts:
                 break  # no host says where its actions run: from here on, each asks
             self.pending += [
-                StepCall(number, index, host, normalise_command(action))
+                StepCall(number, index, host, step_key(action))
                 for index, action in enumerate(step.actions)
                 for host in step.hosts
             ]

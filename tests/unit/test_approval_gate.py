@@ -126,7 +126,7 @@ async def test_plan_mode_runs_only_read_only(tmp_path):
 
 
 async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
-    rules = RuleSet.from_config({"allow": ["ssh_exec(command=docker run*)"]})
+    rules = RuleSet.from_config({"allow": ["ssh_exec(command=docker run *)"]})
     g, approver, _ = gate(mode="ci", rules=rules, answers=[("approved", "")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     destructive = await g.check(prepared("rm -rf /x", tmp_path=tmp_path))
@@ -153,7 +153,7 @@ async def test_deny_rule_beats_allow_and_read_only(tmp_path):
 
 async def test_operator_session_allow_skips_the_question_next_time(tmp_path):
     g, approver, _ = gate(answers=[("approved", "")])
-    g.rules.allow_for_session('ssh_exec(host=spark-a, command="docker run*")')
+    g.rules.allow_for_session('ssh_exec(host=spark-a, command="docker run *")')
     assert (await g.check(prepared("docker run y", tmp_path=tmp_path))).allowed
     assert approver.seen == []
 

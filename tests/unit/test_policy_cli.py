@@ -108,12 +108,14 @@ def test_check_a_pull_rule_does_not_allow_a_privileged_run(capsys):
 
 def test_check_with_rules_and_modes(capsys):
     call = {"tool": "ssh_exec", "input": {"host": "spark-a", "command": "nvidia-smi -pm 1"}}
-    rule = ["--allow", 'ssh_exec(host=spark-*, command="nvidia-smi *")']
+    rule = ["--allow", 'ssh_exec(host=spark-*, command="nvidia-smi -pm *")']
     assert check(capsys, call, *rule, "--mode", "auto-safe").startswith("mutating allow")
     assert check(capsys, call, *rule).startswith("mutating ask")  # ask mode: settings rules ask
     assert check(capsys, call, "--mode", "ci").startswith("mutating deny — needs a human")
     denied = check(capsys, call, "--deny", 'ssh_exec(command="nvidia-smi *")')
     assert denied.startswith("mutating deny — denied by rule")
+    wider = {"tool": "ssh_exec", "input": {"host": "spark-a", "command": "nvidia-smi drain -r 1"}}
+    assert check(capsys, wider, *rule, "--mode", "auto-safe").split(" — ")[0].endswith("ask")
 
 
 @pytest.mark.parametrize(

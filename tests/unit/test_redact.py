@@ -116,3 +116,15 @@ def test_secret_looking_keys_are_masked_in_data():
         "env": {"HF_TOKEN": MASK, "CUDA_VISIBLE_DEVICES": "0"},
         "max_tokens": 64,
     }
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["RSA PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY",
+     "ENCRYPTED PRIVATE KEY"],
+)  # fmt: skip
+def test_scout_redact_keeps_every_line_after_a_private_key(monkeypatch, tmp_path, capsys, kind):
+    """Issue 24.3: the block is masked and nothing after it is lost."""
+    text = f"before\n-----BEGIN {kind}-----\nMIIE\n-----END {kind}-----\nafter 1\nafter 2\n"
+    out = scout_redact(monkeypatch, tmp_path, text, capsys)
+    assert out == f"before\n-----BEGIN {kind}----- {MASK} -----END {kind}-----\nafter 1\nafter 2\n"

@@ -2,18 +2,19 @@
 
 The action sets the floor (listing reads, `run` changes, `rm` destroys). Flags that hand the host
 to the container are destructive: `--privileged`, `--pid host`, `--cap-add`, unconfined security
-profiles, block devices, and host mounts of `/`, `/etc`, `/root`, `/boot`, system trees or the
-Docker socket. The command `exec` or `run` would start is judged by the shell judge, with the
-call's environment. The same mount and flag checks serve the shell classifier's `docker run`.
+profiles, and any mount or device beyond the allow-list of `host_access` (named volumes, the HF
+cache, model folders, the GPUs and RDMA devices). The command `exec` or `run` would start is
+judged by the shell judge, with the call's environment. The same mount and flag checks serve the
+shell classifier's `docker run`.
 """
 
 from __future__ import annotations
 
-import posixpath
 import shlex
 from collections.abc import Iterable
 
 from tools.base import Risk, RiskAssessment
+from tools.docker.host_access import device_problem, mount_problem
 from tools.docker.params import DockerCtlInput
 from tools.shell_judge import ShellJudge
 
@@ -32,47 +33,6 @@ ACTION_RISK: dict[str, Risk] = {
     "rm": Risk.DESTRUCTIVE,
     "rmi": Risk.DESTRUCTIVE,
 }
-# Host paths a container must not get: the whole path or anything under it.
-SENSITIVE_TREES = ("/etc", "/root", "/boot", "/proc", "/sys", "/usr", "/bin", "/sbin", "/lib",
-                   "/lib64", "/var/lib/docker", "/var/lib/kubelet", "/var/spool/cron")  # fmt: skip
-# Host paths a container must not get whole (their subfolders are ordinary data).
-SENSITIVE_EXACT = ("/", "/home", "/var", "/var/lib", "/run", "/var/run", "/dev", "/opt", "/srv",
-                   "/mnt", "~", "$HOME", "${HOME}")  # fmt: skip
-HARMLESS_MOUNTS = ("/etc/localtime", "/etc/timezone", "/dev/shm", "/dev/infiniband")
-BLOCK_DEVICES = ("/dev/sd", "/dev/nvme", "/dev/vd", "/dev/hd", "/dev/xvd", "/dev/mmcblk",
-                 "/dev/md", "/dev/dm-", "/dev/loop", "/dev/mapper", "/dev/mem", "/dev/kmem",
-                 "/dev/port", "/dev/disk")  # fmt: skip
-
-
-def host_mount_problem(spec: str) -> str | None:
-    """Why mounting `-v SRC:DST[:opts]` (or a `--mount` source) hands the host over, if it does."""
-    source = spec.split(":", 1)[0] if not spec.startswith("type=") else _mount_source(spec)
-    if not source or not source.startswith(("/", "~", "$")):
-        return None  # a named volume
-    if source.endswith("docker.sock"):
-        return f"mounts the Docker socket ({source}), which controls every container"
-    clean = source if source.startswith(("~", "$")) else posixpath.normpath(source)
-    if clean in HARMLESS_MOUNTS:
-        return None
-    if clean in SENSITIVE_EXACT:
-        return f"mounts the host's {clean} into the container"
-    if any(clean == tree or clean.startswith(tree + "/") for tree in SENSITIVE_TREES):
-        return f"mounts the host's {clean} into the container"
-    return None
-
-
-def _mount_source(spec: str) -> str:
-    fields = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
-    if fields.get("type", "volume") != "bind":
-        return ""
-    return fields.get("source") or fields.get("src") or ""
-
-
-def device_problem(device: str) -> str | None:
-    path = device.split(":", 1)[0]
-    if path.startswith(BLOCK_DEVICES):
-        return f"gives the container the host's {path}"
-    return None
 
 
 def run_flag_problems(
@@ -95,7 +55,7 @@ def run_flag_problems(
     for option in security_opt:
         if "unconfined" in option or "disable" in option:
             problems.append(f"--security-opt {option} turns a protection off")
-    problems += [p for spec in volumes if (p := host_mount_problem(spec))]
+    problems += [p for spec in volumes if (p := mount_problem(spec))]
     problems += [p for device in devices if (p := device_problem(device))]
     return problems
 
