@@ -68,6 +68,11 @@ async def run_step_job(
     if record is None:
         why = outcome.unreachable.get(step.host, "no status")
         return None, f"job {name} on {step.host}: {why}; it may still be running (job_status)"
+    if outcome.reason == "waiting" and record.progress is not None:
+        return None, (
+            f"job {name} on {step.host} is stuck waiting: {record.progress.waiting} (it keeps "
+            "running; fix what it waits on, or stop it with job_stop)"
+        )
     if outcome.reason == "timeout":
         return None, (
             f"job {name} still running after {wait_s:g} s (it keeps running; follow it with "

@@ -56,7 +56,7 @@ def read_docker_pull(tail: str, milestones: str) -> Progress:
             states[layer] = state
         if match["done"] and match["total"]:
             sizes[layer] = (size_bytes(match["done"]) or 0, size_bytes(match["total"]) or 0)
-    lines = said_lines(tail)
+    lines = said_lines(milestones + "\n" + tail)
     finished = next((m["ref"] for line in lines if (m := _FINISHED.match(line.strip()))), None)
     done = sum(1 for s in states.values() if s in _DONE_STATES)
     facts: dict[str, object] = {"layers_done": done, "layers_total": len(states)}

@@ -30,7 +30,8 @@ _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 
 def waiting_on(lines: list[str]) -> str | None:
     """Why the job is stuck waiting, from its screen lines; None when it is not."""
-    said = [peel(line).text for line in lines[-200:]]
+    # a line read twice (a milestone that is also in the tail) is one line: it keeps its stamp
+    said = [peel(line).text for line in dict.fromkeys(lines[-200:])]
     said = [text for text in said if text.strip()]
     last = next((i for i in range(len(said) - 1, -1, -1) if _WAIT.search(said[i])), None)
     if last is None or last < len(said) - LATEST:
