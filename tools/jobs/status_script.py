@@ -132,7 +132,7 @@ PROGRAM = (
     .replace("@COMMAND@", str(COMMAND_CHARS))
 )
 PROGRAM_FILE = f".status-{hashlib.sha256(PROGRAM.encode()).hexdigest()[:12]}.awk"
-NOPROGRAM = "noprogram"
+NO_PROGRAM = "noprogram"
 
 
 def install_program() -> str:
@@ -184,7 +184,7 @@ def status_script(
     lines = [f'R="{JOB_ROOT}"']
     if not inline:
         lines.append(
-            f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NOPROGRAM}; exit 0; }}'
+            f'[ -r "$R/{PROGRAM_FILE}" ] || {{ echo {shlex.quote(token)} {NO_PROGRAM}; exit 0; }}'
         )
     exports = " ".join(
         f"{key}={shlex.quote(value)}" for key, value in status_env(token, until).items()
