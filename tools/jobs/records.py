@@ -154,7 +154,8 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
 
 def _whole_lines(tail: str, log_bytes: int | None) -> str:
     """The tail without its first line when the cut fell inside it: a line without its start
-    has lost who said it and at what level (a WARNING's end is no error)."""
-    if log_bytes is not None and log_bytes > len(tail) + 1 and "\n" in tail.rstrip("\n"):
-        return tail.split("\n", 1)[1]
-    return tail
+    has lost who said it and at what level (a WARNING's end is no error). A progress bar's line
+    (states rewritten with \\r) keeps its last states at its end, so it stays."""
+    first, newline, rest = tail.partition("\n")
+    cut = log_bytes is not None and log_bytes > len(tail) + 1
+    return rest if cut and newline and rest.strip() and "\r" not in first else tail

@@ -50,7 +50,8 @@ class CpuFacts(FactGroup):
 
 
 class MemoryFacts(FactGroup):
-    """On unified memory (GB10) the GPU's budget is MemAvailable; otherwise it is GPU memory."""
+    """On unified memory (GB10) the GPU's budget is MemAvailable; otherwise it is GPU memory.
+    A host where no GPU was seen has no budget for a model: its RAM is not GPU memory."""
 
     total_bytes: int | None = None
     available_bytes: int | None = None
@@ -60,11 +61,14 @@ class MemoryFacts(FactGroup):
     gpu_free_bytes: int | None = None
     swap_total_bytes: int | None = None
     swap_used_bytes: int | None = None  # swap in use on a Spark means memory was already short
+    gpu_count: int | None = None  # GPUs seen; 0 when nvidia-smi shows none or is missing
 
     @computed_field
     @property
     def budget_bytes(self) -> int | None:
-        """Memory a model can use on this host."""
+        """Memory a model can use on this host (None without a GPU, or when unknown)."""
+        if self.gpu_count == 0:
+            return None
         if self.unified_memory or self.gpu_total_bytes is None:
             return self.available_bytes
         return self.gpu_free_bytes

@@ -69,9 +69,12 @@ def _str(value: object) -> str | None:
 
 
 def read_memory(
-    reader: SectionReader, unified: bool, gpu_memory: tuple[int | None, int | None]
+    reader: SectionReader,
+    unified: bool,
+    gpu_memory: tuple[int | None, int | None],
+    gpu_count: int | None = None,
 ) -> MemoryFacts:
-    group = MemoryFacts(unified_memory=unified)
+    group = MemoryFacts(unified_memory=unified, gpu_count=gpu_count)
     group.gpu_total_bytes, group.gpu_free_bytes = gpu_memory
     meminfo = reader.read(group, "meminfo", p.parse_meminfo)
     if meminfo is not None:
