@@ -81,6 +81,7 @@ class Gpu(_Model):
     perf: str = "P8"
     display_active: bool = False
     processes: list[GpuProcess] = Field(default_factory=list)
+    link: str | None = None  # several GPUs: `nvidia-smi topo -m`'s cell between them (NV18)
 
 
 class Memory(_Model):

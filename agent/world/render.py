@@ -65,7 +65,9 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
         facts.toolkit.nvcc_on_path
     ]
     lines = [
-        f"  GPU {len(gpu.gpus)}× {gpus} · driver {_or_unknown(gpu.driver_version)} · "
+        f"  GPU {len(gpu.gpus)}× {gpus}"
+        + (f" ({gpu.interconnect_detail})" if gpu.interconnect_detail else "")
+        + f" · driver {_or_unknown(gpu.driver_version)} · "
         f"CUDA {_or_unknown(gpu.cuda_version)} · {nvcc}"
     ]
     kind = "unified" if mem.unified_memory else "host"

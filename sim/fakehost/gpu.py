@@ -273,6 +273,18 @@ _TOPO_LEGEND = "\n".join(
 )
 
 
+def render_gpu_matrix(state: dict[str, Any]) -> str:
+    """Several GPUs joined by the scenario's `gpu.link` (NV18: an HGX H100 board's NVSwitch), as
+    an 8×H100 VM printed it (tests/fixtures/recon/generic_nvidia-smi_topo_m_8xh100_nv18.txt)."""
+    count, link, cpus = state["gpu"]["count"], state["gpu"]["link"], state["cpus"]
+    names = [f"GPU{i}" for i in range(count)]
+    lines = ["\t" + "\t".join([*names, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"])]
+    for i, name in enumerate(names):
+        cells = [" X " if j == i else link for j in range(count)]
+        lines.append("\t".join([name, *cells, f"0-{cpus - 1}", "0", "", "N/A"]))
+    return "\n".join(lines) + "\n" + _TOPO_LEGEND
+
+
 def render_topo(state: dict[str, Any]) -> str:
     nics = sorted(
         (n for n in state["nics"].values() if n.get("rdma_dev")), key=lambda n: n["pci"] or ""
@@ -302,6 +314,9 @@ def run_nvidia_smi(args: list[str], state: dict[str, Any]) -> int:
                 "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
             )
             return 2
+        if state["gpu"]["count"] > 1 and state["gpu"].get("link"):
+            sys.stdout.write(render_gpu_matrix(state))
+            return 0
         if state["gpu"]["count"] > 1:
             sys.stderr.write(
                 "nvidia-smi topo -m: this simulated host does not model the NVLink/PCIe topology "

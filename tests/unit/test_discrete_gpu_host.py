@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from agent.world.render import host_block
 from tests.support.captured_host import host_from
+from tests.support.captures import capture
 from tools.checks import GB, compute_findings
+from tools.checks.budget import NodeBudget
+from tools.checks.fabric import PairLink
+from tools.checks.layout import LayoutRequest, choose_layout
+from tools.recon.parsers import parse_nvidia_smi_topo
 
 H200 = {
     "nvidia-smi": "h200_nvidia-smi.txt",
@@ -58,3 +63,38 @@ def test_a_host_without_a_gpu_has_no_gpu_memory_for_a_model() -> None:
     assert cpu_only.memory.budget_bytes is None and cpu_only.memory.gpu_count == 0
     assert not _kinds(findings, "memory_available")
     assert not any("available for a model" in f.message for f in findings)
+
+
+def test_an_8_gpu_hosts_nvlink_matrix_is_read_into_its_facts() -> None:
+    """The rows and processes of an 8-GPU host are read in test_sim_h100_formats and on the
+    simulated HGX pair (tests/integration/test_layouts_sim.py); here the real NV18 matrix."""
+    topology = parse_nvidia_smi_topo(capture("generic_nvidia-smi_topo_m_8xh100_nv18.txt"))
+    node = NodeBudget("hgx", 600 * GB, 650 * GB, gpus=8, gpu_link=topology.detail)
+
+    layout = choose_layout(LayoutRequest(400 * GB), [node], _no_link)
+
+    assert (topology.gpus, topology.interconnect, len(topology.links)) == (8, "nvlink", 28)
+    assert (layout.tensor_parallel, layout.pipeline_parallel) == (8, 1)
+    assert layout.why_split.endswith("within a node: NV18 between all 8 GPUs")
+
+
+def test_gpus_linked_only_over_pcie_are_said_to_cost_the_all_reduce() -> None:
+    topology = parse_nvidia_smi_topo(capture("generic_nvidia-smi_topo_m_4gpu_pcie_only.txt"))
+    node = NodeBudget("box", 300 * GB, 320 * GB, gpus=4, gpu_link=topology.detail,
+                      pcie_only=topology.interconnect == "pcie")  # fmt: skip
+
+    layout = choose_layout(LayoutRequest(100 * GB), [node], _no_link)
+
+    assert topology.interconnect == "pcie" and layout.tensor_parallel == 4
+    assert "PCIe only between its 4 GPUs (PHB, SYS)" in layout.why_split
+    assert "all-reduce crosses PCIe" in layout.why_split
+
+
+def test_one_gpu_has_no_interconnect_to_report() -> None:
+    h200 = host_from("h200", {**H200, "nvidia-smi-topo": "h200_nvidia-smi_topo.txt"})
+
+    assert h200.gpu.interconnect is None and "topo" not in (h200.gpu.problem or "")
+
+
+def _no_link(_a: str, _b: str) -> PairLink:
+    raise AssertionError("a one-node layout asks about no link")

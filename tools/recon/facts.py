@@ -99,6 +99,10 @@ class GpuFacts(FactGroup):
     cuda_version: str | None = None
     gpus: list[Gpu] = Field(default_factory=list)
     processes: list[GpuProcessFact] = Field(default_factory=list)
+    # how the GPUs reach each other (`nvidia-smi topo -m`): "nvlink", "pcie", "mixed"; None with
+    # one GPU or unknown; `interconnect_detail` says it as a person would ("NV18 between all 8")
+    interconnect: str | None = None
+    interconnect_detail: str | None = None
 
 
 class ToolkitFacts(FactGroup):

@@ -68,6 +68,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("nvidia-smi", "nvidia-smi"),
     ("nvidia-smi-list", "nvidia-smi -L"),
     ("nvidia-smi-query", f"nvidia-smi --query-gpu={GPU_QUERY_FIELDS} --format=csv"),
+    ("nvidia-smi-topo", "nvidia-smi topo -m"),
     ("nvcc", "nvcc --version"),
     (
         "cuda-nvcc",

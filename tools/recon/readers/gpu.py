@@ -50,6 +50,13 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
             )
     elif listing:
         group.gpus = [Gpu(index=e.index, name=e.name, uuid=e.uuid) for e in listing]
+    if len(group.gpus) > 1:
+        topology = reader.read(group, "nvidia-smi-topo", p.parse_nvidia_smi_topo)
+        if topology is not None and topology.interconnect is not None:
+            group.interconnect, group.interconnect_detail = (
+                topology.interconnect,
+                topology.detail,
+            )
     if group.driver_version is None and query is not None and query.rows:
         group.driver_version = _str(query.rows[0].get("driver_version"))
     unified = any(not gpu.memory_supported or "GB10" in gpu.name for gpu in group.gpus)
