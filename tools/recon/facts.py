@@ -62,6 +62,7 @@ class MemoryFacts(FactGroup):
     swap_total_bytes: int | None = None
     swap_used_bytes: int | None = None  # swap in use on a Spark means memory was already short
     gpu_count: int | None = None  # GPUs seen; 0 when nvidia-smi shows none or is missing
+    earlyoom_running: bool | None = None  # it kills the biggest process when memory runs low
 
     @computed_field
     @property
@@ -82,6 +83,9 @@ class Gpu(BaseModel):
     memory_total_bytes: int | None = None
     memory_used_bytes: int | None = None
     memory_supported: bool = True
+    faulted: bool = False  # nvidia-smi reads ERR! in its cells: the driver lost it
+    mig_mode: str | None = None  # "Enabled", "Disabled"; None where MIG does not exist
+    mig_instances: list[str] = Field(default_factory=list)  # profiles, e.g. ["3g.40gb", …]
 
 
 class GpuProcessFact(BaseModel):
@@ -103,6 +107,9 @@ class GpuFacts(FactGroup):
     # one GPU or unknown; `interconnect_detail` says it as a person would ("NV18 between all 8")
     interconnect: str | None = None
     interconnect_detail: str | None = None
+    unreachable: list[str] = Field(default_factory=list)  # the driver's line per GPU it lost
+    pci_gpus: int | None = None  # NVIDIA GPUs lspci lists (None: lspci not read)
+    xid_events: list[str] = Field(default_factory=list)  # kernel log `NVRM: Xid` lines (last)
 
 
 class ToolkitFacts(FactGroup):
