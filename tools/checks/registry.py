@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from tools.checks.cluster_leftovers import leftover_findings
 from tools.checks.docker import docker_findings
 from tools.checks.fabric import fabric_findings, rdma_findings
 from tools.checks.fabric_mtu import mtu_findings
@@ -51,6 +52,7 @@ CHECKS: tuple[Check, ...] = (
     Check("versions", _facts_only(skew_findings), "OS, driver and CUDA alike on every node"),
     Check("toolkit", _facts_only(toolkit_findings)),
     Check("docker", _facts_only(docker_findings), "docker usable on every node"),
+    Check("leftovers", _facts_only(leftover_findings), "no stale Ray, one image, no earlyoom"),
 )
 
 

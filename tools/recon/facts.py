@@ -262,6 +262,8 @@ class ServiceFacts(FactGroup):
     inference_servers: list[InferenceServer] = Field(default_factory=list)
     ray_running: bool | None = None
     ray_nodes: int | None = None
+    ray_gpus_used: float | None = None  # of the cluster's GPUs, held by tasks/placement groups
+    ray_gpus_total: float | None = None
 
 
 class HostFacts(BaseModel):
