@@ -82,6 +82,10 @@ class Gpu(_Model):
     display_active: bool = False
     processes: list[GpuProcess] = Field(default_factory=list)
     link: str | None = None  # several GPUs: `nvidia-smi topo -m`'s cell between them (NV18)
+    faulted: list[int] = Field(default_factory=list)  # GPUs that read ERR! (lost after an Xid)
+    unreachable: list[int] = Field(default_factory=list)  # GPUs the driver cannot reach
+    fallen: list[int] = Field(default_factory=list)  # GPUs gone from nvidia-smi, still on PCI
+    mig_instances: list[str] = Field(default_factory=list)  # MIG on GPU 0: instance profiles
 
 
 class Memory(_Model):
@@ -253,6 +257,8 @@ class Host(_Model):
     internet: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
+    kernel_log: list[str] = Field(default_factory=list)  # what `dmesg` prints (NVRM Xid lines)
+    earlyoom: bool = False  # earlyoom runs (`pgrep -x earlyoom` finds it)
     peer_ssh: PeerSsh = Field(default_factory=PeerSsh)
 
 

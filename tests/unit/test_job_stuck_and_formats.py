@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.support.captures import job_capture
+from tests.support.captures import capture, job_capture
 from tools.jobs.progress import read_progress
 from tools.jobs.progress.stuck import waiting_on
 
@@ -116,3 +116,13 @@ def test_rsync_progress_forms_without_a_transfer_counter() -> None:
 
     assert progress.facts["bytes_done"] == 1_073_741_824 and progress.facts["percent"] == 50
     assert progress.facts["eta_s"] == 2
+
+
+def test_a_benchmark_whose_command_was_cut_is_read_by_its_own_output() -> None:
+    """The job folder keeps the command's first 400 characters: a long mpirun line loses its
+    program's name, and the nccl-tests header (`# nccl-tests version 2…`) must still win."""
+    healthy = capture("spark_nccl_all_gather_perf_healthy.txt")
+
+    progress = read_progress("mpirun -np 2 -H 192.168.100.10:1,192.168.100.11:1 -x NCCL_", healthy)
+
+    assert progress.kind == "nccl_tests" and progress.ready

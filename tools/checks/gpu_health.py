@@ -87,7 +87,7 @@ def _missing(name: str, facts: HostFacts) -> list[Finding]:
         return []  # an unreachable GPU already says which one is missing
     return [
         Finding(
-            severity="warning",
+            severity="blocker",
             check=CHECK,
             kind="gpus_missing",
             hosts=[name],
@@ -95,6 +95,7 @@ def _missing(name: str, facts: HostFacts) -> list[Finding]:
             f"{on_bus - seen} the driver does not use",
             fix="check the kernel log for NVRM errors and reboot; a GPU that stays missing "
             "needs service",
+            needs_person=True,
             evidence=[f"{name}: lspci -d 10de:: {on_bus} 3D/VGA controllers"],
         )
     ]

@@ -45,8 +45,9 @@ READERS: tuple[tuple[re.Pattern[str], re.Pattern[str], Reader], ...] = (
         re.compile(r"\bvllm\s+serve\b|\bsglang\.launch_server\b|\bvllm\.entrypoints\b"),
         re.compile(
             r"checkpoint shards|Loading safetensors|Loading weights|Application startup complete|"
-            r"fired up and ready|EngineCore|LLM engine|vLLM API server|\bversion \d|"
-            r"sglang\.|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:TP|DP)\d"
+            r"fired up and ready|EngineCore|LLM engine|vLLM API server|\bversion \d[\w.+-]*$|"
+            r"sglang\.|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:TP|DP)\d",
+            re.M,
         ),
         read_engine,
     ),

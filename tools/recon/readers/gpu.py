@@ -103,9 +103,15 @@ def read_memory(
 ) -> MemoryFacts:
     group = MemoryFacts(unified_memory=unified, gpu_count=gpu_count)
     group.gpu_total_bytes, group.gpu_free_bytes = gpu_memory
+    _read_sizes(reader, group)
     if "earlyoom" in reader.sections:
         said = reader.read(group, "earlyoom", lambda text: text.strip())
         group.earlyoom_running = bool(said) if said is not None else None
+    return group
+
+
+def _read_sizes(reader: SectionReader, group: MemoryFacts) -> None:
+    """Total, available, free and swap: /proc/meminfo, else `free -b`."""
     meminfo = reader.read(group, "meminfo", p.parse_meminfo)
     if meminfo is not None:
         group.total_bytes = meminfo.total_bytes
@@ -114,7 +120,7 @@ def read_memory(
         group.swap_total_bytes = meminfo.swap_total_bytes
         if meminfo.swap_total_bytes is not None and meminfo.swap_free_bytes is not None:
             group.swap_used_bytes = meminfo.swap_total_bytes - meminfo.swap_free_bytes
-        return group
+        return
     free = reader.read(group, "free", p.parse_free)
     if free is not None:
         group.total_bytes = free.memory.total_bytes
@@ -125,4 +131,3 @@ def read_memory(
                 free.swap.total_bytes,
                 free.swap.used_bytes,
             )
-    return group
