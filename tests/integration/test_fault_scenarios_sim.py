@@ -33,6 +33,7 @@ FAULTS = [
     ("earlyoom", SPARKS, "earlyoom_running", "earlyoom runs on spark-b", False),
     ("image-skew", SPARKS, "image_differs", "vllm:26.05-py3 is not the same image", False),
     ("page-cache", SPARKS, "page_cache_inflated", "spark-a: page cache holds", False),
+    ("stale-ray", SPARKS, "ray_holds_gpus", "holds 2 of its 2 GPUs while no engine serves", True),
 ]  # fmt: skip
 
 
