@@ -126,3 +126,12 @@ def test_a_benchmark_whose_command_was_cut_is_read_by_its_own_output() -> None:
     progress = read_progress("mpirun -np 2 -H 192.168.100.10:1,192.168.100.11:1 -x NCCL_", healthy)
 
     assert progress.kind == "nccl_tests" and progress.ready
+
+
+def test_hf_verbose_lines_in_kubectl_logs_end_done_with_the_wrappers_line() -> None:
+    log = job_capture("hf_download_verbose_kubectl_logs_init_container_shards.txt")
+    midway = log[: log.index("Model download is complete.")]
+
+    done, running = read_progress("hf download m", log), read_progress("hf download m", midway)
+
+    assert done.ready and not running.ready

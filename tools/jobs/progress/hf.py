@@ -23,6 +23,7 @@ _STARTED = re.compile(r"Downloading '(?P<file>[^']+)' to '")
 _FINISHED = re.compile(r"Download complete\. Moving file to (?P<path>\S+)")
 _LOCAL_PATH = re.compile(r"^(?:path:\s*)?(?P<path>/\S*/\S+|[A-Za-z]:\\\S+)$")
 _DONE_MARK = re.compile(r"✓ Downloaded|^Download complete: |^Reconstruction complete: ", re.M)
+_WRAPPER_DONE = re.compile(r"\bdownload\b.*\b(?:complete|completed|finished|done)\b", re.I)
 _LAST_LINES = 6  # the path is among the last lines: bars and a wrapper's echo may follow it
 
 
@@ -66,6 +67,8 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
     done_path = _local_path(lines)
     complete = done_path is not None or any(b.desc.startswith("Download complete") for b in states)
     complete = complete or (files is not None and files.done == files.total and _xet_done(tail))
+    every_file = bool(started) and len(finished) >= len(started)
+    complete = complete or (every_file and _said_done(lines))
     if done_path:
         facts["path"] = done_path
         parts.append(f"downloaded to {done_path}")
@@ -86,6 +89,13 @@ def _local_path(lines: list[str]) -> str | None:
         if match := _LOCAL_PATH.match(line.strip()):
             return match["path"]
     return None
+
+
+def _said_done(lines: list[str]) -> bool:
+    """Every file started has finished and the last line says the download is over (a
+    wrapper's own line, as an init container's script prints it)."""
+    last = lines[-1] if lines else ""
+    return _WRAPPER_DONE.search(last) is not None and _FINISHED.search(last) is None
 
 
 def _xet_done(text: str) -> bool:
