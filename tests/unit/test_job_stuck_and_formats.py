@@ -135,3 +135,14 @@ def test_hf_verbose_lines_in_kubectl_logs_end_done_with_the_wrappers_line() -> N
     done, running = read_progress("hf download m", log), read_progress("hf download m", midway)
 
     assert done.ready and not running.ready
+
+
+def test_an_error_line_of_a_job_that_exited_0_is_not_its_summary() -> None:
+    log = job_capture("pip_install_vllm_no_matching_distribution.txt")
+
+    failed, recovered = read_progress("pip install x", log), read_progress(
+        "pip install x", log, exited_ok=True
+    )
+
+    assert failed.summary.startswith("failed: Could not find a version")
+    assert recovered.error == failed.error and not recovered.summary.startswith("failed")

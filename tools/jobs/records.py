@@ -146,7 +146,10 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
         tail=tail,
         match=match,
         progress=read_progress(
-            command, _whole_lines(tail, _int(raw.get("size"))), raw["milestones"]
+            command,
+            _whole_lines(tail, _int(raw.get("size"))),
+            raw["milestones"],
+            exited_ok=state == "exited" and code == 0,
         ),
         stop_requested=stopped,
     )

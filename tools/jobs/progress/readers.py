@@ -72,8 +72,12 @@ def reader_for_log(text: str) -> Reader | None:
     return chosen
 
 
-def read_progress(command: str, tail: str, milestones: str = "") -> Progress:
-    """Progress of a job from the end of its log (and its milestone lines, when fetched)."""
+def read_progress(
+    command: str, tail: str, milestones: str = "", *, exited_ok: bool = False
+) -> Progress:
+    """Progress of a job from the end of its log (and its milestone lines, when fetched).
+    A job that exited 0 keeps its error line as an error, not as its summary: tools print
+    `ERROR:` lines they recover from (pip's resolver notice)."""
     text = milestones + "\n" + tail
     reader = reader_for_command(command) or reader_for_log("\n".join(said_lines(text)))
     if reader is not None:
@@ -83,10 +87,10 @@ def read_progress(command: str, tail: str, milestones: str = "") -> Progress:
     else:
         lines = screen_lines(tail)
         progress = Progress("output", message(lines[-1])[:200] if lines else "no output yet")
-    return _shared(progress, text)
+    return _shared(progress, text, exited_ok)
 
 
-def _shared(progress: Progress, text: str) -> Progress:
+def _shared(progress: Progress, text: str, exited_ok: bool = False) -> Progress:
     """The error line and a stuck wait, for every kind of job."""
     if progress.ready:
         return progress
@@ -96,7 +100,7 @@ def _shared(progress: Progress, text: str) -> Progress:
         if error is not None:
             progress = replace(progress, error=error)
     if progress.error is not None:
-        if progress.summary.startswith("failed"):
+        if progress.summary.startswith("failed") or exited_ok:
             return progress
         summary = f"failed: {progress.error}"
         if progress.kind not in ("output", "engine") and not progress.summary.startswith("started"):
