@@ -4,6 +4,7 @@ and the driver's Xid lines in the kernel log (tests/fixtures/recon/, each with i
 
 from __future__ import annotations
 
+from agent.world.model import WorldModel
 from tests.support.captured_host import WHEN, host_from
 from tools.checks import compute_findings, preflight_findings
 from tools.recon.probe_parse import facts_from_sections
@@ -82,3 +83,16 @@ def test_mig_on_names_its_instances_and_how_to_turn_it_off() -> None:
         "engine sees the instances, never the whole GPU"
     )
     assert "sudo nvidia-smi -i 0 -mig 0" in (mig[0].fix or "")
+
+
+def test_fewer_gpus_than_an_earlier_probe_saw() -> None:
+    world = WorldModel()
+    world.update("a30", host_from("a30", {"nvidia-smi": A30_ERR}))
+    later = host_from("a30", {"nvidia-smi": A30_ERR})
+    later.gpu.gpus = later.gpu.gpus[:6]
+
+    world.update("a30", later)
+    missing = _found(world.hosts, "gpus_missing")
+
+    assert world.hosts["a30"].gpu.gpus_before == 8
+    assert "shows 6 GPU(s) on a30, 8 before" in missing[0].message

@@ -82,9 +82,26 @@ def _unreachable(name: str, facts: HostFacts) -> list[Finding]:
 
 
 def _missing(name: str, facts: HostFacts) -> list[Finding]:
-    seen, on_bus = len(facts.gpu.gpus), facts.gpu.pci_gpus
-    if on_bus is None or seen >= on_bus or facts.gpu.unreachable:
-        return []  # an unreachable GPU already says which one is missing
+    seen, on_bus, before = len(facts.gpu.gpus), facts.gpu.pci_gpus, facts.gpu.gpus_before
+    if facts.gpu.unreachable:
+        return []  # the driver's line already says which one is missing
+    if before is not None and before > seen and (on_bus is None or on_bus <= seen):
+        return [
+            Finding(
+                severity="blocker",
+                check=CHECK,
+                kind="gpus_missing",
+                hosts=[name],
+                message=f"nvidia-smi shows {seen} GPU(s) on {name}, {before} before: "
+                f"{before - seen} gone since the last probe",
+                fix="check the kernel log for NVRM errors (Xid 79: fallen off the bus) and "
+                "reboot; a GPU that stays missing needs service",
+                needs_person=True,
+                evidence=[f"{name}: nvidia-smi: {seen} GPU(s) now, {before} at an earlier probe"],
+            )
+        ]
+    if on_bus is None or seen >= on_bus:
+        return []
     return [
         Finding(
             severity="blocker",

@@ -109,6 +109,7 @@ class GpuFacts(FactGroup):
     interconnect_detail: str | None = None
     unreachable: list[str] = Field(default_factory=list)  # the driver's line per GPU it lost
     pci_gpus: int | None = None  # NVIDIA GPUs lspci lists (None: lspci not read)
+    gpus_before: int | None = None  # more GPUs an earlier probe saw (set by the world model)
     xid_events: list[str] = Field(default_factory=list)  # kernel log `NVRM: Xid` lines (last)
 
 
