@@ -140,8 +140,9 @@ def test_hf_verbose_lines_in_kubectl_logs_end_done_with_the_wrappers_line() -> N
 def test_an_error_line_of_a_job_that_exited_0_is_not_its_summary() -> None:
     log = job_capture("pip_install_vllm_no_matching_distribution.txt")
 
-    failed, recovered = read_progress("pip install x", log), read_progress(
-        "pip install x", log, exited_ok=True
+    failed, recovered = (
+        read_progress("pip install x", log),
+        read_progress("pip install x", log, exited_ok=True),
     )
 
     assert failed.summary.startswith("failed: Could not find a version")
