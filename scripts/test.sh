@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Set up everything Scout's tests need on a fresh machine, then run lint and the whole suite.
 # As root on Debian it also installs the real parts the system tests use (OpenSSH sshd, dockerd,
-# busybox for a local image, tmux) and a C compiler for the simulator's fake-tool client; without
-# root those tests skip and say why.
+# busybox for a local image, tmux), a C compiler for the simulator's fake-tool client, and the awks
+# a host may have (mawk, gawk, the original awk; BusyBox's) for the status program's matrix;
+# without root those tests skip and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   missing=()
-  for pkg in openssh-server docker.io busybox-static tmux iproute2 procps gcc libc6-dev; do
+  for pkg in openssh-server docker.io busybox-static tmux iproute2 procps gcc libc6-dev \
+    mawk gawk original-awk; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
   if [ ${#missing[@]} -gt 0 ]; then

@@ -54,6 +54,14 @@ class GpuProcess(_Model):
     gpu: int = 0  # index of the GPU it runs on
 
 
+class RayCluster(_Model):
+    """A Ray cluster running outside any container: its nodes and GPUs, `gpus_used` held."""
+
+    nodes: int = 2
+    gpus: float = 2.0
+    gpus_used: float = 2.0
+
+
 class Gpu(_Model):
     """The host's GPUs: `count` alike, on `bus_ids` (the first is `bus_id`), UUIDs numbered from
     `uuid`. `memory_total_mib` None is GB10's unified memory (`Not Supported` / `[N/A]`)."""
@@ -81,6 +89,11 @@ class Gpu(_Model):
     perf: str = "P8"
     display_active: bool = False
     processes: list[GpuProcess] = Field(default_factory=list)
+    link: str | None = None  # several GPUs: `nvidia-smi topo -m`'s cell between them (NV18)
+    faulted: list[int] = Field(default_factory=list)  # GPUs that read ERR! (lost after an Xid)
+    unreachable: list[int] = Field(default_factory=list)  # GPUs the driver cannot reach
+    fallen: list[int] = Field(default_factory=list)  # GPUs gone from nvidia-smi, still on PCI
+    mig_instances: list[str] = Field(default_factory=list)  # MIG on GPU 0: instance profiles
 
 
 class Memory(_Model):
@@ -252,6 +265,9 @@ class Host(_Model):
     internet: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
+    kernel_log: list[str] = Field(default_factory=list)  # what `dmesg` prints (NVRM Xid lines)
+    earlyoom: bool = False  # earlyoom runs (`pgrep -x earlyoom` finds it)
+    ray_cluster: RayCluster | None = None  # a Ray cluster left running on the host itself
     peer_ssh: PeerSsh = Field(default_factory=PeerSsh)
 
 

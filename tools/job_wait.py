@@ -72,11 +72,14 @@ class JobWait(Tool[JobWaitInput]):
             "done": "all jobs are done",
             "first": "a job is done",
             "pattern": f"the pattern {params.pattern!r} appeared",
+            "waiting": "a job is stuck waiting on something that is not coming (see its "
+            "progress); waiting longer will not help: fix what it waits on, or stop it",
             "timeout": f"still waiting after {params.timeout:g} s; the jobs keep running",
         }[outcome.reason]
         if outcome.reconnects:
             head += f" (the connection dropped and was re-established {outcome.reconnects}x)"
         result.text = f"{head}\n\n{result.text}"
         result.data["reason"] = outcome.reason
-        result.is_error = result.is_error or any(r.failed for r in outcome.records.values())
+        failed = any(r.failed for r in outcome.records.values())
+        result.is_error = result.is_error or failed or outcome.reason == "waiting"
         return result

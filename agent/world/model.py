@@ -75,14 +75,16 @@ class WorldModel(BaseModel):
 
     def update(self, host: str, facts: HostFacts) -> list[Finding]:
         """Replace a host's facts; returns findings that were not there before."""
-        self.hosts[host] = _with_known_contents(facts, self.hosts.get(host))
+        before = self.hosts.get(host)
+        self.hosts[host] = _with_known_contents(_with_gpus_before(facts, before), before)
         self.unreachable.pop(host, None)
         return self._refresh(host, f"probed {host}")
 
     def apply_round(self, facts: dict[str, HostFacts], failures: dict[str, str]) -> list[Finding]:
         """Take a whole probe round at once, so findings are computed over all hosts together."""
         for host, host_facts in facts.items():
-            self.hosts[host] = _with_known_contents(host_facts, self.hosts.get(host))
+            before = self.hosts.get(host)
+            self.hosts[host] = _with_known_contents(_with_gpus_before(host_facts, before), before)
             self.unreachable.pop(host, None)
         self.unreachable.update(failures)
         names = ", ".join([*facts, *failures])
@@ -202,6 +204,16 @@ class WorldModel(BaseModel):
             own = self.created.get(host, {})
             for container in facts.docker.containers:
                 container.started_by_scout = own.get(container.name)
+
+
+def _with_gpus_before(facts: HostFacts, before: HostFacts | None) -> HostFacts:
+    """`facts` remembering the most GPUs an earlier probe saw on the host: one gone since is a
+    fault (tools/checks/gpu_health.py), whatever lspci can tell."""
+    if before is not None:
+        seen = max(len(before.gpu.gpus), before.gpu.gpus_before or 0)
+        if seen > len(facts.gpu.gpus) and facts.gpu.sources:
+            facts.gpu.gpus_before = seen
+    return facts
 
 
 def _with_known_contents(facts: HostFacts, before: HostFacts | None) -> HostFacts:

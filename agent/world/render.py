@@ -65,13 +65,19 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
         facts.toolkit.nvcc_on_path
     ]
     lines = [
-        f"  GPU {len(gpu.gpus)}× {gpus} · driver {_or_unknown(gpu.driver_version)} · "
+        f"  GPU {len(gpu.gpus)}× {gpus}"
+        + (f" ({gpu.interconnect_detail})" if gpu.interconnect_detail else "")
+        + f" · driver {_or_unknown(gpu.driver_version)} · "
         f"CUDA {_or_unknown(gpu.cuda_version)} · {nvcc}"
     ]
     kind = "unified" if mem.unified_memory else "host"
+    gpu_memory = ""
+    if not mem.unified_memory and mem.gpu_total_bytes and mem.gpu_free_bytes is not None:
+        used = (mem.gpu_total_bytes - mem.gpu_free_bytes) / 1024**3
+        gpu_memory = f" · GPU memory {used:.1f}/{mem.gpu_total_bytes / 1024**3:.1f} GiB used"
     lines.append(
         f"  memory {kind} {_gib(mem.total_bytes)} total, {_gib(mem.available_bytes)} available"
-        f" · budget {_gib(mem.budget_bytes)}"
+        f"{gpu_memory} · budget {_gib(mem.budget_bytes)}"
     )
     root = next((d for d in facts.disk.disks if d.mount == "/"), None)
     free = f"disk / {root.available_bytes / 1e12:.1f} TB free · " if root is not None else ""

@@ -12,6 +12,8 @@ import sys
 import time
 from typing import Any
 
+from .gpu_faults import err_rows, mig_lines, unreachable_lines
+
 _BAR = "+-----------------------------------------------------------------------------------------+"
 _SPLIT = (
     "+-----------------------------------------+------------------------+----------------------+"
@@ -71,7 +73,10 @@ def render_table(state: dict[str, Any], now: float) -> str:
     gpu = state["gpu"]
     disp = "On" if gpu["display_active"] else "Off"
     cap = "N/A " if gpu["power_cap_w"] is None else f"{gpu['power_cap_w']:>3}W"
+    rows = gpu_rows(state)
+    lost = {*(gpu.get("unreachable") or []), *(gpu.get("fallen") or [])}
     lines = [
+        *unreachable_lines(state, rows),
         time.strftime("%a %b %e %H:%M:%S %Y", time.localtime(now)) + "       ",
         _BAR,
         f"| NVIDIA-SMI {gpu['driver']:<23}Driver Version: {gpu['driver']:<15}"
@@ -79,7 +84,13 @@ def render_table(state: dict[str, Any], now: float) -> str:
         _SPLIT,
         *_HEADER,
     ]
-    for row in gpu_rows(state):
+    mig = "Enabled" if gpu.get("mig_instances") else gpu["mig_mode"]
+    for row in rows:
+        if row["index"] in lost:
+            continue
+        if row["index"] in (gpu.get("faulted") or []):
+            lines += [*err_rows(row), _SPLIT]
+            continue
         memory = (
             f"{'Not Supported':<22}"
             if row["total"] is None
@@ -90,7 +101,7 @@ def render_table(state: dict[str, Any], now: float) -> str:
             f"{gpu['ecc_errors']:>21} |",
             f"| N/A  {gpu['temp_c']:>3}C    {gpu['perf']}  {round(gpu['power_w']):>13}W /  {cap} "
             f"| {memory} | {gpu['util_pct']:>6}%      Default |",
-            "|" + " " * 41 + "|" + " " * 24 + f"|{gpu['mig_mode']:>21} |",
+            "|" + " " * 41 + "|" + " " * 24 + f"|{mig:>21} |",
             _SPLIT,
         ]
     lines += ["", _BAR, *_PROC_HEADER]
@@ -186,8 +197,16 @@ def render_query(fields: list[str], fmt: set[str], state: dict[str, Any]) -> tup
 
 
 def render_list(state: dict[str, Any]) -> str:
-    name = state["gpu"]["name"]
-    return "".join(f"GPU {r['index']}: {name} (UUID: {r['uuid']})\n" for r in gpu_rows(state))
+    gone = (state["gpu"].get("unreachable") or []) + (state["gpu"].get("fallen") or [])
+    name, lost = state["gpu"]["name"], set(gone)
+    lines = []
+    for r in gpu_rows(state):
+        if r["index"] not in lost:
+            lines += [
+                f"GPU {r['index']}: {name} (UUID: {r['uuid']})",
+                *mig_lines(state, r["index"]),
+            ]
+    return "".join(line + "\n" for line in lines)
 
 
 def _watts(value: int | None) -> str:
@@ -273,6 +292,18 @@ _TOPO_LEGEND = "\n".join(
 )
 
 
+def render_gpu_matrix(state: dict[str, Any]) -> str:
+    """Several GPUs joined by the scenario's `gpu.link` (NV18: an HGX H100 board's NVSwitch), as
+    an 8×H100 VM printed it (tests/fixtures/recon/generic_nvidia-smi_topo_m_8xh100_nv18.txt)."""
+    count, link, cpus = state["gpu"]["count"], state["gpu"]["link"], state["cpus"]
+    names = [f"GPU{i}" for i in range(count)]
+    lines = ["\t" + "\t".join([*names, "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"])]
+    for i, name in enumerate(names):
+        cells = [" X " if j == i else link for j in range(count)]
+        lines.append("\t".join([name, *cells, f"0-{cpus - 1}", "0", "", "N/A"]))
+    return "\n".join(lines) + "\n" + _TOPO_LEGEND
+
+
 def render_topo(state: dict[str, Any]) -> str:
     nics = sorted(
         (n for n in state["nics"].values() if n.get("rdma_dev")), key=lambda n: n["pci"] or ""
@@ -302,6 +333,9 @@ def run_nvidia_smi(args: list[str], state: dict[str, Any]) -> int:
                 "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
             )
             return 2
+        if state["gpu"]["count"] > 1 and state["gpu"].get("link"):
+            sys.stdout.write(render_gpu_matrix(state))
+            return 0
         if state["gpu"]["count"] > 1:
             sys.stderr.write(
                 "nvidia-smi topo -m: this simulated host does not model the NVLink/PCIe topology "

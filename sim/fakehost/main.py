@@ -13,9 +13,12 @@ from typing import Any
 from . import (
     curl,
     docker,
+    drop_caches,
     du,
     gpu,
+    gpu_faults,
     hf,
+    host_ray,
     kill,
     memory,
     nccl_tests,
@@ -38,6 +41,11 @@ def _plain(fn: Callable[[list[str], dict[str, Any]], int]) -> Runner:
 
 TOOLS: dict[str, Runner] = {
     "nvidia-smi": _plain(gpu.run_nvidia_smi),
+    "lspci": _plain(gpu_faults.run_lspci),
+    "dmesg": _plain(gpu_faults.run_dmesg),
+    "pgrep": _plain(gpu_faults.run_pgrep),
+    "tee": drop_caches.run_tee,
+    "ray": host_ray.run_host_ray,
     "free": _plain(memory.run_free),
     "ibdev2netdev": _plain(rdma.run_ibdev2netdev),
     "ibstat": _plain(rdma.run_ibstat),

@@ -52,9 +52,13 @@ def check_node(spec: ServeSpec, node: Node, nodes: int, remote: bool) -> None:
     mem = memory_kb(state)
     total_gib = mem["MemTotal"] / _GIB_KB
     wanted = spec.util * mem["MemTotal"]
-    if mem["MemAvailable"] < wanted:
+    # On unified memory (GB10) CUDA reports about MemFree, not MemAvailable: page cache left by
+    # an earlier load counts as used until it is dropped (vLLM issue #48140, dgx-spark.md §1.2)
+    unified = not state["gpu"].get("memory_total_mib")
+    free = mem["MemFree"] if unified else mem["MemAvailable"]
+    if free < wanted:
         raise EngineError(
-            f"{prefix}ValueError: Free memory on device ({mem['MemAvailable'] / _GIB_KB:.2f}/"
+            f"{prefix}ValueError: Free memory on device ({free / _GIB_KB:.2f}/"
             f"{total_gib:.2f} GiB) on startup is less than desired GPU memory utilization "
             f"({spec.util}, {wanted / _GIB_KB:.2f} GiB). Decrease GPU memory utilization or "
             "reduce GPU memory used by other processes."

@@ -168,3 +168,20 @@ async def test_a_job_killed_outside_scout_is_lost_not_failed_silently(
 
     assert job_facts(status)[("spark-a", "nap")]["state"] == "lost" and status.is_error
     assert "== spark-a/nap: lost: its runner is gone without an exit status" in status.text
+
+
+async def test_a_job_stuck_waiting_ends_the_wait_with_its_reason(desk: JobDesk) -> None:
+    wait = (
+        "INFO 04-01 02:46:00 ray_utils.py:214] Waiting for creating a placement group of specs "
+        "for {} seconds. specs=[{{'GPU': 1.0}}, {{'GPU': 1.0}}]. Check `ray status`."
+    )
+    said = "; ".join(f'echo "{wait.format(n)}"' for n in (10, 30, 70))
+    await desk.call("job_start", name="engine", command=f"{said}; sleep 300", hosts=["spark-a"])
+
+    waited = await desk.call("job_wait", hosts=["spark-a"], names=["engine"], timeout=240)
+    await desk.call("job_stop", hosts=["spark-a"], names=["engine"], grace=1)
+
+    assert waited.is_error and waited.data["reason"] == "waiting"
+    progress = job_facts(waited)[("spark-a", "engine")]["progress"]
+    assert progress["waiting"].startswith("Waiting for creating a placement group of specs")
+    assert "stuck waiting: Waiting for creating a placement group" in waited.text

@@ -166,3 +166,11 @@ async def test_h100_pair_serves_tp_8_by_pp_2_across_both_nodes() -> None:
     assert "lists Qwen/Qwen3.5-122B-A10B-FP8" in done[-1]
     assert not served["check"]["error"], served["check"]["text"]
     assert served["check"]["data"]["single"]["tok_s"] > 0
+
+
+async def test_h100_nodes_nvlink_between_their_gpus_is_read_and_explains_tp_within() -> None:
+    results = await recon_and_plan("h100-pair", {"hosts": ["h100-a", "h100-b"]})
+    recon, plan = results["recon"], results["plan"]
+
+    assert "8× NVIDIA H100 80GB HBM3 (NV18 between all 8 GPUs)" in recon["text"]
+    assert plan["data"]["layout"]["reason"].endswith("within a node: NV18 between all 8 GPUs")

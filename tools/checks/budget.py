@@ -47,6 +47,8 @@ class NodeBudget:
     holders: tuple[tuple[str, int], ...] = ()
     gpus: int = 1
     unified: bool = False  # GB10: the engine's fraction is of the total, capped by what CUDA gives
+    gpu_link: str | None = None  # how its GPUs reach each other ("NV18 between all 8 GPUs")
+    pcie_only: bool = False  # several GPUs and no NVLink between them
 
     @classmethod
     def from_facts(cls, facts: HostFacts) -> NodeBudget | None:
@@ -61,7 +63,8 @@ class NodeBudget:
         )
         gpus = max(len(facts.gpu.gpus), 1)
         unified = facts.memory.unified_memory and total is not None
-        return cls(facts.host, budget, total, holders, gpus, unified)
+        link, pcie = facts.gpu.interconnect_detail, facts.gpu.interconnect == "pcie"
+        return cls(facts.host, budget, total, holders, gpus, unified, link, pcie)
 
     @property
     def freeable_bytes(self) -> int:

@@ -189,7 +189,17 @@ def _remembered(links: Links) -> Links:
     return remembered
 
 
-def _split(request: LayoutRequest, count: int, gpus: int) -> tuple[int, int, str]:
+def _split(request: LayoutRequest, count: int, node: NodeBudget) -> tuple[int, int, str]:
+    """(TP, PP, why) for `count` nodes shaped like `node` (its GPUs and how they are linked)."""
+    tp, pp, why = _split_gpus(request, count, node.gpus)
+    if node.gpu_link and node.gpus > 1 and tp > 1:
+        why += f"; within a node: {node.gpu_link}"
+        if node.pcie_only:
+            why += " (each layer's all-reduce crosses PCIe: slower than over NVLink)"
+    return tp, pp, why
+
+
+def _split_gpus(request: LayoutRequest, count: int, gpus: int) -> tuple[int, int, str]:
     """(TP, PP, why) for `count` nodes of `gpus` GPUs each."""
     if request.tensor_parallel or request.pipeline_parallel:
         tp = request.tensor_parallel or gpus
@@ -227,7 +237,7 @@ def _layout(
 ) -> Layout:
     count, gpus, u = len(chosen), chosen[0].gpus, request.utilization
     need = need_per_node(request.size_bytes, count)
-    tp, pp, why_split = _split(request, count, gpus)
+    tp, pp, why_split = _split(request, count, chosen[0])
     stops = {
         n.host: [name for name, _ in n.holders]
         for n in chosen

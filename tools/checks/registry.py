@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from tools.checks.cluster_leftovers import leftover_findings
 from tools.checks.docker import docker_findings
 from tools.checks.fabric import fabric_findings, rdma_findings
 from tools.checks.fabric_mtu import mtu_findings
 from tools.checks.finding import Finding, by_severity
+from tools.checks.gpu_health import gpu_health_findings
+from tools.checks.gpu_holders import gpu_holder_findings
 from tools.checks.memory import memory_findings
 from tools.checks.toolkit import toolkit_findings
 from tools.checks.versions import skew_findings
@@ -41,12 +44,15 @@ def _facts_only(find: Callable[[Hosts], list[Finding]]) -> Find:
 
 CHECKS: tuple[Check, ...] = (
     Check("memory", memory_findings),
+    Check("gpu_holders", gpu_holder_findings),
+    Check("gpu", _facts_only(gpu_health_findings), "every GPU reachable, none lost, MIG off"),
     Check("rdma", _facts_only(rdma_findings), "RDMA devices present on every node"),
     Check("fabric", _facts_only(fabric_findings)),
     Check("mtu", _facts_only(mtu_findings)),
     Check("versions", _facts_only(skew_findings), "OS, driver and CUDA alike on every node"),
     Check("toolkit", _facts_only(toolkit_findings)),
     Check("docker", _facts_only(docker_findings), "docker usable on every node"),
+    Check("leftovers", _facts_only(leftover_findings), "no stale Ray, one image, no earlyoom"),
 )
 
 

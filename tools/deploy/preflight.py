@@ -16,6 +16,7 @@ from tools.checks import Finding, Severity, by_severity, preflight_findings
 from tools.checks.budget import budgets_for
 from tools.checks.fabric import pair_link
 from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
+from tools.checks.memory import memory_findings
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.engine_settings import choose_max_model_len, choose_utilization
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
@@ -94,7 +95,10 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     choices = choices.model_copy(update={"gpu_memory_utilization": utilization})
     layout_finding, layout = _layout(data, choices, present)
     if layout_finding is not None and layout_finding.severity == "blocker":
-        return PreflightReport([layout_finding], None, None, choices.resolved())
+        # a host left out for its GPUs: say what happened to them
+        why = preflight_findings({h: data.hosts[h] for h in present})["gpu"]
+        faults = [f for f in why if f.severity != "ok"]
+        return PreflightReport([layout_finding, *faults], None, None, choices.resolved())
     resolved = choices.with_layout(layout) if layout else choices.resolved()
     missing = [h for h in resolved.hosts if h not in present]
     if missing:
@@ -125,7 +129,8 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
         findings += weights_findings(
             hosts, resolved, data.model_size_bytes, data.cached_bytes, data.hub_revision
         )
-    findings += shared["versions"]
+    findings += [*shared["versions"], *shared["gpu"], *shared["leftovers"]]
+    findings += [f for f in memory_findings(hosts, None) if f.kind == "page_cache_inflated"]
     return PreflightReport(by_severity(findings), fabric, fit, resolved, layout, tuple(settings))
 
 

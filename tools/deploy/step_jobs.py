@@ -68,12 +68,18 @@ async def run_step_job(
     if record is None:
         why = outcome.unreachable.get(step.host, "no status")
         return None, f"job {name} on {step.host}: {why}; it may still be running (job_status)"
+    if outcome.reason == "waiting" and record.progress is not None:
+        return None, (
+            f"job {name} on {step.host} is stuck waiting: {record.progress.waiting} (it keeps "
+            "running; fix what it waits on, or stop it with job_stop)"
+        )
     if outcome.reason == "timeout":
         return None, (
             f"job {name} still running after {wait_s:g} s (it keeps running; follow it with "
             f"job_wait, then run this step's check): {record.tail[-300:]}"
         )
-    error = await _error_line(pool, step.host, name)
+    read = record.progress.error if record.progress is not None else None
+    error = read or await _error_line(pool, step.host, name)
     if record.failed or (record.match and re.search(FAILED_LINE, record.match)):
         code = record.exit_code if record.exit_code not in (None, 0) else 1
         return code, f"job {name} failed on {step.host}: {error or record.tail[-500:]}"

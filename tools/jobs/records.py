@@ -65,6 +65,7 @@ class JobRecord:
                 "fraction": self.progress.fraction,
                 "ready": self.progress.ready,
                 "error": self.progress.error,
+                "waiting": self.progress.waiting,
                 **self.progress.facts,
             }
         return data
@@ -144,6 +145,20 @@ def _record(host: str, raw: dict[str, Any], now: int | None) -> JobRecord:
         command=command,
         tail=tail,
         match=match,
-        progress=read_progress(command, tail, raw["milestones"]),
+        progress=read_progress(
+            command,
+            _whole_lines(tail, _int(raw.get("size"))),
+            raw["milestones"],
+            exited_ok=state == "exited" and code == 0,
+        ),
         stop_requested=stopped,
     )
+
+
+def _whole_lines(tail: str, log_bytes: int | None) -> str:
+    """The tail without its first line when the cut fell inside it: a line without its start
+    has lost who said it and at what level (a WARNING's end is no error). A progress bar's line
+    (states rewritten with \\r) keeps its last states at its end, so it stays."""
+    first, newline, rest = tail.partition("\n")
+    cut = log_bytes is not None and log_bytes > len(tail) + 1
+    return rest if cut and newline and rest.strip() and "\r" not in first else tail

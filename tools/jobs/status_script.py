@@ -30,12 +30,28 @@ MILESTONE_LINES = 60
 MILESTONE_CHARS = 1500
 COMMAND_CHARS = 400
 LIST_LIMIT = 40
-# Lines worth keeping from the whole log (an ERE): image layers, per-file downloads, the start
-# of fabric benchmark tables, readiness and errors.
-MILESTONES = (
-    r"[0-9a-f]{12}: (Pulling fs layer|Already exists|Pull complete)|: Pulling from |"
-    r"Downloading '|Download complete|Traceback|Error|ERROR|error:|"
-    r"Application startup complete|fired up and ready|# nccl-tests|BW Test|Device +:|#bytes"
+
+
+def _any_case(word: str) -> str:
+    """An ERE for `word` in any case: POSIX awk has no case-blind flag."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+# Lines worth keeping from the whole log (an ERE every awk reads: no interval expressions such as
+# `{12}`, which mawk 1.3.4 — Debian 12's and Ubuntu 22.04's awk — does not know): image layers,
+# per-file downloads, an engine's start, the start of fabric benchmark tables, readiness, what a
+# job waits on, and every word the error grammar starts from (progress/errors.py), in any case.
+MILESTONES = "|".join(
+    [
+        "[0-9a-f]" * 12 + ": (Pulling fs layer|Already exists|Pull complete)",
+        ": Pulling from |Status: (Downloaded|Image is up)|Unable to find image|Downloading '",
+        "Download complete|exit status|exit code|exited with",
+        "Traceback|[A-Za-z](Error|Exception|Failure)|hit an exception",
+        *(_any_case(w) for w in ("error", "fatal", "failed to", "failure", "panic")),
+        *(_any_case(w) for w in ("waiting for", "no space left", "out of memory", "killed")),
+        "version [0-9]|EngineCore|LLM engine|checkpoint shards|Loading (safetensors|weights)",
+        "Application startup complete|fired up and ready|# nccl-tests|BW Test|Device +:|#bytes",
+    ]
 )
 
 _AWK = r"""
@@ -79,7 +95,7 @@ function job(d,   name, code, pid, since, text, line, size, tail, k, m, found, i
     size = 0; tail = ""; k = 0; found = ""
     while ((getline line < (d "/log")) > 0) {
         size += length(line) + 1
-        if (line ~ M) { k++; m[k % ML] = clip(line, MC) }
+        if (line ~ M) { k++; m[k % ML] = index(line, "\r") ? clip(line, MC) : substr(line, 1, MC) }
         if (U != "" && found == "" && line ~ U) found = substr(line, 1, 400)
         tail = tail line "\n"
         if (length(tail) > 2 * TB) tail = clip(tail, TB)
@@ -108,14 +124,14 @@ def _awk_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_PROGRAM = (
+PROGRAM = (
     _AWK.replace("@MILESTONES@", _awk_string(MILESTONES))
     .replace("@TAIL@", str(TAIL_BYTES))
     .replace("@LINES@", str(MILESTONE_LINES))
     .replace("@CHARS@", str(MILESTONE_CHARS))
     .replace("@COMMAND@", str(COMMAND_CHARS))
 )
-PROGRAM_FILE = f".status-{hashlib.sha256(_PROGRAM.encode()).hexdigest()[:12]}.awk"
+PROGRAM_FILE = f".status-{hashlib.sha256(PROGRAM.encode()).hexdigest()[:12]}.awk"
 NO_PROGRAM = "noprogram"
 
 
@@ -123,7 +139,7 @@ def install_program() -> str:
     """Shell that leaves the awk program in the job root (run by the start script)."""
     return (
         f'[ -s "{JOB_ROOT}/{PROGRAM_FILE}" ] || '
-        f"printf '%s' {shlex.quote(_PROGRAM)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
+        f"printf '%s' {shlex.quote(PROGRAM)} > \"{JOB_ROOT}/{PROGRAM_FILE}\""
     )
 
 
@@ -164,7 +180,7 @@ def status_script(
             'set --; for d in "$R"/*; do [ -d "$d" ] && set -- "$@" "$d"; '
             f'[ "$#" -ge {LIST_LIMIT} ] && break; done'
         )
-    program = shlex.quote(_PROGRAM) if inline else f'-f "$R/{PROGRAM_FILE}"'
+    program = shlex.quote(PROGRAM) if inline else f'-f "$R/{PROGRAM_FILE}"'
     lines = [f'R="{JOB_ROOT}"']
     if not inline:
         lines.append(

@@ -27,13 +27,18 @@ RETRYING = "retrying until the wait's timeout (the jobs keep running on the host
 @dataclass
 class WaitOutcome:
     records: dict[tuple[str, str], JobRecord]
-    reason: str  # "done", "first", "pattern", "timeout"
+    reason: str  # "done", "first", "pattern", "waiting", "timeout"
     unreachable: dict[str, str] = field(default_factory=dict)
     reconnects: int = 0
 
 
 def _settled(record: JobRecord, pattern: str | None) -> bool:
-    return record.finished or (pattern is not None and record.match is not None)
+    return record.finished or (pattern is not None and record.match is not None) or _stuck(record)
+
+
+def _stuck(record: JobRecord) -> bool:
+    """A running job whose log says it waits on what will not come: waiting longer is futile."""
+    return not record.finished and record.progress is not None and bool(record.progress.waiting)
 
 
 async def wait_for_jobs(
@@ -84,6 +89,9 @@ async def wait_for_jobs(
         settled = [
             k for k in wanted if k in outcome.records and _settled(outcome.records[k], pattern)
         ]
+        if any(_stuck(outcome.records[k]) for k in settled):
+            outcome.reason = "waiting"
+            return outcome
         if first and settled:
             outcome.reason = "pattern" if outcome.records[settled[0]].match else "first"
             return outcome

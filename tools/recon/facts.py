@@ -50,7 +50,8 @@ class CpuFacts(FactGroup):
 
 
 class MemoryFacts(FactGroup):
-    """On unified memory (GB10) the GPU's budget is MemAvailable; otherwise it is GPU memory."""
+    """On unified memory (GB10) the GPU's budget is MemAvailable; otherwise it is GPU memory.
+    A host where no GPU was seen has no budget for a model: its RAM is not GPU memory."""
 
     total_bytes: int | None = None
     available_bytes: int | None = None
@@ -60,11 +61,15 @@ class MemoryFacts(FactGroup):
     gpu_free_bytes: int | None = None
     swap_total_bytes: int | None = None
     swap_used_bytes: int | None = None  # swap in use on a Spark means memory was already short
+    gpu_count: int | None = None  # GPUs seen; 0 when nvidia-smi shows none or is missing
+    earlyoom_running: bool | None = None  # it kills the biggest process when memory runs low
 
     @computed_field
     @property
     def budget_bytes(self) -> int | None:
-        """Memory a model can use on this host."""
+        """Memory a model can use on this host (None without a GPU, or when unknown)."""
+        if self.gpu_count == 0:
+            return None
         if self.unified_memory or self.gpu_total_bytes is None:
             return self.available_bytes
         return self.gpu_free_bytes
@@ -78,6 +83,9 @@ class Gpu(BaseModel):
     memory_total_bytes: int | None = None
     memory_used_bytes: int | None = None
     memory_supported: bool = True
+    faulted: bool = False  # nvidia-smi reads ERR! in its cells: the driver lost it
+    mig_mode: str | None = None  # "Enabled", "Disabled"; None where MIG does not exist
+    mig_instances: list[str] = Field(default_factory=list)  # profiles, e.g. ["3g.40gb", …]
 
 
 class GpuProcessFact(BaseModel):
@@ -95,6 +103,14 @@ class GpuFacts(FactGroup):
     cuda_version: str | None = None
     gpus: list[Gpu] = Field(default_factory=list)
     processes: list[GpuProcessFact] = Field(default_factory=list)
+    # how the GPUs reach each other (`nvidia-smi topo -m`): "nvlink", "pcie", "mixed"; None with
+    # one GPU or unknown; `interconnect_detail` says it as a person would ("NV18 between all 8")
+    interconnect: str | None = None
+    interconnect_detail: str | None = None
+    unreachable: list[str] = Field(default_factory=list)  # the driver's line per GPU it lost
+    pci_gpus: int | None = None  # NVIDIA GPUs lspci lists (None: lspci not read)
+    gpus_before: int | None = None  # more GPUs an earlier probe saw (set by the world model)
+    xid_events: list[str] = Field(default_factory=list)  # kernel log `NVRM: Xid` lines (last)
 
 
 class ToolkitFacts(FactGroup):
@@ -252,6 +268,8 @@ class ServiceFacts(FactGroup):
     inference_servers: list[InferenceServer] = Field(default_factory=list)
     ray_running: bool | None = None
     ray_nodes: int | None = None
+    ray_gpus_used: float | None = None  # of the cluster's GPUs, held by tasks/placement groups
+    ray_gpus_total: float | None = None
 
 
 class HostFacts(BaseModel):

@@ -36,7 +36,7 @@ def facts_from_sections(
     facts.os = read_os(reader)
     facts.cpu = read_cpu(reader)
     facts.gpu, unified, gpu_memory = read_gpu(reader)
-    facts.memory = read_memory(reader, unified, gpu_memory)
+    facts.memory = read_memory(reader, unified, gpu_memory, len(facts.gpu.gpus))
     facts.toolkit = read_toolkit(reader)
     facts.disk = read_disk(reader)
     facts.hf_cache = read_hf_cache(reader)

@@ -69,6 +69,12 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("nvidia-smi", "nvidia-smi"),
     ("nvidia-smi-list", "nvidia-smi -L"),
     ("nvidia-smi-query", f"nvidia-smi --query-gpu={GPU_QUERY_FIELDS} --format=csv"),
+    ("nvidia-smi-topo", "nvidia-smi topo -m"),
+    # what the PCI bus holds, whatever the driver sees (NVIDIA's vendor id 10de)
+    ("lspci-nvidia", "lspci -d 10de:"),
+    # the driver's Xid errors, where the kernel log is readable without root (dmesg_restrict=0)
+    ("xid", "dmesg | grep -a 'NVRM: Xid' | tail -n 20"),
+    ("earlyoom", "pgrep -x earlyoom || true"),
     ("nvcc", "nvcc --version"),
     (
         "cuda-nvcc",

@@ -7,8 +7,7 @@ spark_ib_write_bw_client_rocep1s0f0.txt); here they become progress.
 
 from __future__ import annotations
 
-from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.lines import screen_lines
+from tools.jobs.progress.lines import said_lines
 from tools.jobs.progress.model import Progress
 from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_rows
 from tools.recon.parsers.perftest import parse_perftest_bandwidth
@@ -18,7 +17,7 @@ PERFTEST_KIND = "perftest"
 
 
 def read_nccl_tests(tail: str, milestones: str) -> Progress:
-    text = "\n".join(screen_lines(milestones + "\n" + tail))
+    text = "\n".join(said_lines(milestones + "\n" + tail))
     rows = parse_nccl_rows(text)
     average = parse_nccl_avg_bus_bandwidth(text)
     facts: dict[str, object] = {}
@@ -35,19 +34,17 @@ def read_nccl_tests(tail: str, milestones: str) -> Progress:
         ", ".join(parts) or "started, no results yet",
         1.0 if average is not None else None,
         ready=average is not None,
-        error=None if average is not None else first_error(text.splitlines()),
         facts=facts,
     )
 
 
 def read_perftest(tail: str, milestones: str) -> Progress:
-    text = "\n".join(screen_lines(milestones + "\n" + tail))
+    text = "\n".join(said_lines(milestones + "\n" + tail))
     result = parse_perftest_bandwidth(text)
     if result is None:
         return Progress(
             PERFTEST_KIND,
             "started, no results yet",
-            error=first_error(text.splitlines()),
         )
     facts = {
         "bw_average": result.average,

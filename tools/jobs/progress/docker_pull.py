@@ -5,15 +5,15 @@ fs layer`, `Waiting`, `Verifying Checksum`, `Download complete`, `Pull complete`
 exists`; tests/fixtures/jobs/docker_pull_nvcr_pytorch_23.07_nontty_legacy_builder_layers.txt),
 then `Digest: …`, `Status: Downloaded newer image for REF` and the reference
 (…_25.09_dgx_spark_elided.txt). On a terminal a `Downloading [==>   ] 12.3MB/45.6MB` bar may
-follow a layer id. Errors are docker's own line (…_error_getting_credentials_gpg.txt).
+follow a layer id. `docker run` pulls an image it lacks the same way, after `Unable to find image
+'REF' locally`, which keeps the registry that `Pulling from` drops (…_implicit_pull_…txt).
 """
 
 from __future__ import annotations
 
 import re
 
-from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.lines import screen_lines, segments
+from tools.jobs.progress.lines import said_lines, segments
 from tools.jobs.progress.model import Progress, percent, size_bytes
 from tools.jobs.progress.tqdm import human_bytes
 
@@ -26,6 +26,16 @@ _LAYER = re.compile(
 _DONE_STATES = {"Pull complete", "Already exists"}
 _FINISHED = re.compile(r"^Status: (?:Downloaded newer image|Image is up to date) for (?P<ref>\S+)")
 _PULLING = re.compile(r"^(?P<tag>\S+): Pulling from (?P<repo>\S+)")
+_IMPLICIT = re.compile(r"^Unable to find image '(?P<ref>[^']+)' locally", re.M)
+_FINISHED_ANYWHERE = re.compile(
+    r"^Status: (?:Downloaded newer image|Image is up to date) for (?P<ref>\S+)", re.M
+)
+
+
+def pulled_image(text: str) -> str | None:
+    """The image a finished pull names in the log (`Status: … for REF`), if one finished."""
+    found = [m["ref"] for m in _FINISHED_ANYWHERE.finditer(text)]
+    return found[-1] if found else None
 
 
 def read_docker_pull(tail: str, milestones: str) -> Progress:
@@ -35,7 +45,9 @@ def read_docker_pull(tail: str, milestones: str) -> Progress:
     for piece in segments(milestones + "\n" + tail):
         text = piece.strip()
         if match := _PULLING.match(text):
-            image = f"{match['repo']}:{match['tag']}"
+            image = image or f"{match['repo']}:{match['tag']}"
+        if match := _IMPLICIT.match(text):
+            image = match["ref"]
         match = _LAYER.match(text)
         if match is None:
             continue
@@ -44,7 +56,7 @@ def read_docker_pull(tail: str, milestones: str) -> Progress:
             states[layer] = state
         if match["done"] and match["total"]:
             sizes[layer] = (size_bytes(match["done"]) or 0, size_bytes(match["total"]) or 0)
-    lines = screen_lines(tail)
+    lines = said_lines(milestones + "\n" + tail)
     finished = next((m["ref"] for line in lines if (m := _FINISHED.match(line.strip()))), None)
     done = sum(1 for s in states.values() if s in _DONE_STATES)
     facts: dict[str, object] = {"layers_done": done, "layers_total": len(states)}
@@ -65,6 +77,5 @@ def read_docker_pull(tail: str, milestones: str) -> Progress:
         ", ".join(parts) or "started, no layer listed yet",
         fraction,
         ready=finished is not None,
-        error=first_error(screen_lines(milestones + "\n" + tail)),
         facts=facts,
     )

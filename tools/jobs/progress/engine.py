@@ -5,16 +5,15 @@ model, `Loading safetensors checkpoint shards:  12% Completed | 10/86 [11:08<2:1
 108.36s/it]` (also behind Ray's `(RayWorkerWrapper pid=…, ip=…)` prefixes, with `[repeated 30x
 across cluster]`), `Model loading took 2.0513 GiB memory and 27.2 seconds`, the CUDA-graph
 capture bars, `Application startup complete.` (vLLM, also NVIDIA's playbook's readiness line)
-and `The server is fired up and ready to roll!` (SGLang). A failed start ends with the exception
-line of the traceback (`ValueError: Free memory on device …`, `torch.OutOfMemoryError: …`).
+and `The server is fired up and ready to roll!` (SGLang). A failed start is read by the error
+grammar every reader shares (errors.py): the exception line of its traceback.
 """
 
 from __future__ import annotations
 
 import re
 
-from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.lines import plain, screen_lines, segments
+from tools.jobs.progress.lines import said_lines, segments
 from tools.jobs.progress.model import Progress, percent
 from tools.jobs.progress.tqdm import bars, clock
 
@@ -24,11 +23,16 @@ _LISTENING = re.compile(r"Uvicorn running on (?P<url>\S+)")
 _WEIGHTS = re.compile(r"(?:Model loading|Loading model weights) took (?P<size>[\d.]+ Gi?B)")
 _VERSION = re.compile(r"\bversion (?P<version>\d[\w.+-]*)\s*$")
 _KV_CACHE = re.compile(r"GPU KV cache size: (?P<tokens>[\d,]+) tokens")
+# Any loader's bar: `Loading safetensors checkpoint shards`, `Loading pt checkpoint shards`,
+# `Loading safetensors using Fastsafetensor loader`, InstantTensor's and Run:ai's loaders
+_LOADER_BAR = re.compile(
+    r"\bLoad(?:ing)?\b.*\b(?:shards?|safetensors|weights|checkpoint|loader)\b", re.I
+)
 
 
 def read_engine(tail: str, milestones: str) -> Progress:
     text = milestones + "\n" + tail
-    lines = [plain(line) for line in screen_lines(text)]
+    lines = said_lines(text)
     facts: dict[str, object] = {}
     for line in lines:
         if match := _VERSION.search(line):
@@ -40,9 +44,8 @@ def read_engine(tail: str, milestones: str) -> Progress:
         if match := _LISTENING.search(line):
             facts["url"] = match["url"]
     states = bars(segments(text))
-    shards = next((b for b in reversed(states) if "checkpoint shards" in b.desc), None)
+    shards = next((b for b in reversed(states) if _LOADER_BAR.search(b.desc)), None)
     ready = any(_READY.search(line) for line in lines)
-    error = None if ready else first_error(screen_lines(text))
     fraction = None
     if shards is not None and shards.total:
         facts.update(shards_done=int(shards.done), shards_total=int(shards.total))
@@ -51,10 +54,9 @@ def read_engine(tail: str, milestones: str) -> Progress:
         summary, fraction = "ready: application startup complete", 1.0
         if "url" in facts:
             summary += f", listening on {facts['url']}"
-    elif error:
-        summary = f"failed: {error}"
     elif shards is not None and shards.total:
-        summary = f"loading checkpoint shards {int(shards.done)}/{int(shards.total)}"
+        what = "checkpoint shards" if "shard" in shards.desc else f"weights ({shards.desc})"
+        summary = f"loading {what} {int(shards.done)}/{int(shards.total)}"
         summary += f" ({round(100 * (fraction or 0))}%)"
         if shards.remaining_s is not None and shards.done < shards.total:
             summary += f", ETA {clock(shards.remaining_s)}"
@@ -62,4 +64,4 @@ def read_engine(tail: str, milestones: str) -> Progress:
         summary = f"weights loaded ({facts['weights_loaded']}), starting up"
     else:
         summary = "starting" + (f" (version {facts['version']})" if "version" in facts else "")
-    return Progress(KIND, summary, fraction, ready=ready, error=error, facts=facts)
+    return Progress(KIND, summary, fraction, ready=ready, facts=facts)

@@ -1,18 +1,57 @@
-"""The log's own error line: what a failed job said about why, in its words."""
+"""The log's own error line, found by one grammar for every job kind (DESIGN rule 12).
+
+A line is read after its launchers' prefixes are peeled off (prefixes.py). It is an error when a
+prefix said so (`ERROR`, `E0217 …`, `Scheduler hit an exception:`), when it is an exception line
+(`ValueError: …`, `torch.OutOfMemoryError: …`, `ray.exceptions.RayTaskError(ValueError): …`),
+when it opens with an error word in any case (`error`, `fatal`, `panic`, `failed to`, `failure`,
+`exception`, also behind the tool's own name: `rsync error: …`, `docker: Error response …`), when
+a GPU library reports a failure anywhere in it (`Test NCCL failure …`, `CUDA error: …`), when the
+kernel's words say so (`no space left on device`, `Killed`), or when it reports a non-zero exit
+status. A line a prefix called INFO or WARNING is no error unless it is an exception line.
+
+Of all such lines the most specific is reported: an exception line (the end of a traceback, not
+its first frame) over a worded error line, over a traceback's first line or an exit status;
+among equals the first, which is the cause where later ones are its echoes.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
-from tools.jobs.progress.lines import message
+from tools.jobs.progress.prefixes import Said, peel
 
-# `ValueError: …`, `torch.OutOfMemoryError: …`, `huggingface_hub.errors.GatedRepoError: …`
-_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?")
-# `Error response from daemon: …`, `error getting credentials - …`, `rsync error: …`, `Error: …`
-_ERROR_WORD = re.compile(r"^(?:[\w-]+:? )?(?:error|ERROR|Error)\b[ :]")
-_NOT_ERRORS = re.compile(r"can be ignored|error_on_|errors=|Error-free", re.I)
-_MAYBE = re.compile(r"rror|xception|Exit|Interrupt")  # cheap test before the real ones
+EXCEPTION_LINE = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure|Exit|Interrupt|Fault)"
+    r"(?:\([\w.]+\))?(?::\s|:?$)"
+)
+_WORDED = re.compile(
+    r"^(?:[\w./-]+:\s*)?(?:\(\d+\)\s*)?(?:error|fatal|panic|failed to|failure|exception)\b", re.I
+)
+_ANYWHERE = re.compile(
+    r"\b(?:nccl|cuda|cudnn|cublas|nvml|mpi|gloo)\s+(?:\w+\s+)?(?:error|failure)\b|"
+    r"\bfailed to\b|\bfatal error\b|no space left on device|cannot allocate memory|"
+    r"^(?:Segmentation fault|Killed|Aborted|Bus error)\b|\(core dumped\)",
+    re.I,
+)
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\)")
+_EXIT_STATUS = re.compile(
+    r"\b(?:exit(?:ed)?(?: with)?(?: status| code)|returned non-zero exit status|exit code)"
+    r"[:= ]\s*(?!0\b)-?\d+|\*\*\* .*\bError [1-9]\d*",  # and make's `*** [all] Error 2`
+    re.I,
+)
+_FRAME = re.compile(r'^(?:File "|\^+$|~+\^*~*$|During handling of|The above exception)')
+_NOT_ERRORS = re.compile(
+    r"can be ignored|error_on_|errors?=|error-free|\b0 errors?\b|\bno errors?\b|"
+    r"ignore[_-]errors|without errors?",
+    re.I,
+)
+_MAYBE = re.compile(
+    r"rror|xception|fatal|fail|traceback|exit|interrupt|killed|abort|panic|fault|no space|"
+    r"cannot allocate|CRITICAL|(?:^|[\s\[:])[EF]\d{4} |\s[EF] \d+ \d+\]",
+    re.I,
+)
+EXCEPTION, WORDED, OPENING = 3, 2, 1
 
 
 def may_hold_error(text: str) -> bool:
@@ -20,17 +59,32 @@ def may_hold_error(text: str) -> bool:
     return _MAYBE.search(text) is not None
 
 
+def error_rank(said: Said) -> int:
+    """How specific an error line this is: EXCEPTION, WORDED, OPENING, or 0 (no error)."""
+    text = said.text
+    if not text or _FRAME.match(text) or _NOT_ERRORS.search(text):
+        return 0
+    if EXCEPTION_LINE.match(text):
+        return EXCEPTION
+    if _TRACEBACK.match(text):
+        return OPENING
+    if said.quiet:
+        return 0
+    if said.loud or _WORDED.match(text) or _ANYWHERE.search(text):
+        return WORDED
+    return OPENING if _EXIT_STATUS.search(text) else 0
+
+
 def first_error(lines: Iterable[str]) -> str | None:
-    """The first exception line (`ValueError: …`) in the log, else its first `error: …` line."""
-    worded = None
+    """The most specific error line of the log, in its own words (without its prefixes)."""
+    best, best_rank = None, 0
     for line in lines:
         if not _MAYBE.search(line):
             continue
-        text = message(line).strip()
-        if not text or _NOT_ERRORS.search(text):
-            continue
-        if _EXCEPTION.match(text):
-            return text
-        if worded is None and _ERROR_WORD.match(text):
-            worded = text
-    return worded
+        said = peel(line)
+        rank = error_rank(said)
+        if rank > best_rank:
+            best, best_rank = said.text.strip(), rank
+            if rank == EXCEPTION:
+                break
+    return best

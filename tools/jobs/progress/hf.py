@@ -4,22 +4,27 @@ Read as the captures show it (tests/fixtures/jobs/hf_download_*): tqdm bars (`Fe
 files: 100%|##########| 17/17`, `file.gguf: 100%|███| 4.92G/4.92G [00:04<00:00, 212MB/s]`,
 `Downloading (incomplete total...): 0.00B [00:00, ?B/s]`), the verbose per-file lines
 (`Downloading 'x' to '….incomplete'`, `Download complete. Moving file to …`) and, at the end,
-the local path the CLI prints.
+the local path the CLI prints. huggingface_hub 1.x with Xet prints `Download complete: : … |
+0.00B` and `Reconstruction complete: …` bars without a clock, `✓ Downloaded` and `  path: …`,
+which later bar states may follow (…_hub1.x_xet_complete_path_line.txt); a wrapper may print its
+own lines after the path (kubectl logs of an init container).
 """
 
 from __future__ import annotations
 
 import re
 
-from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.lines import screen_lines, segments
+from tools.jobs.progress.lines import said_lines, segments
 from tools.jobs.progress.model import Progress, percent
 from tools.jobs.progress.tqdm import bars, clock, human_bytes
 
 KIND = "hf_download"
 _STARTED = re.compile(r"Downloading '(?P<file>[^']+)' to '")
 _FINISHED = re.compile(r"Download complete\. Moving file to (?P<path>\S+)")
-_LOCAL_PATH = re.compile(r"^/\S+$")
+_LOCAL_PATH = re.compile(r"^(?:path:\s*)?(?P<path>/\S*/\S+|[A-Za-z]:\\\S+)$")
+_DONE_MARK = re.compile(r"✓ Downloaded|^Download complete: |^Reconstruction complete: ", re.M)
+_WRAPPER_DONE = re.compile(r"\bdownload\b.*\b(?:complete|completed|finished|done)\b", re.I)
+_LAST_LINES = 6  # the path is among the last lines: bars and a wrapper's echo may follow it
 
 
 def read_hf_download(tail: str, milestones: str) -> Progress:
@@ -28,7 +33,7 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
     transfer = next(
         (b for b in reversed(states) if b.counts_bytes and not b.desc.startswith("Fetching")), None
     )
-    lines = screen_lines(milestones + "\n" + tail)
+    lines = said_lines(milestones + "\n" + tail)
     pieces = list(segments(milestones + "\n" + tail))
     started = {m["file"] for piece in pieces for m in _STARTED.finditer(piece)}
     finished = {m["path"] for piece in pieces for m in _FINISHED.finditer(piece)}
@@ -61,24 +66,38 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
             parts.append(f"ETA {clock(transfer.remaining_s)}")
     done_path = _local_path(lines)
     complete = done_path is not None or any(b.desc.startswith("Download complete") for b in states)
+    complete = complete or (files is not None and files.done == files.total and _xet_done(tail))
+    every_file = bool(started) and len(finished) >= len(started)
+    complete = complete or (every_file and _said_done(lines))
     if done_path:
         facts["path"] = done_path
         parts.append(f"downloaded to {done_path}")
     if complete:
         fraction = 1.0
-    error = first_error(lines)
     return Progress(
         KIND,
         ", ".join(parts) or "started, no progress printed yet",
         fraction,
         ready=complete,
-        error=error,
         facts=facts,
     )
 
 
 def _local_path(lines: list[str]) -> str | None:
-    """The path the CLI prints when it is done (its last line)."""
-    if lines and _LOCAL_PATH.match(lines[-1].strip()) and "/" in lines[-1][1:]:
-        return lines[-1].strip()
+    """The path the CLI prints when it is done, among the log's last lines."""
+    for line in reversed(lines[-_LAST_LINES:]):
+        if match := _LOCAL_PATH.match(line.strip()):
+            return match["path"]
     return None
+
+
+def _said_done(lines: list[str]) -> bool:
+    """Every file started has finished and the last line says the download is over (a
+    wrapper's own line, as an init container's script prints it)."""
+    last = lines[-1] if lines else ""
+    return _WRAPPER_DONE.search(last) is not None and _FINISHED.search(last) is None
+
+
+def _xet_done(text: str) -> bool:
+    """Xet's end marks, after every file was fetched."""
+    return _DONE_MARK.search(text) is not None

@@ -1,6 +1,5 @@
-"""A log as a terminal would have shown it: progress bars rewritten with \\r, escape sequences,
-per-process prefixes (`(APIServer pid=1)`, `(RayWorkerWrapper pid=.., ip=..)`, `[.. TP3]`),
-Ray's de-duplication suffix, and the level/time/source header vLLM puts before every message.
+"""A log as a terminal would have shown it: progress bars rewritten with \\r and escape
+sequences; each line's message without its launchers' prefixes (prefixes.py).
 """
 
 from __future__ import annotations
@@ -8,23 +7,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tools.jobs.progress.prefixes import peel
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_PROCESS_PREFIX = re.compile(r"^(?:\((?:\w+) pid=\d+(?:, ip=[\w.:-]+)?\)\s*)+")
-_RANK_PREFIX = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: (?:TP|DP|PP|EP)\d+)*\]\s*")
-_DEDUP_SUFFIX = re.compile(r"\s*\[repeated \d+x across cluster\].*$")
-_LOG_HEADER = re.compile(
-    r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+"
-    r"\[?[\w./-]+:\d+\]\s*"
-)
-_UVICORN_HEADER = re.compile(r"^(?:INFO|WARNING|ERROR):\s+")
 
 
 def segments(text: str) -> Iterator[str]:
-    """Every piece between \\r and \\n, escape sequences removed: each state a bar passed
-    through, in order (a glued or rewritten line yields all of its states)."""
+    """Every piece between \\r and \\n, without escape sequences and prefixes: each state a bar
+    passed through, in order (a glued or rewritten line yields all of its states)."""
     for piece in re.split(r"[\r\n]", _ANSI.sub("", text)):
         if piece.strip():
-            yield piece
+            yield peel(piece).text
 
 
 def screen_lines(text: str) -> list[str]:
@@ -41,14 +34,11 @@ def screen_lines(text: str) -> list[str]:
     return shown
 
 
+def said_lines(text: str) -> list[str]:
+    """The messages of the lines a terminal shows at the end (`screen_lines`, each `message`)."""
+    return [said for said in map(message, screen_lines(text)) if said]
+
+
 def message(line: str) -> str:
-    """The message of one log line without who printed it and when."""
-    line = _PROCESS_PREFIX.sub("", line.strip())
-    line = _RANK_PREFIX.sub("", line)
-    line = _DEDUP_SUFFIX.sub("", line)
-    return _LOG_HEADER.sub("", line)
-
-
-def plain(line: str) -> str:
-    """`message`, and without uvicorn's `INFO:     ` level either."""
-    return _UVICORN_HEADER.sub("", message(line))
+    """The message of one log line without who printed it, when and at what level."""
+    return peel(line).text

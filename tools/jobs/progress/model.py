@@ -17,7 +17,8 @@ class Progress:
     `summary` is what the model and the face read ("8/14 files, 53.6G/119G (45%), 411MB/s, ETA
     02:40"). `fraction` is 0..1 when the tool says how much is left. `ready` means the job's work
     is there even though it keeps running (an engine serving). `error` is the log's own error
-    line. `facts` carries the parsed numbers for the world model.
+    line. `waiting` says what the job waits on once the wait has run past its bound (stuck.py).
+    `facts` carries the parsed numbers for the world model.
     """
 
     kind: str
@@ -25,6 +26,7 @@ class Progress:
     fraction: float | None = None
     ready: bool = False
     error: str | None = None
+    waiting: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.lines import screen_lines, segments
+from tools.jobs.progress.lines import said_lines, segments
 from tools.jobs.progress.model import Progress, clock_seconds, size_bytes
 from tools.jobs.progress.tqdm import human_bytes
 
@@ -32,9 +31,9 @@ def read_rsync(tail: str, milestones: str) -> Progress:
         match = _PROGRESS.match(piece)
         if match:
             latest = match
-    lines = screen_lines(milestones + "\n" + tail)
+    lines = said_lines(milestones + "\n" + tail)
     summary = next((m for line in lines if (m := _SUMMARY.match(line.strip()))), None)
-    said = screen_lines(tail) + lines  # the tail holds the cause (ssh's line) before rsync's
+    said = said_lines(tail) + lines  # the tail holds the cause (ssh's line) before rsync's
     error = next((line.strip() for line in said if _FAILED.match(line.strip())), None)
     facts: dict[str, object] = {}
     parts = []
@@ -61,6 +60,6 @@ def read_rsync(tail: str, milestones: str) -> Progress:
         ", ".join(parts) or "started, no progress line yet",
         fraction,
         ready=summary is not None,
-        error=error or (first_error(lines) if summary is None else None),
+        error=error,
         facts=facts,
     )

@@ -31,6 +31,7 @@ from tools.recon.parsers.docker_rows import (
 )
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
+from tools.recon.parsers.gpu_topology import GpuTopology, parse_nvidia_smi_topo
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
 from tools.recon.parsers.image_contents import ImagePackages, parse_image_contents
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
@@ -98,6 +99,7 @@ __all__ = [
     "GpuInfo",
     "GpuListEntry",
     "GpuProcess",
+    "GpuTopology",
     "IbDevNetDev",
     "ImageDetails",
     "ImagePackages",
@@ -143,6 +145,7 @@ __all__ = [
     "parse_nvidia_smi_list",
     "parse_nvidia_smi_query_csv",
     "parse_nvidia_smi_table",
+    "parse_nvidia_smi_topo",
     "parse_os_release",
     "parse_pip_list_json",
     "parse_python_version",

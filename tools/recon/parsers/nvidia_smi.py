@@ -2,6 +2,13 @@
 
 On GB10 (DGX Spark) the memory cell reads `Not Supported`: the GPU shares system memory, so the
 real budget comes from /proc/meminfo. That shows up here as `memory_supported=False`.
+
+A GPU the driver lost after an Xid reads `ERR!` in its cells, its name too (`faulted`;
+tests/fixtures/recon/generic_nvidia-smi_525_8xa30_err_gpu3_xid119.txt); a GPU the driver cannot
+reach at all is left out of the table after a line `Unable to determine the device handle for
+GPU1: 0000:34:00.0: Unknown Error` (`unreachable`; …_610_device_handle_unknown_error_gpu1.txt,
+whose driver 610 banner says `KMD Version` and `CUDA UMD Version`). `nvidia-smi -L` lists MIG
+instances under their GPU (`  MIG 3g.40gb     Device  0: (UUID: MIG-…)`).
 """
 
 from __future__ import annotations
@@ -15,8 +22,8 @@ from tools.recon.parsers.units import parse_optional_float, parse_optional_int
 
 DRIVER_VERSION = r"\d+\.\d+(?:\.\d+)?"
 _BANNER = re.compile(
-    rf"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s+(?P<driver>{DRIVER_VERSION})"
-    r"(?:\s+CUDA Version:\s+(?P<cuda>\d+\.\d+|N/A))?"
+    rf"NVIDIA-SMI\s+(?P<smi>\S+)\s+(?:Driver|KMD) Version:\s+(?P<driver>{DRIVER_VERSION})"
+    r"(?:\s+CUDA (?:UMD )?Version:\s+(?P<cuda>\d+\.\d+|N/A))?"
 )
 _GPU_ROW = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persistence>On|Off)\s*$")
 _BUS_CELL = re.compile(
@@ -31,6 +38,9 @@ _PROCESS_ROW = re.compile(
     r"(?P<type>C\+G|M\+C|C|G|M)\s+(?P<name>.+?)\s+(?P<memory>\d+MiB|N/A|\d+\.\.\.)\s*\|$"
 )
 _LIST_ROW = re.compile(r"^GPU (?P<index>\d+): (?P<name>.+?) \(UUID: (?P<uuid>[^)]+)\)\s*$")
+_MIG_ROW = re.compile(r"^MIG (?P<profile>\S+)\s+Device\s+\d+: \(UUID: MIG-")
+_UNREACHABLE = re.compile(r"^Unable to determine the device handle for GPU.*$", re.M)
+ERR = "ERR!"
 
 
 class GpuProcess(BaseModel):
@@ -63,6 +73,7 @@ class GpuInfo(BaseModel):
     utilization_percent: int | None = None
     compute_mode: str | None = None
     mig_mode: str | None = None
+    faulted: bool = False  # a cell reads ERR!: the driver lost the GPU
 
 
 class NvidiaSmiReport(BaseModel):
@@ -71,17 +82,25 @@ class NvidiaSmiReport(BaseModel):
     cuda_version: str | None
     gpus: list[GpuInfo]
     processes: list[GpuProcess]
+    unreachable: list[str] = []  # the driver's own line for each GPU it cannot reach
 
 
 class GpuListEntry(BaseModel):
     index: int
     name: str
     uuid: str
+    mig: list[str] = []  # the profiles of its MIG instances (`3g.40gb`), when MIG is on
 
 
 def parse_nvidia_smi_table(text: str) -> NvidiaSmiReport:
     """Read the default `nvidia-smi` screen: banner versions, one entry per GPU, processes."""
     banner = _BANNER.search(text)
+    unreachable = [line.strip() for line in _UNREACHABLE.findall(text)]
+    if banner is None and unreachable:  # no GPU it could reach: no table at all
+        return NvidiaSmiReport(
+            smi_version="", driver_version="", cuda_version=None, gpus=[], processes=[],
+            unreachable=unreachable,
+        )  # fmt: skip
     if banner is None:
         raise ParseError("the `nvidia-smi` table (a banner with 'Driver Version:')", text)
     gpu_part, _, process_part = text.partition("Processes:")
@@ -92,6 +111,7 @@ def parse_nvidia_smi_table(text: str) -> NvidiaSmiReport:
         cuda_version=None if cuda in (None, "N/A") else cuda,
         gpus=_parse_gpu_blocks(gpu_part),
         processes=_parse_processes(process_part),
+        unreachable=unreachable,
     )
 
 
@@ -124,6 +144,7 @@ def _parse_gpu_block(rows: list[list[str]]) -> GpuInfo | None:
     gpu = GpuInfo(
         index=int(head["index"]), name=head["name"], persistence=head["persistence"] == "On"
     )
+    gpu.faulted = any(ERR in cell for row in rows for cell in row)
     bus = _BUS_CELL.match(rows[0][1])
     if bus is not None:
         gpu.bus_id = bus["bus_id"]
@@ -181,14 +202,16 @@ def _parse_processes(text: str) -> list[GpuProcess]:
 
 
 def parse_nvidia_smi_list(text: str) -> list[GpuListEntry]:
-    """Read `nvidia-smi -L`; `No devices were found` gives an empty list. MIG lines are skipped."""
-    entries = []
+    """Read `nvidia-smi -L` (`No devices were found`: none); MIG lines join their GPU."""
+    entries: list[GpuListEntry] = []
     for line in text.splitlines():
         match = _LIST_ROW.match(line.strip())
         if match is not None:
             entries.append(
                 GpuListEntry(index=int(match["index"]), name=match["name"], uuid=match["uuid"])
             )
+        elif (mig := _MIG_ROW.match(line.strip())) is not None and entries:
+            entries[-1].mig.append(mig["profile"])
     if not entries and text.strip() and "No devices were found" not in text:
         raise ParseError("`nvidia-smi -L` lines like 'GPU 0: NAME (UUID: GPU-…)'", text)
     return entries

@@ -63,9 +63,12 @@ def _read_header(line: str) -> dict[str, str | None] | None:
     header: dict[str, str | None] = {}
     for cell in line.split(","):
         match = _HEADER_UNIT.match(cell.strip())
-        if match is None or ("." not in match["field"] and match["field"] not in _PLAIN_FIELDS):
+        if match is None:
             return None
         header[match["field"]] = match["unit"]
+    # field names without a dot exist too (`compute_cap`); one known name is enough
+    if not any("." in field or field in _PLAIN_FIELDS for field in header):
+        return None
     return header
 
 

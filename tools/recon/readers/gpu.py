@@ -9,6 +9,7 @@ from tools.recon.facts import (
     GpuProcessFact,
     MemoryFacts,
 )
+from tools.recon.parsers.gpu_health import count_pci_gpus, parse_xid_lines
 from tools.recon.readers.section_reader import SectionReader
 
 MIB = 1024**2
@@ -21,9 +22,12 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
     listing = reader.read(group, "nvidia-smi-list", p.parse_nvidia_smi_list) or []
     query = reader.read(group, "nvidia-smi-query", p.parse_nvidia_smi_query_csv)
     uuids = {entry.index: entry.uuid for entry in listing}
+    migs = {entry.index: entry.mig for entry in listing}
     rows = {row.get("index"): row for row in (query.rows if query else [])}
     if table is not None:
-        group.driver_version, group.cuda_version = table.driver_version, table.cuda_version
+        group.driver_version = table.driver_version or None
+        group.cuda_version = table.cuda_version
+        group.unreachable = table.unreachable
         group.processes = [
             GpuProcessFact(
                 pid=proc.pid,
@@ -46,18 +50,41 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
                     memory_total_bytes=total,
                     memory_used_bytes=used,
                     memory_supported=info.memory_supported and total is not None,
+                    faulted=info.faulted,
+                    mig_mode=info.mig_mode,
+                    mig_instances=migs.get(info.index, []),
                 )
             )
     elif listing:
-        group.gpus = [Gpu(index=e.index, name=e.name, uuid=e.uuid) for e in listing]
+        group.gpus = [
+            Gpu(index=e.index, name=e.name, uuid=e.uuid, mig_instances=e.mig) for e in listing
+        ]
+    if len(group.gpus) > 1:
+        topology = reader.read(group, "nvidia-smi-topo", p.parse_nvidia_smi_topo)
+        if topology is not None and topology.interconnect is not None:
+            group.interconnect, group.interconnect_detail = (
+                topology.interconnect,
+                topology.detail,
+            )
     if group.driver_version is None and query is not None and query.rows:
         group.driver_version = _str(query.rows[0].get("driver_version"))
-    unified = any(not gpu.memory_supported or "GB10" in gpu.name for gpu in group.gpus)
-    totals = [gpu.memory_total_bytes for gpu in group.gpus if gpu.memory_total_bytes]
-    used = [gpu.memory_used_bytes or 0 for gpu in group.gpus if gpu.memory_total_bytes]
+    _read_health(reader, group)
+    healthy = [gpu for gpu in group.gpus if not gpu.faulted]  # a lost GPU gives no memory
+    unified = any(not gpu.memory_supported or "GB10" in gpu.name for gpu in healthy)
+    totals = [gpu.memory_total_bytes for gpu in healthy if gpu.memory_total_bytes]
+    used = [gpu.memory_used_bytes or 0 for gpu in healthy if gpu.memory_total_bytes]
     gpu_total = sum(totals) if totals and not unified else None
     gpu_free = gpu_total - sum(used) if gpu_total is not None else None
     return group, unified, (gpu_total, gpu_free)
+
+
+def _read_health(reader: SectionReader, group: GpuFacts) -> None:
+    """What lspci and the kernel log add: GPUs on the bus, the driver's Xid lines."""
+    if "lspci-nvidia" in reader.sections:
+        group.pci_gpus = reader.read(group, "lspci-nvidia", count_pci_gpus)
+    if "xid" in reader.sections:
+        events = reader.read(group, "xid", parse_xid_lines)
+        group.xid_events = [f"Xid {e.code} at {e.where}: {e.text}" for e in events or []]
 
 
 def _mib(value: object) -> int | None:
@@ -69,10 +96,22 @@ def _str(value: object) -> str | None:
 
 
 def read_memory(
-    reader: SectionReader, unified: bool, gpu_memory: tuple[int | None, int | None]
+    reader: SectionReader,
+    unified: bool,
+    gpu_memory: tuple[int | None, int | None],
+    gpu_count: int | None = None,
 ) -> MemoryFacts:
-    group = MemoryFacts(unified_memory=unified)
+    group = MemoryFacts(unified_memory=unified, gpu_count=gpu_count)
     group.gpu_total_bytes, group.gpu_free_bytes = gpu_memory
+    _read_sizes(reader, group)
+    if "earlyoom" in reader.sections:
+        said = reader.read(group, "earlyoom", lambda text: text.strip())
+        group.earlyoom_running = bool(said) if said is not None else None
+    return group
+
+
+def _read_sizes(reader: SectionReader, group: MemoryFacts) -> None:
+    """Total, available, free and swap: /proc/meminfo, else `free -b`."""
     meminfo = reader.read(group, "meminfo", p.parse_meminfo)
     if meminfo is not None:
         group.total_bytes = meminfo.total_bytes
@@ -81,7 +120,7 @@ def read_memory(
         group.swap_total_bytes = meminfo.swap_total_bytes
         if meminfo.swap_total_bytes is not None and meminfo.swap_free_bytes is not None:
             group.swap_used_bytes = meminfo.swap_total_bytes - meminfo.swap_free_bytes
-        return group
+        return
     free = reader.read(group, "free", p.parse_free)
     if free is not None:
         group.total_bytes = free.memory.total_bytes
@@ -92,4 +131,3 @@ def read_memory(
                 free.swap.total_bytes,
                 free.swap.used_bytes,
             )
-    return group

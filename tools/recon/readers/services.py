@@ -40,4 +40,6 @@ def read_services(reader: SectionReader, docker: DockerFacts) -> ServiceFacts:
         status = reader.read(group, "ray", p.parse_ray_status)
         if status is not None:
             group.ray_running, group.ray_nodes = status.running, status.node_count
+            if (gpus := status.resource("GPU")) is not None:
+                group.ray_gpus_used, group.ray_gpus_total = gpus.used, gpus.total
     return group

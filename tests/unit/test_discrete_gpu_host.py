@@ -1,0 +1,100 @@
+"""A discrete-GPU host as a real H200 VM showed it (tests/fixtures/recon/h200_*.txt): the GPU and
+its memory, the process holding 41.6 GiB, and what freeing it makes possible; a host without a
+GPU has no GPU memory to offer."""
+
+from __future__ import annotations
+
+from agent.world.render import host_block
+from tests.support.captured_host import host_from
+from tests.support.captures import capture
+from tools.checks import GB, compute_findings
+from tools.checks.budget import NodeBudget
+from tools.checks.fabric import PairLink
+from tools.checks.layout import LayoutRequest, choose_layout
+from tools.recon.parsers import parse_nvidia_smi_topo
+
+H200 = {
+    "nvidia-smi": "h200_nvidia-smi.txt",
+    "nvidia-smi-query": "h200_nvidia-smi_gpu_csv.txt",
+    "meminfo": "h200_meminfo.txt",
+    "free": "h200_free.txt",
+}
+NO_NVIDIA_SMI = {"nvidia-smi": "bash: line 1: nvidia-smi: command not found"}
+
+
+def _kinds(findings, kind: str) -> list[str]:
+    return [f.text for f in findings if f.kind == kind]
+
+
+def test_the_process_holding_gpu_memory_is_named_with_what_freeing_it_allows() -> None:
+    h200 = host_from("h200", H200)
+
+    findings = compute_findings({"h200": h200}, model_size_bytes=119 * GB)
+
+    assert _kinds(findings, "gpu_process_holds_memory") == [
+        "python3 (pid 498) holds ~44 GB of GPU memory on h200; stopping it would let a ~119 GB "
+        "model fit (~151 GB free then); if nothing needs it, stop it (`kill 498`, or stop its "
+        "container)"
+    ]
+    assert _kinds(findings, "model_exceeds_cluster") == [
+        "a ~119 GB model exceeds the 107 GB available on h200"
+    ]
+
+
+def test_without_a_model_the_process_finding_says_what_stopping_it_frees() -> None:
+    findings = compute_findings({"h200": host_from("h200", H200)})
+
+    holder = next(f for f in findings if f.kind == "gpu_process_holds_memory")
+    assert "stopping it would make ~151 GB available (now ~107 GB)" in holder.message
+    assert any("h200_" not in e and "pid 498 python3 41570 MiB" in e for e in holder.evidence)
+
+
+def test_the_host_table_shows_gpu_memory_used_of_total_where_it_is_not_unified() -> None:
+    lines = host_block(host_from("h200", H200))
+
+    assert any("GPU memory 40.6/140.4 GiB used" in line for line in lines), lines
+
+
+def test_a_host_without_a_gpu_has_no_gpu_memory_for_a_model() -> None:
+    cpu_only = host_from("cpu", {"meminfo": "h200_meminfo.txt"}, NO_NVIDIA_SMI)
+
+    findings = compute_findings({"cpu": cpu_only})
+
+    assert cpu_only.memory.budget_bytes is None and cpu_only.memory.gpu_count == 0
+    assert not _kinds(findings, "memory_available")
+    assert not any("available for a model" in f.message for f in findings)
+
+
+def test_an_8_gpu_hosts_nvlink_matrix_is_read_into_its_facts() -> None:
+    """The rows and processes of an 8-GPU host are read in test_sim_h100_formats and on the
+    simulated HGX pair (tests/integration/test_layouts_sim.py); here the real NV18 matrix."""
+    topology = parse_nvidia_smi_topo(capture("generic_nvidia-smi_topo_m_8xh100_nv18.txt"))
+    node = NodeBudget("hgx", 600 * GB, 650 * GB, gpus=8, gpu_link=topology.detail)
+
+    layout = choose_layout(LayoutRequest(400 * GB), [node], _no_link)
+
+    assert (topology.gpus, topology.interconnect, len(topology.links)) == (8, "nvlink", 28)
+    assert (layout.tensor_parallel, layout.pipeline_parallel) == (8, 1)
+    assert layout.why_split.endswith("within a node: NV18 between all 8 GPUs")
+
+
+def test_gpus_linked_only_over_pcie_are_said_to_cost_the_all_reduce() -> None:
+    topology = parse_nvidia_smi_topo(capture("generic_nvidia-smi_topo_m_4gpu_pcie_only.txt"))
+    node = NodeBudget("box", 300 * GB, 320 * GB, gpus=4, gpu_link=topology.detail,
+                      pcie_only=topology.interconnect == "pcie")  # fmt: skip
+
+    layout = choose_layout(LayoutRequest(100 * GB), [node], _no_link)
+
+    assert topology.interconnect == "pcie" and layout.tensor_parallel == 4
+    assert "PCIe only between its 4 GPUs (PHB, SYS)" in layout.why_split
+    assert "all-reduce crosses PCIe" in layout.why_split
+
+
+def test_one_gpu_has_no_interconnect_to_report() -> None:
+    h200 = host_from("h200", {**H200, "nvidia-smi-topo": "h200_nvidia-smi_topo.txt"})
+
+    assert h200.gpu.interconnect is None and "topo" not in (h200.gpu.problem or "")
+
+
+def _no_link(_a: str, _b: str) -> PairLink:
+    raise AssertionError("a one-node layout asks about no link")

@@ -1,0 +1,64 @@
+"""Processes holding GPU memory on hosts whose GPUs have memory of their own (not unified).
+
+What nvidia-smi lists under Processes holds GPU memory whether it runs in a container or not
+(a real H200 host: `python3` pid 498 holding 41,570 MiB, tests/fixtures/recon/h200_*.txt). A
+careful operator names it, how much it holds, and what stopping it would make possible for the
+model asked about. On unified memory (GB10) the memory check reports the containers instead,
+and nvidia-smi does not report per-process memory there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tools.checks.budget import DEFAULT_UTILIZATION, usable_bytes
+from tools.checks.finding import Finding, gb
+from tools.recon.facts import GpuProcessFact, HostFacts
+
+CHECK = "memory"
+
+
+def gpu_holder_findings(
+    hosts: Mapping[str, HostFacts], model_size_bytes: int | None
+) -> list[Finding]:
+    """One finding per process holding GPU memory on a discrete-GPU host."""
+    findings = []
+    for name, facts in hosts.items():
+        memory = facts.memory
+        if memory.unified_memory or memory.gpu_free_bytes is None:
+            continue
+        for proc in facts.gpu.processes:
+            if proc.memory_bytes:
+                findings.append(_holder(name, facts, proc, model_size_bytes))
+    return findings
+
+
+def _holder(name: str, facts: HostFacts, proc: GpuProcessFact, size: int | None) -> Finding:
+    held = proc.memory_bytes or 0
+    free = facts.memory.gpu_free_bytes or 0
+    total = facts.memory.gpu_total_bytes or free + held
+    freed = min(free + held, total)
+    message = f"{proc.name} (pid {proc.pid}) holds ~{gb(held)} of GPU memory on {name}"
+    if size is None:
+        message += f"; stopping it would make ~{gb(freed)} available (now ~{gb(free)})"
+    else:
+        now, then = (usable_bytes(b, DEFAULT_UTILIZATION) for b in (free, freed))
+        model = f"a ~{gb(size)} model"
+        if now >= size:
+            message += f"; {model} fits beside it"
+        elif then >= size:
+            message += f"; stopping it would let {model} fit (~{gb(freed)} free then)"
+        else:
+            message += f"; even with it stopped {model} would not fit here (~{gb(freed)} free then)"
+    return Finding(
+        severity="warning",
+        check=CHECK,
+        kind="gpu_process_holds_memory",
+        hosts=[name],
+        message=message,
+        fix=f"if nothing needs it, stop it (`kill {proc.pid}`, or stop its container)",
+        evidence=[
+            f"{s.host}: {s.command}: pid {proc.pid} {proc.name} {held // 1024**2} MiB"
+            for s in facts.gpu.sources[:1]
+        ],
+    )
