@@ -5,6 +5,7 @@ why, what was left out, what cannot be applied, the trade-off)."""
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -81,8 +82,9 @@ def apply_recipe(
     version_from: str,
     values: Mapping[str, object],
 ) -> AppliedRecipe:
-    """The launch's own flags and env, then the recipe's, for this engine version; `values`:
-    what the plan computed (tensor_parallel, max_model_len, port, …) for `{param}`s."""
+    """The recipe's flags and env for this engine version (the launch's own are added where
+    the launch is built); `values`: what the plan computed (tensor_parallel, max_model_len,
+    port, …) for `{param}`s."""
     base = launch_data(launch)
     applied = AppliedRecipe(recipe.name if recipe else None, notes=[why])
     params: dict[str, object] = {}
@@ -94,15 +96,15 @@ def apply_recipe(
     params.update({k: v for k, v in values.items() if v is not None})
     flags = [*(recipe.flags if recipe else [])]
     kept, left_out = split_by_version(flags, engine_version)
-    for flag in [*base.flags, *kept]:
+    for flag in kept:
         words = [_fill(w, params, applied.problems) for w in flag.words()]
-        applied.flags.append(" ".join(words))
+        applied.flags.append(shlex.join(words))
     if left_out:
         applied.notes.append(
             f"left out for {base.engine} {engine_version} ({version_from}): "
             + ", ".join(f"{f.flag} (needs {f.since})" for f in left_out)
         )
-    for var in [*base.env, *(recipe.env if recipe else [])]:
+    for var in recipe.env if recipe else []:
         applied.env[var.name] = _fill(var.value, params, applied.problems)
     if recipe is not None and recipe.not_applied:
         applied.notes.append(
