@@ -1,0 +1,40 @@
+"""An operator's recipe in spark-vllm-docker's format, planned on the simulated seed pair: the
+serve command carries its flags with the `{param}`s filled, and the plan names what it cannot
+apply (mods, build_args)."""
+
+from tests.integration.test_deploy_variants_sim import plan_on
+from tests.unit.test_recipe_book import COMMUNITY
+
+MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+
+
+async def test_a_community_recipe_is_planned_with_its_flags_filled_and_mods_named(tmp_path):
+    path = tmp_path / "qwen3.5-122b-fp8.yaml"
+    path.write_text(COMMUNITY, encoding="utf-8")
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    result = await plan_on("seed-pair", {**plan, "recipe_file": str(path)})
+    text = result["content"]
+    assert not result.get("is_error"), text[:2000]
+    serve = next(line for line in text.splitlines() if "vllm serve" in line and "--port" in line)
+    assert "--enable-prefix-caching --max-num-batched-tokens 4096" in serve
+    assert "{" not in serve
+    assert "-e VLLM_FLASHINFER_MOE_BACKEND=latency" in text
+    assert "mod `mods/fix-qwen3.5-chat-template`" in text and "build_args `--pre-tf`" in text
+    assert "approve the plan to proceed without them, or stop" in text
+
+
+async def test_the_bundled_recipe_states_the_context_and_where_it_came_from():
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    result = await plan_on("seed-pair", plan)
+    goal = result["content"].split("\n", 1)[0]
+    assert "Recipe qwen3.5-122b-a10b-fp8" in goal
+    assert "--max-model-len 262144: the recipe's" not in goal  # the model's own length
+    assert "--max-model-len 262144: the model's own 262,144 tokens" in goal
+    assert "Trade-off: one Spark serves the INT4 AutoRound checkpoint" in goal
+
+
+async def test_a_known_bad_image_is_refused_with_its_reason():
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    result = await plan_on("seed-pair", {**plan, "image": "nvcr.io/nvidia/vllm:26.07-py3"})
+    assert result["is_error"]
+    assert "known bad" in result["content"] and "HTTP 500" in result["content"]
