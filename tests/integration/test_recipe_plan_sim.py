@@ -38,3 +38,12 @@ async def test_a_known_bad_image_is_refused_with_its_reason():
     result = await plan_on("seed-pair", {**plan, "image": "nvcr.io/nvidia/vllm:26.07-py3"})
     assert result["is_error"]
     assert "known bad" in result["content"] and "HTTP 500" in result["content"]
+
+
+async def test_the_gid_index_is_read_on_each_node_and_nccl_may_not_fall_back():
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    text = (await plan_on("healthy-pair", plan))["content"]
+    runs = [line for line in text.splitlines() if "docker run -d --name scout-vllm" in line]
+    assert len(runs) == 2
+    for run in runs:
+        assert "-e NCCL_IB_GID_INDEX=3" in run and "-e NCCL_NET=IB" in run

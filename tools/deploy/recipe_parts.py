@@ -60,6 +60,9 @@ def rdma_env(path: FabricPath) -> dict[str, str]:
         # Both PCIe twins of one cage as one NIC: one real pair measured 98 Gb/s on one HCA
         # and 161 Gb/s with both merged (issue 14; reference/dgx-spark.md §3.4, §6 #5).
         env["NCCL_IB_MERGE_NICS"] = "1"
+    if path.gid_index is not None:
+        # the RoCE v2 IPv4 entry read on this node: another index (IPv6 link-local) hangs (§9)
+        env["NCCL_IB_GID_INDEX"] = str(path.gid_index)
     if path.routed:
         env |= {
             "NCCL_IB_SUBNET_AWARE_ROUTING": "1",

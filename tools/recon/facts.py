@@ -199,10 +199,19 @@ class RdmaPort(BaseModel):
         return self.link_layer == "InfiniBand"
 
 
+class RoceGidEntry(BaseModel):
+    """A port's RoCE v2 GID of an IPv4 address (`ibv_devinfo -v`): NCCL_IB_GID_INDEX's value."""
+
+    device: str
+    index: int
+    ipv4: str
+
+
 class RdmaFacts(FactGroup):
     """An empty `ports` list with no problem: no RDMA device (on a Spark, maybe no cable)."""
 
     ports: list[RdmaPort] = Field(default_factory=list)
+    roce_v2_ipv4_gids: list[RoceGidEntry] = Field(default_factory=list)
 
 
 class Interface(BaseModel):

@@ -86,6 +86,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("groups", "id -nG"),
     ("ibdev2netdev", "ibdev2netdev"),
     ("rdma-link", "rdma link show"),
+    # each RDMA device and its GID table, for NCCL_IB_GID_INDEX (tools/recon/parsers/gids.py)
+    ("ibv-gids", "ibv_devinfo -v | grep -E 'hca_id|GID'"),
     ("ip-addr", "ip -j addr"),
     # at most two short lines: `nccl-tests` where its build is, ib_write_bw's path if installed
     ("fabric-tests", FABRIC_TESTS_COMMAND),
