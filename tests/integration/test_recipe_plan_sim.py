@@ -47,3 +47,22 @@ async def test_the_gid_index_is_read_on_each_node_and_nccl_may_not_fall_back():
     assert len(runs) == 2
     for run in runs:
         assert "-e NCCL_IB_GID_INDEX=3" in run and "-e NCCL_NET=IB" in run
+
+
+async def test_a_community_recipe_on_the_head_is_read_there(tmp_path):
+    where = "/opt/spark-vllm-docker/recipes/qwen3.5-122b-fp8.yaml"
+    lines = "".join(f"        {line}\n" for line in COMMUNITY.splitlines())
+    scenario = tmp_path / "seed-pair-with-kit.yaml"
+    scenario.write_text(
+        "extends: seed-pair\nname: seed-pair-with-kit\ndescription: the seed pair with a "
+        "spark-vllm-docker checkout on the head\nhosts:\n  spark-a:\n    files:\n"
+        f"      {where}: |\n{lines}",
+        encoding="utf-8",
+    )
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    result = await plan_on(str(scenario), {**plan, "recipe_file": f"spark-a:{where}"})
+    assert not result.get("is_error"), result["content"][:2000]
+    assert f"from spark-a:{where}, as asked" in result["content"]
+    missing = await plan_on(str(scenario), {**plan, "recipe_file": "spark-a:/opt/none.yaml"})
+    assert missing["is_error"]
+    assert "spark-a:/opt/none.yaml: cat: /opt/none.yaml: No such file" in missing["content"]

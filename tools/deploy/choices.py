@@ -43,8 +43,9 @@ class DeployChoices(BaseModel):
     image: str | None = Field(default=None, description="Default: the recipe's image.")
     recipe_file: str | None = Field(
         default=None,
-        description="A serving recipe YAML on Scout's machine (Scout's format or "
-        "spark-vllm-docker's); default: the bundled recipe for the model, if any.",
+        description="A serving recipe YAML (Scout's format or spark-vllm-docker's): a path on "
+        "Scout's machine, or HOST:PATH on an inventory host (e.g. the head's spark-vllm-docker "
+        "checkout); default: the bundled recipe for the model, if any.",
     )
     tensor_parallel: int | None = Field(
         default=None, ge=1, description="Default: chosen with the nodes."

@@ -99,7 +99,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             params.model_dump(exclude={"model_size_gb", "links_tried", "gated"})
         )
         try:
-            setup = recipe_plan.pick(choices, world.hosts)
+            given = await recipe_plan.load_given(choices, ctx)
+            setup = recipe_plan.pick(choices, world.hosts, given)
         except (RecipeError, RecipeMismatch, RecipeRefusal) as exc:
             return ToolResult.error(f"Cannot plan with this recipe: {exc}")
         choices = choices.model_copy(update={"image": setup.image})

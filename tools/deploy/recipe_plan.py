@@ -11,6 +11,7 @@ shape the recipe recorded, each with where it came from.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import HUB_URL, cache_dir
 from tools.deploy.recipe_book.choose import apply_recipe, choose_recipe, refused_image
 from tools.deploy.recipe_book.engines import launch_data
-from tools.deploy.recipe_book.load import read_recipe_file
+from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe_file
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
@@ -47,9 +48,29 @@ class RecipeSetup:
     notes: list[str] = field(default_factory=list)
 
 
-def pick(params: DeployChoices, hosts: Mapping[str, HostFacts]) -> RecipeSetup:
+async def load_given(params: DeployChoices, ctx: ToolContext) -> Recipe | None:
+    """The operator's recipe file: `HOST:PATH` is read on that inventory host (a checkout of
+    spark-vllm-docker on the head), anything else on Scout's machine."""
+    if not params.recipe_file:
+        return None
+    host, sep, path = params.recipe_file.partition(":")
+    if not sep or ctx.ssh is None or host not in set(ctx.ssh.inventory.names()):
+        return read_recipe_file(params.recipe_file)
+    try:
+        home, rest = ("~/", path[2:]) if path.startswith("~/") else ("", path)
+        result = await ctx.ssh.run(host, f"cat {home}{shlex.quote(rest)}", timeout=30)
+    except SSHError as exc:
+        raise RecipeError(f"{params.recipe_file}: cannot read it over SSH ({exc})") from None
+    if not result.ok:
+        said = (result.stderr or result.stdout).strip().splitlines()
+        raise RecipeError(f"{params.recipe_file}: {said[0] if said else 'cat failed'}")
+    return parse_recipe(result.stdout, params.recipe_file)
+
+
+def pick(
+    params: DeployChoices, hosts: Mapping[str, HostFacts], given: Recipe | None = None
+) -> RecipeSetup:
     """The recipe, its image (refused when known bad) and the engine version to check against."""
-    given = read_recipe_file(params.recipe_file) if params.recipe_file else None
     gpus = [g.name for h in params.hosts if h in hosts for g in hosts[h].gpu.gpus]
     recipe, why = choose_recipe(params.model, params.recipe, gpus, given)
     base = launch_data(params.recipe)
