@@ -30,6 +30,7 @@ async def test_the_bundled_recipe_states_the_context_and_where_it_came_from():
     assert "Recipe qwen3.5-122b-a10b-fp8" in goal
     assert "--max-model-len 262144: the recipe's" not in goal  # the model's own length
     assert "--max-model-len 262144: the model's own 262,144 tokens" in goal
+    assert "from config.json cached on spark-a" in goal
     assert "Trade-off: one Spark serves the INT4 AutoRound checkpoint" in goal
 
 
