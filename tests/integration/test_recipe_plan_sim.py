@@ -4,6 +4,7 @@ apply (mods, build_args)."""
 
 from tests.integration.test_deploy_variants_sim import plan_on
 from tests.unit.test_recipe_book import COMMUNITY
+from tools.recon.probe import probe_hosts
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 
@@ -67,3 +68,18 @@ async def test_a_community_recipe_on_the_head_is_read_there(tmp_path):
     missing = await plan_on(str(scenario), {**plan, "recipe_file": "spark-a:/opt/none.yaml"})
     assert missing["is_error"]
     assert "spark-a:/opt/none.yaml: cat: /opt/none.yaml: No such file" in missing["content"]
+
+
+async def test_recon_notices_a_spark_vllm_docker_checkout_and_says_how_to_use_it(
+    cluster, pool
+) -> None:
+    recipes = cluster.host_dir("spark-a") / "home" / "spark-vllm-docker" / "recipes"
+    (recipes / "4x-spark-cluster").mkdir(parents=True)
+    for name in ("qwen3.5-122b-fp8.yaml", "glm-4.7-flash-awq.yaml", "README.md"):
+        (recipes / name).write_text("name: x\n")
+    probe_round = await probe_hosts(pool, ["spark-a", "spark-b"])
+    head = probe_round.facts["spark-a"].kits
+    assert head.spark_vllm_docker is not None
+    assert head.spark_vllm_docker.endswith("/spark-vllm-docker/recipes") and head.recipes == 2
+    assert probe_round.facts["spark-b"].kits.spark_vllm_docker is None
+    assert f"recipe_file=spark-a:{head.spark_vllm_docker}/NAME.yaml" in head.words("spark-a")

@@ -238,6 +238,24 @@ class FabricTestFacts(FactGroup):
     perftest: bool | None = None
 
 
+class DeployKitFacts(FactGroup):
+    """A checkout of spark-vllm-docker on the host (`~/spark-vllm-docker/recipes`): its recipes
+    can be handed to plan_deployment as `recipe_file=HOST:PATH` (tools/deploy/recipe_book)."""
+
+    spark_vllm_docker: str | None = None  # the recipes folder
+    recipes: int | None = None  # top-level recipe files in it
+
+    def words(self, host: str) -> str:
+        """` · spark-vllm-docker recipes: …` for the host's line, or nothing."""
+        if not self.spark_vllm_docker:
+            return ""
+        count = f" ({self.recipes} recipes)" if self.recipes is not None else ""
+        return (
+            f" · spark-vllm-docker at {self.spark_vllm_docker}{count}: plan_deployment "
+            f"recipe_file={host}:{self.spark_vllm_docker}/NAME.yaml"
+        )
+
+
 class PythonFacts(FactGroup):
     version: str | None = None
     packages: dict[str, str] = Field(default_factory=dict)
@@ -275,5 +293,6 @@ class HostFacts(BaseModel):
     rdma: RdmaFacts = Field(default_factory=RdmaFacts)
     network: NetworkFacts = Field(default_factory=NetworkFacts)
     fabric_tests: FabricTestFacts = Field(default_factory=FabricTestFacts)
+    kits: DeployKitFacts = Field(default_factory=DeployKitFacts)
     python: PythonFacts = Field(default_factory=PythonFacts)
     services: ServiceFacts = Field(default_factory=ServiceFacts)

@@ -48,6 +48,13 @@ FABRIC_TESTS_COMMAND = (
     "command -v ib_write_bw || true"
 )
 
+# spark-vllm-docker's recipes folder and how many recipe files it holds, when it is checked out
+DEPLOY_KITS_COMMAND = (
+    'd="$HOME/spark-vllm-docker/recipes"; if [ -d "$d" ]; then echo "$d"; n=; '
+    'for f in "$d"/*.yaml; do if [ -e "$f" ]; then n=$n.; fi; done; echo "${#n}"; '
+    "else echo absent; fi"
+)
+
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("hostname", "hostname"),
@@ -91,6 +98,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("ip-addr", "ip -j addr"),
     # at most two short lines: `nccl-tests` where its build is, ib_write_bw's path if installed
     ("fabric-tests", FABRIC_TESTS_COMMAND),
+    ("deploy-kits", DEPLOY_KITS_COMMAND),
     ("python", "python3 --version"),
     ("pip", f"pip3 list --format json | head -c {PIP_LIST_CAP_BYTES}"),
     ("ss", "ss -tlnp"),
