@@ -69,6 +69,13 @@ def test_a_flag_the_engine_version_lacks_is_left_out_and_said():
     assert "--tool-call-parser (needs 0.10.0)" in applied.notes[-2]
 
 
+def test_an_unknown_engine_version_keeps_every_flag_and_says_so():
+    recipe, why = choose_recipe(SEED, "vllm-ray", [])
+    applied = apply_recipe(recipe, why, "vllm-ray", None, "my/image:1 not probed yet", {})
+    assert "--tool-call-parser qwen3_coder" in applied.flags
+    assert "vllm version unknown (my/image:1 not probed yet)" in applied.notes[1]
+
+
 def test_no_recipe_on_other_hardware_or_for_an_unknown_model():
     assert choose_recipe(SEED, "vllm-ray", ["NVIDIA H100 80GB HBM3"])[0] is None
     assert choose_recipe("org/unknown", "vllm-ray", [])[0] is None

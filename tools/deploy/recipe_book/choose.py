@@ -99,6 +99,11 @@ def apply_recipe(
     for flag in kept:
         words = [_fill(w, params, applied.problems) for w in flag.words()]
         applied.flags.append(shlex.join(words))
+    if engine_version is None and any(f.since for f in flags):
+        applied.notes.append(
+            f"{base.engine} version unknown ({version_from}): every flag of the recipe kept; "
+            "one the engine lacks stops it at its argument parser"
+        )
     if left_out:
         applied.notes.append(
             f"left out for {base.engine} {engine_version} ({version_from}): "
