@@ -44,6 +44,7 @@ class Nic(_Model):
     rdma_dev: str | None = None
     pci: str | None = None
     lid: int | None = None
+    extra_gids: list[str] = Field(default_factory=list)  # IPv6 GIDs before the IPv4 ones
 
 
 class GpuProcess(_Model):

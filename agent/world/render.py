@@ -91,7 +91,7 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
     packages = ", ".join(f"{k} {v}" for k, v in facts.python.packages.items()) or "none"
     lines.append(
         f"  python {_or_unknown(facts.python.version)} (inference pkgs: {packages})"
-        f" · servers: {servers or 'none'}"
+        f" · servers: {servers or 'none'}{facts.kits.words(facts.host)}"
     )
     return lines
 

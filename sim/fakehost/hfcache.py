@@ -13,11 +13,13 @@ hold no weights: a model folder's size is the scenario's `hf_cache` entry (see `
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .model_configs import CONFIGS
 from .state import locked_state
 
 HUB_DIR = Path(".cache") / "huggingface" / "hub"
@@ -73,12 +75,19 @@ def lay_out(models: Mapping[str, Any], home: Path) -> None:
 
 def set_revision(home: Path, model: str, revision: str) -> None:
     """What the client does first when it resolves main: refs/main names the commit, and the
-    commit's snapshot folder exists."""
+    commit's snapshot folder exists; the small config.json comes first (model_configs.py)."""
     folder = model_folder(home, model)
     (folder / "snapshots" / revision).mkdir(parents=True, exist_ok=True)
     (folder / "blobs").mkdir(exist_ok=True)
     (folder / "refs").mkdir(exist_ok=True)
     (folder / "refs" / "main").write_text(revision)
+    config = CONFIGS.get(model)
+    if config is not None:
+        blob = folder / "blobs" / blob_hash(model, revision, "config.json")
+        blob.write_text(json.dumps(config, indent=2))
+        link = folder / "snapshots" / revision / "config.json"
+        if not link.is_symlink():
+            link.symlink_to(Path("..") / ".." / "blobs" / blob.name)
 
 
 def begin_blob(home: Path, model: str, revision: str, name: str) -> None:

@@ -18,6 +18,7 @@ from .serve_checks import check_node, check_port, nccl_transport
 from .serve_nodes import gather_nodes, run_rank
 from .serve_spec import EngineError, Node, ServeSpec, log, node_ip, options
 from .state import locked_state, read_state
+from .vllm_args import unrecognized, usage_error, version_of
 
 if TYPE_CHECKING:
     from .container import Container
@@ -28,6 +29,10 @@ def run_vllm(args: list[str], ctr: Container) -> int:
         sys.stderr.write(
             "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch}\n"
         )
+        return 2
+    version = ctr.packages().get("vllm", "")
+    if unknown := unrecognized(args[1:], version):
+        sys.stderr.write(usage_error(unknown))
         return 2
     positional, o = options(args[1:])
     model = positional[0] if positional else o.get("--model", "")
@@ -47,7 +52,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
         served_name=o.get("--served-model-name", model),
         max_model_len=int(o.get("--max-model-len", "262144")),
     )
-    return _serve(spec, ctr)
+    return _serve(spec, ctr, ".".join(map(str, version_of(version))))
 
 
 def run_sglang(args: list[str], ctr: Container) -> int:
@@ -72,15 +77,15 @@ def run_sglang(args: list[str], ctr: Container) -> int:
     return _serve(spec, ctr)
 
 
-def _serve(spec: ServeSpec, ctr: Container) -> int:
+def _serve(spec: ServeSpec, ctr: Container, version: str = "") -> int:
     if not spec.model:
         sys.stderr.write("error: the following arguments are required: model_tag\n")
         return 2
     state = read_state(ctr.host_dir)
     me = Node(ctr.host_dir, ctr.name, ctr.id, node_ip(ctr.env, state), ctr.env)
     if spec.kind == "vllm":
-        engine_log.banner("0.19.1", spec.model)
-        log(ctr, "INFO", "api_server.py:1885", "vLLM API server version 0.19.1")
+        engine_log.banner(version, spec.model)
+        log(ctr, "INFO", "api_server.py:1885", f"vLLM API server version {version}")
         log(
             ctr,
             "INFO",

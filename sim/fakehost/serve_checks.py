@@ -103,11 +103,24 @@ def _ifname_error(var: str, node: Node, prefix: str, state: dict[str, Any]) -> s
 
 
 def nccl_transport(nodes: list[Node]) -> str:
+    """`roce`, or `socket` where a node's container sees no usable RDMA device; with
+    NCCL_NET=IB NCCL refuses to fall back and the engine stops (NCCL src/net.cc, ncclNetInit:
+    `Error: network %s not found.`)."""
     if len(nodes) == 1:
         return "local"
     for node in nodes:
         state = read_state(node.host_dir)
         container = state["docker"]["containers"][node.container]
-        if not fabric.usable_rdma(node.env, container, state):
-            return "socket"
+        if fabric.usable_rdma(node.env, container, state):
+            continue
+        if node.env.get("NCCL_NET", "").upper() == "IB":
+            tag = f"{state['hostname']}:4300:4300 [0]"
+            raise EngineError(
+                f"{tag} NCCL WARN Error: network IB not found.\n"
+                "torch.distributed.DistBackendError: NCCL error in: "
+                "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, invalid usage (run "
+                "with NCCL_DEBUG=WARN for details), NCCL version 2.28.9\n"
+                "ncclInvalidUsage: This usually reflects invalid usage of NCCL library."
+            )
+        return "socket"
     return "roce"

@@ -24,13 +24,13 @@ FABRIC = {"spark-a": "192.168.100.10", "spark-b": "192.168.100.11"}
 SERVE = f"vllm serve {MODEL} -tp 2 --distributed-executor-backend ray --gpu-memory-utilization 0.8"
 
 
-def run_options(ip: str, ifname: str = "enp1s0f1np1", rdma: bool = True) -> str:
+def run_options(ip: str, ifname: str = "enp1s0f1np1", rdma: bool = True, env: str = "") -> str:
     device = "--device /dev/infiniband " if rdma else ""
     return (
         f"--gpus all --network host --ipc host --shm-size 10.24g --ulimit memlock=-1 {device}"
         "-v ~/.cache/huggingface:/root/.cache/huggingface "
         f"-e VLLM_HOST_IP={ip} -e NCCL_SOCKET_IFNAME={ifname} -e GLOO_SOCKET_IFNAME={ifname} "
-        "-e NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -e NCCL_DEBUG=INFO -e HF_HUB_OFFLINE=1"
+        f"-e NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -e NCCL_DEBUG=INFO -e HF_HUB_OFFLINE=1{env}"
     )
 
 
@@ -49,7 +49,7 @@ class Pair:
         assert result.exit_status == 0, f"{command}\n{result.stdout}{result.stderr}"
         return str(result.stdout)
 
-    async def prepare(self, ifname: str = "enp1s0f1np1", rdma: bool = True) -> None:
+    async def prepare(self, ifname: str = "enp1s0f1np1", rdma: bool = True, env: str = "") -> None:
         """Free the head, bring the worker's link up, start one vLLM container per node."""
         await self.ok("head", "docker rm -f vllm_node || true")
         await self.ok("worker", f"sudo ip link set {ifname} up")
@@ -60,7 +60,7 @@ class Pair:
         ):
             await self.ok(
                 on,
-                f"docker run -d --name {name} {run_options(ip, ifname, rdma)} {IMAGE} "
+                f"docker run -d --name {name} {run_options(ip, ifname, rdma, env)} {IMAGE} "
                 "sleep infinity",
             )
 
@@ -304,3 +304,23 @@ async def test_exec_detached_output_is_not_in_docker_logs(seed: Pair) -> None:
     missing = await seed.run("head", "docker exec node-1 tail /var/log/none.log")
     assert missing.exit_status == 1
     assert "tail: cannot open '/var/log/none.log' for reading" in missing.stderr
+
+
+async def test_with_nccl_net_ib_a_missing_rdma_path_stops_the_engine(seed: Pair) -> None:
+    await seed.prepare(rdma=False, env=" -e NCCL_NET=IB")
+    await seed.ray_cluster()
+    serve = await seed.run("head", f"docker exec node-1 {SERVE}")
+    assert serve.exit_status == 1
+    assert "NCCL WARN Error: network IB not found." in serve.stderr
+    assert "NET/Socket" not in serve.stdout + serve.stderr
+
+
+async def test_a_flag_the_images_vllm_does_not_know_stops_it_at_the_parser(seed: Pair) -> None:
+    await seed.prepare()  # IMAGE: NGC 25.11, vLLM 0.11.0 (--task still known there)
+    serve = await seed.run("head", f"docker exec node-1 {SERVE} --no-such-flag 3")
+    assert serve.exit_status == 2
+    assert serve.stderr.splitlines()[-1] == (
+        "vllm serve: error: unrecognized arguments: --no-such-flag 3"
+    )
+    older = await seed.run("head", f"docker exec node-1 {SERVE} --task embed")
+    assert "unrecognized arguments" not in older.stderr

@@ -44,7 +44,8 @@ def hf_models_facts(host_dir: Path) -> dict[str, int | None] | None:
 def test_cache_is_laid_out_as_hub_folders_without_weights(tmp_path: Path) -> None:
     folder = host(tmp_path) / "home" / MODEL_FOLDER
     assert (folder / "snapshots").is_dir() and (folder / "refs" / "main").is_file()
-    assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 100
+    # no weights: only config.json (sim/fakehost/model_configs.py) has bytes
+    assert sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) < 2000
 
 
 def test_du_reports_the_scenario_size_in_each_format(tmp_path: Path) -> None:

@@ -68,13 +68,14 @@ async def test_an_interrupted_download_is_downloaded_again():
 def test_the_interrupted_download_resumes_and_leaves_no_incomplete_blob(tmp_path: Path):
     head = host(tmp_path, "weights-interrupted", "spark-a")
     blobs = head / "home" / FOLDER / "blobs"
-    assert [p.suffix for p in blobs.iterdir()] == [".incomplete"]
+    assert sorted(p.suffix for p in blobs.iterdir()) == ["", ".incomplete"]  # config.json, a shard
     done = sh(head, f"hf download {MODEL}")
     assert done.returncode == 0, done.stderr
     assert not list(blobs.glob("*.incomplete"))
     revision = (head / "home" / FOLDER / "refs" / "main").read_text()
     links = sorted((head / "home" / FOLDER / "snapshots" / revision).iterdir())
-    assert len(links) == 14 and all(link.is_symlink() and link.exists() for link in links)
+    shards = [link for link in links if link.name != "config.json"]  # 14 shards + config.json
+    assert len(shards) == 14 and all(link.is_symlink() and link.exists() for link in links)
     assert done.stdout.rstrip().endswith(f"/snapshots/{revision}")
 
 

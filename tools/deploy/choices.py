@@ -10,25 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from tools.checks.budget import DEFAULT_UTILIZATION
 from tools.checks.layout import Layout
+from tools.deploy.recipe_book.engines import launch_data
 
 RecipeName = Literal["vllm-ray", "vllm-multinode", "sglang"]
-
-VLLM_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
-SGLANG_IMAGE = "lmsysorg/sglang:latest-cu130"
-DEFAULT_IMAGES: dict[str, str] = {
-    "vllm-ray": VLLM_IMAGE,
-    "vllm-multinode": VLLM_IMAGE,
-    "sglang": SGLANG_IMAGE,
-}
-DEFAULT_PORTS: dict[str, int] = {"vllm-ray": 8000, "vllm-multinode": 8000, "sglang": 30000}
-DEFAULT_CONTAINERS: dict[str, str] = {
-    "vllm-ray": "scout-vllm",
-    "vllm-multinode": "scout-vllm",
-    "sglang": "scout-sglang",
-}
 # Every recipe can split layers across nodes: vLLM with Ray or with --nnodes (mp) takes
 # --pipeline-parallel-size (docs/serving/parallelism_scaling.md), SGLang --pp-size (its
 # pipeline-parallelism guide); the flag each recipe passes:
@@ -53,6 +41,12 @@ class DeployChoices(BaseModel):
         description="Default: the fewest hosts that hold the model.",
     )
     image: str | None = Field(default=None, description="Default: the recipe's image.")
+    recipe_file: str | None = Field(
+        default=None,
+        description="A serving recipe YAML (Scout's format or spark-vllm-docker's): a path on "
+        "Scout's machine, or HOST:PATH on an inventory host (e.g. the head's spark-vllm-docker "
+        "checkout); default: the bundled recipe for the model, if any.",
+    )
     tensor_parallel: int | None = Field(
         default=None, ge=1, description="Default: chosen with the nodes."
     )
@@ -83,6 +77,10 @@ class DeployChoices(BaseModel):
         default=None, ge=1, le=65535, description="Rendezvous port (vLLM 29501, SGLang 20000)."
     )
 
+    # filled by plan_deployment from the chosen recipe, never by the caller
+    serve_flags: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
+    serve_env: SkipJsonSchema[dict[str, str]] = Field(default_factory=dict, exclude=True)
+
     @field_validator("hosts")
     @classmethod
     def _distinct(cls, hosts: list[str]) -> list[str]:
@@ -107,16 +105,17 @@ class DeployChoices(BaseModel):
     def resolved(self) -> DeployChoices:
         """A copy with every default filled in, so recipes read plain values (without a layout:
         every host, one GPU each)."""
-        dist = self.dist_port or (20000 if self.recipe == "sglang" else 29501)
+        launch = launch_data(self.recipe)
+        dist = self.dist_port or int(launch.dist_port.value)
         return self.model_copy(
             update={
-                "image": self.image or DEFAULT_IMAGES[self.recipe],
+                "image": self.image or launch.image.ref,
                 "gpu_memory_utilization": self.gpu_memory_utilization or DEFAULT_UTILIZATION,
                 "nodes": self.nodes or len(self.hosts),
                 "tensor_parallel": self.tensor_parallel or len(self.hosts),
                 "pipeline_parallel": self.pipeline_parallel or 1,
-                "port": self.port or DEFAULT_PORTS[self.recipe],
-                "container": self.container or DEFAULT_CONTAINERS[self.recipe],
+                "port": self.port or int(launch.port.value),
+                "container": self.container or str(launch.container.value),
                 "dist_port": dist,
             }
         )

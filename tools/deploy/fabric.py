@@ -24,7 +24,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tools.checks.fabric import (
     fabric_ipv4,
@@ -57,6 +57,7 @@ class FabricPath:
     routed: bool = False
     link_local: bool = False  # `ip` is a 169.254/16 address (one cable, as NVIDIA allows)
     netplan: tuple[tuple[str, str], ...] = ()  # (netdev, address/24) the plan must write first
+    gid_index: int | None = None  # the RoCE v2 IPv4 GID every HCA has at this index
 
     def ip_or_lookup(self, via: str | None = None) -> str:
         """The literal IP, or a shell lookup of it (valid once the link is up): on the host
@@ -157,7 +158,30 @@ def find_fabric(
     node_ips: Mapping[str, str] | None = None,
 ) -> dict[str, FabricPath]:
     """Each node's fabric path, head (order[0]) first; raises FabricError when there is none."""
-    node_ips = node_ips or {}
+    paths = _find(hosts, order, interface, node_ips or {})
+    return {h: replace(p, gid_index=_gid_index(hosts[h], p)) for h, p in paths.items()}
+
+
+def _gid_index(facts: HostFacts, path: FabricPath) -> int | None:
+    """The GID index of the RoCE v2 IPv4 entry, read for this node (`ibv_devinfo -v`): the
+    same on every HCA of the path (the one of the path's address where a device has several),
+    else None, and NCCL keeps choosing its own."""
+    indexes = set()
+    for device in path.hcas:
+        entries = [g for g in facts.rdma.roce_v2_ipv4_gids if g.device == device]
+        if not entries:
+            return None
+        chosen = next((g for g in entries if g.ipv4 == path.ip), entries[0])
+        indexes.add(chosen.index)
+    return indexes.pop() if len(indexes) == 1 else None
+
+
+def _find(
+    hosts: Mapping[str, HostFacts],
+    order: list[str],
+    interface: str | None,
+    node_ips: Mapping[str, str],
+) -> dict[str, FabricPath]:
     if interface is not None:
         chosen = _named(hosts, order, interface)
         return {h: _path(hosts[h], chosen, node_ips.get(h)) for h in order}

@@ -16,6 +16,7 @@ from pydantic import Field
 from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import Finding
 from tools.checks.layout import Layout
+from tools.deploy import recipe_plan
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fit import (
@@ -30,7 +31,10 @@ from tools.deploy.fixes import fix_steps
 from tools.deploy.peer_ssh import addresses_used, peer_ssh_findings
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.provision import ProvisionInput, provision
+from tools.deploy.recipe_book.choose import RecipeMismatch
+from tools.deploy.recipe_book.load import RecipeError
 from tools.deploy.recipe_parts import split_label
+from tools.deploy.recipe_plan import RecipeRefusal
 from tools.deploy.recipes import build_recipe
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
@@ -96,6 +100,13 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         choices = DeployChoices.model_validate(
             params.model_dump(exclude={"model_size_gb", "links_tried", "gated"})
         )
+        try:
+            given = await recipe_plan.load_given(choices, ctx)
+            setup = recipe_plan.pick(choices, world.hosts, given)
+        except (RecipeError, RecipeMismatch, RecipeRefusal) as exc:
+            return ToolResult.error(f"Cannot plan with this recipe: {exc}")
+        choices = choices.model_copy(update={"image": setup.image})
+        await recipe_plan.read_shape(setup, choices, ctx)
         report = run_preflight(
             PreflightInput(
                 hosts=world.hosts,
@@ -104,6 +115,9 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 cached_bytes=cached,
                 links_tried=frozenset(params.links_tried),
                 hub_revision=hub_revision,
+                kv_shape=setup.shape,
+                context_target=setup.target,
+                kv_element_bytes=setup.element_bytes,
             ),
             choices,
         )
@@ -139,6 +153,16 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             )
         if prov.recipe != choices.recipe:
             choices = choices.model_copy(update={"recipe": prov.recipe})
+        choices, recipe_notes, unfilled = recipe_plan.finish(setup, choices)
+        if unfilled:
+            return ToolResult(
+                text="Cannot plan with this recipe:\n" + "\n".join(f"- {p}" for p in unfilled),
+                is_error=True,
+                data=data,
+            )
+        recipe_notes += [s for s in report.settings if s.startswith("--max-model-len")]
+        if line := recipe_plan.trade_off(setup, choices, world.hosts):
+            recipe_notes.append(line)
         recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
         before = [f.id for f in fixes]
         fabric_links = [f.id for f in fixes if f.id.startswith(("link-up:", "netplan:"))]
@@ -157,7 +181,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
         ordered = order_steps([*fixes, *prov.steps, *extra, *recipe.steps])
         unresolved += await _peer_ssh(ordered, choices, report, supplies, ctx)
-        plan = to_plan(choices, ordered, report, size, prov.notes)
+        plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes])
         if untested:
             plan.risks.append(untested)
         ctx.state.add_deployment(plan, ordered)
@@ -167,6 +191,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             fabric={h: p.__dict__ for h, p in report.fabric.items()},
             fit=report.fit.lines if report.fit else None,
             provision=prov.notes,
+            recipe={"name": setup.recipe.name if setup.recipe else None, "notes": recipe_notes},
         )
         text = plan.render() + "\n\nPreflight:\n" + report.render()
         if report.settings:

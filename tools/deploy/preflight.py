@@ -22,6 +22,7 @@ from tools.deploy.engine_settings import choose_max_model_len, choose_utilizatio
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
 from tools.deploy.fit import FitVerdict, check_fit
 from tools.deploy.netplan import NETPLAN_FILE
+from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.weights import weights_findings
 from tools.recon.facts import HostFacts
 
@@ -82,6 +83,9 @@ class PreflightInput:
     cached_bytes: Mapping[str, int | None] = field(default_factory=dict)
     links_tried: frozenset[str] = frozenset()
     hub_revision: str | None = None
+    kv_shape: KvShape | None = None  # the model's KV cost (recipe_book/model_shape.py)
+    context_target: int | None = None  # the recipe's max_model_len
+    kv_element_bytes: int = 2  # 1 with `--kv-cache-dtype fp8`
 
 
 def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightReport:
@@ -122,7 +126,12 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
         share = fit.per_node_bytes
         kv_left = min((b.usable_freed(utilization) - share for b in budgets), default=0)
         length, why_length = choose_max_model_len(
-            max(kv_left, 0), len(resolved.hosts), resolved.max_model_len
+            max(kv_left, 0),
+            len(resolved.hosts),
+            resolved.max_model_len,
+            data.kv_shape,
+            data.context_target,
+            data.kv_element_bytes,
         )
         resolved = resolved.model_copy(update={"max_model_len": length})
         settings.append(why_length)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.recipe_book.engines import engine_book, launch_data
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 
 CONTAINER_MAIN = "sleep infinity"
@@ -49,14 +50,19 @@ def socket_env(path: FabricPath) -> dict[str, str]:
 def rdma_env(path: FabricPath) -> dict[str, str]:
     """NCCL on the path's HCAs: both PCIe twins of a Spark's cage (one twin caps at about half
     the link), or an InfiniBand node's rails; in a ring, every HCA routed by subnet with the
-    settings NVIDIA's ring NCCL test passes (tools/deploy/fabric.py)."""
-    env = {"NCCL_IB_DISABLE": "0"}
+    settings NVIDIA's ring NCCL test passes (tools/deploy/fabric.py). The constant part
+    (NCCL_IB_DISABLE=0, NCCL_NET=IB: fail loudly rather than fall back to sockets) is data:
+    recipe_book/bundled/engines.yaml."""
+    env = {var.name: var.value for var in engine_book().rdma_env}
     if path.hcas:
         env["NCCL_IB_HCA"] = ",".join(path.hcas)
     if len(path.hcas) > 1 and not path.routed:
         # Both PCIe twins of one cage as one NIC: one real pair measured 98 Gb/s on one HCA
         # and 161 Gb/s with both merged (issue 14; reference/dgx-spark.md §3.4, §6 #5).
         env["NCCL_IB_MERGE_NICS"] = "1"
+    if path.gid_index is not None:
+        # the RoCE v2 IPv4 entry read on this node: another index (IPv6 link-local) hangs (§9)
+        env["NCCL_IB_GID_INDEX"] = str(path.gid_index)
     if path.routed:
         env |= {
             "NCCL_IB_SUBNET_AWARE_ROUTING": "1",
@@ -89,7 +95,11 @@ def _value(value: str) -> str:
 def container_step(
     choices: DeployChoices, host: str, env: dict[str, str], needs: list[str]
 ) -> DeployStep:
+    """The node's engine container, with its fabric env, the launch's own env and the
+    recipe's (recipe_book)."""
     name = choices.container
+    own = {var.name: var.value for var in launch_data(choices.recipe).env}
+    env = {**env, **own, **choices.serve_env}
     return DeployStep(
         id=f"container:{host}",
         title=f"start the engine container {name}",
@@ -159,7 +169,14 @@ def split_label(choices: DeployChoices) -> str:
     return label
 
 
+def own_flags(choices: DeployChoices) -> list[str]:
+    """The flags every launch of this kind passes (recipe_book/bundled/engines.yaml)."""
+    return [flag.text() for flag in launch_data(choices.recipe).flags]
+
+
 def engine_flags(choices: DeployChoices, *, vllm: bool) -> list[str]:
+    """Memory and context as planned, then the chosen recipe's flags, filled for this plan
+    (recipe_book/choose.py), less any the launch already passes."""
     flags = []
     if vllm:
         flags += [f"--gpu-memory-utilization {choices.gpu_memory_utilization:g}"]
@@ -169,7 +186,8 @@ def engine_flags(choices: DeployChoices, *, vllm: bool) -> list[str]:
         flags += [f"--mem-fraction-static {choices.gpu_memory_utilization:g}"]
         if choices.max_model_len:
             flags.append(f"--context-length {choices.max_model_len}")
-    return flags
+    named = {text.split()[0] for text in own_flags(choices)}
+    return flags + [f for f in choices.serve_flags if f.split()[0] not in named]
 
 
 @dataclass(frozen=True)

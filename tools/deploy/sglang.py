@@ -14,6 +14,7 @@ from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
     engine_flags,
+    own_flags,
     parallel_flags,
     ranked_recipe,
     rdma_env,
@@ -26,7 +27,6 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
         **socket_env(path),
         **rdma_env(path),
         "SGLANG_HOST_IP": path.ip_or_lookup(),
-        "HF_HUB_OFFLINE": "1",
     }
 
 
@@ -46,7 +46,7 @@ def launch_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
             *parts,
             f"--host 0.0.0.0 --port {choices.port}",
             *engine_flags(choices, vllm=False),
-            "--trust-remote-code",
+            *own_flags(choices),
         ]
     )
 

@@ -12,6 +12,7 @@ from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
     engine_flags,
+    own_flags,
     parallel_flags,
     ranked_recipe,
     rdma_env,
@@ -25,7 +26,6 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
         **rdma_env(path),
         "VLLM_HOST_IP": path.ip_or_lookup(),
         "MASTER_ADDR": head.ip_or_lookup(),
-        "HF_HUB_OFFLINE": "1",
     }
 
 
@@ -33,7 +33,7 @@ def serve_command(choices: DeployChoices, head: FabricPath, rank: int) -> str:
     parts = [
         f"docker exec {choices.container} vllm serve {choices.model}",
         *parallel_flags(choices),
-        "--distributed-executor-backend mp",
+        *own_flags(choices),
     ]
     if len(choices.hosts) > 1:
         parts += [

@@ -18,6 +18,7 @@ from tools.deploy.recipe_parts import (
     Recipe,
     container_step,
     engine_flags,
+    own_flags,
     parallel_flags,
     rdma_env,
     serve_step,
@@ -35,8 +36,6 @@ def node_env(path: FabricPath, head: FabricPath) -> dict[str, str]:
         "VLLM_HOST_IP": ip,
         "RAY_NODE_IP_ADDRESS": ip,
         "MASTER_ADDR": head.ip_or_lookup(),
-        "RAY_memory_monitor_refresh_ms": "0",
-        "HF_HUB_OFFLINE": "1",
     }
 
 
@@ -123,7 +122,7 @@ def build(
         [
             f"docker exec {c} vllm serve {choices.model}",
             *parallel_flags(choices),
-            "--distributed-executor-backend ray",
+            *own_flags(choices),
             f"--host 0.0.0.0 --port {choices.port}",
             *engine_flags(choices, vllm=True),
         ]

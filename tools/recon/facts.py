@@ -220,10 +220,19 @@ class RdmaPort(BaseModel):
         return self.link_layer == "InfiniBand"
 
 
+class RoceGidEntry(BaseModel):
+    """A port's RoCE v2 GID of an IPv4 address (`ibv_devinfo -v`): NCCL_IB_GID_INDEX's value."""
+
+    device: str
+    index: int
+    ipv4: str
+
+
 class RdmaFacts(FactGroup):
     """An empty `ports` list with no problem: no RDMA device (on a Spark, maybe no cable)."""
 
     ports: list[RdmaPort] = Field(default_factory=list)
+    roce_v2_ipv4_gids: list[RoceGidEntry] = Field(default_factory=list)
 
 
 class Interface(BaseModel):
@@ -248,6 +257,24 @@ class FabricTestFacts(FactGroup):
 
     nccl_tests: bool | None = None
     perftest: bool | None = None
+
+
+class DeployKitFacts(FactGroup):
+    """A checkout of spark-vllm-docker on the host (`~/spark-vllm-docker/recipes`): its recipes
+    can be handed to plan_deployment as `recipe_file=HOST:PATH` (tools/deploy/recipe_book)."""
+
+    spark_vllm_docker: str | None = None  # the recipes folder
+    recipes: int | None = None  # top-level recipe files in it
+
+    def words(self, host: str) -> str:
+        """` · spark-vllm-docker recipes: …` for the host's line, or nothing."""
+        if not self.spark_vllm_docker:
+            return ""
+        count = f" ({self.recipes} recipes)" if self.recipes is not None else ""
+        return (
+            f" · spark-vllm-docker at {self.spark_vllm_docker}{count}: plan_deployment "
+            f"recipe_file={host}:{self.spark_vllm_docker}/NAME.yaml"
+        )
 
 
 class PythonFacts(FactGroup):
@@ -289,5 +316,6 @@ class HostFacts(BaseModel):
     rdma: RdmaFacts = Field(default_factory=RdmaFacts)
     network: NetworkFacts = Field(default_factory=NetworkFacts)
     fabric_tests: FabricTestFacts = Field(default_factory=FabricTestFacts)
+    kits: DeployKitFacts = Field(default_factory=DeployKitFacts)
     python: PythonFacts = Field(default_factory=PythonFacts)
     services: ServiceFacts = Field(default_factory=ServiceFacts)

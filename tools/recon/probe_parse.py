@@ -13,6 +13,7 @@ from tools.recon.facts import HostFacts
 from tools.recon.readers.docker import read_docker
 from tools.recon.readers.fabric import read_fabric_tests, read_network, read_rdma
 from tools.recon.readers.gpu import read_gpu, read_memory
+from tools.recon.readers.kits import read_deploy_kits
 from tools.recon.readers.section_reader import SectionReader
 from tools.recon.readers.services import read_services
 from tools.recon.readers.system import (
@@ -44,6 +45,7 @@ def facts_from_sections(
     facts.rdma = read_rdma(reader)
     facts.network = read_network(reader, facts.rdma)
     facts.fabric_tests = read_fabric_tests(reader)
+    facts.kits = read_deploy_kits(reader)
     facts.python = read_python(reader)
     facts.services = read_services(reader, facts.docker)
     return facts

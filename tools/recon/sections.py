@@ -49,6 +49,13 @@ FABRIC_TESTS_COMMAND = (
     "command -v ib_write_bw || true"
 )
 
+# spark-vllm-docker's recipes folder and how many recipe files it holds, when it is checked out
+DEPLOY_KITS_COMMAND = (
+    'd="$HOME/spark-vllm-docker/recipes"; if [ -d "$d" ]; then echo "$d"; n=; '
+    'for f in "$d"/*.yaml; do if [ -e "$f" ]; then n=$n.; fi; done; echo "${#n}"; '
+    "else echo absent; fi"
+)
+
 # (section name, shell command). Commands may use pipes and builtins, never file redirections.
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("hostname", "hostname"),
@@ -93,9 +100,12 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("groups", "id -nG"),
     ("ibdev2netdev", "ibdev2netdev"),
     ("rdma-link", "rdma link show"),
+    # each RDMA device and its GID table, for NCCL_IB_GID_INDEX (tools/recon/parsers/gids.py)
+    ("ibv-gids", "ibv_devinfo -v | grep -E 'hca_id|GID'"),
     ("ip-addr", "ip -j addr"),
     # at most two short lines: `nccl-tests` where its build is, ib_write_bw's path if installed
     ("fabric-tests", FABRIC_TESTS_COMMAND),
+    ("deploy-kits", DEPLOY_KITS_COMMAND),
     ("python", "python3 --version"),
     # `pip list --format json`'s answer from package metadata, without pip's index check
     ("pip", f"{INSTALLED_PACKAGES_COMMAND} | head -c {PIP_LIST_CAP_BYTES}"),

@@ -31,6 +31,7 @@ from tools.recon.parsers.docker_rows import (
 )
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
+from tools.recon.parsers.gids import RoceGid, parse_ibv_gids
 from tools.recon.parsers.gpu_topology import GpuTopology, parse_nvidia_smi_topo
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
 from tools.recon.parsers.image_contents import ImagePackages, parse_image_contents
@@ -119,6 +120,7 @@ __all__ = [
     "RayResource",
     "RayStatus",
     "RdmaLink",
+    "RoceGid",
     "UnameInfo",
     "docker_access_problem",
     "is_tool_missing",
@@ -135,6 +137,7 @@ __all__ = [
     "parse_free",
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
+    "parse_ibv_gids",
     "parse_image_contents",
     "parse_image_inspect",
     "parse_ip_j_addr",

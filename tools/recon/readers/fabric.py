@@ -10,6 +10,7 @@ from tools.recon.facts import (
     NetworkFacts,
     RdmaFacts,
     RdmaPort,
+    RoceGidEntry,
 )
 from tools.recon.readers.section_reader import SectionReader
 
@@ -17,7 +18,15 @@ from tools.recon.readers.section_reader import SectionReader
 def read_rdma(reader: SectionReader) -> RdmaFacts:
     """Ports from `rdma link`, their netdevs from `ibdev2netdev` where `rdma link` names none:
     before Linux 6.7 it does not name an InfiniBand port's IPoIB netdev (see sim/fakehost/rdma.py),
-    while ibdev2netdev always does."""
+    while ibdev2netdev always does. The RoCE v2 IPv4 GIDs from `ibv_devinfo -v`."""
+    group = _ports(reader)
+    if "ibv-gids" in reader.sections:
+        gids = reader.read(group, "ibv-gids", p.parse_ibv_gids) or []
+        group.roce_v2_ipv4_gids = [RoceGidEntry(**g.model_dump()) for g in gids]
+    return group
+
+
+def _ports(reader: SectionReader) -> RdmaFacts:
     group = RdmaFacts()
     links = reader.read(group, "rdma-link", p.parse_rdma_link_show)
     if links:

@@ -1,0 +1,62 @@
+"""Reading recipe files: the bundled library, and a file an operator points Scout at (Scout's
+format, or spark-vllm-docker's community format, told apart by its `command` key)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from tools.deploy.recipe_book.community import is_community, read_community
+from tools.deploy.recipe_book.schema import Recipe
+from tools.validation_errors import validation_problems
+from tools.yaml_files import describe_yaml_error
+
+NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
+
+
+class RecipeError(ValueError):
+    """A recipe file that cannot be used; `str()` is one line naming the file and what is wrong."""
+
+
+def parse_recipe(text: str, origin: str) -> Recipe:
+    """One recipe from a file's text; RecipeError for bad YAML or a bad field."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RecipeError(f"{origin}: {describe_yaml_error(exc)}") from None
+    if not isinstance(data, dict):
+        raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
+    try:
+        if is_community(data):
+            return read_community(data, origin)
+        return Recipe.model_validate({**data, "origin": origin})
+    except ValidationError as exc:
+        raise RecipeError(f"{origin}: {'; '.join(validation_problems(exc))}") from None
+    except ValueError as exc:
+        raise RecipeError(f"{origin}: {exc}") from None
+
+
+def read_recipe_file(path: str | Path) -> Recipe:
+    where = Path(path).expanduser()
+    try:
+        text = where.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecipeError(f"{where}: cannot read the recipe ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise RecipeError(f"{where}: not a text file") from None
+    return parse_recipe(text, str(where))
+
+
+@cache
+def bundled_recipes() -> tuple[Recipe, ...]:
+    """Scout's own library, by name."""
+    folder = files("tools.deploy.recipe_book").joinpath("bundled")
+    found = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml") and entry.name not in NOT_RECIPES:
+            found.append(parse_recipe(entry.read_text(encoding="utf-8"), f"bundled/{entry.name}"))
+    return tuple(found)
