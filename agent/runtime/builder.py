@@ -54,9 +54,11 @@ from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
 from tools.registry import ToolRegistry
 from tools.session_state import SessionState
+from tools.shell_judge import ShellJudge
 from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec
 from tools.todo import TodoItem, TodoList, TodoWriteTool
+from tools.wall import HostWalls
 from tools.web import WebFetcher, WebSettings
 from tools.web.ssrf import Resolver, system_resolve
 from tools.web_fetch import WebFetchTool
@@ -228,8 +230,12 @@ async def open_runtime(
     web_resolve: Resolver = system_resolve,
     web_transport: httpx.AsyncBaseTransport | None = None,
     resume: RebuiltSession | None = None,
+    judge: ShellJudge = judge_shell,
 ) -> Runtime:
-    """A ready session on the settings' hosts; the caller owns it and must `aclose()` it."""
+    """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
+
+    `judge` classifies shell for every tool that runs it; only tests pass another (one that
+    calls everything read-only shows what the wall alone stops, tests/system/)."""
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
@@ -254,15 +260,16 @@ async def open_runtime(
     web = WebFetcher(web_settings, resolve=web_resolve, transport=web_transport)
     pool = _ssh_pool(inventory, settings, recorder) if inventory is not None else None
     tools: list[Tool] = []
+    walls = HostWalls()
     if inventory is not None:
         tools += [
-            SSHExec(judge_shell),
-            DockerCtl(judge_shell),
-            ReconTool(inventory.names()),
+            SSHExec(judge, walls),
+            DockerCtl(judge),
+            ReconTool(inventory.names(), walls),
             PlanDeploymentTool(),
-            RolloutStepTool(state, judge_shell),
+            RolloutStepTool(state, judge),
             EndpointCheckTool(),
-            JobStart(judge_shell),
+            JobStart(judge),
             JobStatus(),
             JobWait(),
             JobLogs(),

@@ -18,11 +18,20 @@ from tools.recon.facts import HostFacts
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
+from tools.wall.command import HELPER_PATH, WallSpec
+from tools.wall.network import RAY_GCS_PORT
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 PROBE_TIMEOUT_S = 90.0
+# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS.
+PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,))
+# Whether it ran inside the wall, and what the kernel offers for one (tools/wall/).
+WALL_COMMAND = (
+    f'echo "inside=${{SCOUT_WALL:-}}"; H="{HELPER_PATH}"; '
+    'if [ -r "$H" ]; then python3 -I -S "$H" probe; else echo helper=absent; fi'
+)
 SECTION_START = "@@scout:section {name}@@"
 SECTION_END = "@@scout:status {name} {status}@@"
 _START = re.compile(r"^@@scout:section (?P<name>[^@]+)@@$")
@@ -53,6 +62,7 @@ def build_probe_script() -> str:
         + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
         + "; fi; done"
     )
+    lines += _section_lines("wall", WALL_COMMAND)
     script = "\n".join(lines)
     for name, command in SECTIONS:
         if name in WAITING_SECTIONS:
@@ -86,11 +96,18 @@ class ProbeError(SSHError):
     """The probe ran but printed no sections at all (the shell refused it, or it was killed)."""
 
 
-async def probe_host(pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT_S) -> HostFacts:
-    """Run the probe pack on `host` and turn its output into facts; SSH failures raise SSHError."""
+async def probe_host(
+    pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT_S, wall: bool = True
+) -> HostFacts:
+    """Run the probe pack on `host` inside the wall (without, where the host cannot build one:
+    the pack is Scout's own and runs anyway) and turn its output into facts; SSH failures raise
+    SSHError."""
     script = build_probe_script()
     collected_at = datetime.now(UTC)
-    result = await pool.run(host, script, timeout=timeout)
+    result = await pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None)
+    unwalled = result.unwalled
+    if unwalled is not None:
+        result = await pool.run(host, script, timeout=timeout)
     sections = split_sections(result.stdout)
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
@@ -99,7 +116,7 @@ async def probe_host(pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT
             f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
             "works on the host for this user."
         )
-    return facts_from_sections(host, sections, collected_at)
+    return facts_from_sections(host, sections, collected_at, unwalled)
 
 
 @dataclass
@@ -111,11 +128,12 @@ class ProbeRound:
 
 
 async def probe_hosts(
-    pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S
+    pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S, wall: bool = True
 ) -> ProbeRound:
     """Probe every host at once; one host failing never stops the others."""
     results = await asyncio.gather(
-        *(probe_host(pool, host, timeout=timeout) for host in hosts), return_exceptions=True
+        *(probe_host(pool, host, timeout=timeout, wall=wall) for host in hosts),
+        return_exceptions=True,
     )
     probe_round = ProbeRound()
     for host, outcome in zip(hosts, results, strict=True):
