@@ -1,7 +1,8 @@
 """A command line inside the wall: the helper named by its hash on the host, sent once.
 
 As the jobs' status program is (tools/jobs/status_script.py), the helper is left on the host
-under a name carrying its hash, `~/.scout/wall-HASH.py`, so a changed helper is a new file and
+under a name carrying its hash, `~/.scout/wall-HASH.py` (or in `$SCOUT_WALL_DIR` where the
+host's environment sets it), so a changed helper is a new file and
 a call only names it: one round trip. Where the file is missing the line prints MISSING_MARK and
 exits before anything ran, and the caller sends the same line once more with the helper inline
 (`install=True`), which writes it (atomically: a temporary name, then `mv`) and runs the call.
@@ -24,11 +25,12 @@ from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
 HELPER_SOURCE = Path(__file__).with_name("host_helper.py").read_text()
 HELPER_HASH = hashlib.sha256(HELPER_SOURCE.encode()).hexdigest()[:12]
-HELPER_PATH = f"$HOME/.scout/wall-{HELPER_HASH}.py"  # a shell word inside double quotes
+HELPER_DIR = "${SCOUT_WALL_DIR:-$HOME/.scout}"
+HELPER_PATH = f"{HELPER_DIR}/wall-{HELPER_HASH}.py"  # a shell word inside double quotes
 MISSING_MARK = "@@scout-wall missing"
 _SUDO = re.compile(r"\A\s*sudo\s+-n\s+(?=[^\s-])")
 _INSTALL = (
-    'mkdir -p "$HOME/.scout" && printf "%s" "$1" > "$2.$$" && mv -f "$2.$$" "$2" || '
+    'mkdir -p "${2%/*}" && printf "%s" "$1" > "$2.$$" && mv -f "$2.$$" "$2" || '
     '{ echo "cannot write the wall helper to $2" >&2; exit 1; }'
 )
 
