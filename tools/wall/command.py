@@ -15,7 +15,6 @@ that read. A `sudo` anywhere else in the line meets no_new_privs and fails: fail
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -44,7 +43,8 @@ class WallSpec:
     scratch: bool = False
 
     def encoded(self) -> str:
-        return json.dumps({"ports": list(self.ports), "scratch": self.scratch}, sort_keys=True)
+        ports = ",".join(str(port) for port in self.ports)
+        return f"ports={ports} scratch={int(self.scratch)}"
 
 
 def split_sudo(command: str) -> tuple[bool, str]:

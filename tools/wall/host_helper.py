@@ -2,7 +2,7 @@
 
 Scout sends this file to a host once (cached there by its hash, tools/wall/command.py) and runs
 
-    python3 -I -S HELPER run SPEC -- PROGRAM ARGS...   (SPEC: JSON, see `Spec` below)
+    python3 -I -S HELPER run SPEC -- PROGRAM ARGS...   (SPEC: `ports=P,Q scratch=1`)
     python3 -I -S HELPER probe                         (what this host's kernel offers)
 
 `run` builds the wall and then becomes PROGRAM (or, with a scratch folder, waits for it and
@@ -36,14 +36,10 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import json
 import os
-import platform
-import shutil
 import signal
 import struct
 import sys
-import tempfile
 
 UNWALLED_STATUS = 199
 UNWALLED_MARK = "@@scout-wall unwalled"
@@ -306,7 +302,7 @@ class _Fprog(ctypes.Structure):
 
 
 def seccomp(tcp: bool) -> None:
-    arch = platform.machine()
+    arch = os.uname().machine
     if arch not in ARCHES or sys.byteorder != "little":
         raise Unwalled("no seccomp filter for " + arch)
     program = seccomp_program(arch, tcp)
@@ -339,25 +335,32 @@ def build_wall(abi: int, scratch: str | None, ports: list[int]) -> str:
 
 
 def _kernel() -> str:
-    return platform.release()
+    return os.uname().release
 
 
 def probe() -> int:
     abi = landlock_abi()
     print(f"kernel={_kernel()}")
-    print(f"arch={platform.machine()}")
+    print(f"arch={os.uname().machine}")
     print(f"landlock_abi={abi}")
     print("seccomp=" + ("yes" if seccomp_available() else "no"))
-    print("seccomp_filter=" + ("yes" if platform.machine() in ARCHES else "no"))
+    print("seccomp_filter=" + ("yes" if os.uname().machine in ARCHES else "no"))
     print("python=" + ".".join(str(part) for part in sys.version_info[:3]))
     return 0
 
 
 def run(spec_text: str, argv: list[str]) -> int:
-    spec = json.loads(spec_text)
-    ports = [int(port) for port in spec.get("ports", [])]
+    spec = dict(part.partition("=")[::2] for part in spec_text.split())
+    ports = [int(port) for port in spec.get("ports", "").split(",") if port]
     abi = landlock_abi()
-    scratch = tempfile.mkdtemp(prefix="scout-wall-") if spec.get("scratch") else None
+    scratch = None
+    if spec.get("scratch") == "1":
+        import tempfile  # only here: each import is start-up time on every call
+
+        try:
+            scratch = tempfile.mkdtemp(prefix="scout-wall-")
+        except OSError:
+            scratch = None  # nowhere writable: the command runs without a scratch folder
     if scratch is None:
         os.environ[WALL_ENV] = build_wall(abi, None, ports)
         os.execvp(argv[0], argv)
@@ -376,6 +379,8 @@ def run(spec_text: str, argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: os.kill(child, number))
     _, status = os.waitpid(child, 0)
+    import shutil
+
     shutil.rmtree(scratch, ignore_errors=True)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
