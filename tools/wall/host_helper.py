@@ -37,7 +37,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import signal
 import struct
 import sys
 
@@ -349,18 +348,43 @@ def probe() -> int:
     return 0
 
 
+def make_scratch() -> str | None:
+    """A private folder for the call (TMPDIR, else /tmp, else the working folder), or None
+    where nothing is writable. Plain os calls: tempfile's imports cost more than the wall."""
+    name = f"scout-wall-{os.getpid()}-{os.urandom(6).hex()}"
+    for base in (os.environ.get("TMPDIR"), "/tmp", os.getcwd()):
+        if not base:
+            continue
+        try:
+            path = os.path.join(base, name)
+            os.mkdir(path, 0o700)
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def remove_tree(path: str) -> None:
+    """Remove the scratch folder and what the command left in it, as far as it can."""
+    steps = []
+    for folder, folders, files in os.walk(path, topdown=False):
+        steps += [(os.unlink, os.path.join(folder, name)) for name in files]
+        for name in folders:
+            target = os.path.join(folder, name)
+            steps.append((os.unlink if os.path.islink(target) else os.rmdir, target))
+    steps.append((os.rmdir, path))
+    for remove, target in steps:
+        try:
+            remove(target)
+        except OSError:
+            continue
+
+
 def run(spec_text: str, argv: list[str]) -> int:
     spec = dict(part.partition("=")[::2] for part in spec_text.split())
     ports = [int(port) for port in spec.get("ports", "").split(",") if port]
     abi = landlock_abi()
-    scratch = None
-    if spec.get("scratch") == "1":
-        import tempfile  # only here: each import is start-up time on every call
-
-        try:
-            scratch = tempfile.mkdtemp(prefix="scout-wall-")
-        except OSError:
-            scratch = None  # nowhere writable: the command runs without a scratch folder
+    scratch = make_scratch() if spec.get("scratch") == "1" else None
     if scratch is None:
         os.environ[WALL_ENV] = build_wall(abi, None, ports)
         os.execvp(argv[0], argv)
@@ -376,12 +400,12 @@ def run(spec_text: str, argv: list[str]) -> int:
         except OSError as exc:
             print(f"{argv[0]}: {exc.strerror}", file=sys.stderr, flush=True)
             os._exit(127)
+    import signal  # only here: its import (enum) costs more than building the wall
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: os.kill(child, number))
     _, status = os.waitpid(child, 0)
-    import shutil
-
-    shutil.rmtree(scratch, ignore_errors=True)
+    remove_tree(scratch)
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return os.WEXITSTATUS(status)
