@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.faces.doctor import run_checks
 from agent.faces.exec_one import EXIT_NOT_RUN, exec_one
 from agent.runtime.settings import Settings
 from agent.safety.shell.judge import judge_shell
@@ -88,3 +89,14 @@ async def test_scout_exec_runs_a_read_inside_the_wall_and_refuses_a_change_in_ci
     assert len(transcripts) == 2
     last = transcripts[-1].read_text()
     assert '"type": "tool_call"' in last.replace('":"', '": "') and "docker rm -f vllm_node" in last
+
+
+@pytest.mark.parametrize("cluster", ["no-landlock"], indirect=True)
+async def test_doctor_says_per_host_whether_reads_run_inside_the_wall(
+    cluster: SimCluster, tmp_path: Path
+) -> None:
+    inventory = cluster.write_inventory(tmp_path / "inv" / "inventory.yaml")
+    checks = {check.name: check for check in await run_checks(Settings(), inventory)}
+    head, worker = checks["spark-a: wall"], checks["spark-b: wall"]
+    assert head.ok and head.detail.startswith("reads run inside the wall (landlock-abi-")
+    assert worker.detail.startswith("reads are not walled: no Landlock in this kernel")
