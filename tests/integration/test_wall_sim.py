@@ -60,7 +60,9 @@ async def test_a_host_without_landlock_narrows_what_runs_unasked(
     assert facts["spark-b"]["wall"]["inside"] is False
     assert "no Landlock" in facts["spark-b"]["wall"]["detail"]
     assert facts["spark-b"]["gpu"]["gpus"]  # the probe pack still read the worker
-    assert "spark-b: reads are not walled" in result.text
+    assert "reads on spark-b cannot run inside the wall" in result.text
+    [finding] = [f for f in result.data["findings"] if f["check"] == "wall"]
+    assert (finding["kind"], finding["hosts"]) == ("reads_unwalled", ["spark-b"])
     tool = SSHExec(judge_shell, walls)
     shape = tool.risk(SSHExecInput(host="spark-b", command="nvidia-smi -L"))
     other = tool.risk(SSHExecInput(host="spark-b", command="nvidia-smi -L | head -1"))

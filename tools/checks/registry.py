@@ -17,6 +17,7 @@ from tools.checks.finding import Finding, by_severity
 from tools.checks.memory import memory_findings
 from tools.checks.toolkit import toolkit_findings
 from tools.checks.versions import skew_findings
+from tools.checks.wall import wall_findings
 from tools.recon.facts import HostFacts
 
 Hosts = Mapping[str, HostFacts]
@@ -47,6 +48,7 @@ CHECKS: tuple[Check, ...] = (
     Check("versions", _facts_only(skew_findings), "OS, driver and CUDA alike on every node"),
     Check("toolkit", _facts_only(toolkit_findings)),
     Check("docker", _facts_only(docker_findings), "docker usable on every node"),
+    Check("wall", _facts_only(wall_findings)),
 )
 
 

@@ -73,14 +73,8 @@ class ReconTool(Tool[ReconInput]):
         had_findings = bool(world.findings)
         new = world.apply_round(probe_round.facts, probe_round.failures)
         text = world.describe(names, new if had_findings else None)
-        narrowed = [
-            f"{host}: {facts.wall.sentence()}; there only the probe pack and exact read shapes "
-            "run unasked, anything else asks"
-            for host, facts in probe_round.facts.items()
-            if self.walls.record(host, bool(facts.wall.inside), facts.wall.detail or "unknown")
-        ]
-        if narrowed:
-            text = "\n".join([text, *narrowed])
+        for host, facts in probe_round.facts.items():  # its finding tells the model (checks/)
+            self.walls.record(host, bool(facts.wall.inside), facts.wall.detail or "unknown")
         return ToolResult(
             text=text,
             is_error=not probe_round.facts,
