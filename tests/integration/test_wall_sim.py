@@ -7,6 +7,7 @@ exact read shapes (anything else asks).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -79,18 +80,24 @@ async def test_scout_exec_runs_a_read_inside_the_wall_and_refuses_a_change_in_ci
     cluster: SimCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     settings = settings_for(cluster, tmp_path, "ci")
-    assert await exec_one(settings, "spark-a", "nvidia-smi -L") == 0
+    read, change = tmp_path / "read.jsonl", tmp_path / "change.jsonl"
+    assert await exec_one(settings, "spark-a", "nvidia-smi -L", transcript_path=read) == 0
     shown = capsys.readouterr().out
     assert "verdict: read_only" in shown and "ran inside the wall" in shown
     assert "NVIDIA GB10" in shown
-    assert await exec_one(settings, "spark-a", "docker rm -f vllm_node") == EXIT_NOT_RUN
+    refused = await exec_one(settings, "spark-a", "docker rm -f vllm_node", transcript_path=change)
+    assert refused == EXIT_NOT_RUN
     shown = capsys.readouterr().out
     assert "verdict: destructive" in shown and "not run" in shown
     assert cluster.host_state("spark-a")["docker"]["containers"]["vllm_node"]
-    transcripts = sorted((tmp_path / "t").glob("*.jsonl"))
-    assert len(transcripts) == 2
-    last = transcripts[-1].read_text()
-    assert '"type": "tool_call"' in last.replace('":"', '": "') and "docker rm -f vllm_node" in last
+    events = [json.loads(line) for line in change.read_text().splitlines()]
+    [call] = [e for e in events if e["type"] == "tool_call"]
+    [outcome] = [e for e in events if e["type"] == "tool_result"]
+    assert call["input"] == {"host": "spark-a", "command": "docker rm -f vllm_node"}
+    assert call["risk"] == "destructive" and outcome["is_error"] and outcome["meta"]["gated"]
+    ran = [json.loads(line) for line in read.read_text().splitlines()]
+    [result] = [e for e in ran if e["type"] == "tool_result"]
+    assert result["meta"]["walled"] == {"spark-a": True} and result["meta"]["exit_status"] == 0
 
 
 @pytest.mark.parametrize("cluster", ["no-landlock"], indirect=True)
