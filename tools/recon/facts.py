@@ -256,9 +256,8 @@ class WallFacts(FactGroup):
     inside: bool | None = None  # the probe pack ran inside the wall
     detail: str | None = None  # the wall's parts, or why there is none
     kernel: str | None = None
-    landlock_abi: int | None = None
+    landlock_abi: int | None = None  # the ABI the wall was built on (known when inside)
     seccomp: bool | None = None
-    python: str | None = None  # python3's version, None when there is no python3
     helper: bool | None = None  # Scout's helper is cached on the host
 
     def sentence(self) -> str:

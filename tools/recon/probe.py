@@ -27,10 +27,13 @@ if TYPE_CHECKING:
 PROBE_TIMEOUT_S = 90.0
 # The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS.
 PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,))
-# Whether it ran inside the wall, and what the kernel offers for one (tools/wall/).
+# Whether it ran inside the wall (the wall's parts, Landlock's ABI among them), the kernel, and
+# whether it has seccomp and Scout's helper. Plain reads only: the probe pack must stay what the
+# classifier calls read-only (tests/unit/test_policy_corpus.py).
 WALL_COMMAND = (
-    f'echo "inside=${{SCOUT_WALL:-}}"; H="{HELPER_PATH}"; '
-    'if [ -r "$H" ]; then python3 -I -S "$H" probe; else echo helper=absent; fi'
+    f'echo "inside=${{SCOUT_WALL:-}}"; echo "kernel=$(uname -r)"; '
+    "grep -q '^Seccomp:' /proc/self/status && echo seccomp=yes || echo seccomp=no; "
+    f'H="{HELPER_PATH}"; if [ -r "$H" ]; then echo helper=present; else echo helper=absent; fi'
 )
 SECTION_START = "@@scout:section {name}@@"
 SECTION_END = "@@scout:status {name} {status}@@"
@@ -106,9 +109,13 @@ async def probe_host(
     collected_at = datetime.now(UTC)
     result = await pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None)
     unwalled = result.unwalled
+    sections = split_sections(result.stdout)
+    if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
+        said = (result.stderr or result.stdout).strip().splitlines()
+        unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
     if unwalled is not None:
         result = await pool.run(host, script, timeout=timeout)
-    sections = split_sections(result.stdout)
+        sections = split_sections(result.stdout)
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
         raise ProbeError(

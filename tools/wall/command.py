@@ -28,10 +28,7 @@ HELPER_DIR = "${SCOUT_WALL_DIR:-$HOME/.scout}"
 HELPER_PATH = f"{HELPER_DIR}/wall-{HELPER_HASH}.py"  # a shell word inside double quotes
 MISSING_MARK = "@@scout-wall missing"
 _SUDO = re.compile(r"\A\s*sudo\s+-n\s+(?=[^\s-])")
-_INSTALL = (
-    'mkdir -p "${2%/*}" && printf "%s" "$1" > "$2.$$" && mv -f "$2.$$" "$2" || '
-    '{ echo "cannot write the wall helper to $2" >&2; exit 1; }'
-)
+_INSTALL = 'mkdir -p "${2%/*}" && printf "%s" "$1" > "$2.$$" && mv -f "$2.$$" "$2"'
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,8 @@ def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, instal
     head = f'H="{HELPER_PATH}"; '
     if install:
         head += f"sh -c {shlex.quote(_INSTALL)} scout-wall {shlex.quote(HELPER_SOURCE)} " + '"$H"'
-        head += " || exit 1; "
+        head += f' || {{ echo "{UNWALLED_MARK} cannot write the wall helper to $H"; '
+        head += f"exit {UNWALLED_STATUS}; }}; "
     else:
         head += f'[ -r "$H" ] || {{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}; '
     head += (

@@ -3,7 +3,6 @@
 Scout sends this file to a host once (cached there by its hash, tools/wall/command.py) and runs
 
     python3 -I -S HELPER run SPEC -- PROGRAM ARGS...   (SPEC: `ports=P,Q scratch=1`)
-    python3 -I -S HELPER probe                         (what this host's kernel offers)
 
 `run` builds the wall and then becomes PROGRAM (or, with a scratch folder, waits for it and
 removes the folder). The wall, all or nothing:
@@ -69,38 +68,14 @@ LD_W, JEQ, JGE, AND = 0x20, 0x15, 0x35, 0x54
 RET = 0x06
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, SOCK_STREAM = 1, 2, 10, 16, 1
 X32_BIT = 0x40000000
-DENIED = [
-    "io_uring_setup",
-    "truncate",
-    "chmod",
-    "fchmod",
-    "fchmodat",
-    "fchmodat2",
-    "chown",
-    "fchown",
-    "lchown",
-    "fchownat",
-    "utime",
-    "utimes",
-    "utimensat",
-    "futimesat",
-    "setxattr",
-    "lsetxattr",
-    "fsetxattr",
-    "removexattr",
-    "lremovexattr",
-    "fremovexattr",
-    "setxattrat",
-    "removexattrat",
+DENIED = (
+    "io_uring_setup", "truncate", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown",
+    "lchown", "fchownat", "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr",
+    "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat",
     "file_setattr",
-]
-SELF_ONLY = [
-    "sched_setparam",
-    "sched_setscheduler",
-    "sched_setaffinity",
-    "sched_setattr",
-    "prlimit64",
-]
+)  # fmt: skip
+SELF_ONLY = ("sched_setparam", "sched_setscheduler", "sched_setaffinity", "sched_setattr",
+             "prlimit64")  # fmt: skip
 # Syscall numbers: arch/x86/entry/syscalls/syscall_64.tbl; include/uapi/asm-generic/unistd.h.
 _COMMON = "io_uring_setup 425 fchmodat2 452 setxattrat 463 removexattrat 466 file_setattr 469"
 ARCHES = {
@@ -333,21 +308,6 @@ def build_wall(abi: int, scratch: str | None, ports: list[int]) -> str:
     return ",".join(parts)
 
 
-def _kernel() -> str:
-    return os.uname().release
-
-
-def probe() -> int:
-    abi = landlock_abi()
-    print(f"kernel={_kernel()}")
-    print(f"arch={os.uname().machine}")
-    print(f"landlock_abi={abi}")
-    print("seccomp=" + ("yes" if seccomp_available() else "no"))
-    print("seccomp_filter=" + ("yes" if os.uname().machine in ARCHES else "no"))
-    print("python=" + ".".join(str(part) for part in sys.version_info[:3]))
-    return 0
-
-
 def make_scratch() -> str | None:
     """A private folder for the call (TMPDIR, else /tmp, else the working folder), or None
     where nothing is writable. Plain os calls: tempfile's imports cost more than the wall."""
@@ -412,10 +372,8 @@ def run(spec_text: str, argv: list[str]) -> int:
 
 
 def main(args: list[str]) -> int:
-    if args[:1] == ["probe"]:
-        return probe()
     if len(args) < 4 or args[0] != "run" or args[2] != "--":
-        print("usage: helper probe | helper run SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
+        print("usage: helper run SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
         return 2
     try:
         return run(args[1], args[3:])

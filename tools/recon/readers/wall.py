@@ -1,7 +1,9 @@
-"""The `wall` section: whether the probe ran inside Scout's wall and what the host's kernel
-offers for one (the helper's `probe`, tools/wall/host_helper.py)."""
+"""The `wall` section: whether the probe ran inside Scout's wall (its parts, Landlock's ABI
+among them, as the helper told the probe in SCOUT_WALL), the kernel, seccomp, and the helper."""
 
 from __future__ import annotations
+
+import re
 
 from tools.recon.facts import WallFacts
 from tools.recon.readers.section_reader import SectionReader
@@ -15,13 +17,10 @@ def read_wall(reader: SectionReader, unwalled: str | None) -> WallFacts:
     facts.inside = bool(inside) and unwalled is None
     facts.detail = unwalled or inside or None
     facts.kernel = values.get("kernel")
-    abi = values.get("landlock_abi", "")
-    facts.landlock_abi = int(abi) if abi.isdigit() else None
+    abi = re.search(r"landlock-abi-(\d+)", inside)
+    facts.landlock_abi = int(abi[1]) if abi else None
     facts.seccomp = values["seccomp"] == "yes" if "seccomp" in values else None
-    facts.python = values.get("python")
-    facts.helper = values.get("helper") != "absent"
-    if facts.python is None and not facts.helper:
-        facts.detail = facts.detail or "Scout's wall helper is not on the host"
+    facts.helper = values.get("helper") == "present"
     return facts
 
 
