@@ -20,6 +20,7 @@ from agent.runtime.settings import Settings
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 from tools.wall import WallSpec
+from tools.wall.limits import coverage
 
 
 @dataclass
@@ -97,7 +98,11 @@ async def wall_check(pool: SSHPool, host: str) -> Check:
     if not result.ok:
         said = (result.stderr or result.stdout).strip()[:200] or f"exit {result.exit_status}"
         return Check(name, False, f"the wall could not be tried: {said}", "check `sh` and $HOME")
-    return Check(name, True, f"reads run inside the wall ({result.stdout.strip()})")
+    parts = result.stdout.strip()
+    abi = re.search(r"landlock-abi-(\d+)", parts)
+    gaps = [c.kind for c in coverage(int(abi[1]) if abi else 1) if not c.stopped]
+    detail = f"reads run inside the wall ({parts}); not stopped there: {', '.join(gaps)}"
+    return Check(name, True, detail)
 
 
 def docker_check(host: str, exit_status: int | None, output: str) -> Check:

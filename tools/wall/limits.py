@@ -25,9 +25,10 @@ def coverage(abi: int) -> list[Coverage]:
         Coverage("file write", abi >= 1, "Landlock: every write right handled, none allowed "
                  "but the scratch folder; truncate(2), chmod, chown, utime and xattrs by seccomp"),
         Coverage("network", abi >= 1, "seccomp: no IPv4/IPv6/packet socket (only Unix and "
-                 "netlink)" + ("; Landlock: TCP connect only to the ports a read names"
-                               if abi >= 4 else "; a read that names ports may reach any "
-                               "address and port over TCP (no Landlock net rules before ABI 4)")),
+                 "netlink); a read that names a loopback or inventory URL gets TCP streams, "
+                 + ("which Landlock lets connect only to the ports it names (to any address: "
+                    "Landlock rules are per port)" if abi >= 4 else "to any address and port "
+                    "(no Landlock network rules before ABI 4)")),
         Coverage("root powers", abi >= 1, "capabilities cut to DAC_OVERRIDE and DAC_READ_SEARCH "
                  "in every set and the bounding set, no_new_privs (sudo cannot give them back)"),
         Coverage("signals", abi >= 6, "Landlock scope: no signal to a process outside the wall"
