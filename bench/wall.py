@@ -42,6 +42,7 @@ async def measure(farm: SshdFarm, reps: int) -> tuple[float, float]:
                 times.append(time.perf_counter() - started)
                 if not result.ok:
                     raise SystemExit(f"{COMMAND} failed: {result.stderr}")
+    print(f"fastest: unwalled {min(bare) * 1000:.1f} ms, walled {min(walled) * 1000:.1f} ms")
     return statistics.median(bare), statistics.median(walled)
 
 
