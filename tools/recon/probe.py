@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 PROBE_TIMEOUT_S = 90.0
-# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS.
-PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,))
+# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS,
+# and a scratch folder (TMPDIR) for tools that keep temporary files (ray's CLI among them).
+PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,), scratch=True)
 # Whether it ran inside the wall (the wall's parts, Landlock's ABI among them), the kernel, and
 # whether it has seccomp and Scout's helper. Plain reads only: the probe pack must stay what the
 # classifier calls read-only (tests/unit/test_policy_corpus.py).
