@@ -40,6 +40,10 @@ def test_only_exact_read_shapes_run_unwalled(command: str, allowed: bool) -> Non
     [
         ("curl -s http://127.0.0.1:8000/health", (8000,)),
         ("curl http://localhost/v1/models", (80,)),
+        ("curl -s localhost:8000/health", (8000,)),
+        ("curl -s spark-a:30000/v1/models", (30000,)),
+        ("curl -s example.org:8000/", ()),
+        ("ping 127.0.0.1", ()),
         ("curl -s http://10.1.230.180:8000/v1/models", (8000,)),
         ("curl -s http://203.0.113.7:8000/v1/models", ()),
         ("curl https://huggingface.co/api/models", ()),

@@ -9,7 +9,9 @@ import shlex
 from collections.abc import Collection
 
 RAY_GCS_PORT = 6379  # ray start --head's default --port (docs.ray.io, "ray start")
-_URL = re.compile(r"\Ahttps?://(?P<host>\[[0-9a-fA-F:]+\]|[^/:?#]+)(:(?P<port>\d{1,5}))?")
+_URL = re.compile(
+    r"\A(?P<scheme>https?://)?(?P<host>\[[0-9a-fA-F:]+\]|[^/:?#@\s]+)(:(?P<port>\d{1,5}))?([/?#]|\Z)"
+)
 _LOOPBACK = re.compile(r"\A(127(\.\d{1,3}){3}|\[::1\]|localhost)\Z")
 
 
@@ -21,10 +23,12 @@ def needed_ports(command: str, addresses: Collection[str] = ()) -> tuple[int, ..
         return ()
     ports: set[int] = set()
     for index, word in enumerate(words):
-        url = _URL.match(word)
-        if url is not None and (_LOOPBACK.match(url["host"]) or url["host"] in addresses):
-            default = 443 if word.startswith("https") else 80
-            ports.add(int(url["port"] or default))
         if word == "ray" and words[index + 1 : index + 2] == ["status"]:
             ports.add(RAY_GCS_PORT)
+        url = _URL.match(word)
+        if url is None or not (url["scheme"] or url["port"]):  # a URL, or HOST:PORT (curl's)
+            continue
+        if _LOOPBACK.match(url["host"]) or url["host"] in addresses:
+            default = 443 if word.startswith("https") else 80
+            ports.add(int(url["port"] or default))
     return tuple(sorted(port for port in ports if 0 < port < 65536))
