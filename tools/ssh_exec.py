@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -26,6 +27,9 @@ from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_ports
+
+if TYPE_CHECKING:
+    from tools.ssh.pool import SSHPool
 
 MAX_TIMEOUT_S = 3600
 CONNECT_ALLOWANCE_S = 30.0
@@ -80,9 +84,8 @@ class SSHExec(Tool[SSHExecInput]):
         """The command's own risk: running it adds nothing, its env and folder can; where a
         host cannot wall reads, a read that is not an exact read shape asks."""
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
-        bare = params.env is None and params.cwd is None and allowed_unwalled(params.command)
         unwalled = self.walls.unwalled(params.targets())
-        if verdict.risk > Risk.READ_ONLY or not unwalled or bare:
+        if verdict.risk > Risk.READ_ONLY or not unwalled or self._shape_only(params):
             return verdict
         host, why = next(iter(unwalled.items()))
         return RiskAssessment(
@@ -98,6 +101,19 @@ class SSHExec(Tool[SSHExecInput]):
 
     def summary(self, params: SSHExecInput) -> str:
         return " ".join(params.command.split())[:200]  # the faces show the hosts beside it
+
+    @staticmethod
+    def _shape_only(params: SSHExecInput) -> bool:
+        """An exact read shape, with no environment or folder of its own (tools/wall/narrow.py)."""
+        return params.env is None and params.cwd is None and allowed_unwalled(params.command)
+
+    @staticmethod
+    async def _run_on(
+        pool: SSHPool, host: str, params: SSHExecInput, wall: WallSpec | None
+    ) -> CommandResult:
+        return await pool.run(
+            host, params.command, timeout=params.timeout, cwd=params.cwd, env=params.env, wall=wall
+        )
 
     async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
@@ -115,23 +131,18 @@ class SSHExec(Tool[SSHExecInput]):
                 ports = needed_ports(params.command, pool.inventory.addresses())
                 wall = WallSpec(ports=ports, scratch=True)
             try:
-                result = await pool.run(
-                    host,
-                    params.command,
-                    timeout=params.timeout,
-                    cwd=params.cwd,
-                    env=params.env,
-                    wall=wall,
-                )
+                result = await self._run_on(pool, host, params, wall)
+                if result.unwalled is None:
+                    return result
+                self.walls.record(host, False, result.unwalled)
+                if self._shape_only(params):  # it did not run: the narrow mode lets it run now
+                    return await self._run_on(pool, host, params, None)
             except SSHError as exc:
                 return exc
-            if result.unwalled is not None:
-                self.walls.record(host, False, result.unwalled)
-                return SSHError(
-                    f"Not run on {host}: its reads cannot be walled ({result.unwalled}). There, "
-                    "only exact read shapes run unasked; anything else asks the user."
-                )
-            return result
+            return SSHError(
+                f"Not run on {host}: its reads cannot be walled ({result.unwalled}). There, "
+                "only exact read shapes run unasked; call again and the user is asked."
+            )
 
         outcomes = await asyncio.gather(*(one(host) for host in targets))
         rendered = render_outcomes(
@@ -144,6 +155,7 @@ class SSHExec(Tool[SSHExecInput]):
                 host: isinstance(o, CommandResult) and o.walled
                 for host, o in zip(targets, outcomes, strict=True)
             },
+            "unwalled": self.walls.unwalled(targets),
             "duration_s": round(time.monotonic() - started, 3),
             "truncated": rendered.truncated,
         }

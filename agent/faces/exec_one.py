@@ -1,7 +1,10 @@
 """`scout exec HOST -- COMMAND…`: one command through exactly the path a model's ssh_exec takes.
 
 Validation, the classifier, the rules, the mode, the approver, the wall, redaction and the
-transcript: the session is the real one (open_runtime), only no model is asked. It prints the
+transcript: the session is the real one (open_runtime), only no model is asked. The plan gate,
+which keeps a model's session read-only until a person approves its plan, is met by the
+operator's own command: it stands as a one-step plan the operator approved by typing it, so a
+change asks (and in `ci` mode is denied) as any approved plan's calls do. It prints the
 verdict, whether the command ran inside the wall, and the output; it exits with the command's
 status, or 3 when the command did not run (refused, denied, or its host could not run it).
 """
@@ -24,6 +27,7 @@ if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout -
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
+    from tools.plan import Plan
 
 EXIT_NOT_RUN = 3
 
@@ -95,6 +99,7 @@ async def exec_one(
         return TerminalApprover(out, ask, rules.allow_for_session)
 
     runtime = await open_runtime(settings, client=_NoModel(), approver_factory=approver, **builder)
+    runtime.state.plan.approve(_operator_plan(host, command))
     try:
         call_input = {"host": host, "command": command}
         call = ToolCall(f"exec-{uuid.uuid4().hex[:8]}", "ssh_exec", call_input)
@@ -102,10 +107,32 @@ async def exec_one(
         if isinstance(prepared, PreparedCall):
             out.print(f"verdict: {prepared.risk.label} ({prepared.risk_reason})", markup=False)
         [result] = await runtime.session.run_operator_calls([call])
+        why = (result.meta.get("unwalled") or {}).get(host)
+        ran = result.meta.get("exit_status") is not None or result.meta.get("gated")
+        if why is not None and not ran:
+            # The host cannot wall reads, so the command did not run; sent again, it is no
+            # longer a read that may run unasked there, and the gate asks (or, in ci, denies).
+            out.print(f"{host} cannot wall reads ({why}): asking as for a change", markup=False)
+            again = ToolCall(f"exec-{uuid.uuid4().hex[:8]}", "ssh_exec", call_input)
+            [result] = await runtime.session.run_operator_calls([again])
         return _report(out, result, host, runtime.session.parts.redactor.text)
     finally:
         await runtime.aclose()
         out.print(f"transcript: {runtime.transcript_path}", markup=False, style="dim")
+
+
+def _operator_plan(host: str, command: str) -> Plan:
+    from tools.plan import Plan, PlanStep
+
+    step = PlanStep(
+        title="the operator's command",
+        hosts=[host],
+        actions=[command],
+        expected_downtime="as the command has",
+        rollback="the operator's to decide",
+        success_check="the command's exit status",
+    )
+    return Plan(goal=f"run one command on {host} (scout exec)", steps=[step])
 
 
 def _report(console: Console, result: ToolResult, host: str, redact: Callable[[str], str]) -> int:

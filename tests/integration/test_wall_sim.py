@@ -88,7 +88,7 @@ async def test_scout_exec_runs_a_read_inside_the_wall_and_refuses_a_change_in_ci
     refused = await exec_one(settings, "spark-a", "docker rm -f vllm_node", transcript_path=change)
     assert refused == EXIT_NOT_RUN
     shown = capsys.readouterr().out
-    assert "verdict: destructive" in shown and "not run" in shown
+    assert "verdict: destructive" in shown and "not run" in shown and "ci mode" in shown
     assert cluster.host_state("spark-a")["docker"]["containers"]["vllm_node"]
     events = [json.loads(line) for line in change.read_text().splitlines()]
     [call] = [e for e in events if e["type"] == "tool_call"]
@@ -110,3 +110,33 @@ async def test_doctor_says_per_host_whether_reads_run_inside_the_wall(
     assert head.ok and head.detail.startswith("reads run inside the wall (landlock-abi-")
     assert head.detail.endswith("not stopped there: daemon sockets, device ioctls")
     assert worker.detail.startswith("reads are not walled: no Landlock in this kernel")
+
+
+@pytest.mark.parametrize("cluster", ["no-landlock"], indirect=True)
+async def test_scout_exec_on_a_host_without_a_wall_runs_only_exact_shapes_unasked(
+    cluster: SimCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = settings_for(cluster, tmp_path, "ci")
+    assert await exec_one(settings, "spark-b", "nvidia-smi -L") == 0
+    shown = capsys.readouterr().out
+    assert "ran without the wall" in shown and "NVIDIA GB10" in shown
+    piped = await exec_one(settings, "spark-b", "nvidia-smi -L | head -n 1")
+    shown = capsys.readouterr().out
+    assert piped == EXIT_NOT_RUN and "spark-b cannot wall reads (no Landlock" in shown
+    assert "not run" in shown and "ci mode" in shown
+
+
+async def test_scout_exec_asks_before_a_change_in_ask_mode(
+    cluster: SimCluster,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": asked.append(prompt) or "n")
+    settings = settings_for(cluster, tmp_path, "ask")
+    status = await exec_one(settings, "spark-a", "docker stop vllm_node")
+    shown = capsys.readouterr().out
+    assert status == EXIT_NOT_RUN and asked, shown
+    assert "approval needed" in shown and "not run" in shown
+    assert cluster.host_state("spark-a")["docker"]["containers"]["vllm_node"]["state"] == "running"
