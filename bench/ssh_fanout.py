@@ -75,7 +75,8 @@ class SshdFarm:
             f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {host_key}\nPidFile {pid_file}\n"
             f"AuthorizedKeysFile {self.key}.pub\nPubkeyAuthentication yes\n"
             "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-            f"StrictModes no\nSetEnv SHLVL=1 SCOUT_JOBS_DIR={folder / 'jobs'}\n"
+            f"StrictModes no\nSetEnv SHLVL=1 SCOUT_JOBS_DIR={folder / 'jobs'} "
+            f"SCOUT_WALL_DIR={folder / 'wall'}\n"
             "MaxStartups 100:30:200\n"
         )
         subprocess.run([SSHD, "-f", config, "-E", folder / "sshd.log"], check=True)

@@ -23,6 +23,7 @@ from typing import Any
 
 from sim.client_build import client_binary, install_client
 from sim.exec_allow import write_allow_file
+from sim.fakehost.confinement import NO_LANDLOCK_FILE
 from sim.fakehost.hfcache import lay_out
 from sim.fakehost.main import TOOLS
 from sim.fakehost.state import HOST_DIR_ENV, write_state
@@ -44,13 +45,16 @@ READING_TOOLS = (
 )  # fmt: skip
 # Real tools behind a guard that refuses their writing or exec options (see sim/sandbox/); awk
 # runs only inside the host's wall.
-WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo", "awk")
+WRAPPED_TOOLS = ("sed", "sort", "uniq", "date", "timeout", "sudo", "awk", "python3")
+# Fake tools that a wrapper of the same name in bin/ fronts (sandbox/tools/NAME): python3 also
+# runs Scout's wall helper inside the host's wall (sandbox/python3).
+FRONTED_FAKE_TOOLS = frozenset({"python3"})
 SHELL_NAMES = ("sh", "bash")
 SANDBOX_FILES = ("launch", "rc.bash", "shell")
 # Only in walled-in scripts (bin-script/): real tools that write files or run commands (awk's
 # system(); the wall keeps them inside the host's home and its programs), guarded ones, and
 # fake tools that signal this host's processes.
-SCRIPT_REAL_TOOLS = ("mkdir", "awk")
+SCRIPT_REAL_TOOLS = ("mkdir", "mv", "awk")
 SCRIPT_WRAPPED_TOOLS = ("setsid",)
 SCRIPT_FAKE_TOOLS = frozenset({"kill"})
 # Fabric benchmarks a fresh Spark lacks (sim/scenario.py FabricTests): nccl-tests in its build
@@ -86,8 +90,10 @@ def materialize(host: Host, user: str, host_dir: Path) -> Path:
     """Create (or recreate) the folder of one host and return it."""
     if host_dir.exists():
         shutil.rmtree(host_dir)
-    for sub in ("home", "bin", "bin-script", "sandbox", "tmp"):
+    for sub in ("home", "bin", "bin-script", "sandbox", "sandbox/tools", "tmp"):
         (host_dir / sub).mkdir(parents=True)
+    if not host.landlock:
+        (host_dir / NO_LANDLOCK_FILE).write_text("this host's kernel has no Landlock\n")
     write_state(host_dir, host_state(host, user, time.time()))
     lay_out(host.hf_cache, host_dir / "home")
     _install_sandbox(host_dir, user)
@@ -113,6 +119,7 @@ def _fill(template: str, host_dir: Path, user: str) -> str:
         .replace("@HOST_DIR@", str(host_dir))
         .replace("@USER@", user)
         .replace("@BASH@", BASH)
+        .replace("@PYTHON@", sys.executable)
     )
 
 
@@ -125,7 +132,8 @@ def _install_sandbox(host_dir: Path, user: str) -> None:
     for name in SANDBOX_FILES:
         text = _fill((SANDBOX_SRC / name).read_text(), host_dir, user)
         _write_exec(host_dir / "sandbox" / name, text)
-    real = (*PLAIN_TOOLS, *READING_TOOLS, *WRAPPED_TOOLS, *SCRIPT_REAL_TOOLS, *SCRIPT_WRAPPED_TOOLS)
+    wrapped = (name for name in WRAPPED_TOOLS if name not in FRONTED_FAKE_TOOLS)
+    real = (*PLAIN_TOOLS, *READING_TOOLS, *wrapped, *SCRIPT_REAL_TOOLS, *SCRIPT_WRAPPED_TOOLS)
     write_allow_file(host_dir / "sandbox" / "exec-allow", real)
 
 
@@ -165,6 +173,8 @@ def _install_bin(host: Host, host_dir: Path, user: str) -> None:
     for tool in TOOLS:
         if _installed(host, tool):
             target = (script_dir if tool in SCRIPT_FAKE_TOOLS else bin_dir) / tool
+            if tool in FRONTED_FAKE_TOOLS:
+                target = host_dir / "sandbox" / "tools" / tool
             _install_tool(tool, target, host_dir, client)
     _install_nccl_tests(host, host_dir, client)
     for folder, names in ((bin_dir, WRAPPED_TOOLS), (script_dir, SCRIPT_WRAPPED_TOOLS)):

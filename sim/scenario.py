@@ -264,6 +264,10 @@ class Host(_Model):
     # False: no route to the internet (the seed's worker, reached only through the head): pulls,
     # downloads and pip installs fail to resolve their hosts instead of finding nothing.
     internet: bool = True
+    # False: a kernel without Landlock (before 5.13, or booted without it in lsm=): what a
+    # command calls landlock_create_ruleset finds ENOSYS (fakehost/confinement.py), so Scout's
+    # wall cannot stand there and its reads narrow (tools/wall/narrow.py).
+    landlock: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
     kernel_log: list[str] = Field(default_factory=list)  # what `dmesg` prints (NVRM Xid lines)

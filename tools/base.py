@@ -88,7 +88,9 @@ class ToolContext:
     update with the typed facts they find; `web` the session's fetcher; `state` the session's
     plans, computed deployments and rollouts. `progress` lets a long call report a line to the
     face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
-    files); the session passes its redactor.
+    files); the session passes its redactor. `wall` is set per call by the executor when the
+    call is read-only and no human approved it: what it runs on a host runs inside the wall
+    (tools/wall/).
     """
 
     spill_dir: Path
@@ -98,6 +100,7 @@ class ToolContext:
     state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
     redact: Callable[[str], str] = field(default=lambda text: text)
+    wall: bool = False
 
     def report(self, line: str) -> None:
         if self.progress is not None:

@@ -1,5 +1,10 @@
 """`ssh_exec`: run one shell command on one host, or on several at once, over the pooled SSH.
 
+A call that runs without a human (the executor says so: `ctx.wall`) runs inside the wall on
+each host (tools/wall/), with a scratch folder of its own and TCP only to the ports its words
+name on a loopback or inventory address. On a host known to have no wall, only exact read shapes
+stay read-only (tools/wall/narrow.py); anything else asks.
+
 Each distinct output gets one section in the text the model reads, naming its hosts, with the
 exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
 spilled to a file named in the section.
@@ -10,14 +15,21 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
+from tools.wall import HostWalls, WallSpec
+from tools.wall.narrow import allowed_unwalled
+from tools.wall.network import needed_ports
+
+if TYPE_CHECKING:
+    from tools.ssh.pool import SSHPool
 
 MAX_TIMEOUT_S = 3600
 CONNECT_ALLOWANCE_S = 30.0
@@ -64,12 +76,22 @@ class SSHExec(Tool[SSHExecInput]):
     )
     Input = SSHExecInput
 
-    def __init__(self, judge: ShellJudge) -> None:
+    def __init__(self, judge: ShellJudge, walls: HostWalls | None = None) -> None:
         self.judge = judge
+        self.walls = walls or HostWalls()
 
     def risk(self, params: SSHExecInput) -> RiskAssessment:
-        """The command's own risk: running it adds nothing, its env and folder can."""
-        return self.judge(params.command, env=params.env, cwd=params.cwd)
+        """The command's own risk: running it adds nothing, its env and folder can; where a
+        host cannot wall reads, a read that is not an exact read shape asks."""
+        verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
+        unwalled = self.walls.unwalled(params.targets())
+        if verdict.risk > Risk.READ_ONLY or not unwalled or self._shape_only(params):
+            return verdict
+        host, why = next(iter(unwalled.items()))
+        return RiskAssessment(
+            Risk.MUTATING,
+            f"{host} cannot wall reads ({why}), and there only exact read shapes run unasked",
+        )
 
     def hosts(self, params: SSHExecInput) -> list[str]:
         return params.targets()
@@ -79,6 +101,19 @@ class SSHExec(Tool[SSHExecInput]):
 
     def summary(self, params: SSHExecInput) -> str:
         return " ".join(params.command.split())[:200]  # the faces show the hosts beside it
+
+    @staticmethod
+    def _shape_only(params: SSHExecInput) -> bool:
+        """An exact read shape, with no environment or folder of its own (tools/wall/narrow.py)."""
+        return params.env is None and params.cwd is None and allowed_unwalled(params.command)
+
+    @staticmethod
+    async def _run_on(
+        pool: SSHPool, host: str, params: SSHExecInput, wall: WallSpec | None
+    ) -> CommandResult:
+        return await pool.run(
+            host, params.command, timeout=params.timeout, cwd=params.cwd, env=params.env, wall=wall
+        )
 
     async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
@@ -91,12 +126,23 @@ class SSHExec(Tool[SSHExecInput]):
         started = time.monotonic()
 
         async def one(host: str) -> CommandResult | SSHError:
+            wall = None
+            if ctx.wall and self.walls.unwalled([host]) == {}:
+                ports = needed_ports(params.command, pool.inventory.addresses())
+                wall = WallSpec(ports=ports, scratch=True)
             try:
-                return await pool.run(
-                    host, params.command, timeout=params.timeout, cwd=params.cwd, env=params.env
-                )
+                result = await self._run_on(pool, host, params, wall)
+                if result.unwalled is None:
+                    return result
+                self.walls.record(host, False, result.unwalled)
+                if self._shape_only(params):  # it did not run: the narrow mode lets it run now
+                    return await self._run_on(pool, host, params, None)
             except SSHError as exc:
                 return exc
+            return SSHError(
+                f"Not run on {host}: its reads cannot be walled ({result.unwalled}). There, "
+                "only exact read shapes run unasked; call again and the user is asked."
+            )
 
         outcomes = await asyncio.gather(*(one(host) for host in targets))
         rendered = render_outcomes(
@@ -105,6 +151,11 @@ class SSHExec(Tool[SSHExecInput]):
         failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
         meta: dict[str, object] = {
             "hosts": targets,
+            "walled": {
+                host: isinstance(o, CommandResult) and o.walled
+                for host, o in zip(targets, outcomes, strict=True)
+            },
+            "unwalled": self.walls.unwalled(targets),
             "duration_s": round(time.monotonic() - started, 3),
             "truncated": rendered.truncated,
         }

@@ -20,6 +20,8 @@ from agent.faces.wording import plural
 from agent.runtime.settings import Settings
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
+from tools.wall import WallSpec
+from tools.wall.limits import coverage
 
 
 @dataclass
@@ -83,7 +85,25 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
     checks = [Check(f"{host}: ssh", True, f"reachable, command ran in {result.duration_s:.2f} s")]
     docker = await pool.run(host, "docker info", timeout=20)
     checks.append(docker_check(host, docker.exit_status, docker.stdout + docker.stderr))
+    checks.append(await wall_check(pool, host))
     return checks
+
+
+async def wall_check(pool: SSHPool, host: str) -> Check:
+    """Whether reads run inside the wall there (leaves Scout's helper in ~/.scout if missing)."""
+    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=WallSpec())
+    name = f"{host}: wall"
+    if result.unwalled is not None:
+        detail = f"reads are not walled: {result.unwalled}; only exact read shapes run unasked"
+        return Check(name, True, detail)
+    if not result.ok:
+        said = (result.stderr or result.stdout).strip()[:200] or f"exit {result.exit_status}"
+        return Check(name, False, f"the wall could not be tried: {said}", "check `sh` and $HOME")
+    parts = result.stdout.strip()
+    abi = re.search(r"landlock-abi-(\d+)", parts)
+    gaps = [c.kind for c in coverage(int(abi[1]) if abi else 1) if not c.stopped]
+    detail = f"reads run inside the wall ({parts}); not stopped there: {', '.join(gaps)}"
+    return Check(name, True, detail)
 
 
 def docker_check(host: str, exit_status: int | None, output: str) -> Check:

@@ -49,6 +49,8 @@ def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_host
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print_tables(world, screen_console())
+        for name, facts in world.hosts.items():
+            print(f"{name}: {facts.wall.sentence()}")
     for name, reason in world.unreachable.items():
         err.print(f"[bold red]scout recon: {name} unreachable:[/] {reason}")
     return EXIT_UNREACHABLE if world.unreachable else EXIT_OK

@@ -40,12 +40,15 @@ class PreparedCall:
 
 @dataclass
 class GateVerdict:
-    """The gate's answer; `settle` (if set) hears how the call ended (None: it never did)."""
+    """The gate's answer; `settle` (if set) hears how the call ended (None: it never did).
+    `human`: a person decided (an approver, or a step of a plan a person approved); a read-only
+    call no human decided runs inside the wall on its hosts (tools/wall/)."""
 
     allowed: bool
     message: str = ""
     params: BaseModel | None = None
     settle: Callable[[ToolResult | None], None] | None = None
+    human: bool = False
 
 
 class Gate(Protocol):

@@ -7,6 +7,7 @@ cancelled batch still yields exactly one result per call, so the conversation st
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -166,17 +167,22 @@ class Executor:
         if verdict.params is not None:
             prepared.params = verdict.params
             prepared.summary = prepared.tool.summary(verdict.params)
+        walled = prepared.risk == Risk.READ_ONLY and not verdict.human
         result: ToolResult | None = None
         try:
-            result = await self._run(prepared, observer)
+            result = await self._run(prepared, observer, walled=walled)
         finally:
             if verdict.settle is not None:
                 verdict.settle(result)
         observer.call_finished(prepared.call, result)
         return result
 
-    async def _run(self, prepared: PreparedCall, observer: BatchObserver) -> ToolResult:
+    async def _run(
+        self, prepared: PreparedCall, observer: BatchObserver, *, walled: bool
+    ) -> ToolResult:
+        """Run the call; a read no human approved gets a context that walls it on its hosts."""
         tool, params = prepared.tool, prepared.params
+        context = dataclasses.replace(self.context, wall=True) if walled else self.context
         timeout = tool.timeout_s(params) or self.limits.default_timeout_s
         key = prepared.hosts[0] if len(prepared.hosts) == 1 else None
         started = time.perf_counter()
@@ -186,7 +192,7 @@ class Executor:
             try:
                 observer.call_started(prepared)
                 async with asyncio.timeout(timeout):
-                    result = await tool.run(params, self.context)
+                    result = await tool.run(params, context)
             except TimeoutError:
                 result = ToolResult.error(
                     f"{tool.name} timed out after {timeout:g} s and was stopped; whatever it "

@@ -292,6 +292,11 @@ class Session:
             return None
         return TurnOutcome("end_turn", "", turn.text())
 
+    async def run_operator_calls(self, calls: list[ToolCall]) -> list[ToolResult]:
+        """Calls the operator sends directly (`scout exec`): validated, gated, walled and
+        recorded exactly as the model's are; nothing is added to the conversation."""
+        return await self._run_batch(calls)
+
     async def _run_batch(self, calls: list[ToolCall]) -> list[ToolResult]:
         self._in_batch = True
         try:

@@ -55,10 +55,12 @@ from tools.recall import RecallResultTool
 from tools.recon.tool import ReconTool
 from tools.registry import ToolRegistry
 from tools.session_state import SessionState
+from tools.shell_judge import ShellJudge
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec
 from tools.todo import TodoItem, TodoList, TodoWriteTool
+from tools.wall import HostWalls
 from tools.web import WebFetcher, WebSettings
 from tools.web.ssrf import Resolver, system_resolve
 from tools.web_fetch import WebFetchTool
@@ -231,11 +233,14 @@ async def open_runtime(
     web_transport: httpx.AsyncBaseTransport | None = None,
     resume: RebuiltSession | None = None,
     passphrase_prompt: PassphrasePrompt | None = None,
+    judge: ShellJudge | None = None,
 ) -> Runtime:
     """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
 
     `passphrase_prompt` asks for a protected key's passphrase; without one (headless) such a key
-    must be in ssh-agent.
+    must be in ssh-agent. `judge` classifies shell for every tool that runs it (by default the
+    inventory's judge); only tests pass another (one that calls everything read-only shows what
+    the wall alone stops, tests/system/).
     """
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
@@ -264,14 +269,15 @@ async def open_runtime(
     if inventory is not None:
         pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
     tools: list[Tool] = []
+    walls = HostWalls()
     if inventory is not None:
-        judge = inventory_judge(
+        judge = judge or inventory_judge(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
         tools += [
-            SSHExec(judge),
+            SSHExec(judge, walls),
             DockerCtl(judge),
-            ReconTool(inventory.names()),
+            ReconTool(inventory.names(), walls),
             PlanDeploymentTool(),
             RolloutStepTool(state, judge),
             EndpointCheckTool(),

@@ -112,7 +112,9 @@ class PolicyGate:
                 decided_by="plan approval",
             )
         )
-        return GateVerdict(allowed=True, settle=lambda result: approvals.settle(step, result))
+        return GateVerdict(
+            allowed=True, settle=lambda result: approvals.settle(step, result), human=True
+        )
 
     def _step_title(self, number: int) -> str | None:
         plan = self.plan.approved
@@ -149,7 +151,7 @@ class PolicyGate:
             if edited is not None:  # built on the redacted view: keep what it left alone
                 edited = restore_hidden(edited, request.input, prepared.call.input)
             return await self._check_edit(prepared, edited)
-        return GateVerdict(allowed=True)
+        return GateVerdict(allowed=True, human=True)
 
     async def _check_edit(
         self, original: PreparedCall, edited_input: dict[str, Any] | None
@@ -193,7 +195,7 @@ class PolicyGate:
             )
         original.risk, original.risk_reason = edited.risk, edited.risk_reason
         original.hosts, original.summary = edited.hosts, edited.summary
-        return GateVerdict(allowed=True, params=verdict.params or edited.params)
+        return GateVerdict(allowed=True, params=verdict.params or edited.params, human=True)
 
     async def review_plan(self, plan: Plan) -> tuple[bool, str]:
         """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash."""

@@ -18,6 +18,7 @@ import traceback
 from . import procs
 from .confinement import ConfineError, confine_command
 from .main import main as run_tool
+from .scout_wall import REFUSED, WALLED_ENV, caller_walled
 from .state import HOST_DIR_ENV
 from .wire import BROKER_FD, CONFINED_ENV, STD_STREAMS
 
@@ -87,6 +88,12 @@ def run_tool_child(
         os.environb.clear()
         os.environb.update(item.partition(b"=")[::2] for item in env if b"=" in item)
         os.environ[HOST_DIR_ENV] = host_dir  # this server's host, whatever the client said
+        os.environ.pop(WALLED_ENV, None)
+        if caller_walled(peer_pid):
+            os.environ[WALLED_ENV] = "1"
+            if tool in REFUSED:
+                sys.stderr.write(REFUSED[tool] + "\n")
+                os._exit(1)
         with contextlib.suppress(OSError):
             os.chdir(cwd)
         title.set(peer_cmdline or tool.encode())

@@ -13,8 +13,11 @@ it launches before the command runs:
   only beneath its own host's home/ and tmp/ (+ /dev/null): not its host's state, bin/,
   sandbox/ or run/, nor a peer; execute only the host's bin/bin-script/sandbox folders and the
   programs in sandbox/exec-allow; bind or connect no TCP port; create no socket at all
-  (seccomp.py); and signal nothing outside itself. Peer effects and kills of other commands'
-  processes (a job's `kill`) go through the fake tools, in the host's domain.
+  (seccomp.py); and signal nothing outside itself. On a host whose scenario says its kernel
+  has no Landlock, the command's own Landlock calls fail with ENOSYS, as on such a kernel
+  (landlock(7): "ENOSYS: Landlock is not supported by the kernel"). Peer effects and kills
+  of other commands' processes (a job's `kill`) go through the fake tools, in the host's
+  domain.
 
 A root simulator's host keeps no capability (root's files stay root's: Landlock, not file
 modes, keeps them unwritten). Where the kernel lacks Landlock ABI 6 or the seccomp filter, a
@@ -37,6 +40,7 @@ COMMAND_ABI = 6  # scoped signals and abstract sockets
 COMMAND_WRITES = ("home", "tmp")  # beneath a host folder
 EXEC_FOLDERS = ("bin", "bin-script", "sandbox")
 EXEC_ALLOW_FILE = "sandbox/exec-allow"
+NO_LANDLOCK_FILE = "sandbox/no-landlock"  # the scenario's kernel has no Landlock
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -111,6 +115,6 @@ def confine_command(host_dir: str) -> None:
         seccomp.native_arch()
         drop_capabilities()
         ruleset.restrict_self()
-        seccomp.install()
+        seccomp.install(hide_landlock=os.path.exists(os.path.join(host_dir, NO_LANDLOCK_FILE)))
     except (OSError, landlock.LandlockError, seccomp.SeccompError) as exc:
         raise ConfineError(str(exc)) from exc

@@ -3,7 +3,8 @@
 It reaches only what the simulator serves: an engine's port on this host (localhost, 0.0.0.0, its
 own addresses) or on a peer it can reach. The request goes to the real HTTP server the simulator
 runs on loopback for that port (its number is in HOST_DIR/engine/endpoints.json); anything else is
-`Failed to connect`, as for a port nobody listens on.
+`Failed to connect`, as for a port nobody listens on. Inside Scout's wall only the TCP ports
+the wall names can be reached (scout_wall.py), as the kernel allows on a real host.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import fabric
+from .scout_wall import walled_out
 from .served import endpoints
 from .state import read_state
 
@@ -68,7 +70,7 @@ def run_curl(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
     url = urls[0] if "://" in urls[0] else f"http://{urls[0]}"
     parts = urlsplit(url)
     name, port = parts.hostname or "", parts.port or 80
-    target = _target_host(host_dir, state, name)
+    target = None if walled_out(port) else _target_host(host_dir, state, name)
     real = None
     if target is not None:
         deadline = time.monotonic() + (2.0 if _serving(target, port) else 0)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from .links import carrier, flags, operstate, visible_addresses
+from .scout_wall import WALLED_ENV
 from .state import locked_state
 
 _QDISC = {"loopback": "noqueue", "bridge": "noqueue", "wifi": "noqueue"}
@@ -187,6 +189,9 @@ def _routes(state: dict[str, Any]) -> int:
 def _change(obj: str, words: list[str], host_dir: Path) -> int:
     """`ip link set DEV up|down|mtu N` and `ip addr add|del CIDR dev DEV`."""
     verb, rest = words[0], words[1:]
+    if os.environ.get(WALLED_ENV) == "1":  # CAP_NET_ADMIN is gone inside Scout's wall
+        sys.stderr.write("RTNETLINK answers: Operation not permitted\n")
+        return 2
     if "dev" in rest:
         i = rest.index("dev")
         dev, rest = rest[i + 1] if i + 1 < len(rest) else "", rest[:i] + rest[i + 2 :]

@@ -36,6 +36,7 @@ RET_ERRNO = 0x00050000
 LD_ABS_W, JEQ_K, JGE_K, AND_K, RET_K = 0x20, 0x15, 0x35, 0x54, 0x06
 AF_UNIX, SOCK_STREAM, SOCK_SEQPACKET, SOCK_TYPE_MASK = 1, 1, 5, 0xF
 X32_SYSCALL_BIT = 0x40000000
+LANDLOCK_CALLS = (444, 445, 446)  # create_ruleset, add_rule, restrict_self: the same everywhere
 
 # Refused outright (EPERM). Names missing from an arch's table do not exist there.
 DENIED = (
@@ -128,8 +129,9 @@ class _Program:
         return bytes(out)
 
 
-def build(arch: Arch) -> bytes:
-    """The filter program for `arch`, as the kernel reads it (struct sock_filter[])."""
+def build(arch: Arch, *, hide_landlock: bool = False) -> bytes:
+    """The filter program for `arch`, as the kernel reads it (struct sock_filter[]); with
+    `hide_landlock` the Landlock calls fail as on a kernel without it (ENOSYS)."""
     numbers = arch.numbers
     p = _Program()
     p.op(LD_ABS_W, 4)  # seccomp_data.arch
@@ -137,6 +139,9 @@ def build(arch: Arch) -> bytes:
     p.op(LD_ABS_W, 0)  # seccomp_data.nr
     if arch.has_x32:
         p.jump(JGE_K, X32_SYSCALL_BIT, "deny", None)
+    if hide_landlock:
+        for number in LANDLOCK_CALLS:
+            p.jump(JEQ_K, number, "nosys", None)
     p.jump(JEQ_K, numbers["socket"], "no_socket", None)
     for name in DENIED:
         if name in numbers:
@@ -167,6 +172,8 @@ def build(arch: Arch) -> bytes:
     p.op(RET_K, RET_ERRNO | errno.EPERM)
     p.label("no_socket")
     p.op(RET_K, RET_ERRNO | errno.EACCES)
+    p.label("nosys")
+    p.op(RET_K, RET_ERRNO | errno.ENOSYS)
     return p.assemble()
 
 
@@ -181,9 +188,9 @@ def native_arch() -> Arch:
     return arch
 
 
-def install() -> None:
+def install(*, hide_landlock: bool = False) -> None:
     """Apply the filter to this (single-threaded) process and all it starts; no_new_privs set."""
-    program = build(native_arch())
+    program = build(native_arch(), hide_landlock=hide_landlock)
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _Fprog(len(program) // 8, ctypes.addressof(buffer))
     libc = ctypes.CDLL(None, use_errno=True)

@@ -157,7 +157,8 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
         authorized_keys=authorized,
         extra=[
             "AllowTcpForwarding yes",
-            f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'}",  # not root's home
+            f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'} "  # not root's home
+            f"SCOUT_WALL_DIR={host.workdir / 'wall'}",
         ],
     )
     start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"

@@ -425,3 +425,12 @@ async def test_a_step_call_still_running_makes_the_next_one_ask(tmp_path):
     first = await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
     second = await g.check(prepared("docker rm vllm_node", tmp_path=tmp_path))
     assert first.allowed and not second.allowed and len(approver.seen) == 2
+
+
+async def test_the_gate_says_when_a_human_decided_so_reads_no_one_approved_are_walled(tmp_path):
+    g, _, _ = gate(approved=False)
+    assert (await g.check(prepared("nvidia-smi", tmp_path=tmp_path))).human is False
+    asked = RuleSet.from_config({"ask": ['ssh_exec(command="cat *")']})
+    g, approver, _ = gate(answers=[("approved", "")], rules=asked)
+    verdict = await g.check(prepared("cat /etc/os-release", tmp_path=tmp_path))
+    assert verdict.allowed and verdict.human and len(approver.seen) == 1

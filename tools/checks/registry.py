@@ -20,6 +20,7 @@ from tools.checks.gpu_holders import gpu_holder_findings
 from tools.checks.memory import memory_findings
 from tools.checks.toolkit import toolkit_findings
 from tools.checks.versions import skew_findings
+from tools.checks.wall import wall_findings
 from tools.recon.facts import HostFacts
 
 Hosts = Mapping[str, HostFacts]
@@ -53,6 +54,7 @@ CHECKS: tuple[Check, ...] = (
     Check("toolkit", _facts_only(toolkit_findings)),
     Check("docker", _facts_only(docker_findings), "docker usable on every node"),
     Check("leftovers", _facts_only(leftover_findings), "no stale Ray, one image, no earlyoom"),
+    Check("wall", _facts_only(wall_findings)),
 )
 
 

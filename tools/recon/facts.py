@@ -299,6 +299,23 @@ class ServiceFacts(FactGroup):
     ray_gpus_total: float | None = None
 
 
+class WallFacts(FactGroup):
+    """Whether this host's reads run inside Scout's wall (tools/wall/), and what its kernel
+    offers: the probe pack itself runs inside it where it can."""
+
+    inside: bool | None = None  # the probe pack ran inside the wall
+    detail: str | None = None  # the wall's parts, or why there is none
+    kernel: str | None = None
+    landlock_abi: int | None = None  # the ABI the wall was built on (known when inside)
+    seccomp: bool | None = None
+    helper: bool | None = None  # Scout's helper is cached on the host
+
+    def sentence(self) -> str:
+        if self.inside:
+            return f"reads run inside the wall ({self.detail})"
+        return f"reads are not walled: {self.detail or self.problem or 'unknown'}"
+
+
 class HostFacts(BaseModel):
     """Everything one probe round learned about one host."""
 
@@ -319,3 +336,4 @@ class HostFacts(BaseModel):
     kits: DeployKitFacts = Field(default_factory=DeployKitFacts)
     python: PythonFacts = Field(default_factory=PythonFacts)
     services: ServiceFacts = Field(default_factory=ServiceFacts)
+    wall: WallFacts = Field(default_factory=WallFacts)

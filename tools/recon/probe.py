@@ -18,11 +18,24 @@ from tools.recon.facts import HostFacts
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
+from tools.wall.command import HELPER_PATH, WallSpec
+from tools.wall.network import RAY_GCS_PORT
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 PROBE_TIMEOUT_S = 90.0
+# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS,
+# and a scratch folder (TMPDIR) for tools that keep temporary files (ray's CLI among them).
+PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,), scratch=True)
+# Whether it ran inside the wall (the wall's parts, Landlock's ABI among them), the kernel, and
+# whether it has seccomp and Scout's helper. Plain reads only: the probe pack must stay what the
+# classifier calls read-only (tests/unit/test_policy_corpus.py).
+WALL_COMMAND = (
+    f'echo "inside=${{SCOUT_WALL:-}}"; echo "kernel=$(uname -r)"; '
+    "grep -q '^Seccomp:' /proc/self/status && echo seccomp=yes || echo seccomp=no; "
+    f'H="{HELPER_PATH}"; if [ -r "$H" ]; then echo helper=present; else echo helper=absent; fi'
+)
 SECTION_START = "@@scout:section {name}@@"
 SECTION_END = "@@scout:status {name} {status}@@"
 _START = re.compile(r"^@@scout:section (?P<name>[^@]+)@@$")
@@ -53,6 +66,7 @@ def build_probe_script() -> str:
         + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
         + "; fi; done"
     )
+    lines += _section_lines("wall", WALL_COMMAND)
     script = "\n".join(lines)
     for name, command in SECTIONS:
         if name in WAITING_SECTIONS:
@@ -86,12 +100,23 @@ class ProbeError(SSHError):
     """The probe ran but printed no sections at all (the shell refused it, or it was killed)."""
 
 
-async def probe_host(pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT_S) -> HostFacts:
-    """Run the probe pack on `host` and turn its output into facts; SSH failures raise SSHError."""
+async def probe_host(
+    pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT_S, wall: bool = True
+) -> HostFacts:
+    """Run the probe pack on `host` inside the wall (without, where the host cannot build one:
+    the pack is Scout's own and runs anyway) and turn its output into facts; SSH failures raise
+    SSHError."""
     script = build_probe_script()
     collected_at = datetime.now(UTC)
-    result = await pool.run(host, script, timeout=timeout)
+    result = await pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None)
+    unwalled = result.unwalled
     sections = split_sections(result.stdout)
+    if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
+        said = (result.stderr or result.stdout).strip().splitlines()
+        unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
+    if unwalled is not None:
+        result = await pool.run(host, script, timeout=timeout)
+        sections = split_sections(result.stdout)
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
         raise ProbeError(
@@ -99,7 +124,7 @@ async def probe_host(pool: SSHPool, host: str, *, timeout: float = PROBE_TIMEOUT
             f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
             "works on the host for this user."
         )
-    return facts_from_sections(host, sections, collected_at)
+    return facts_from_sections(host, sections, collected_at, unwalled)
 
 
 @dataclass
@@ -111,11 +136,12 @@ class ProbeRound:
 
 
 async def probe_hosts(
-    pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S
+    pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S, wall: bool = True
 ) -> ProbeRound:
     """Probe every host at once; one host failing never stops the others."""
     results = await asyncio.gather(
-        *(probe_host(pool, host, timeout=timeout) for host in hosts), return_exceptions=True
+        *(probe_host(pool, host, timeout=timeout, wall=wall) for host in hosts),
+        return_exceptions=True,
     )
     probe_round = ProbeRound()
     for host, outcome in zip(hosts, results, strict=True):

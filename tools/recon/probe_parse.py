@@ -25,12 +25,17 @@ from tools.recon.readers.system import (
     read_python,
     read_toolkit,
 )
+from tools.recon.readers.wall import read_wall
 from tools.recon.sections import Section
 
 
 def facts_from_sections(
-    host: str, sections: Mapping[str, Section], collected_at: datetime
+    host: str,
+    sections: Mapping[str, Section],
+    collected_at: datetime,
+    unwalled: str | None = None,
 ) -> HostFacts:
+    """`unwalled`: why the probe could not run inside the wall (None: it did, or was not asked)."""
     reader = SectionReader(host, sections, collected_at)
     facts = HostFacts(host=host, collected_at=collected_at)
     facts.identity = read_identity(reader)
@@ -48,4 +53,5 @@ def facts_from_sections(
     facts.kits = read_deploy_kits(reader)
     facts.python = read_python(reader)
     facts.services = read_services(reader, facts.docker)
+    facts.wall = read_wall(reader, unwalled)
     return facts

@@ -14,6 +14,7 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import GB
 from tools.recon.probe import PROBE_TIMEOUT_S, probe_hosts
 from tools.ssh.errors import UnknownHostError
+from tools.wall import HostWalls
 
 RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
 
@@ -36,8 +37,11 @@ class ReconTool(Tool[ReconInput]):
     )
     Input = ReconInput
 
-    def __init__(self, inventory_hosts: list[str] | None = None) -> None:
+    def __init__(
+        self, inventory_hosts: list[str] | None = None, walls: HostWalls | None = None
+    ) -> None:
         self.inventory_hosts = inventory_hosts
+        self.walls = walls or HostWalls()
 
     def hosts(self, params: ReconInput) -> list[str]:
         if params.hosts == "all":
@@ -69,6 +73,8 @@ class ReconTool(Tool[ReconInput]):
         had_findings = bool(world.findings)
         new = world.apply_round(probe_round.facts, probe_round.failures)
         text = world.describe(names, new if had_findings else None)
+        for host, facts in probe_round.facts.items():  # its finding tells the model (checks/)
+            self.walls.record(host, bool(facts.wall.inside), facts.wall.detail or "unknown")
         return ToolResult(
             text=text,
             is_error=not probe_round.facts,

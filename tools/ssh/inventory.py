@@ -165,6 +165,10 @@ class Inventory(BaseModel):
     def names(self) -> list[str]:
         return list(self.hosts)
 
+    def addresses(self) -> set[str]:
+        """Every host's address and name: what a walled read may name as a destination."""
+        return {spec.address for spec in self.hosts.values()} | set(self.hosts)
+
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
     if path is None:

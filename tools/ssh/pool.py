@@ -50,6 +50,7 @@ from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
+from tools.wall.command import WallSpec
 
 asyncssh.set_log_level("WARNING")
 log = structlog.get_logger()
@@ -148,9 +149,11 @@ class SSHPool:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         shell: bool = True,
+        wall: WallSpec | None = None,
     ) -> CommandResult:
         """Run `command` once on `host`, killed on the host after `timeout` seconds (without
-        `shell`: one simple command, not under `sh -c`; see remote_command.wrap_command)."""
+        `shell`: one simple command, not under `sh -c`; see remote_command.wrap_command;
+        with `wall`: inside the wall, tools/wall/)."""
         link = await self._link(host)
         async with link.channels:
             try:
@@ -163,6 +166,7 @@ class SSHPool:
                     env=env,
                     on_stuck_channel=link.mark_dirty,
                     shell=shell,
+                    wall=wall,
                 )
             except asyncssh.ChannelOpenError as exc:
                 raise SSHError(

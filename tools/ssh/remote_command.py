@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import asyncssh
 import structlog
 
+from tools.wall.command import WallSpec, helper_missing, split_sudo, unwalled_reason, walled_line
+
 OUTPUT_CAP_BYTES = 2 * 1024 * 1024
 KILL_AFTER_S = 5
 LOCAL_GRACE_S = 10.0
@@ -56,10 +58,12 @@ class CommandResult:
     duration_s: float
     stdout_omitted_bytes: int = 0
     stderr_omitted_bytes: int = 0
+    walled: bool = False  # it ran inside the wall (tools/wall/)
+    unwalled: str | None = None  # the wall could not be built, so it did not run: why
 
     @property
     def ok(self) -> bool:
-        return self.exit_status == 0 and not self.timed_out
+        return self.exit_status == 0 and not self.timed_out and self.unwalled is None
 
     @property
     def truncated(self) -> bool:
@@ -74,18 +78,24 @@ def wrap_command(
     env: Mapping[str, str] | None = None,
     marker: str = "",
     shell: bool = True,
+    wall: WallSpec | None = None,
+    install_wall: bool = False,
 ) -> str:
     """The host-side command line: cd, env and the command inside a killing `timeout`.
 
     Without `shell`, `command` must be one simple command for the login shell (quoted words,
-    no operators) and `cwd` must be None.
+    no operators) and `cwd` must be None. With `wall`, `sh -c` runs inside the wall
+    (tools/wall/command.py; `install_wall` sends the helper along).
     """
     if not shell:
+        if wall is not None:
+            raise ValueError("a walled command runs under `sh -c`")
         if cwd is not None:
             raise ValueError("a command run without `sh -c` cannot change directory")
         assigns = [f"{MARKER_ENV}={marker}"] if marker else []
         assigns += [f"{name}={shlex.quote(value)}" for name, value in _checked(env).items()]
         return " ".join([*assigns, f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s", command])
+    sudo, command = split_sudo(command) if wall is not None else (False, command)
     lines = [f"export {MARKER_ENV}={marker}"] if marker else []
     if cwd is not None:
         lines.append(f"cd {shlex.quote(cwd)} || exit 1")
@@ -93,6 +103,9 @@ def wrap_command(
         lines.append(f"export {name}={shlex.quote(value)}")
     lines.append(command)
     script = "\n".join(lines)
+    if wall is not None:
+        limit = f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s"
+        return walled_line(script, wall, timeout=limit, sudo=sudo, install=install_wall)
     return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
 
 
@@ -169,10 +182,46 @@ async def run_remote(
     output_cap: int = OUTPUT_CAP_BYTES,
     on_stuck_channel: Callable[[], None] | None = None,
     shell: bool = True,
+    wall: WallSpec | None = None,
 ) -> CommandResult:
-    """Run `command` once on `conn`; never retried. Cancelling stops it on the host too."""
+    """Run `command` once on `conn`; never retried. Cancelling stops it on the host too.
+
+    With `wall`, it runs inside the wall; where the host lacks the helper, the line stops
+    before running anything and is sent again with the helper (the one repeat allowed)."""
+    result = await _run_once(
+        conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel, shell, wall, False
+    )
+    if wall is not None and helper_missing(result.exit_status, result.stdout):
+        result = await _run_once(
+            conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel, shell, wall, True
+        )
+    return result
+
+
+async def _run_once(
+    conn: asyncssh.SSHClientConnection,
+    host: str,
+    command: str,
+    timeout: float,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    output_cap: int,
+    on_stuck_channel: Callable[[], None] | None,
+    shell: bool,
+    wall: WallSpec | None,
+    install_wall: bool,
+) -> CommandResult:
     marker = f"scout-run-{secrets.token_hex(8)}"
-    wrapped = wrap_command(command, timeout=timeout, cwd=cwd, env=env, marker=marker, shell=shell)
+    wrapped = wrap_command(
+        command,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
+        marker=marker,
+        shell=shell,
+        wall=wall,
+        install_wall=install_wall,
+    )
     stdout, stderr = _CappedBuffer(output_cap), _CappedBuffer(output_cap)
     started = time.monotonic()
     proc = await _open_session(conn, host, wrapped)
@@ -181,10 +230,15 @@ async def run_remote(
         exit_status = proc.exit_status
         duration = time.monotonic() - started
         timed_out = exit_status in TIMEOUT_EXIT_CODES and duration >= timeout
+        refused = None
+        if wall is not None:
+            refused = unwalled_reason(exit_status, stdout.text())
+            if helper_missing(exit_status, stdout.text()):
+                refused = "the wall helper could not be installed on the host"
     except TimeoutError:
         log.warning("ssh.command_local_timeout", host=host, timeout=timeout)
         await _stop(conn, proc, marker, host, on_stuck_channel)
-        exit_status, timed_out = None, True
+        exit_status, timed_out, refused = None, True, None
     except BaseException:
         await _stop(conn, proc, marker, host, on_stuck_channel)
         raise
@@ -198,6 +252,8 @@ async def run_remote(
         duration_s=time.monotonic() - started,
         stdout_omitted_bytes=stdout.omitted,
         stderr_omitted_bytes=stderr.omitted,
+        walled=wall is not None and refused is None,
+        unwalled=refused,
     )
 
 
