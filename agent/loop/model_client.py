@@ -3,6 +3,10 @@
 The SDK's own retries handle HTTP errors (429, 5xx, 529, connection failures before a response).
 Errors that arrive inside an HTTP 200 stream (`overloaded_error`, `api_error`) and streams that drop
 halfway are not retried by the SDK, so a turn is retried here with jittered backoff.
+
+A dropped stream is known by where it broke, not by the exception's type: SDK releases differ in
+what a broken read raises (2.15 lets `httpx2.RemoteProtocolError` through, 2.17 wraps it as
+`anthropic.APIConnectionError`), so any connection error after the answer began is a drop.
 """
 
 from __future__ import annotations
@@ -98,15 +102,15 @@ def is_retryable_stream_error(exc: BaseException) -> bool:
         body = exc.body if isinstance(exc.body, dict) else {}
         error = body.get("error") if isinstance(body.get("error"), dict) else body
         return error.get("type") in {"overloaded_error", "api_error"}
-    return isinstance(exc, _DROPPED_STREAM)
+    return isinstance(exc, StreamDropped)
 
 
-class _StreamIncomplete(Exception):
-    """The stream ended without `message_stop`: treat it as a dropped connection."""
+class StreamDropped(Exception):
+    """The answer had begun (HTTP 200) and its stream broke or ended before `message_stop`."""
 
 
-# A stream cut mid-body surfaces as httpx2's transport error, not as an SDK error.
-_DROPPED_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, _StreamIncomplete)
+# What a broken read of a begun answer raises, in every SDK release the range allows.
+_READ_FAILURES = (anthropic.APIConnectionError, httpx2.TransportError)
 
 
 def cached_request_params(request: TurnRequest) -> dict[str, Any]:
@@ -169,17 +173,23 @@ def explain_api_error(exc: BaseException) -> str:
         return f"The API refused the request (400): {_api_message(exc)}"
     if isinstance(exc, anthropic.APIStatusError):
         return f"The API failed ({exc.status_code}): {_api_message(exc)}; try again shortly."
-    if isinstance(exc, _DROPPED_STREAM):
+    if isinstance(exc, StreamDropped):
         return (
             "Lost the connection to the model API and retries did not help; check the network "
             "or ANTHROPIC_BASE_URL, then send your message again."
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        url = exc.request.url
+        return (
+            f"Could not reach the model API at {url.scheme}://{url.netloc.decode()} even after "
+            "retries; check the network or ANTHROPIC_BASE_URL, then send your message again."
         )
     return f"The model call failed: {type(exc).__name__}: {exc}"
 
 
 def retry_reason(exc: BaseException) -> str:
     """What went wrong in a turn that is about to be retried (the advice comes only if it fails)."""
-    if isinstance(exc, _DROPPED_STREAM):
+    if isinstance(exc, StreamDropped):
         return "the connection to the model API dropped mid-answer"
     if isinstance(exc, anthropic.APIStatusError):
         return f"the API reported an error mid-answer: {_api_message(exc)}"
@@ -243,7 +253,7 @@ class AnthropicClient:
                 with attempt:
                     return await self._stream_once(request, on_text)
         except Exception as exc:
-            if isinstance(exc, (anthropic.AnthropicError, *_DROPPED_STREAM)):
+            if isinstance(exc, (anthropic.AnthropicError, StreamDropped)):
                 too_long = isinstance(exc, anthropic.BadRequestError) and _api_message(
                     exc
                 ).startswith("prompt is too long")
@@ -256,13 +266,16 @@ class AnthropicClient:
         params = cached_request_params(request)
         async with self._sdk.messages.stream(**params) as stream:
             stopped = False
-            async for event in stream:
-                if event.type == "text":
-                    on_text(event.text)
-                elif event.type == "message_stop":
-                    stopped = True
+            try:
+                async for event in stream:
+                    if event.type == "text":
+                        on_text(event.text)
+                    elif event.type == "message_stop":
+                        stopped = True
+            except _READ_FAILURES as exc:
+                raise StreamDropped(f"{type(exc).__name__}: {exc}") from exc
             if not stopped:
-                raise _StreamIncomplete("the stream ended before message_stop")
+                raise StreamDropped("the stream ended before message_stop")
             message = await stream.get_final_message()
             request_id = stream.request_id
             name, value = USAGE_ESTIMATE_HEADER
