@@ -2,7 +2,8 @@
 # Set up everything Scout's tests need on a fresh machine, then run lint and the whole suite.
 # As root on Debian it also installs the real parts the system tests use (OpenSSH sshd, dockerd,
 # busybox for a local image, tmux) and a C compiler for the simulator's fake-tool client; without
-# root those tests skip and say why.
+# root those tests skip and say why. With no arguments it then tests the lowest dependency versions
+# pyproject.toml allows (scripts/test_lowest.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,5 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# the whole suite ran on the newest versions pip resolves; now the lowest that pyproject allows
+[ $# -gt 0 ] || bash scripts/test_lowest.sh
