@@ -22,7 +22,7 @@ from rich.text import Text
 from agent.faces.chat_view import ChatView
 from agent.faces.console import screen_console
 from agent.faces.usage_view import cost_view
-from agent.loop.model_client import ModelClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home

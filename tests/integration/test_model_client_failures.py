@@ -12,7 +12,8 @@ import socket
 import pytest
 from tenacity import wait_none
 
-from agent.loop.model_client import AnthropicClient, ModelError, TurnRequest
+from agent.loop.model_client import AnthropicClient
+from agent.loop.model_turn import ModelError, TurnRequest
 from agent.replay.server import MessagesAPIServer
 
 REQUEST = TurnRequest(
