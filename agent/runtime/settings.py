@@ -148,16 +148,28 @@ class Settings(BaseSettings):
         return rules
 
 
+PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+
+
 class _SettingsFile(YamlConfigSettingsSource):
-    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError."""
+    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError.
+
+    Its relative paths are read from its own folder (as the inventory's are), so a settings file
+    written by `scout init --dir X` names the inventory beside it wherever Scout runs from.
+    """
 
     def _read_file(self, file_path: Any) -> dict[str, Any]:
+        path = Path(file_path)
         try:
-            loaded = read_yaml(Path(file_path)) or {}
+            loaded = read_yaml(path) or {}
         except YAMLSyntaxError as exc:
             raise SettingsError(f"{file_path} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
             raise SettingsError(f"{file_path} must hold a mapping of setting: value")
+        for name in PATH_FIELDS:
+            value = loaded.get(name)
+            if isinstance(value, str) and not Path(value).expanduser().is_absolute():
+                loaded[name] = str(path.parent / value)
         return loaded
 
 
