@@ -20,7 +20,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv --upgrade-deps .venv
-.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+# the newest versions pyproject allows, also in a venv made before they came out
+.venv/bin/pip install -q --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[test]'
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
