@@ -12,20 +12,18 @@ from pathlib import Path
 
 import pytest
 
-# Runs `scout ARGV…` in this process, then says whether the SDK was ever imported.
-PROBE = """
-import sys
-from agent.faces.cli import main
-main(sys.argv[1:])
-print("SDK imported:", "anthropic" in sys.modules, file=sys.stderr)
-"""
-BUILDS_A_CLIENT = """
-import sys
+# Says on stderr whether the SDK was ever imported in this process.
+REPORT = 'import sys\nprint("SDK imported:", "anthropic" in sys.modules, file=sys.stderr)\n'
+# Runs `scout ARGV…` in this process, then reports.
+PROBE = "import sys\nfrom agent.faces.cli import main\nmain(sys.argv[1:])\n" + REPORT
+BUILDS_A_CLIENT = (
+    """
 from agent.runtime.builder import model_client_for
 from agent.runtime.settings import Settings
 model_client_for(Settings(api_key="sk-ant-test"))
-print("SDK imported:", "anthropic" in sys.modules, file=sys.stderr)
 """
+    + REPORT
+)
 FACES = {
     "recon": "recon --inventory {d}/closed.yaml",
     "doctor": "doctor --inventory {d}/closed.yaml",
@@ -60,6 +58,12 @@ def test_a_face_that_calls_no_model_starts_without_the_sdk(argv: str, tmp_path: 
     (tmp_path / "closed.yaml").write_text(f"hosts:\n  a: {{address: 127.0.0.1, port: {port}}}\n")
     words = argv.replace("{d}", str(tmp_path)).split()
     assert _imports_the_sdk(PROBE, words, tmp_path / "home") == "SDK imported: False"
+
+
+def test_the_demo_imports_the_sdk_only_when_live_builds_a_client(tmp_path: Path) -> None:
+    """The replayed demo runs what replay --sim runs; its own module must not bring the SDK in."""
+    code = "import agent.faces.demo\n" + REPORT
+    assert _imports_the_sdk(code, [], tmp_path / "home") == "SDK imported: False"
 
 
 def test_building_a_model_client_imports_the_sdk(tmp_path: Path) -> None:
