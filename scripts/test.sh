@@ -3,7 +3,8 @@
 # As root on Debian it also installs the real parts the system tests use (OpenSSH sshd, dockerd,
 # busybox for a local image, tmux), a C compiler for the simulator's fake-tool client, and the awks
 # a host may have (mawk, gawk, the original awk; BusyBox's) for the status program's matrix;
-# without root those tests skip and say why.
+# without root those tests skip and say why. With no arguments it then tests the lowest dependency
+# versions pyproject.toml allows (scripts/test_lowest.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv --upgrade-deps .venv
-.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+# the newest versions pyproject allows, also in a venv made before they came out
+.venv/bin/pip install -q --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[test]'
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# the whole suite ran on the newest versions pip resolves; now the lowest that pyproject allows
+[ $# -gt 0 ] || bash scripts/test_lowest.sh

@@ -21,8 +21,9 @@ from rich.text import Text
 
 from agent.faces.chat_view import ChatView
 from agent.faces.console import screen_console
+from agent.faces.failures import describe_os_error
 from agent.faces.usage_view import cost_view
-from agent.loop.model_client import ModelClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.resumed import RebuiltSession
 from agent.runtime.builder import Runtime, open_runtime
 from agent.runtime.settings import Settings, scout_home
@@ -99,9 +100,16 @@ def _cmd_cost(runtime: Runtime, console: Console, arg: str) -> None:
 
 
 def _cmd_save(runtime: Runtime, console: Console, arg: str) -> None:
-    target = Path(arg).expanduser() if arg else Path.cwd() / runtime.transcript_path.name
-    shutil.copyfile(runtime.transcript_path, target)
-    console.print(f"saved the transcript to {target}")
+    """Copy the transcript (into PATH when it is a folder); a bad path is said, never fatal."""
+    target = Path(arg).expanduser() if arg else Path.cwd()
+    if target.is_dir():
+        target = target / runtime.transcript_path.name
+    try:
+        shutil.copyfile(runtime.transcript_path, target)
+    except OSError as exc:
+        console.print(f"not saved: {describe_os_error(exc, str(target))}", markup=False)
+        return
+    console.print(f"saved the transcript to {target}", markup=False)
 
 
 def _cmd_help(runtime: Runtime, console: Console, arg: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -178,22 +179,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from agent.faces.failures import describe_os_error, writable_folder
-    from agent.faces.init_files import write_starter_files
-    from agent.runtime.settings import scout_home
+    from agent.faces.init_files import init_main
 
-    folder = Path(args.dir).expanduser() if args.dir else scout_home()
-    problem = writable_folder(folder, "--dir" if args.dir else "SCOUT_HOME")
-    if problem is not None:
-        return _fail("init", problem)
-    try:
-        report = write_starter_files(folder, force=args.force)
-    except OSError as exc:
-        return _fail("init", describe_os_error(exc))
-    for line in report:
-        print(line)
-    print("next: edit the inventory, export ANTHROPIC_API_KEY, then run `scout doctor`")
-    return EXIT_OK
+    return init_main(args.dir, force=args.force)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -375,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

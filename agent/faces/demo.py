@@ -28,6 +28,7 @@ from agent.runtime.settings import Settings
 from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.rules import RuleSet
+from sim.scenario import load_scenario
 
 DEMO_SCENARIO = "fresh-pair"  # the story from zero (agent/transcripts/fresh-pair-deploy)
 DEMO_GOAL = (
@@ -104,6 +105,7 @@ async def replay_demo(
     save_to: Path,
     scenario: str | None = None,
 ) -> int:
+    load_scenario(scenario or DEMO_SCENARIO)  # an unknown name is a ScenarioError before the banner
     loaded = read_transcript(transcript)
     if not loaded.events:
         console.print(f"the demo transcript {transcript} holds no readable events")

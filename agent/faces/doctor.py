@@ -17,7 +17,7 @@ from rich.text import Text
 
 from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
-from agent.runtime.settings import Settings
+from agent.runtime.settings import Settings, settings_path
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 from tools.wall import WallSpec
@@ -30,6 +30,14 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+
+
+def check_settings_file() -> Check:
+    """Which settings file was read: the one Scout uses may not be the one just edited."""
+    path = settings_path()
+    if path.is_file():
+        return Check("settings", True, f"loaded {path}")
+    return Check("settings", True, f"no file at {path}: defaults, SCOUT_* variables and flags")
 
 
 def check_api_key(settings: Settings) -> Check:
@@ -149,7 +157,7 @@ def _ssh_fix(exc: SSHError) -> str:
 
 
 async def run_checks(settings: Settings, inventory_path: Path | None) -> list[Check]:
-    checks = [Check("settings", True, "loaded"), check_api_key(settings)]
+    checks = [check_settings_file(), check_api_key(settings)]
     if inventory_path is None:
         checks.append(Check("inventory", False, "no inventory given", "scout init, then edit it"))
         return checks

@@ -29,9 +29,10 @@ _HINTS = {
 def explain(exc: BaseException) -> str | None:
     """The message for an expected failure, or None for one that is a bug."""
     from agent.runtime.settings import SettingsError
+    from sim.scenario import ScenarioError
     from tools.ssh.errors import SSHError
 
-    if isinstance(exc, SSHError | SettingsError):
+    if isinstance(exc, SSHError | SettingsError | ScenarioError):
         return str(exc)
     if isinstance(exc, OSError):
         return describe_os_error(exc)

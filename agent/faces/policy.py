@@ -61,9 +61,17 @@ def classify_file_main(path: str, out: TextIO | None = None) -> int:
     """`label<TAB>command` for each non-empty line of the file (`-`: standard input)."""
     stream = out or sys.stdout
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        text = data.decode("utf-8")
     except OSError as exc:
         print(f"scout policy classify: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        print(
+            f"scout policy classify: {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+            f"offset {exc.start}); give a text file of shell commands, one a line",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     for line in text.splitlines():
         if line.strip():

@@ -1,18 +1,18 @@
-"""Model clients: stream one assistant turn. `AnthropicClient` uses the real SDK.
+"""`AnthropicClient`: one assistant turn streamed through the real SDK (the turn's types and the
+client protocol are in agent/loop/model_turn.py, so that only building this client imports it).
 
 The SDK's own retries handle HTTP errors (429, 5xx, 529, connection failures before a response).
 Errors that arrive inside an HTTP 200 stream (`overloaded_error`, `api_error`) and streams that drop
 halfway are not retried by the SDK, so a turn is retried here with jittered backoff.
+
+A dropped stream is known by where it broke, not by the exception's type: SDK releases differ in
+what a broken read raises (2.15 lets `httpx2.RemoteProtocolError` through, 2.17 wraps it as
+`anthropic.APIConnectionError`), so any connection error after the answer began is a drop.
 """
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any
 
 import anthropic
 import httpx2
@@ -26,70 +26,17 @@ from tenacity import (
 )
 from tenacity.wait import wait_base
 
-from agent.loop import history
+from agent.loop.model_turn import (
+    AssistantTurn,
+    ModelError,
+    RetrySink,
+    TextSink,
+    TurnRequest,
+    cached_request_params,
+)
 from agent.loop.token_estimate import USAGE_ESTIMATE_HEADER
 
 log = structlog.get_logger(__name__)
-
-TextSink = Callable[[str], None]
-RetrySink = Callable[[int, str], None]
-
-
-@dataclass
-class TurnRequest:
-    """Everything one model call needs; `system` and `tools` form the cached static prefix."""
-
-    model: str
-    max_tokens: int
-    system: str
-    tools: list[dict[str, Any]]
-    messages: list[dict[str, Any]]
-
-    def digest(self) -> str:
-        body = json.dumps(
-            {"model": self.model, "system": self.system, "tools": self.tools, "m": self.messages},
-            sort_keys=True,
-            default=str,
-        )
-        return hashlib.sha256(body.encode()).hexdigest()[:16]
-
-
-UsageSource = Literal["api", "estimate"]
-
-
-@dataclass
-class AssistantTurn:
-    """One reply; `usage_source` says whether the API reported the usage or it was counted."""
-
-    content: list[dict[str, Any]]
-    stop_reason: str | None
-    usage: dict[str, Any] = field(default_factory=dict)
-    model: str = ""
-    request_id: str | None = None
-    usage_source: UsageSource = "api"
-
-    def tool_uses(self) -> list[dict[str, Any]]:
-        return [block for block in self.content if block.get("type") == "tool_use"]
-
-    def text(self) -> str:
-        return "".join(block.get("text", "") for block in self.content if block["type"] == "text")
-
-
-class ModelError(Exception):
-    """A model call failed in a way retries did not fix; `str()` says what to do.
-
-    `kind` names the failures the session can act on: "prompt_too_long" (compact, then retry).
-    """
-
-    def __init__(self, message: str, kind: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class ModelClient(Protocol):
-    async def stream(
-        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
-    ) -> AssistantTurn: ...
 
 
 def is_retryable_stream_error(exc: BaseException) -> bool:
@@ -98,59 +45,15 @@ def is_retryable_stream_error(exc: BaseException) -> bool:
         body = exc.body if isinstance(exc.body, dict) else {}
         error = body.get("error") if isinstance(body.get("error"), dict) else body
         return error.get("type") in {"overloaded_error", "api_error"}
-    return isinstance(exc, _DROPPED_STREAM)
+    return isinstance(exc, StreamDropped)
 
 
-class _StreamIncomplete(Exception):
-    """The stream ended without `message_stop`: treat it as a dropped connection."""
+class StreamDropped(Exception):
+    """The answer had begun (HTTP 200) and its stream broke or ended before `message_stop`."""
 
 
-# A stream cut mid-body surfaces as httpx2's transport error, not as an SDK error.
-_DROPPED_STREAM = (anthropic.APIConnectionError, httpx2.TransportError, _StreamIncomplete)
-
-
-def cached_request_params(request: TurnRequest) -> dict[str, Any]:
-    """The request with its cache breakpoints (at most the four the API allows).
-
-    The API finds a cached prefix by looking back only about 20 blocks from each breakpoint, and
-    one turn of 16 parallel calls adds 33 blocks (text, 16 tool_use, 16 tool_result). So:
-    1. the system prompt: the static prefix (tools and system prompt);
-    2. the block before the briefing, where compaction last stopped: a compaction rewrites only
-       what follows it, so the next one reads everything older from the cache;
-    3. the end of the message the previous request ended with: read back exactly, however many
-       blocks the turn added;
-    4. the newest message's last block: what the next turn reads.
-    """
-    system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
-    messages = copy.deepcopy(request.messages)
-    for content in _breakpoint_blocks(messages):
-        content["cache_control"] = {"type": "ephemeral"}
-    return {
-        "model": request.model,
-        "max_tokens": request.max_tokens,
-        "system": system,
-        "tools": request.tools,
-        "messages": messages,
-    }
-
-
-def _breakpoint_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The blocks to mark: before the briefing, the previous request's end, the newest."""
-    for message in messages:
-        if isinstance(message.get("content"), str):
-            message["content"] = [{"type": "text", "text": message["content"]}]
-    ends: list[tuple[int, int]] = []
-    where = history.briefing_position(messages)
-    if where is not None and where[1] > 0:
-        ends.append((where[0], where[1] - 1))
-    replies = [i for i, message in enumerate(messages) if message.get("role") == "assistant"]
-    if replies and replies[-1] > 0:
-        previous = replies[-1] - 1
-        ends.append((previous, len(messages[previous]["content"]) - 1))
-    if messages:
-        ends.append((len(messages) - 1, len(messages[-1]["content"]) - 1))
-    marked = sorted({end for end in ends if end[1] >= 0})
-    return [messages[index]["content"][position] for index, position in marked]
+# What a broken read of a begun answer raises, in every SDK release the range allows.
+_READ_FAILURES = (anthropic.APIConnectionError, httpx2.TransportError)
 
 
 def explain_api_error(exc: BaseException) -> str:
@@ -169,17 +72,23 @@ def explain_api_error(exc: BaseException) -> str:
         return f"The API refused the request (400): {_api_message(exc)}"
     if isinstance(exc, anthropic.APIStatusError):
         return f"The API failed ({exc.status_code}): {_api_message(exc)}; try again shortly."
-    if isinstance(exc, _DROPPED_STREAM):
+    if isinstance(exc, StreamDropped):
         return (
             "Lost the connection to the model API and retries did not help; check the network "
             "or ANTHROPIC_BASE_URL, then send your message again."
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        url = exc.request.url
+        return (
+            f"Could not reach the model API at {url.scheme}://{url.netloc.decode()} even after "
+            "retries; check the network or ANTHROPIC_BASE_URL, then send your message again."
         )
     return f"The model call failed: {type(exc).__name__}: {exc}"
 
 
 def retry_reason(exc: BaseException) -> str:
     """What went wrong in a turn that is about to be retried (the advice comes only if it fails)."""
-    if isinstance(exc, _DROPPED_STREAM):
+    if isinstance(exc, StreamDropped):
         return "the connection to the model API dropped mid-answer"
     if isinstance(exc, anthropic.APIStatusError):
         return f"the API reported an error mid-answer: {_api_message(exc)}"
@@ -243,7 +152,7 @@ class AnthropicClient:
                 with attempt:
                     return await self._stream_once(request, on_text)
         except Exception as exc:
-            if isinstance(exc, (anthropic.AnthropicError, *_DROPPED_STREAM)):
+            if isinstance(exc, (anthropic.AnthropicError, StreamDropped)):
                 too_long = isinstance(exc, anthropic.BadRequestError) and _api_message(
                     exc
                 ).startswith("prompt is too long")
@@ -256,13 +165,16 @@ class AnthropicClient:
         params = cached_request_params(request)
         async with self._sdk.messages.stream(**params) as stream:
             stopped = False
-            async for event in stream:
-                if event.type == "text":
-                    on_text(event.text)
-                elif event.type == "message_stop":
-                    stopped = True
+            try:
+                async for event in stream:
+                    if event.type == "text":
+                        on_text(event.text)
+                    elif event.type == "message_stop":
+                        stopped = True
+            except _READ_FAILURES as exc:
+                raise StreamDropped(f"{type(exc).__name__}: {exc}") from exc
             if not stopped:
-                raise _StreamIncomplete("the stream ended before message_stop")
+                raise StreamDropped("the stream ended before message_stop")
             message = await stream.get_final_message()
             request_id = stream.request_id
             name, value = USAGE_ESTIMATE_HEADER

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from agent.loop.model_client import (
+from agent.loop.model_turn import (
     AssistantTurn,
     RetrySink,
     TextSink,

@@ -35,7 +35,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.executor import BatchObserver, Executor
-from agent.loop.model_client import AssistantTurn, ModelClient, ModelError, TurnRequest
+from agent.loop.model_turn import AssistantTurn, ModelClient, ModelError, TurnRequest
 from agent.loop.recorder import Recorder
 from agent.loop.redaction import Redaction
 from tools.base import ToolResult

@@ -24,7 +24,7 @@ from typing import Any
 from agent.loop.compaction import is_stub
 from agent.loop.events import Event, ModelRequest, ModelResponse
 from agent.loop.history import result_blocks, text_of
-from agent.loop.model_client import (
+from agent.loop.model_turn import (
     AssistantTurn,
     ModelError,
     RetrySink,

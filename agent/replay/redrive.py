@@ -22,7 +22,7 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.loop.model_client import ModelClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.replay.client import ReplayClient, ReplayReport
 from agent.replay.recorded_approvals import RecordedApprover

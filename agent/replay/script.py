@@ -6,12 +6,12 @@
 - `http_error`: that status with the API's error body; the SDK retries 408/409/429/5xx itself.
 - `stream_error`: HTTP 200, part of a turn, then `event: error`. The SDK raises
   `anthropic.APIStatusError` with `status_code == 200` and does not retry it.
-- `drop`: HTTP 200, N events, then the socket closes without the end of the chunked body. The
-  SDK does not wrap what httpx2 raises while it reads a stream, so the caller sees
-  `httpx2.RemoteProtocolError` ("peer closed connection without sending complete message
-  body"), not an `anthropic.APIConnectionError`; the SDK does not retry it either. Against a
-  non-streaming request the socket closes before any reply: `anthropic.APIConnectionError`,
-  which the SDK does retry (each retry takes the next item).
+- `drop`: HTTP 200, N events, then the socket closes without the end of the chunked body. What
+  the SDK raises for that broken read depends on its release (2.15: `httpx2.RemoteProtocolError`,
+  2.17: `anthropic.APIConnectionError`, "incomplete chunked read"); neither retries it, and
+  Scout's model client retries the turn (agent/loop/model_client.py). Against a non-streaming
+  request the socket closes before any reply: `anthropic.APIConnectionError`, which the SDK does
+  retry (each retry takes the next item).
 
 `stream_error` against a non-streaming request becomes the HTTP error for its type (529 for
 overloaded_error).

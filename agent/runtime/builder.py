@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -24,7 +24,7 @@ from agent.loop.calls import Gate
 from agent.loop.compaction import CallLedger, CompactionPolicy
 from agent.loop.events import Notice, SessionStart, StateChangeEvent, TodoUpdate
 from agent.loop.executor import Executor, ExecutorLimits
-from agent.loop.model_client import AnthropicClient, ModelClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
@@ -65,6 +65,9 @@ from tools.web import WebFetcher, WebSettings
 from tools.web.ssrf import Resolver, system_resolve
 from tools.web_fetch import WebFetchTool
 from tools.world_note import WorldNoteTool
+
+if TYPE_CHECKING:
+    from agent.loop.model_client import AnthropicClient
 
 # Given the session's rules, so a terminal approver can add the operator's "allow like this".
 ApproverFactory = Callable[[RuleSet], Approver | None]
@@ -111,7 +114,10 @@ def new_transcript_path(settings: Settings) -> Path:
 
 
 def model_client_for(settings: Settings) -> AnthropicClient:
-    """The real SDK client, with the key and base URL the settings resolved."""
+    """The real SDK client, with the key and base URL the settings resolved (the SDK is imported
+    only here: faces that build no model client start without it)."""
+    from agent.loop.model_client import AnthropicClient
+
     key = settings.api_key.get_secret_value() if settings.api_key else None
     return AnthropicClient(api_key=key, base_url=settings.base_url)
 

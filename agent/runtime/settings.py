@@ -13,6 +13,7 @@ are derived from here, so they have no defaults of their own.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,6 +25,7 @@ from pydantic_settings import (
     SettingsConfigDict,
     YamlConfigSettingsSource,
 )
+from pydantic_settings import SettingsError as SourceError
 
 from agent.safety.modes import Mode
 from tools.validation_errors import validation_problems
@@ -146,16 +148,28 @@ class Settings(BaseSettings):
         return rules
 
 
+PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+
+
 class _SettingsFile(YamlConfigSettingsSource):
-    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError."""
+    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError.
+
+    Its relative paths are read from its own folder (as the inventory's are), so a settings file
+    written by `scout init --dir X` names the inventory beside it wherever Scout runs from.
+    """
 
     def _read_file(self, file_path: Any) -> dict[str, Any]:
+        path = Path(file_path)
         try:
-            loaded = read_yaml(Path(file_path)) or {}
+            loaded = read_yaml(path) or {}
         except YAMLSyntaxError as exc:
             raise SettingsError(f"{file_path} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
             raise SettingsError(f"{file_path} must hold a mapping of setting: value")
+        for name in PATH_FIELDS:
+            value = loaded.get(name)
+            if isinstance(value, str) and not Path(value).expanduser().is_absolute():
+                loaded[name] = str(path.parent / value)
         return loaded
 
 
@@ -203,6 +217,19 @@ def load_settings(flags: dict[str, Any] | None = None) -> Settings:
     given = {key: value for key, value in (flags or {}).items() if value is not None}
     try:
         return _LoadedSettings(**given)
+    except SourceError as exc:  # pydantic-settings could not parse a SCOUT_* value as JSON
+        raise SettingsError(_unparsed_variable(exc)) from None
     except ValidationError as exc:
         problems = "; ".join(validation_problems(exc))
         raise SettingsError(f"invalid settings ({path} / SCOUT_* / flags): {problems}") from exc
+
+
+def _unparsed_variable(exc: SourceError) -> str:
+    """Which SCOUT_* variable is not JSON, and how a list or mapping is written there."""
+    field = re.search(r'field "(\w+)"', str(exc))
+    name = f"SCOUT_{field.group(1).upper()}" if field else "a SCOUT_* variable"
+    reason = f" ({exc.__cause__})" if exc.__cause__ else ""
+    return (
+        f"{name} is not valid JSON{reason}; a list or a mapping in the environment is written "
+        """as JSON, e.g. '["a", "b"]' or '{"allow": ["rule"]}', or set it in the settings file"""
+    )

@@ -37,6 +37,15 @@ BAD_INVENTORIES = {
         ("{d}/broken.yaml is not valid YAML: line 3, column 1: expected ',' or '}'",),
     ),
     "unknown-jump": ("{d}/jump.yaml", ("jumps through unknown host 'zz'; known hosts: a",)),
+    "latin-1": (
+        "{d}/latin1.yaml",
+        ("line 2, column 6: byte 0xe9 is not UTF-8 text",),
+    ),
+    "stray-0xff": ("{d}/ff.yaml", ("line 3, column 1: byte 0xff is not UTF-8 text",)),
+    "utf-16-without-mark": ("{d}/utf16-nomark.yaml", ("a NUL byte is not text",)),
+    "port-out-of-range": ("{d}/port.yaml", ("hosts.a.port: Input should be less than or equal",)),
+    "no-hosts": ("{d}/empty.yaml", ("lists no hosts; add one under `hosts:`",)),
+    "identity-file-is-a-folder": ("{d}/keydir.yaml", ("name the private key file in it",)),
 }
 CASES: dict[str, Case] = {
     f"{command}-{bad}": Case(argv.replace("{inv}", path), code, says)
@@ -89,6 +98,36 @@ CASES |= {
     "demo-missing-transcript": Case("demo --transcript nope", 1, ("no such transcript: nope",)),
     "chat-resume-missing": Case("chat --resume {d}/gone.jsonl", 1, ("no such transcript",)),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
+    "demo-unknown-scenario": Case("demo --fast --sim nope", 1, ("unknown scenario 'nope'",)),
+    "policy-classify-binary-file": Case(
+        "policy classify --file /bin/true", 2, ("/bin/true is not UTF-8 text",)
+    ),
+    "recon-utf-16-with-mark-is-read": Case(
+        "recon --inventory {d}/closed-utf16.yaml", 1, ("scout recon: a unreachable",)
+    ),
+}
+SETTINGS_COMMANDS = {
+    "recon": ("recon --inventory {d}/closed.yaml", 2),
+    "doctor": ("doctor", 1),
+    "chat": ("chat", 1),
+    "run": ("run --goal x", 1),
+    "demo": ("demo --fast", 1),
+    "redact": ("redact", 1),
+}
+BAD_SETTINGS = {
+    "settings-latin-1": (
+        {"SCOUT_SETTINGS": "{d}/settings-latin1.yaml"},
+        ("settings-latin1.yaml is not valid YAML: line 1, column 16: byte 0xe9 is not UTF-8",),
+    ),
+    "rules-not-json": (
+        {"SCOUT_RULES": "not json"},
+        ("SCOUT_RULES is not valid JSON", "written as JSON"),
+    ),
+}
+CASES |= {
+    f"{command}-{bad}": Case(argv, code, says, env)
+    for command, (argv, code) in SETTINGS_COMMANDS.items()
+    for bad, (env, says) in BAD_SETTINGS.items()
 }
 
 
@@ -104,10 +143,21 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    (folder / "closed.yaml").write_text(
+    closed = (
         f"known_hosts: {folder}/known_hosts\n"
         f"hosts:\n  a: {{address: 127.0.0.1, port: {port}, identity_file: {key}}}\n"
     )
+    (folder / "closed.yaml").write_text(closed)
+    (folder / "closed-utf16.yaml").write_text(closed, encoding="utf-16")  # as PowerShell writes
+    (folder / "latin1.yaml").write_text("hosts:\n  café: {address: 10.0.0.1}\n", "latin-1")
+    (folder / "ff.yaml").write_bytes(b"hosts:\n  a: {address: 10.0.0.1}\n\xff\n")
+    (folder / "utf16-nomark.yaml").write_text("hosts:\n  a: {address: 10.0.0.1}\n", "utf-16-le")
+    (folder / "port.yaml").write_text("hosts:\n  a: {address: 10.0.0.1, port: 70000}\n")
+    (folder / "empty.yaml").write_text("hosts: {}\n")
+    (folder / "keydir.yaml").write_text(
+        f"hosts:\n  a: {{address: 10.0.0.1, identity_file: {folder}}}\n"
+    )
+    (folder / "settings-latin1.yaml").write_text("mode: ask # café\n", "latin-1")
     return folder
 
 
@@ -133,6 +183,7 @@ def test_every_cli_error_is_one_clear_line(case: Case, files: Path, tmp_path: Pa
         timeout=90,
         env=env,
         cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
     )
     shown = done.stdout + done.stderr
     assert done.returncode == case.code, shown

@@ -19,7 +19,7 @@ import pytest
 
 from agent.loop.compaction import CompactionPolicy, plan_compaction
 from agent.loop.history import STUB_MARK, apply_edit
-from agent.loop.model_client import TurnRequest, cached_request_params
+from agent.loop.model_turn import TurnRequest, cached_request_params
 from agent.loop.token_estimate import estimate_input_tokens
 from agent.loop.transcript import read_transcript
 from agent.replay.recordings import recording_names, recording_path

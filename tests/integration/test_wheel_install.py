@@ -19,7 +19,7 @@ pytestmark = pytest.mark.install
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEELHOUSE = Path(tempfile.gettempdir()) / "scout-test-wheelhouse"
-BUILD_NEEDS = ["setuptools>=68", "pip>=23.3"]  # pip before 23.3 warns about lxml[html_clean]
+BUILD_NEEDS = ["setuptools>=77", "pip>=23.3"]  # pip before 23.3 warns about lxml[html_clean]
 ENVIRONMENT_NOISE = "is ignored: it is neither a file nor a directory"  # this machine's pip.conf
 
 
@@ -33,16 +33,29 @@ def offline_pip(python: Path, *args: str | Path) -> subprocess.CompletedProcess:
     return run(python, "-m", "pip", *args, "--no-index", "--find-links", WHEELHOUSE)
 
 
-def build_wheel(tmp_path: Path) -> Path:
-    """The project's wheel, built from a copy so the checkout gets no build/ or egg-info."""
+def ensure_build_needs() -> None:
+    """The build's own needs in the wheelhouse, fetched from the index only when one is missing."""
+    WHEELHOUSE.mkdir(exist_ok=True)
+    if offline_pip(Path(sys.executable), "download", "-d", WHEELHOUSE, *BUILD_NEEDS).returncode:
+        run(sys.executable, "-m", "pip", "download", "-d", WHEELHOUSE, *BUILD_NEEDS)
+
+
+def copy_source(tmp_path: Path) -> Path:
+    """A copy of the checkout, so that building leaves no build/ or egg-info in it."""
     source = tmp_path / "source"
     shutil.copytree(
         ROOT,
         source,
         ignore=shutil.ignore_patterns(
-            ".venv", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", "tests"
+            ".venv*", ".git", "build", "*.egg-info", "__pycache__", ".*_cache", "tests"
         ),
     )
+    return source
+
+
+def build_wheel(tmp_path: Path) -> Path:
+    """The project's wheel, built from a copy of the checkout."""
+    source = copy_source(tmp_path)
     done = offline_pip(Path(sys.executable), "wheel", "--no-deps", "-w", tmp_path / "dist", source)
     assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = (tmp_path / "dist").glob("scout_agent-*.whl")
@@ -65,9 +78,7 @@ def fill_wheelhouse(wheel: Path) -> None:
 
 @pytest.mark.timeout(1200)
 def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Path) -> None:
-    WHEELHOUSE.mkdir(exist_ok=True)
-    if not list(WHEELHOUSE.glob("setuptools-*.whl")):
-        run(sys.executable, "-m", "pip", "download", "-d", WHEELHOUSE, *BUILD_NEEDS)
+    ensure_build_needs()
     wheel = build_wheel(tmp_path)
     venv = tmp_path / "fresh"
     assert run(sys.executable, "-m", "venv", venv).returncode == 0
@@ -94,3 +105,17 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     assert replay.returncode == 0 and "session ended: done" in replay.stdout, replay.stderr
     init = run(venv / "bin" / "scout", "init", cwd=elsewhere, env=env)
     assert init.returncode == 0 and (home / ".scout" / "inventory.yaml").is_file(), init.stderr
+
+
+def test_the_readme_editable_install_prints_nothing_under_quiet(tmp_path: Path) -> None:
+    """`pip install -q -e .` from the README: no build backend warnings (a license table, an
+    editable finder's notice) between the user and the demo."""
+    ensure_build_needs()
+    venv = tmp_path / "fresh"
+    assert run(sys.executable, "-m", "venv", venv).returncode == 0
+    python = venv / "bin" / "python"
+    assert offline_pip(python, "install", "-q", "-U", *BUILD_NEEDS[1:]).returncode == 0
+    installed = offline_pip(python, "install", "-q", "--no-deps", "-e", copy_source(tmp_path))
+    output = installed.stdout + installed.stderr
+    assert installed.returncode == 0, output
+    assert [line for line in output.splitlines() if ENVIRONMENT_NOISE not in line] == []

@@ -12,7 +12,8 @@ from typing import Any
 
 from tenacity import wait_none
 
-from agent.loop.model_client import AnthropicClient, ModelClient
+from agent.loop.model_client import AnthropicClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.recorder import SessionListener
 from agent.loop.session import Budgets, Session
 from agent.runtime.builder import build_session, open_recorder

@@ -3,7 +3,7 @@
 from typing import Any
 
 from agent.loop.history import apply_edit, briefing_position
-from agent.loop.model_client import TurnRequest, cached_request_params
+from agent.loop.model_turn import TurnRequest, cached_request_params
 from agent.loop.request_rules import MAX_BREAKPOINTS, check_request
 from agent.loop.token_estimate import PromptCacheModel, estimate_input_tokens, prefix_blocks
 

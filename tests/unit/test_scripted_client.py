@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.loop.model_client import (
+from agent.loop.model_turn import (
     AssistantTurn,
     ModelError,
     TurnRequest,

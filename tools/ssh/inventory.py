@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -40,6 +40,9 @@ DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
 
 
+Port = Annotated[int, Field(ge=1, le=65535)]
+
+
 class HostSpec(BaseModel):
     """Everything needed to open an SSH connection to one host."""
 
@@ -47,7 +50,7 @@ class HostSpec(BaseModel):
 
     name: str
     address: str
-    port: int = 22
+    port: Port = 22
     user: str
     identity_file: Path | None = None
     # the config's further IdentityFile keys, tried after identity_file (one of the config's too)
@@ -77,14 +80,14 @@ class _Defaults(BaseModel):
 
     user: str | None = None
     identity_file: Path | None = None
-    port: int | None = None
+    port: Port | None = None
 
 
 class _HostEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     address: str | None = None
-    port: int | None = None
+    port: Port | None = None
     user: str | None = None
     identity_file: Path | None = None
     jump: str | None = None
@@ -137,6 +140,11 @@ class Inventory(BaseModel):
         except ValidationError as exc:
             problems = "; ".join(validation_problems(exc))
             raise InventoryError(f"{source} is not valid: {problems}") from None
+        if not raw.hosts:
+            raise InventoryError(
+                f"{source} lists no hosts; add one under `hosts:`, e.g. "
+                "`hosts: {spark-a: {address: 10.0.0.5}}` (scout init writes an example)."
+            )
         known_hosts = _local_path(raw.known_hosts, base_dir)
         ssh_config = _local_path(raw.ssh_config, base_dir)
         resolved = {
@@ -238,13 +246,37 @@ def _resolve_host(
         given = entry.identity_file or raw.defaults.identity_file
         config["identity_files"] = [] if given else login["identity_files"]
     config_keys = [] if entry.identity_file else config.get("identity_files", [])
-    identity_file = (config_keys or [entry.identity_file or raw.defaults.identity_file])[0]
-    spec = HostSpec(
+    identity_file = _local_path(
+        (config_keys or [entry.identity_file or raw.defaults.identity_file])[0], base_dir
+    )
+    if identity_file is not None and identity_file.is_dir():
+        raise InventoryError(
+            f"{source}: host {name!r} has identity_file {identity_file}, which is a folder; "
+            "name the private key file in it (e.g. id_ed25519)."
+        )
+    try:
+        spec = _host_spec(name, entry, raw, config, address, identity_file, config_keys)
+    except ValidationError as exc:  # a value from the SSH config, such as Port 70000
+        problems = "; ".join(validation_problems(exc))
+        raise InventoryError(f"{source}: host {name!r} is not valid: {problems}") from None
+    return spec, None if entry.jump else config.get("proxy_jump")
+
+
+def _host_spec(
+    name: str,
+    entry: _HostEntry,
+    raw: _InventoryFile,
+    config: dict[str, Any],
+    address: str,
+    identity_file: Path | None,
+    config_keys: list[Path],
+) -> HostSpec:
+    return HostSpec(
         name=name,
         address=address,
         port=entry.port or config.get("port") or raw.defaults.port or 22,
         user=entry.user or config.get("user") or raw.defaults.user or getpass.getuser(),
-        identity_file=_local_path(identity_file, base_dir),
+        identity_file=identity_file,
         more_identity_files=tuple(config_keys[1:]),
         identity_agent=config.get("identity_agent"),
         identities_only=config.get("identities_only", False),
@@ -253,7 +285,6 @@ def _resolve_host(
         labels=entry.labels,
         ssh_alias=entry.ssh_alias,
     )
-    return spec, None if entry.jump else config.get("proxy_jump")
 
 
 def _with_config_jump(
