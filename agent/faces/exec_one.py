@@ -23,7 +23,7 @@ from agent.safety.modes import MODES
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
     from rich.console import Console
 
-    from agent.loop.model_client import AssistantTurn, RetrySink, TextSink, TurnRequest
+    from agent.loop.model_turn import AssistantTurn, RetrySink, TextSink, TurnRequest
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
