@@ -32,6 +32,7 @@ FACES = {
     "init": "init --dir {d}/starter",
     "replay": "replay sample-batch",
     "replay-sim": "replay sample-batch --sim seed-pair",
+    "exec": "exec --inventory {d}/closed.yaml --mode ci a -- hostname",
 }
 
 
