@@ -30,7 +30,7 @@ from agent.runtime.settings import Settings, scout_home
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.modes import MODES
 from agent.world.jobs_view import jobs_table
-from agent.world.render import print_tables
+from agent.world.tables import print_tables
 
 HELP = """\
 /todo          the todo list

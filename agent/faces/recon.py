@@ -13,7 +13,7 @@ from rich.console import Console
 from agent.faces.console import screen_console
 from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.world.model import WorldModel
-from agent.world.render import grouping_data, print_tables
+from agent.world.tables import grouping_data, print_tables
 from tools.checks import GB
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError

@@ -1,4 +1,4 @@
-"""The world model two ways: compact text for the model (a few KB), rich tables for people.
+"""The world model as compact text for the model (a few KB); the people's tables are in tables.py.
 
 Both group what repeats (agent/world/grouping.py): hosts with the same facts are shown once,
 findings that say the same about many hosts are said once. The model's text has a bound
@@ -8,9 +8,6 @@ findings that say the same about many hosts are said once. The model's text has 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-
-from rich.console import Console
-from rich.table import Table
 
 from agent.world.grouping import (
     FindingLine,
@@ -30,14 +27,13 @@ GIB = 1024**3
 COMPACT_LIMIT_CHARS = 8000
 GROUP_VALUES_CHARS = 400  # per group, the hosts' own values (hostname, addresses) up to this
 ASK_FOR_HOSTS = 'recon with hosts=["NAME", …] shows those hosts one by one'
-_SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 
 
-def _gib(value: int | None) -> str:
+def gib_text(value: int | None) -> str:
     return "?" if value is None else f"{value / GIB:.1f} GiB"
 
 
-def _or_unknown(value: object) -> str:
+def or_unknown(value: object) -> str:
     return "?" if value in (None, "") else str(value)
 
 
@@ -52,8 +48,8 @@ def _identity(facts: HostFacts) -> str:
     if os_.dgx_ota_version:
         dgx += f" OTA {os_.dgx_ota_version}"
     return (
-        f"{_or_unknown(ident.arch)} · {_or_unknown(os_.pretty_name)}{dgx} · "
-        f"kernel {_or_unknown(ident.kernel)}"
+        f"{or_unknown(ident.arch)} · {or_unknown(os_.pretty_name)}{dgx} · "
+        f"kernel {or_unknown(ident.kernel)}"
     )
 
 
@@ -67,17 +63,18 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
     lines = [
         f"  GPU {len(gpu.gpus)}× {gpus}"
         + (f" ({gpu.interconnect_detail})" if gpu.interconnect_detail else "")
-        + f" · driver {_or_unknown(gpu.driver_version)} · "
-        f"CUDA {_or_unknown(gpu.cuda_version)} · {nvcc}"
+        + f" · driver {or_unknown(gpu.driver_version)} · "
+        f"CUDA {or_unknown(gpu.cuda_version)} · {nvcc}"
     ]
     kind = "unified" if mem.unified_memory else "host"
     gpu_memory = ""
     if not mem.unified_memory and mem.gpu_total_bytes and mem.gpu_free_bytes is not None:
         used = (mem.gpu_total_bytes - mem.gpu_free_bytes) / 1024**3
         gpu_memory = f" · GPU memory {used:.1f}/{mem.gpu_total_bytes / 1024**3:.1f} GiB used"
+    total, available = gib_text(mem.total_bytes), gib_text(mem.available_bytes)
     lines.append(
-        f"  memory {kind} {_gib(mem.total_bytes)} total, {_gib(mem.available_bytes)} available"
-        f"{gpu_memory} · budget {_gib(mem.budget_bytes)}"
+        f"  memory {kind} {total} total, {available} available"
+        f"{gpu_memory} · budget {gib_text(mem.budget_bytes)}"
     )
     root = next((d for d in facts.disk.disks if d.mount == "/"), None)
     free = f"disk / {root.available_bytes / 1e12:.1f} TB free · " if root is not None else ""
@@ -90,7 +87,7 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
     )
     packages = ", ".join(f"{k} {v}" for k, v in facts.python.packages.items()) or "none"
     lines.append(
-        f"  python {_or_unknown(facts.python.version)} (inference pkgs: {packages})"
+        f"  python {or_unknown(facts.python.version)} (inference pkgs: {packages})"
         f" · servers: {servers or 'none'}{facts.kits.words(facts.host)}"
     )
     return lines
@@ -98,7 +95,7 @@ def _detail_lines(facts: HostFacts, *, addresses: bool = True) -> list[str]:
 
 def host_block(facts: HostFacts) -> list[str]:
     """A few lines per host: what a planner needs, unknowns shown as '?'."""
-    first = f"{facts.host} ({_or_unknown(facts.identity.hostname)}) {_identity(facts)}"
+    first = f"{facts.host} ({or_unknown(facts.identity.hostname)}) {_identity(facts)}"
     return [first, *_detail_lines(facts)]
 
 
@@ -116,7 +113,7 @@ def _fabric_addresses(facts: HostFacts) -> str:
 def host_shape(facts: HostFacts) -> HostShape:
     """The host as its copies would read it: own name, hostname and addresses set aside."""
     shared = (_identity(facts), *_detail_lines(facts, addresses=False))
-    own = {"hostname": _or_unknown(facts.identity.hostname), "addresses": _fabric_addresses(facts)}
+    own = {"hostname": or_unknown(facts.identity.hostname), "addresses": _fabric_addresses(facts)}
     return HostShape(facts.host, shared, own)
 
 
@@ -168,7 +165,7 @@ def _docker_line(facts: HostFacts) -> str:
     if docker.permission_denied:
         return "docker: permission denied (user not in docker group)"
     if not docker.usable:
-        return f"docker: unusable ({_or_unknown(docker.problem)})"
+        return f"docker: unusable ({or_unknown(docker.problem)})"
     parts = []
     for c in docker.containers:
         held = f", holds ~{gb(c.memory_bytes)}" if c.memory_bytes else ""
@@ -208,7 +205,7 @@ def _finding_text(line: FindingLine) -> str:
     return f"  [{line.severity}] {line.message}"
 
 
-def _host_order(world: WorldStore, names: Sequence[str]) -> list[str]:
+def host_order(world: WorldStore, names: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*names, *world.hosts, *world.unreachable]))
 
 
@@ -219,7 +216,7 @@ def render_compact(
     unreachable hosts, notes, findings, then those of them `new` since the last look; at most
     COMPACT_LIMIT_CHARS."""
     names = list(hosts) if hosts is not None else list(world.hosts)
-    order = _host_order(world, names)
+    order = host_order(world, names)
     shapes = [host_shape(world.hosts[name]) for name in names if name in world.hosts]
     blocks = [
         (host_block(world.hosts[g.members[0]]) if g.single else _group_block(g, order), g.members)
@@ -303,117 +300,3 @@ def _bounded(
             break
         hidden_findings.insert(0, kept.pop(droppable[-1]))
     return text()
-
-
-def print_tables(world: WorldStore, console: Console) -> None:
-    """The people's view: hosts, containers, fabric and findings as tables, one row per host
-    or per group of hosts with the same facts."""
-    order = _host_order(world, list(world.hosts))
-    groups = group_hosts([host_shape(facts) for facts in world.hosts.values()])
-    console.print(_hosts_table(world, groups, order))
-    containers = _containers_table(world, groups, order)
-    if containers.row_count:
-        console.print(containers)
-    console.print(_fabric_table(world, groups, order))
-    for name, reason in world.unreachable.items():
-        console.print(f"[bold red]{name}: unreachable[/] — {reason}")
-    if world.notes:
-        console.print("[bold]notes[/] (model beliefs, not probed)")
-        for note in world.notes:
-            console.print(f"  {note.host or '-'}: {note.belief} [{note.evidence}]")
-    console.print(_findings_table(aggregate_findings(world.findings, order), order))
-
-
-def grouping_data(world: WorldStore) -> dict[str, list[dict[str, object]]]:
-    """The grouping as data, for `scout recon --json` next to the per-host facts."""
-    order = _host_order(world, list(world.hosts))
-    groups = group_hosts([host_shape(facts) for facts in world.hosts.values()])
-    return {
-        "host_groups": [{"hosts": g.members, "differ_in": g.differ} for g in groups],
-        "findings": [
-            {"severity": f.severity, "kind": f.kind, "hosts": f.hosts, "message": f.message}
-            for f in aggregate_findings(world.findings, order)
-        ],
-    }
-
-
-def _label(group: HostGroup, order: Sequence[str]) -> str:
-    if group.single:
-        return group.members[0]
-    return f"{name_span(group.members, order)} ({len(group.members)} hosts)"
-
-
-def _hosts_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
-    table = Table(title="hosts")
-    for column in ("host", "hostname", "arch", "OS / DGX", "GPU", "driver", "CUDA", "memory"):
-        table.add_column(column)
-    for group in groups:
-        f = world.hosts[group.members[0]]
-        dgx = f.os.dgx_ota_version or f.os.dgx_swbuild_version
-        mem = f"{_gib(f.memory.total_bytes)} total, {_gib(f.memory.available_bytes)} avail"
-        if f.memory.unified_memory:
-            mem += " (unified)"
-        hostname = "(per host)" if "hostname" in group.differ else f.identity.hostname
-        table.add_row(
-            _label(group, order),
-            _or_unknown(hostname),
-            _or_unknown(f.identity.arch),
-            f"{_or_unknown(f.os.pretty_name)}" + (f" / {dgx}" if dgx else ""),
-            ", ".join(sorted({g.name for g in f.gpu.gpus})) or "-",
-            _or_unknown(f.gpu.driver_version),
-            _or_unknown(f.gpu.cuda_version),
-            mem,
-        )
-    return table
-
-
-def _containers_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
-    table = Table(title="containers")
-    for column in ("host", "name", "image", "status", "memory held"):
-        table.add_column(column)
-    for group in groups:
-        for c in world.hosts[group.members[0]].docker.containers:
-            held = f"~{gb(c.memory_bytes)}" if c.memory_bytes else "?"
-            status = _or_unknown(c.status or c.state)
-            table.add_row(_label(group, order), c.name, c.image, status, held)
-    return table
-
-
-def _fabric_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
-    table = Table(title="fabric (RDMA ports)")
-    for column in ("host", "device", "netdev", "state", "speed", "addresses"):
-        table.add_column(column)
-    for group in groups:
-        f = world.hosts[group.members[0]]
-        nics = {n.name: n for n in f.network.interfaces}
-        for port in f.rdma.ports:
-            nic = nics.get(port.netdev or "")
-            speed = f"{nic.speed_mbps // 1000}G" if nic and nic.speed_mbps else "-"
-            state = " ".join(s for s in (port.state, port.physical_state) if s)
-            style = "green" if port.up else "red"
-            seen = {_addresses(world.hosts[m], port.netdev) for m in group.members}
-            table.add_row(
-                _label(group, order),
-                port.device,
-                _or_unknown(port.netdev),
-                f"[{style}]{state}[/]",
-                speed,
-                seen.pop() if len(seen) == 1 else "(per host)",
-            )
-    return table
-
-
-def _addresses(facts: HostFacts, netdev: str | None) -> str:
-    nic = next((n for n in facts.network.interfaces if n.name == netdev), None)
-    return " ".join(nic.addresses) if nic else "-"
-
-
-def _findings_table(findings: list[FindingLine], order: Sequence[str]) -> Table:
-    table = Table(title="findings")
-    for column in ("severity", "hosts", "finding"):
-        table.add_column(column)
-    for f in findings:
-        style = _SEVERITY_STYLES[f.severity]
-        hosts = name_span(f.hosts, order) if len(f.hosts) > 2 else ", ".join(f.hosts)
-        table.add_row(f"[{style}]{f.severity}[/]", hosts, f.message)
-    return table

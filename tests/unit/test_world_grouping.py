@@ -8,7 +8,8 @@ from rich.console import Console
 
 from agent.world.grouping import name_span
 from agent.world.model import WorldModel
-from agent.world.render import COMPACT_LIMIT_CHARS, grouping_data, print_tables, render_compact
+from agent.world.render import COMPACT_LIMIT_CHARS, render_compact
+from agent.world.tables import grouping_data, print_tables
 from sim.fleet import column_letters
 from tests.support.sparks import VLLM_NODE as VLLM
 from tests.support.sparks import one_port_spark as spark

@@ -8,7 +8,8 @@ from datetime import timedelta
 from rich.console import Console
 
 from agent.world.model import WorldModel, transcript_listener
-from agent.world.render import print_tables, render_compact
+from agent.world.render import render_compact
+from agent.world.tables import print_tables
 from tests.support.sparks import NOW, VLLM_NODE, one_port_spark
 from tools.checks import GB
 from tools.recon.facts import Image, ImageContents
