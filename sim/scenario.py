@@ -192,6 +192,21 @@ class HubModel(_Model):
     revision: str | None = Field(default=None, pattern=COMMIT)  # main's commit; None: default
 
 
+class Generation(_Model):
+    """How a served model generates, beyond its speed: trouble that a healthy `/v1/models` hides.
+
+    `dead`: the engine core died or froze while the API server lives on: /health and /v1/models
+    answer 200, a completion is accepted and never finishes (vLLM issue #39863; a GB10 backend
+    frozen behind a 200 from /v1/models, azrtydxb/Fastllm-proxy issue #19). `recall_tokens`: past
+    this many prompt tokens the model no longer finds what the prompt holds, though the engine
+    accepts up to --max-model-len (Qwen's model cards: beyond the native context without YaRN
+    rope scaling, quality falls apart).
+    """
+
+    dead: bool = False
+    recall_tokens: int | None = None
+
+
 class Faults(_Model):
     """Injected trouble: seconds added to every command, host down, commands that hang or drop."""
 
@@ -252,6 +267,7 @@ class Host(_Model):
     internet: bool = True
     rates: Rates = Field(default_factory=Rates)
     faults: Faults = Field(default_factory=Faults)
+    generation: Generation = Field(default_factory=Generation)
     peer_ssh: PeerSsh = Field(default_factory=PeerSsh)
 
 

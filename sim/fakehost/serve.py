@@ -46,6 +46,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
         headless="--headless" in o,
         served_name=o.get("--served-model-name", model),
         max_model_len=int(o.get("--max-model-len", "262144")),
+        tool_parser=o.get("--tool-call-parser", "") if "--enable-auto-tool-choice" in o else "",
     )
     return _serve(spec, ctr)
 
@@ -68,6 +69,7 @@ def run_sglang(args: list[str], ctr: Container) -> int:
         headless=rank > 0,
         served_name=o.get("--served-model-name", model),
         max_model_len=int(o.get("--context-length", "262144")),
+        tool_parser=o.get("--tool-call-parser", ""),
     )
     return _serve(spec, ctr)
 
@@ -198,6 +200,8 @@ def _record(spec: ServeSpec, nodes: list[Node], transport: str, ctr: Container) 
                     "tok_s": tok_s,
                     "ttft_s": rates["ttft_s"],
                     "max_model_len": spec.max_model_len,
+                    "tool_parser": spec.tool_parser,
+                    "generation": state.get("generation", {}),
                     "nodes": [n.ip for n in nodes],
                     "ray_head": head,
                     "pid": os.getpid(),

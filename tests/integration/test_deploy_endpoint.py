@@ -1,4 +1,5 @@
-"""endpoint_check through a real SSH port forward to a local OpenAI-compatible SSE server, and the
+"""endpoint_check through a real SSH port forward to the simulated engine's OpenAI-compatible server
+(its generation checks against a dead engine core and a context that fails when used), and the
 model-size lookup through the real WebFetcher against a local Hub stand-in."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.world.model import WorldModel
+from sim.engine.openai_server import OpenAIServer, ServedModel
+from sim.engine.pacing import Pace
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
 from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
@@ -23,7 +26,8 @@ TOKENS = 12
 
 
 class FakeEngine:
-    """Just enough of vLLM's HTTP API: /health, /v1/models, chat completions (SSE or not)."""
+    """An engine still loading (/health 503) or listing another model: the sim's server is
+    always ready, so these two answers come from this stand-in."""
 
     def __init__(self, healthy: bool = True) -> None:
         self.healthy = healthy
@@ -93,23 +97,37 @@ async def head(tmp_path: Path) -> AsyncIterator[tuple[SSHPool, LocalHosts]]:
         await hosts.close()
 
 
+def served(**knobs: object) -> ServedModel:
+    """The simulated engine's model: small context and fast tokens keep a test cheap."""
+    settings: dict = {"tool_parser": "qwen3_coder", "max_model_len": 4096} | knobs
+    return ServedModel(MODEL, MODEL, pace=Pace(tok_s=2000.0, ttft_s=0.001), **settings)
+
+
+async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: object):
+    port = await engine.start()
+    world = WorldModel()
+    try:
+        params = EndpointCheckInput(host="spark-a", port=port, **inputs)
+        ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=world)
+        return await EndpointCheckTool().run(params, ctx), world, port
+    finally:
+        await engine.close()
+
+
 async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> None:
     pool, hosts = head
-    engine = FakeEngine()
-    port = await engine.start()
-    try:
-        tool = EndpointCheckTool()
-        params = EndpointCheckInput(host="spark-a", port=port, concurrency=3, max_tokens=32)
-        world = WorldModel()
-        result = await tool.run(params, ToolContext(spill_dir=tmp_path, ssh=pool, world=world))
-    finally:
-        await engine.stop()
+    result, world, port = await check(
+        pool, tmp_path, OpenAIServer(served()), concurrency=3, max_tokens=TOKENS
+    )
     assert not result.is_error, result.text
-    assert result.text.startswith(f"health ok · model {MODEL} · single stream ")
+    assert result.text.startswith(
+        f"health ok · model {MODEL} · answer checked · tool call: round-trip ok · "
+        "needle found at ~3,481 tokens · single stream "
+    )
     assert result.text.endswith(" tok/s aggregate") and "3 streams" in result.text
     data = result.data
     assert data["models"] == [MODEL] and data["health_status"] == 200
-    assert data["completion"] == "Fast links keep all-reduce short."
+    assert data["generation"]["answer"] == "cobalt-7319"
     assert data["single"]["tokens"] == TOKENS and data["single"]["tokens_from"] == "usage"
     assert data["single"]["tok_s"] > 0 and data["single"]["ttft_s"] is not None
     assert [s["tokens"] for s in data["concurrent"]] == [TOKENS] * 3
@@ -119,6 +137,35 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
     assert endpoint.model == MODEL and endpoint.concurrency == 3
     assert endpoint.single_stream_tok_s == data["single"]["tok_s"]
     assert endpoint.aggregate_tok_s == data["aggregate_tok_s"]
+
+
+async def test_without_a_tool_parser_the_tool_call_is_not_tried(head, tmp_path: Path) -> None:
+    pool, _ = head
+    result, _, _ = await check(pool, tmp_path, OpenAIServer(served(tool_parser="")))
+    assert not result.is_error, result.text
+    assert result.data["generation"]["tool_call"] == "not tried (no --tool-call-parser)"
+
+
+async def test_dead_generation_behind_a_healthy_model_list_is_caught(head, tmp_path) -> None:
+    pool, _ = head
+    result, world, port = await check(
+        pool, tmp_path, OpenAIServer(served(dead=True)), generation_timeout_s=0.5
+    )
+    assert result.is_error and world.endpoints == {}
+    assert result.text.startswith(
+        f"a one-line question on spark-a:{port} did not finish in 0.5 s though /health and "
+        "/v1/models answer"
+    )
+
+
+async def test_a_context_length_that_fails_when_used_is_caught(head, tmp_path: Path) -> None:
+    pool, _ = head
+    result, world, port = await check(pool, tmp_path, OpenAIServer(served(recall_tokens=2000)))
+    assert result.is_error and world.endpoints == {}
+    assert result.text.startswith(
+        f"a fact placed in a 3,481-token prompt (--max-model-len 4,096) on spark-a:{port} was "
+        "not found"
+    )
 
 
 async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -> None:

@@ -2,8 +2,10 @@
 
 from agent.world.model import WorldModel
 from agent.world.render import render_compact
-from tools.deploy.endpoint import EndpointReport, StreamStats
+from tools.deploy.endpoint import EndpointReport
+from tools.deploy.endpoint_http import StreamStats
 from tools.deploy.endpoint_tool import verified_endpoint
+from tools.deploy.generation_checks import GenerationChecks
 
 
 def test_a_passed_endpoint_check_is_recorded_with_its_rates():
@@ -13,7 +15,7 @@ def test_a_passed_endpoint_check_is_recorded_with_its_rates():
         health_status=200,
         models=["Qwen/Qwen3.5-122B-A10B-FP8"],
         model="Qwen/Qwen3.5-122B-A10B-FP8",
-        completion="ok",
+        generation=GenerationChecks("cobalt-7319", "round-trip ok", 222822, "found"),
         single=StreamStats(ttft_s=0.31, tokens=118, duration_s=5.31, tokens_from="usage"),
         concurrency=4,
         aggregate_tok_s=58.4,

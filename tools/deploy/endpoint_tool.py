@@ -13,7 +13,8 @@ import httpx
 from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolResult
-from tools.deploy.endpoint import EndpointClient, EndpointError, EndpointReport, check_endpoint
+from tools.deploy.endpoint import EndpointReport, check_endpoint
+from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.ssh.errors import SSHError
 from tools.world_store import Endpoint
 
@@ -39,14 +40,22 @@ class EndpointCheckInput(BaseModel):
     model: str | None = Field(default=None, description="Default: the first served.")
     concurrency: int = Field(default=4, ge=1, le=64)
     max_tokens: int = Field(default=128, ge=8, le=4096)
+    generation_timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        le=600,
+        description="How long a checked generation may take before the engine counts as dead "
+        "(the long-context check gets five times this).",
+    )
 
 
 class EndpointCheckTool(Tool[EndpointCheckInput]):
     name = "endpoint_check"
     description = (
         "Prove a served model through an SSH port forward, read-only: /health, /v1/models, "
-        "one chat completion, then time to first token and tokens/s for one stream and for "
-        "`concurrency` streams at once."
+        "generations whose answers are checked (a question, a tool call where the engine has a "
+        "tool parser, a fact found in a prompt near --max-model-len), then time to first "
+        "token and tokens/s for one stream and for `concurrency` streams at once."
     )
     Input = EndpointCheckInput
 
@@ -81,6 +90,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
                     model=params.model,
                     concurrency=params.concurrency,
                     max_tokens=params.max_tokens,
+                    generation_timeout_s=params.generation_timeout_s,
                 )
         except EndpointError as exc:
             return ToolResult.error(str(exc), host=params.host)
