@@ -136,7 +136,10 @@ class EventRenderer:
                 self.console.print(Text(f"      {extra}", style="red dim"))
             return
         self.console.print(Text(f"  ✓ {event.name}{took}", style="green"))
-        if event.meta.get("headline"):
+        if event.meta.get("report"):
+            for line in str(event.meta["report"]).splitlines():
+                self.console.print(Text(f"      {line}", style="green"), soft_wrap=True)
+        elif event.meta.get("headline"):
             print_dotted(self.console, event.meta["headline"], indent=6, style="bold green")
         elif self.verbose:
             for line in first_lines(event.text, 6):

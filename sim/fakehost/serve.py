@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import engine_log, fabric, procs, ray
+from . import bench_serve, engine_log, fabric, procs, ray
 from .memory import memory_kb
 from .serve_checks import check_node, check_port, nccl_transport
 from .serve_nodes import gather_nodes, run_rank
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 
 def run_vllm(args: list[str], ctr: Container) -> int:
+    if args[:1] == ["bench"]:
+        return bench_serve.run_bench(args[1:], ctr)
     if args[:1] != ["serve"]:
         sys.stderr.write(
             "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch}\n"

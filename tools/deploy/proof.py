@@ -1,0 +1,168 @@
+"""The proof that a served model works and how fast: the phases, run together where they can.
+
+Health and the model list first (both cheap, and nothing else is worth asking of an engine that
+fails them); then at once the checked generations (generation_checks.py) and the measurement:
+the engine's own benchmark inside its container (engine_bench.py), or, where the image has no
+benchmark or the engine is not one this session started, Scout's own streams (endpoint.py),
+labelled as such. Then the report (bench_report.py) with the single-stream ceiling (physics.py)
+and the fingerprint (fingerprint.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
+from tools.deploy.endpoint import own_measurement
+from tools.deploy.endpoint_http import EndpointClient, EndpointError
+from tools.deploy.engine_bench import BENCH_JOB, Sweep, image_lacks_bench, run_bench
+from tools.deploy.fingerprint import Served, fingerprint, served
+from tools.deploy.generation_checks import GenerationChecks, check_generation
+from tools.deploy.physics import Ceiling, ceiling
+from tools.jobs.host import stop_jobs
+from tools.session_state import SessionState
+from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.world_store import WorldStore
+
+ENGINE_BENCH = "vllm bench serve"
+
+
+@dataclass
+class Proof:
+    model: str
+    models: list[str]
+    generation: GenerationChecks
+    report: Report
+    files: tuple[Path, Path] | None
+
+    def render(self) -> str:
+        lines = [f"health ok · model {self.model} · {self.generation.render()}"]
+        lines.append(render_report(self))
+        return "\n".join(lines)
+
+    def headline(self) -> str:
+        first = self.report.rows[0] if self.report.rows else None
+        last = self.report.rows[-1] if self.report.rows else None
+        if first is None or last is None:
+            return f"health ok · model {self.model} · {self.generation.render()}"
+        user = f"{first.tok_s_per_user:.1f}" if first.tok_s_per_user else "–"
+        return (
+            f"health ok · {self.generation.render()} · 1 stream {user} tok/s · "
+            f"{last.concurrency} streams {last.tok_s_aggregate:.1f} tok/s aggregate"
+        )
+
+
+def render_report(proof: Proof) -> str:
+    text = render_table(proof.report)
+    if proof.files:
+        text += f"\nchart: {proof.files[0]}\ndata: {proof.files[1]}"
+    return text
+
+
+@dataclass(frozen=True)
+class Where:
+    """How the proof reaches the engine and what the session knows about it."""
+
+    pool: SSHPool
+    host: str
+    port: int
+    state: SessionState
+    world: WorldStore | None
+    folder: Path | None
+
+
+async def prove(
+    client: EndpointClient,
+    where: Where,
+    *,
+    model: str | None,
+    sweep: Sweep,
+    generation_timeout_s: float,
+    bench_timeout_s: float,
+    report: Callable[[str], None],
+) -> Proof:
+    await client.health()
+    lengths = await client.models()
+    models = list(lengths)
+    if model is None:
+        if not models:
+            raise EndpointError(f"{client.where} serves no model (/v1/models is empty)")
+        model = models[0]
+    elif model not in models:
+        listed = ", ".join(models) or "none"
+        raise EndpointError(f"{client.where} does not serve {model}; /v1/models lists: {listed}")
+    engine = served(where.state, where.host, where.port)
+    checks = asyncio.create_task(
+        check_generation(client, model, lengths[model], timeout_s=generation_timeout_s)
+    )
+    measuring = asyncio.create_task(
+        _measure(client, where, engine, model, sweep, bench_timeout_s, report)
+    )
+    try:
+        generation = await checks
+    except BaseException:
+        measuring.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await measuring
+        if engine and engine.container:
+            with contextlib.suppress(SSHError, Exception):
+                await stop_jobs(where.pool, where.host, [BENCH_JOB], grace_s=2.0)
+        raise
+    source, rows, commands = await measuring
+    result = Report(
+        source=source,
+        rows=rows,
+        targets={"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms} if source == ENGINE_BENCH else {},
+        ceiling=_ceiling(where, engine, model),
+        flag=None,
+        fingerprint=fingerprint(where.world, model, engine, commands),
+    )
+    single = next((r for r in rows if r.concurrency == 1), None)
+    if isinstance(result.ceiling, Ceiling) and single and single.tok_s_per_user:
+        result.flag = result.ceiling.judge(single.tok_s_per_user)
+    files = None
+    if where.folder is not None:
+        files = write_files(result, where.folder, f"proof-{where.host}-{where.port}")
+    return Proof(model, models, generation, result, files)
+
+
+async def _measure(
+    client: EndpointClient,
+    where: Where,
+    engine: Served | None,
+    model: str,
+    sweep: Sweep,
+    timeout_s: float,
+    report: Callable[[str], None],
+) -> tuple[str, list[Row], list[str]]:
+    """(what measured, its rows, the benchmark's commands)."""
+    if engine is None or engine.container is None:
+        why = "no engine this session started serves this port, so no container to run in"
+    elif "vllm serve" not in engine.command:
+        why = "the engine is not vLLM; its benchmark is not wired here yet"
+    else:
+        report(f"running {ENGINE_BENCH} in {engine.container}")
+        bench = await run_bench(
+            where.pool, where.host, engine.container, model, where.port, sweep,
+            timeout_s=timeout_s, report=report,
+        )  # fmt: skip
+        if bench.results and bench.missing is None:
+            return ENGINE_BENCH, summarise(bench.results), bench.commands
+        if image_lacks_bench(bench.missing):
+            why = f"the image has no `{ENGINE_BENCH}`: {bench.missing}"
+        else:
+            why = f"`{ENGINE_BENCH}` failed: {bench.missing}"
+    rows = await own_measurement(client, model, sweep)
+    return f"Scout's own streams, not the engine's benchmark — {why}", rows, []
+
+
+def _ceiling(where: Where, engine: Served | None, model: str) -> Ceiling | str:
+    facts = where.world.hosts.get(where.host) if where.world is not None else None
+    gpus = facts.gpu.gpus if facts is not None else []
+    nodes = len(engine.hosts) if engine and engine.hosts else 1
+    return ceiling(model, gpus[0].name if gpus else None, nodes)
