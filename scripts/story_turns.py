@@ -70,21 +70,9 @@ def numbers(plan: dict[str, Any], prefix: str) -> list[int]:
 
 def endpoint_turn(call_id: str) -> dict:
     return turn(
-        "It lists the model. Now the proof: health, the model list, one completion, and a "
-        "benchmark through an SSH port forward.",
-        [
-            (
-                call_id,
-                "endpoint_check",
-                {
-                    "host": "spark-a",
-                    "port": 8000,
-                    "model": MODEL,
-                    "concurrency": 4,
-                    "max_tokens": 64,
-                },
-            )
-        ],
+        "It lists the model. Now the proof through an SSH port forward: generations whose "
+        "answers are checked, and vLLM's own benchmark over a concurrency sweep.",
+        [(call_id, "endpoint_check", {"host": "spark-a", "port": 8000, "model": MODEL})],
     )
 
 

@@ -237,11 +237,7 @@ class ChatView(SessionListener):
         else:
             row.status = "done" if row.ok else "failed"
         headline = event.meta.get("headline")
-        report = event.meta.get("report")
-        if report and not event.is_error:
-            lines = [Text(f"  {line}", style="green") for line in str(report).splitlines()]
-            self._show(lambda: [self.console.print(line, soft_wrap=True) for line in lines])
-        elif headline and not event.is_error:
+        if headline and not event.is_error:
             self._show(lambda: print_dotted(self.console, headline, indent=2, style="bold green"))
         if event.is_error and not event.meta.get("cancelled"):
             first = event.text.strip().splitlines()[0] if event.text.strip() else "failed"

@@ -8,7 +8,8 @@ tests/fixtures/bench/vllm_bench_serve_0.20.0_qwen3_8b_c1.json).
 Latencies are paced, not measured over HTTP: from the serving container's record (its scenario's
 single-stream rate and time to first token) and how two Sparks share decode among concurrent
 requests in published runs (inference-atlas PR #112, FP8 TP=2: ~30 tok/s single stream, TTFT p50
-~0.48 s, ~140 tok/s aggregate at 16 concurrent: aggregate ∝ N^0.556, pacing.CONCURRENCY_EXPONENT).
+~0.48 s, ~140 tok/s aggregate at 16 concurrent: aggregate ∝ N^0.556, pace.stream_rate), the same
+rates the container's HTTP endpoint streams at (sim/engine/pacing.py).
 A run takes its simulated duration divided by the scenario's time_scale.
 """
 
@@ -21,12 +22,9 @@ import sys
 import time
 from typing import Any
 
-from sim.engine.endpoints import serving_records
-from sim.engine.pacing import Pace
-
 from .container import Container
 from .container_files import container_path
-from .pace import time_scale
+from .pace import stream_rate, time_scale
 from .serve_spec import options
 from .state import read_state
 
@@ -48,7 +46,7 @@ def run_bench(args: list[str], ctr: Container) -> int:
     _positional, o = options(args[1:])
     state = read_state(ctr.host_dir)
     port = int(o.get("--port") or o.get("--base-url", "http://127.0.0.1:8000").rsplit(":", 1)[1])
-    record = serving_records(state).get(port)
+    record = _serving(state, port)
     if record is None:
         sys.stderr.write(f"ConnectionRefusedError: [Errno 111] Connect call failed "
                          f"('127.0.0.1', {port})\n")  # fmt: skip
@@ -57,8 +55,7 @@ def run_bench(args: list[str], ctr: Container) -> int:
     n = int(o.get("--num-prompts", "1000"))
     isl, osl = int(o.get("--random-input-len", "1024")), int(o.get("--random-output-len", "128"))
     rng = random.Random(int(o.get("--seed", "0")))
-    pace = Pace(float(record["tok_s"]), float(record["ttft_s"]))
-    requests = [_request(pace, c, osl, rng) for _ in range(n)]
+    requests = [_request(record, c, osl, rng) for _ in range(n)]
     duration = sum(max(r["e2el"] for r in requests[i : i + c]) for i in range(0, n, c)) / 1000
     time.sleep(min(duration / time_scale(state), 30.0))
     percentiles = [float(p) for p in o.get("--metric-percentiles", "99").split(",")]
@@ -75,9 +72,18 @@ def run_bench(args: list[str], ctr: Container) -> int:
     return 0
 
 
-def _request(pace: Pace, c: int, osl: int, rng: random.Random) -> dict[str, Any]:
-    step = pace.token_delay(c) * 1000
-    ttft = pace.ttft_s * 1000 * c**TTFT_GROWTH * (1 + rng.gauss(0, JITTER))
+def _serving(state: dict[str, Any], port: int) -> dict[str, Any] | None:
+    """The `serve` record of the running container whose API server listens on `port`."""
+    for c in state["docker"]["containers"].values():
+        record = c.get("serve") or {}
+        if c["state"] == "running" and record.get("role") == "api" and record["port"] == port:
+            return record
+    return None
+
+
+def _request(record: dict[str, Any], c: int, osl: int, rng: random.Random) -> dict[str, Any]:
+    step = 1000 / stream_rate(float(record["tok_s"]), c)
+    ttft = float(record["ttft_s"]) * 1000 * c**TTFT_GROWTH * (1 + rng.gauss(0, JITTER))
     itls = [step * (1 + abs(rng.gauss(0, JITTER))) for _ in range(osl - 1)]
     tpot = sum(itls) / len(itls) if itls else 0.0
     return {"ttft": ttft, "itls": itls, "tpot": tpot, "e2el": ttft + sum(itls)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,7 +128,8 @@ async def prove(
         result.flag = result.ceiling.judge(single.tok_s_per_user)
     files = None
     if where.folder is not None:
-        files = write_files(result, where.folder, f"proof-{where.host}-{where.port}")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        files = write_files(result, where.folder, f"proof-{where.host}-{where.port}-{stamp}")
     return Proof(model, models, generation, result, files)
 
 
