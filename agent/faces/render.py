@@ -69,6 +69,16 @@ def print_dotted(console: Console, text: str, *, indent: int = 0, style: str = "
         console.print(Text(" " * indent + line, style=style))
 
 
+def print_report(console: Console, text: str, *, style: str = "") -> None:
+    """A result whose first line is a ` · ` headline and the rest a preformatted report (the
+    proof's table): the headline breaks between its parts, the report prints as it is."""
+    lines = text.strip().splitlines()
+    if lines:
+        print_dotted(console, lines[0], style=style)
+    for line in lines[1:]:
+        console.print(Text(line, style=style), soft_wrap=True)
+
+
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
     lines = [line[:width] for line in text.strip().splitlines() if line.strip()]
     if len(lines) > count:
@@ -136,10 +146,7 @@ class EventRenderer:
                 self.console.print(Text(f"      {extra}", style="red dim"))
             return
         self.console.print(Text(f"  ✓ {event.name}{took}", style="green"))
-        if event.meta.get("report"):
-            for line in str(event.meta["report"]).splitlines():
-                self.console.print(Text(f"      {line}", style="green"), soft_wrap=True)
-        elif event.meta.get("headline"):
+        if event.meta.get("headline"):
             print_dotted(self.console, event.meta["headline"], indent=6, style="bold green")
         elif self.verbose:
             for line in first_lines(event.text, 6):

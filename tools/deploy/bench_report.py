@@ -90,22 +90,21 @@ def _ms(values: dict[str, float | None]) -> str:
 
 def render_table(report: Report) -> str:
     head = (
-        f"{'conc':>4} {'TTFT ms p50/90/99':>18} {'TPOT ms p50/90/99':>18} "
-        f"{'ITL ms p50/90/99':>17} {'tok/s/user':>10} {'tok/s all':>9} {'req/s':>6} "
-        f"{'goodput':>7} {'spread':>6}"
+        f"{'c':>3} {'TTFT ms p50/90/99':>17} {'TPOT ms p50/90/99':>17} {'ITL ms p50/90/99':>16} "
+        f"{'t/s/user':>8} {'t/s all':>7} {'req/s':>5} {'good':>5} {'±runs':>5}"
     )
-    lines = [f"proof ({report.source}; median of runs):", head]
+    lines = [f"proof: {report.source} (median of runs; t/s = output tokens/s):", head]
     for r in report.rows:
         user = "–" if r.tok_s_per_user is None else f"{r.tok_s_per_user:.1f}"
         good = "–" if r.goodput_req_s is None else f"{r.goodput_req_s:.2f}"
         lines.append(
-            f"{r.concurrency:>4} {_ms(r.ttft_ms):>18} {_ms(r.tpot_ms):>18} {_ms(r.itl_ms):>17} "
-            f"{user:>10} {r.tok_s_aggregate:>9.1f} {r.req_s:>6.2f} {good:>7} "
-            f"{r.spread_pct:>5.1f}%"
+            f"{r.concurrency:>3} {_ms(r.ttft_ms):>17} {_ms(r.tpot_ms):>17} {_ms(r.itl_ms):>16} "
+            f"{user:>8} {r.tok_s_aggregate:>7.1f} {r.req_s:>5.2f} {good:>5} "
+            f"{r.spread_pct:>4.1f}%"
         )
     if report.targets:
         said = ", ".join(f"{k} ≤ {v:g} ms" for k, v in report.targets.items())
-        lines.append(f"goodput: requests/s meeting {said}")
+        lines.append(f"good: requests/s meeting {said}; ±runs: range of t/s all over the runs")
     if isinstance(report.ceiling, Ceiling):
         lines.append(
             f"single-stream ceiling {report.ceiling.tok_s:.1f} tok/s ({report.ceiling.basis})"

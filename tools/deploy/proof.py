@@ -42,20 +42,23 @@ class Proof:
     files: tuple[Path, Path] | None
 
     def render(self) -> str:
-        lines = [f"health ok · model {self.model} · {self.generation.render()}"]
-        lines.append(render_report(self))
-        return "\n".join(lines)
+        """The headline, then the report: what the model reads and the demo ends with."""
+        return f"{self.headline()}\n{render_report(self)}"
 
     def headline(self) -> str:
-        first = self.report.rows[0] if self.report.rows else None
-        last = self.report.rows[-1] if self.report.rows else None
-        if first is None or last is None:
-            return f"health ok · model {self.model} · {self.generation.render()}"
-        user = f"{first.tok_s_per_user:.1f}" if first.tok_s_per_user else "–"
-        return (
-            f"health ok · {self.generation.render()} · 1 stream {user} tok/s · "
-            f"{last.concurrency} streams {last.tok_s_aggregate:.1f} tok/s aggregate"
-        )
+        parts = [f"health ok · model {self.model} · {self.generation.render()}"]
+        rows = self.report.rows
+        single = next((r for r in rows if r.concurrency == 1), None)
+        if single is not None and single.tok_s_per_user:
+            ttft = single.ttft_ms.get("p50")
+            said = f", TTFT {ttft / 1000:.2f} s" if ttft is not None else ""
+            parts.append(f"single stream {single.tok_s_per_user:.1f} tok/s{said}")
+        if rows and rows[-1].concurrency > 1:
+            widest = rows[-1]
+            parts.append(
+                f"{widest.concurrency} streams {widest.tok_s_aggregate:.1f} tok/s aggregate"
+            )
+        return " · ".join(parts)
 
 
 def render_report(proof: Proof) -> str:
