@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sys
 import time
 from typing import Any
@@ -39,7 +40,20 @@ TITLES = {
 }
 
 
+def has_bench(version: str) -> bool:
+    """`vllm bench` came with vLLM 0.9 (proposed in vllm-project/vllm#13840, Feb 2025; listed
+    in 0.9's usage line `{chat,complete,serve,bench,collect-env,run-batch}`, vast-data/VUA#7)."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    return not found or (int(found.group(1)), int(found.group(2))) >= (0, 9)
+
+
 def run_bench(args: list[str], ctr: Container) -> int:
+    if not has_bench(ctr.packages().get("vllm", "")):
+        sys.stderr.write(
+            "usage: vllm [-h] [-v] {chat,complete,serve} ...\nvllm: error: argument subparser: "
+            "invalid choice: 'bench' (choose from 'chat', 'complete', 'serve')\n"
+        )
+        return 2
     if args[:1] != ["serve"]:
         sys.stderr.write("usage: vllm bench [-h] {latency,serve,throughput} ...\n")
         return 2

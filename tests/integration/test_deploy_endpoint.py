@@ -122,10 +122,15 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
         pool, tmp_path, OpenAIServer(served()), concurrency=[3, 1], output_len=TOKENS
     )
     assert not result.is_error, result.text
-    assert result.text.startswith(
+    headline, source = result.text.splitlines()[:2]
+    assert headline.startswith(
         f"health ok · model {MODEL} · answer checked · tool call: round-trip ok · "
-        "needle found at ~3,481 tokens\nproof (Scout's own streams, not the engine's benchmark "
-        "— no engine this session started serves this port"
+        "needle found at ~3,481 tokens · single stream "
+    )
+    assert headline.endswith(" tok/s aggregate") and " · 3 streams " in headline
+    assert source.startswith(
+        "proof: Scout's own streams, not the engine's benchmark — no engine this session "
+        "started serves this port"
     )
     data = result.data
     assert data["models"] == [MODEL] and data["generation"]["answer"] == "cobalt-7319"

@@ -5,7 +5,11 @@ import re
 from pathlib import Path
 
 from agent.loop.transcript import read_transcript
-from tests.support.proof_report import assert_ends_with_the_report, assert_engine_benchmark
+from tests.support.proof_report import (
+    assert_ends_with_the_report,
+    assert_engine_benchmark,
+    chart_of,
+)
 from tests.support.scout_cli import ROOT, scout
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
@@ -82,6 +86,8 @@ def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     tail = done.stdout[done.stdout.index("summary") :]
     assert "single stream" in tail and "tok/s" in tail
+    assert_ends_with_the_report(tail.rsplit("\ntranscript saved", 1)[0])
+    assert chart_of(tail.rsplit("\ntranscript saved", 1)[0]).read_text().count("<circle") == 3
     lines = done.stdout.splitlines()
     assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
     paths = ("transcript saved", "chart: ", "data: ")  # a path is never broken

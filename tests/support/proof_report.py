@@ -7,6 +7,11 @@ from pathlib import Path
 from typing import Any
 
 
+def chart_of(stdout: str) -> Path:
+    """The chart file the report names."""
+    return Path(stdout.strip().splitlines()[-2].removeprefix("chart: "))
+
+
 def assert_engine_benchmark(report: dict[str, Any]) -> None:
     assert report["source"] == "vllm bench serve"
     rows = report["rows"]
@@ -20,6 +25,5 @@ def assert_engine_benchmark(report: dict[str, Any]) -> None:
 def assert_ends_with_the_report(stdout: str) -> None:
     lines = stdout.strip().splitlines()
     assert lines[-2].startswith("chart: ") and lines[-1].startswith("data: ")
-    assert Path(lines[-2].removeprefix("chart: ")).read_text().count("<circle") == 3
     tail = "\n".join(lines[-12:])
     assert "single stream" in tail and "proof: vllm bench serve" in tail
