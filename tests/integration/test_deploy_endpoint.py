@@ -49,17 +49,14 @@ class FakeEngine:
         method, path, _ = lines[0].split(" ", 2)
         headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
         length = int(headers.get("content-length", headers.get("Content-Length", "0")))
-        body = json.loads(await reader.readexactly(length)) if length else {}
+        await reader.readexactly(length)  # the body: these two answers need none of it
         self.requests.append(f"{method} {path}")
         if path == "/health":
             await self._reply(writer, 200 if self.healthy else 503, b"")
         elif path == "/v1/models":
             await self._reply(writer, 200, json.dumps({"data": [{"id": MODEL}]}).encode())
-        elif path == "/v1/chat/completions" and not body.get("stream"):
-            answer = {"choices": [{"message": {"content": "Fast links keep all-reduce short."}}]}
-            await self._reply(writer, 200, json.dumps(answer).encode())
         else:
-            await self._stream(writer)
+            await self._reply(writer, 404, b"{}")
         writer.close()
 
     async def _reply(self, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
@@ -68,19 +65,6 @@ class FakeEngine:
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
             + body
         )
-        await writer.drain()
-
-    async def _stream(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-        )
-        for i in range(TOKENS):
-            await asyncio.sleep(0.005)
-            chunk = {"choices": [{"delta": {"content": f"tok{i} "}}]}
-            writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            await writer.drain()
-        usage = {"choices": [], "usage": {"completion_tokens": TOKENS}}
-        writer.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
         await writer.drain()
 
 
