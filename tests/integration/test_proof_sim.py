@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,11 +17,16 @@ from sim.cluster import SimCluster
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
 from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
+from tools.deploy.engine_bench import BENCH_JOB
 from tools.deploy.steps import DeployStep, StepCheck
+from tools.jobs.host import job_log
 from tools.session_state import SessionState
 from tools.ssh import Inventory, SSHPool
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
+REAL = (
+    Path(__file__).parent.parent / "fixtures" / "bench" / "vllm_bench_serve_0.20.0_qwen3_8b_c1.json"
+)
 IMAGE = "nvcr.io/nvidia/vllm:25.11-py3"  # has Ray, so the two nodes form one engine
 FABRIC = {"spark-a": "192.168.100.10", "spark-b": "192.168.100.11"}
 ENGINE = (
@@ -127,6 +133,19 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
     assert saved["rows"] == report["rows"]
     assert Path(result.data["files"]["chart"]).parent == tmp_path / "t"
     assert world.endpoints["spark-a:8000"].concurrency == 4
+    # the sim's result file has the real one's fields (tests/fixtures/bench/, vLLM 0.20.0), the
+    # percentiles asked for instead of the ones asked there, and nothing else
+    written = await recent.run("spark-a", "docker exec node-1 cat /tmp/scout-bench/c4-r2.json")
+    sim = set(json.loads(written.stdout))
+    real = set(json.loads(REAL.read_text()))
+    asked = re.compile(r"(mean|median|std|p\d+)_(ttft|tpot|itl|e2el)_ms")
+    assert {k for k in real if not k.startswith("p95_")} <= sim
+    assert all(k in real or asked.fullmatch(k) for k in sim), sim - real
+    log = await job_log(recent, "spark-a", BENCH_JOB, lines=400, max_bytes=100_000, grep=None)
+    assert log is not None  # the job's log holds every run's summary, as the real tool prints it
+    assert log[1].count("============ Serving Benchmark Result ============") == 4
+    at_four = re.findall(r"^Maximum request concurrency:\s+4\s*$", log[1], re.MULTILINE)
+    assert len(at_four) == 4  # each run: the line before its progress, and its summary's row
 
 
 async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_path) -> None:
