@@ -134,7 +134,8 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         try:
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{listener.get_port()}",
-                timeout=httpx.Timeout(300.0, connect=10.0),
+                # a long-context check may think for minutes before its first byte
+                timeout=httpx.Timeout(max(300.0, 6 * params.generation_timeout_s), connect=10.0),
                 trust_env=False,
             ) as http:
                 ctx.report(f"checking {where}")

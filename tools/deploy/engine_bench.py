@@ -36,6 +36,7 @@ class Sweep:
     prompts_per_slot: int = 4  # prompts = max(8, this × concurrency)
     ttft_ms: float = 2000.0
     tpot_ms: float = 100.0
+    tokenizer: str | None = None  # the model's path, where --served-model-name renames it
 
     def prompts(self, concurrency: int) -> int:
         return max(8, self.prompts_per_slot * concurrency)
@@ -63,6 +64,8 @@ def bench_command(sweep: Sweep, model: str, port: int, concurrency: int, run: in
         "--result-dir", RESULT_DIR, "--result-filename", result_name(concurrency, run),
         "--goodput", f"ttft:{sweep.ttft_ms:g}", f"tpot:{sweep.tpot_ms:g}",
     ]  # fmt: skip
+    if sweep.tokenizer and sweep.tokenizer != model:
+        words += ["--tokenizer", sweep.tokenizer]
     return shlex.join(words)
 
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
@@ -101,6 +101,7 @@ async def prove(
         listed = ", ".join(models) or "none"
         raise EndpointError(f"{client.where} does not serve {model}; /v1/models lists: {listed}")
     engine = served(where.state, where.host, where.port)
+    sweep = fitted(sweep, lengths[model], engine)
     checks = asyncio.create_task(
         check_generation(client, model, lengths[model], timeout_s=generation_timeout_s)
     )
@@ -132,8 +133,22 @@ async def prove(
     files = None
     if where.folder is not None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        files = write_files(result, where.folder, f"proof-{where.host}-{where.port}-{stamp}")
+        try:
+            files = write_files(result, where.folder, f"proof-{where.host}-{where.port}-{stamp}")
+        except OSError as exc:
+            report(f"the chart and JSON could not be written to {where.folder}: {exc}")
     return Proof(model, models, generation, result, files)
+
+
+def fitted(sweep: Sweep, max_model_len: int | None, engine: Served | None) -> Sweep:
+    """The sweep as this engine can take it: prompts that fit its --max-model-len, and the
+    model's own path as the tokenizer where the served name differs from it."""
+    if max_model_len and sweep.input_len + sweep.output_len > max_model_len:
+        sweep = replace(sweep, input_len=max(1, max_model_len - sweep.output_len - 16))
+    words = engine.command.split() if engine else []
+    if "serve" in words[:-1]:
+        sweep = replace(sweep, tokenizer=words[words.index("serve") + 1])
+    return sweep
 
 
 async def _measure(
