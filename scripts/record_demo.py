@@ -119,6 +119,7 @@ async def record(story: Story, output: Path) -> None:
     script = story.script(plan)
     approver = ScriptedApprover([("approved", "")] * 16, name="operator")  # spares go unused
     output.unlink(missing_ok=True)
+    before = set(output.parent.glob("proof-*"))
     with MessagesAPIServer(script, model="claude-sonnet-4-5") as api:
         async with sim_runtime(
             story.scenario,
@@ -130,6 +131,8 @@ async def record(story: Story, output: Path) -> None:
         ) as runtime:
             outcome = await runtime.session.send(story.goal)
             runtime.session.end("done" if outcome.stop == "end_turn" else outcome.stop)
+    for written in set(output.parent.glob("proof-*")) - before:
+        written.unlink()  # the proof's chart and JSON, written beside the transcript: not kept
     print(f"{outcome.stop}: {outcome.text[:120]}")
     print(f"approvals asked: {len(approver.seen)}; transcript: {output}")
 

@@ -70,21 +70,9 @@ def numbers(plan: dict[str, Any], prefix: str) -> list[int]:
 
 def endpoint_turn(call_id: str) -> dict:
     return turn(
-        "It lists the model. Now the proof: health, the model list, one completion, and a "
-        "benchmark through an SSH port forward.",
-        [
-            (
-                call_id,
-                "endpoint_check",
-                {
-                    "host": "spark-a",
-                    "port": 8000,
-                    "model": MODEL,
-                    "concurrency": 4,
-                    "max_tokens": 64,
-                },
-            )
-        ],
+        "It lists the model. Now the proof through an SSH port forward: generations whose "
+        "answers are checked, and vLLM's own benchmark over a concurrency sweep.",
+        [(call_id, "endpoint_check", {"host": "spark-a", "port": 8000, "model": MODEL})],
     )
 
 
@@ -136,8 +124,9 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         turn("", [("toolu_11", "todo_write", todo(5))]),
         turn(
             f"Done. `{MODEL}` is served with tensor parallelism 2 across spark-a and spark-b, "
-            "with NCCL on the RoCE link (both PCIe twins), at http://spark-a:8000. The "
-            "endpoint check above has the measured tokens/s. To roll back: `docker rm -f "
+            "with NCCL on the RoCE link (both PCIe twins), at http://spark-a:8000. Its "
+            "proof ends this session: vLLM's own benchmark, with a chart and JSON beside the "
+            "transcript. To roll back: `docker rm -f "
             "scout-vllm` on both nodes, then `docker start vllm_node` on spark-a.",
             [],
             stop="end_turn",
@@ -190,8 +179,9 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
         turn(
             f"Done. `{MODEL}` is served with tensor parallelism 2 on spark-a and spark-b, over "
             "the cable between them (NCCL on both PCIe twins of each end), at "
-            "http://spark-a:8000; spark-c is untouched. The endpoint check above has the "
-            "measured tokens/s. To roll back: `docker rm -f scout-vllm` on spark-a and spark-b.",
+            "http://spark-a:8000; spark-c is untouched. Its proof ends this session: vLLM's "
+            "own benchmark, with a chart and JSON beside the transcript. To roll back: "
+            "`docker rm -f scout-vllm` on spark-a and spark-b.",
             [],
             stop="end_turn",
         ),
@@ -285,9 +275,9 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
         turn(
             f"Done, from zero. `{MODEL}` is served with tensor parallelism 2 across spark-a and "
             "spark-b (vLLM's multiprocess recipe, NCCL on the RoCE link, whose bandwidth the "
-            "fabric test above measured) at http://spark-a:8000. The endpoint check above has "
-            "the measured tokens/s. To roll back: `docker rm -f scout-vllm` on both nodes, "
-            "then `docker start vllm_node` on spark-a.",
+            "fabric test above measured) at http://spark-a:8000. Its proof ends this session: "
+            "vLLM's own benchmark, with a chart and JSON beside the transcript. To roll back: "
+            "`docker rm -f scout-vllm` on both nodes, then `docker start vllm_node` on spark-a.",
             [],
             stop="end_turn",
         ),

@@ -187,9 +187,9 @@ class Rates(_Model):
     test while its progress lines still show the simulated rates and times.
     """
 
-    roce_tok_s: float = 24.0
+    roce_tok_s: float = 30.0  # two Sparks, FP8, TP=2 (inference-atlas PR #112)
     socket_tok_s: float = 6.0
-    ttft_s: float = 0.3
+    ttft_s: float = 0.48  # its TTFT p50
     join_timeout_s: float = 2.0
     placement_timeout_s: float = 2.0
     download_mb_s: float = 100.0
@@ -204,6 +204,21 @@ class HubModel(_Model):
     files: int = Field(1, ge=1)
     gated: bool = False  # downloads need HF_TOKEN
     revision: str | None = Field(default=None, pattern=COMMIT)  # main's commit; None: default
+
+
+class Generation(_Model):
+    """How a served model generates, beyond its speed: trouble that a healthy `/v1/models` hides.
+
+    `dead`: the engine core died or froze while the API server lives on: /health and /v1/models
+    answer 200, a completion is accepted and never finishes (vLLM issue #39863; a GB10 backend
+    frozen behind a 200 from /v1/models, azrtydxb/Fastllm-proxy issue #19). `recall_tokens`: past
+    this many prompt tokens the model no longer finds what the prompt holds, though the engine
+    accepts up to --max-model-len (Qwen's model cards: beyond the native context without YaRN
+    rope scaling, quality falls apart).
+    """
+
+    dead: bool = False
+    recall_tokens: int | None = None
 
 
 class Faults(_Model):
@@ -273,6 +288,7 @@ class Host(_Model):
     kernel_log: list[str] = Field(default_factory=list)  # what `dmesg` prints (NVRM Xid lines)
     earlyoom: bool = False  # earlyoom runs (`pgrep -x earlyoom` finds it)
     ray_cluster: RayCluster | None = None  # a Ray cluster left running on the host itself
+    generation: Generation = Field(default_factory=Generation)
     peer_ssh: PeerSsh = Field(default_factory=PeerSsh)
 
 

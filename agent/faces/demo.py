@@ -20,7 +20,7 @@ from rich.text import Text
 from agent.faces.chat_view import ChatView
 from agent.faces.failures import EXIT_INTERRUPTED
 from agent.faces.interrupt import Interrupted, until_interrupted
-from agent.faces.render import print_dotted
+from agent.faces.render import print_report
 from agent.loop.transcript import read_transcript
 from agent.replay.recorded_approvals import RecordedApprover
 from agent.replay.redrive import RedriveResult, redrive, sim_runtime
@@ -184,7 +184,7 @@ def _summary(
         return EXIT_STOPPED
     check = result.endpoint_check()
     if check is not None:
-        print_dotted(console, check.text.strip().splitlines()[-1], style="bold green")
+        print_report(console, check.text, style="bold green")  # the proof, as the model read it
     else:
         console.print(Text("no endpoint was verified in this run", style="yellow"))
     if not result.report.clean:

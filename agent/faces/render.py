@@ -71,6 +71,16 @@ def print_dotted(console: Console, text: str, *, indent: int = 0, style: str = "
         console.print(Text(" " * indent + line, style=style))
 
 
+def print_report(console: Console, text: str, *, style: str = "") -> None:
+    """A result whose first line is a ` · ` headline and the rest a preformatted report (the
+    proof's table): the headline breaks between its parts, the report prints as it is."""
+    lines = text.strip().splitlines()
+    if lines:
+        print_dotted(console, lines[0], style=style)
+    for line in lines[1:]:
+        console.print(Text(line, style=style), soft_wrap=True)
+
+
 def first_lines(text: str, count: int = 3, width: int = 160) -> list[str]:
     lines = [line[:width] for line in text.strip().splitlines() if line.strip()]
     if len(lines) > count:

@@ -14,7 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from agent.faces.console import screen_console
-from agent.faces.render import EventRenderer, print_dotted
+from agent.faces.render import EventRenderer, print_report
 from agent.loop.events import Event
 from agent.loop.recorder import SessionListener
 from agent.loop.transcript import read_transcript
@@ -66,5 +66,5 @@ def _redrive(events: list[Event], scenario: str, renderer: EventRenderer, consol
     console.print(result.report.describe())
     check = result.endpoint_check()
     if check is not None:
-        print_dotted(console, check.text.strip().splitlines()[-1])
+        print_report(console, check.text)
     return EXIT_OK if result.report.clean else EXIT_ERROR

@@ -15,9 +15,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from .pacing import Pace, count_tokens, token
+from . import answers
+from .pacing import Pace, count_tokens
 
-MAX_BODY = 1 << 20
+MAX_BODY = 16 << 20
 DEFAULT_CHAT_TOKENS = 48
 DEFAULT_COMPLETION_TOKENS = 16
 MAX_TOKENS = 4096
@@ -32,14 +33,21 @@ class ServedModel:
     served_name: str
     max_model_len: int
     pace: Pace
+    tool_parser: str = ""
+    dead: bool = False
+    recall_tokens: int | None = None
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> ServedModel:
+        generation = record.get("generation") or {}
         return cls(
             model=record["model"],
             served_name=record.get("served_name") or record["model"],
             max_model_len=int(record.get("max_model_len", 262144)),
             pace=Pace(float(record["tok_s"]), float(record["ttft_s"])),
+            tool_parser=record.get("tool_parser") or "",
+            dead=bool(generation.get("dead")),
+            recall_tokens=generation.get("recall_tokens"),
         )
 
 
@@ -153,42 +161,77 @@ class OpenAIServer:
         limit = request.get("max_completion_tokens") or request.get("max_tokens")
         default = DEFAULT_CHAT_TOKENS if chat else DEFAULT_COMPLETION_TOKENS
         n = min(int(limit), MAX_TOKENS) if limit else default
-        finish = "length" if limit else ("stop" if chat else "length")
-        usage = {"prompt_tokens": count_tokens(prompt), "completion_tokens": n,
-                 "total_tokens": count_tokens(prompt) + n}  # fmt: skip
+        prompt_tokens = count_tokens(prompt)
+        self._check_length(prompt_tokens, n)
+        call = self._tool_call(chat, request, prompt, prompt_tokens)
+        reply = answers.answer(prompt, prompt_tokens, self.served.recall_tokens)
+        pieces = [] if call else answers.pieces(reply, n)
+        finish = "length" if limit or not chat else "stop"
+        finish = "tool_calls" if call else "stop" if reply is not None else finish
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(len(pieces), 1),
+                 "total_tokens": prompt_tokens + max(len(pieces), 1)}  # fmt: skip
         meta = {
             "id": ("chatcmpl-" if chat else "cmpl-") + uuid.uuid4().hex,
             "object": "chat.completion" if chat else "text_completion",
             "created": int(time.time()),
             "model": self.served.served_name,
         }
-        if request.get("stream"):
+        if self.served.dead:
+            await _hang(writer, bool(request.get("stream")))
+        if request.get("stream") and not call:
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            await self._stream(chat, n, finish, meta, usage if include_usage else None, writer)
+            await self._stream(chat, pieces, finish, meta, usage if include_usage else None, writer)
             return
-        text = "".join([piece async for piece in self._tokens(n)])
+        text = "".join([piece async for piece in self._tokens(pieces or [""])])
         choice: dict[str, Any] = {"index": 0, "logprobs": None, "finish_reason": finish}
         if chat:
-            choice["message"] = {"role": "assistant", "content": text, "tool_calls": []}
+            choice["message"] = {"role": "assistant", "content": None if call else text,
+                                 "tool_calls": [_tool_call_item(call)] if call else []}  # fmt: skip
         else:
             choice["text"] = text
         await _send_json(writer, 200, {**meta, "choices": [choice], "usage": usage})
 
-    async def _tokens(self, n: int) -> Any:
+    def _check_length(self, prompt_tokens: int, n: int) -> None:
+        """vLLM refuses a request longer than --max-model-len, in these words."""
+        limit = self.served.max_model_len
+        if prompt_tokens + n > limit:
+            raise HttpError(
+                400,
+                f"This model's maximum context length is {limit} tokens. However, you requested "
+                f"{prompt_tokens + n} tokens ({prompt_tokens} in the messages, {n} in the "
+                "completion). Please reduce the length of the messages or completion.",
+            )
+
+    def _tool_call(
+        self, chat: bool, request: dict[str, Any], prompt: str, prompt_tokens: int
+    ) -> dict[str, Any] | None:
+        """The tool call, when tools are offered; without a parser, vLLM's refusal."""
+        tools = request.get("tools")
+        if not chat or not tools or request.get("tool_choice") == "none":
+            return None
+        if not self.served.tool_parser:
+            raise HttpError(
+                400,
+                '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser '
+                "to be set",
+            )
+        return answers.tool_call(prompt, tools, prompt_tokens, self.served.recall_tokens)
+
+    async def _tokens(self, pieces: list[str]) -> Any:
         self.active_streams += 1
         try:
             await asyncio.sleep(self.served.pace.ttft_s)
-            for i in range(n):
+            for i, piece in enumerate(pieces):
                 if i:
                     await asyncio.sleep(self.served.pace.token_delay(self.active_streams))
-                yield token(i)
+                yield piece
         finally:
             self.active_streams -= 1
 
     async def _stream(
         self,
         chat: bool,
-        n: int,
+        pieces: list[str],
         finish: str,
         meta: dict[str, Any],
         usage: dict[str, Any] | None,
@@ -208,7 +251,7 @@ class OpenAIServer:
         if chat:
             await event([{"index": 0, "delta": {"role": "assistant", "content": ""},
                           "logprobs": None, "finish_reason": None}])  # fmt: skip
-        async for piece in self._tokens(n):
+        async for piece in self._tokens(pieces):
             body = {"delta": {"content": piece}} if chat else {"text": piece}
             await event([{"index": 0, **body, "logprobs": None, "finish_reason": None}])
         last = {"delta": {}} if chat else {"text": ""}
@@ -217,6 +260,19 @@ class OpenAIServer:
             await event([], {"usage": usage})
         writer.write(b"data: [DONE]\n\n")
         await writer.drain()
+
+
+async def _hang(writer: asyncio.StreamWriter, stream: bool) -> None:
+    """A dead engine core: the request is accepted (a stream even gets its 200) and then nothing
+    comes, until the client gives up or the server closes."""
+    if stream:
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n\r\n")
+        await writer.drain()
+    await asyncio.Event().wait()
+
+
+def _tool_call_item(call: dict[str, Any]) -> dict[str, Any]:
+    return {"id": f"chatcmpl-tool-{uuid.uuid4().hex}", "type": "function", "function": call}
 
 
 def _json_body(body: bytes) -> dict[str, Any]:

@@ -1,14 +1,15 @@
 """Token timing and text for a simulated model.
 
 One stream runs at the scenario's rate; N concurrent streams share an aggregate that grows
-sub-linearly (rate × N^0.7), so each stream gets rate × N^-0.3.
+sub-linearly (fakehost/pace.py's stream_rate, which `vllm bench serve` in a container shares).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-CONCURRENCY_EXPONENT = 0.7
+from sim.fakehost.pace import stream_rate
+
 _PASSAGE_TEXT = (
     "The two DGX Spark nodes share the model across their ConnectX-7 link. Each node holds half "
     "of the weights in unified memory, and every generated token needs one all-reduce between "
@@ -27,9 +28,7 @@ class Pace:
 
     def token_delay(self, active_streams: int) -> float:
         """Seconds between two tokens of one stream while `active_streams` are generating."""
-        streams = max(active_streams, 1)
-        per_stream = self.tok_s * streams**CONCURRENCY_EXPONENT / streams
-        return 1.0 / per_stream
+        return 1.0 / stream_rate(self.tok_s, active_streams)
 
 
 def token(i: int) -> str:

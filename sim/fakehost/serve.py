@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import engine_log, fabric, procs, ray
+from . import bench_serve, engine_log, fabric, procs, ray
 from .memory import memory_kb
 from .serve_checks import check_node, check_port, nccl_transport
 from .serve_nodes import gather_nodes, run_rank
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 
 def run_vllm(args: list[str], ctr: Container) -> int:
+    if args[:1] == ["bench"]:
+        return bench_serve.run_bench(args[1:], ctr)
     if args[:1] != ["serve"]:
         sys.stderr.write(
             "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch}\n"
@@ -51,6 +53,7 @@ def run_vllm(args: list[str], ctr: Container) -> int:
         headless="--headless" in o,
         served_name=o.get("--served-model-name", model),
         max_model_len=int(o.get("--max-model-len", "262144")),
+        tool_parser=o.get("--tool-call-parser", "") if "--enable-auto-tool-choice" in o else "",
     )
     return _serve(spec, ctr, ".".join(map(str, version_of(version))))
 
@@ -73,6 +76,7 @@ def run_sglang(args: list[str], ctr: Container) -> int:
         headless=rank > 0,
         served_name=o.get("--served-model-name", model),
         max_model_len=int(o.get("--context-length", "262144")),
+        tool_parser=o.get("--tool-call-parser", ""),
     )
     return _serve(spec, ctr)
 
@@ -203,6 +207,8 @@ def _record(spec: ServeSpec, nodes: list[Node], transport: str, ctr: Container) 
                     "tok_s": tok_s,
                     "ttft_s": rates["ttft_s"],
                     "max_model_len": spec.max_model_len,
+                    "tool_parser": spec.tool_parser,
+                    "generation": state.get("generation", {}),
                     "nodes": [n.ip for n in nodes],
                     "ray_head": head,
                     "pid": os.getpid(),

@@ -34,6 +34,7 @@ class ServeSpec:
     headless: bool = False
     served_name: str = ""
     max_model_len: int = 262144
+    tool_parser: str = ""  # --tool-call-parser with --enable-auto-tool-choice; "" none
 
     @property
     def world(self) -> int:

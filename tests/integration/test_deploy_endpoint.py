@@ -1,4 +1,5 @@
-"""endpoint_check through a real SSH port forward to a local OpenAI-compatible SSE server, and the
+"""endpoint_check through a real SSH port forward to the simulated engine's OpenAI-compatible server
+(its generation checks against a dead engine core and a context that fails when used), and the
 model-size lookup through the real WebFetcher against a local Hub stand-in."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.world.model import WorldModel
+from sim.engine.openai_server import OpenAIServer, ServedModel
+from sim.engine.pacing import Pace
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
 from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
@@ -23,7 +26,8 @@ TOKENS = 12
 
 
 class FakeEngine:
-    """Just enough of vLLM's HTTP API: /health, /v1/models, chat completions (SSE or not)."""
+    """An engine still loading (/health 503) or listing another model: the sim's server is
+    always ready, so these two answers come from this stand-in."""
 
     def __init__(self, healthy: bool = True) -> None:
         self.healthy = healthy
@@ -45,17 +49,14 @@ class FakeEngine:
         method, path, _ = lines[0].split(" ", 2)
         headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
         length = int(headers.get("content-length", headers.get("Content-Length", "0")))
-        body = json.loads(await reader.readexactly(length)) if length else {}
+        await reader.readexactly(length)  # the body: these two answers need none of it
         self.requests.append(f"{method} {path}")
         if path == "/health":
             await self._reply(writer, 200 if self.healthy else 503, b"")
         elif path == "/v1/models":
             await self._reply(writer, 200, json.dumps({"data": [{"id": MODEL}]}).encode())
-        elif path == "/v1/chat/completions" and not body.get("stream"):
-            answer = {"choices": [{"message": {"content": "Fast links keep all-reduce short."}}]}
-            await self._reply(writer, 200, json.dumps(answer).encode())
         else:
-            await self._stream(writer)
+            await self._reply(writer, 404, b"{}")
         writer.close()
 
     async def _reply(self, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
@@ -64,19 +65,6 @@ class FakeEngine:
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
             + body
         )
-        await writer.drain()
-
-    async def _stream(self, writer: asyncio.StreamWriter) -> None:
-        writer.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-        )
-        for i in range(TOKENS):
-            await asyncio.sleep(0.005)
-            chunk = {"choices": [{"delta": {"content": f"tok{i} "}}]}
-            writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            await writer.drain()
-        usage = {"choices": [], "usage": {"completion_tokens": TOKENS}}
-        writer.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
         await writer.drain()
 
 
@@ -93,32 +81,94 @@ async def head(tmp_path: Path) -> AsyncIterator[tuple[SSHPool, LocalHosts]]:
         await hosts.close()
 
 
-async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> None:
-    pool, hosts = head
-    engine = FakeEngine()
+def served(**knobs: object) -> ServedModel:
+    """The simulated engine's model: small context and fast tokens keep a test cheap."""
+    settings: dict = {"tool_parser": "qwen3_coder", "max_model_len": 4096} | knobs
+    return ServedModel(MODEL, MODEL, pace=Pace(tok_s=2000.0, ttft_s=0.001), **settings)
+
+
+async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: object):
     port = await engine.start()
+    world = WorldModel()
     try:
-        tool = EndpointCheckTool()
-        params = EndpointCheckInput(host="spark-a", port=port, concurrency=3, max_tokens=32)
-        world = WorldModel()
-        result = await tool.run(params, ToolContext(spill_dir=tmp_path, ssh=pool, world=world))
+        params = EndpointCheckInput(host="spark-a", port=port, **inputs)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        return await EndpointCheckTool().run(params, ctx), world, port
     finally:
-        await engine.stop()
+        await engine.close()
+
+
+async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> None:
+    """No rollout of this session serves the port: no container to run the engine's benchmark
+    in, so Scout's own streams measure, and the report says so."""
+    pool, hosts = head
+    result, world, port = await check(
+        pool, tmp_path, OpenAIServer(served()), concurrency=[3, 1], output_len=TOKENS
+    )
     assert not result.is_error, result.text
-    assert result.text.startswith(f"health ok · model {MODEL} · single stream ")
-    assert result.text.endswith(" tok/s aggregate") and "3 streams" in result.text
+    headline, source = result.text.splitlines()[:2]
+    assert headline.startswith(
+        f"health ok · model {MODEL} · answer checked · tool call: round-trip ok · "
+        "needle found at ~3,481 tokens · single stream "
+    )
+    assert headline.endswith(" tok/s aggregate") and " · 3 streams " in headline
+    assert source.startswith(
+        "proof: Scout's own streams, not the engine's benchmark — no engine this session "
+        "started serves this port"
+    )
     data = result.data
-    assert data["models"] == [MODEL] and data["health_status"] == 200
-    assert data["completion"] == "Fast links keep all-reduce short."
-    assert data["single"]["tokens"] == TOKENS and data["single"]["tokens_from"] == "usage"
-    assert data["single"]["tok_s"] > 0 and data["single"]["ttft_s"] is not None
-    assert [s["tokens"] for s in data["concurrent"]] == [TOKENS] * 3
-    assert data["aggregate_tok_s"] > 0
+    assert data["models"] == [MODEL] and data["generation"]["answer"] == "cobalt-7319"
+    rows = data["report"]["rows"]
+    assert [r["concurrency"] for r in rows] == [1, 3]  # the sweep, sorted
+    assert all(r["tok_s_per_user"] > 0 and r["ttft_ms"]["p50"] is not None for r in rows)
+    assert rows[1]["tok_s_aggregate"] > 0 and rows[1]["goodput_req_s"] is None
+    assert data["report"]["goodput_targets_ms"] == {}  # no goodput without the benchmark
+    chart, saved = Path(data["files"]["chart"]), Path(data["files"]["json"])
+    assert chart.parent == tmp_path and "<svg" in chart.read_text()
+    assert json.loads(saved.read_text())["fingerprint"]["serve_command"] == "unknown"
     assert hosts.hosts["spark-a"].tunnels >= 1  # the traffic went through SSH
     endpoint = world.endpoints[f"spark-a:{port}"]
     assert endpoint.model == MODEL and endpoint.concurrency == 3
-    assert endpoint.single_stream_tok_s == data["single"]["tok_s"]
-    assert endpoint.aggregate_tok_s == data["aggregate_tok_s"]
+    assert endpoint.single_stream_tok_s == round(rows[0]["tok_s_per_user"], 2)
+    assert endpoint.aggregate_tok_s == round(rows[1]["tok_s_aggregate"], 2)
+
+
+async def test_without_a_tool_parser_the_tool_call_is_not_tried(head, tmp_path: Path) -> None:
+    pool, _ = head
+    result, _, _ = await check(
+        pool, tmp_path, OpenAIServer(served(tool_parser="")), concurrency=[1], output_len=8
+    )
+    assert not result.is_error, result.text
+    assert result.data["generation"]["tool_call"] == "not tried (no --tool-call-parser)"
+
+
+async def test_dead_generation_behind_a_healthy_model_list_is_caught(head, tmp_path) -> None:
+    pool, _ = head
+    result, world, port = await check(
+        pool,
+        tmp_path,
+        OpenAIServer(served(dead=True)),
+        generation_timeout_s=0.5,
+        concurrency=[1],
+        output_len=8,
+    )
+    assert result.is_error and world.endpoints == {}
+    assert result.text.startswith(
+        f"a one-line question on spark-a:{port} did not finish in 0.5 s though /health and "
+        "/v1/models answer"
+    )
+
+
+async def test_a_context_length_that_fails_when_used_is_caught(head, tmp_path: Path) -> None:
+    pool, _ = head
+    result, world, port = await check(
+        pool, tmp_path, OpenAIServer(served(recall_tokens=2000)), concurrency=[1], output_len=8
+    )
+    assert result.is_error and world.endpoints == {}
+    assert result.text.startswith(
+        f"a fact placed in a 3,481-token prompt (--max-model-len 4,096) on spark-a:{port} was "
+        "not found"
+    )
 
 
 async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -> None:

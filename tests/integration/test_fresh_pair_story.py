@@ -5,6 +5,11 @@ import re
 from pathlib import Path
 
 from agent.loop.transcript import read_transcript
+from tests.support.proof_report import (
+    assert_ends_with_the_report,
+    assert_engine_benchmark,
+    chart_of,
+)
 from tests.support.scout_cli import ROOT, scout
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
@@ -44,7 +49,8 @@ def test_the_recording_provisions_from_zero_then_serves_and_measures():
     decisions = [e for e in events if e.type == "approval_decision"]
     assert decisions and all(d.decision == "approved" for d in decisions)
     check = next(e for e in events if e.type == "tool_result" and e.name == "endpoint_check")
-    assert not check.is_error and check.data["single"]["tok_s"] > 0
+    assert not check.is_error, check.text
+    assert_engine_benchmark(check.data["report"])
 
 
 def test_the_pull_and_the_download_start_in_one_batch_as_jobs_with_progress():
@@ -71,9 +77,8 @@ def test_the_pull_and_the_download_start_in_one_batch_as_jobs_with_progress():
 def test_replay_with_the_simulator_has_no_drift_and_ends_with_tokens_per_second(tmp_path):
     done = scout("replay", str(TRANSCRIPT), "--sim", "fresh-pair", home=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    lines = done.stdout.strip().splitlines()
     assert "no drift: " in done.stdout and "model turns replayed as recorded" in done.stdout
-    assert "tok/s" in lines[-1] and "single stream" in lines[-1]
+    assert_ends_with_the_report(done.stdout)
 
 
 def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
@@ -81,9 +86,12 @@ def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     tail = done.stdout[done.stdout.index("summary") :]
     assert "single stream" in tail and "tok/s" in tail
+    assert_ends_with_the_report(tail.rsplit("\ntranscript saved", 1)[0])
+    assert chart_of(tail.rsplit("\ntranscript saved", 1)[0]).read_text().count("<circle") == 3
     lines = done.stdout.splitlines()
     assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
-    assert all(len(line) <= 100 for line in lines if not line.startswith("transcript saved"))
+    paths = ("transcript saved", "chart: ", "data: ")  # a path is never broken
+    assert all(len(line) <= 100 for line in lines if not line.startswith(paths))
     for line in lines:  # a number stays with its unit, never broken across lines
         if "tok/s" in line:
             assert re.search(r"\d+\.\d+ tok/s", line), line

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.loop.transcript import read_transcript
+from tests.support.proof_report import assert_ends_with_the_report, assert_engine_benchmark
 from tests.support.scout_cli import ROOT, scout
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "spark-trio-deploy.jsonl"
@@ -28,12 +29,12 @@ def test_the_recording_picks_two_of_three_nodes_and_rolls_out_only_there() -> No
     assert {s["host"] for s in planned.data["steps"]} == {"spark-a", "spark-b"}
     assert [c.name for c in calls[-2:]] == ["endpoint_check", "todo_write"]
     check = next(r for r in results.values() if r.name == "endpoint_check")
-    assert not check.is_error and check.data["single"]["tok_s"] > 0
+    assert not check.is_error, check.text
+    assert_engine_benchmark(check.data["report"])
 
 
 def test_replay_on_the_trio_simulator_has_no_drift(tmp_path: Path) -> None:
     done = scout("replay", str(TRANSCRIPT), "--sim", "spark-trio", home=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "no drift: 11 model turns replayed as recorded" in done.stdout
-    lines = done.stdout.strip().splitlines()
-    assert "tok/s" in lines[-1] and "single stream" in lines[-1]
+    assert_ends_with_the_report(done.stdout)

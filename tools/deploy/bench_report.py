@@ -1,0 +1,175 @@
+"""The proof's report: the benchmark's result files summed up per concurrency, over runs.
+
+Every figure is the median over the runs at one concurrency of what `vllm bench serve` wrote
+(`pNN_ttft_ms`, `pNN_tpot_ms`, `pNN_itl_ms`, `output_throughput`, `request_throughput`,
+`request_goodput`); per-user speed is 1000 ÷ median TPOT; the spread is the range of aggregate
+output throughput over the runs, as a share of its median. Written as a terminal table, a
+self-contained HTML chart (inline SVG: aggregate throughput against per-user speed) and JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tools.deploy.physics import Ceiling
+
+PERCENTILES = (50, 90, 99)
+
+
+@dataclass
+class Row:
+    concurrency: int
+    runs: int
+    ttft_ms: dict[str, float | None]
+    tpot_ms: dict[str, float | None]
+    itl_ms: dict[str, float | None]
+    tok_s_per_user: float | None
+    tok_s_aggregate: float
+    req_s: float
+    goodput_req_s: float | None
+    spread_pct: float
+
+
+@dataclass
+class Report:
+    source: str  # "vllm bench serve" or Scout's own measurement, labelled
+    rows: list[Row]
+    targets: dict[str, float]
+    ceiling: Ceiling | str
+    flag: str | None
+    fingerprint: dict[str, Any] = field(default_factory=dict)
+
+
+def _median(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def summarise(results: list[dict[str, Any]]) -> list[Row]:
+    """One row per concurrency, from every run's result file."""
+    by_c: dict[int, list[dict[str, Any]]] = {}
+    for result in results:
+        by_c.setdefault(int(result.get("max_concurrency") or 1), []).append(result)
+    rows = []
+    for c, runs in sorted(by_c.items()):
+
+        def pct(metric: str, runs: list[dict[str, Any]] = runs) -> dict[str, float | None]:
+            return {
+                f"p{p}": _median([r.get(f"p{p}_{metric}_ms") for r in runs]) for p in PERCENTILES
+            }
+
+        aggregate = [float(r["output_throughput"]) for r in runs]
+        tpot = _median([r.get("median_tpot_ms") for r in runs])
+        middle = statistics.median(aggregate)
+        rows.append(
+            Row(
+                concurrency=c,
+                runs=len(runs),
+                ttft_ms=pct("ttft"),
+                tpot_ms=pct("tpot"),
+                itl_ms=pct("itl"),
+                tok_s_per_user=1000 / tpot if tpot else None,
+                tok_s_aggregate=middle,
+                req_s=statistics.median(float(r["request_throughput"]) for r in runs),
+                goodput_req_s=_median([r.get("request_goodput") for r in runs]),
+                spread_pct=100 * (max(aggregate) - min(aggregate)) / middle if middle else 0.0,
+            )
+        )
+    return rows
+
+
+def _ms(values: dict[str, float | None]) -> str:
+    return "/".join("–" if v is None else f"{v:.0f}" for v in values.values())
+
+
+def render_table(report: Report) -> str:
+    head = (
+        f"{'c':>3} {'TTFT ms p50/90/99':>17} {'TPOT ms p50/90/99':>17} {'ITL ms p50/90/99':>16} "
+        f"{'t/s/user':>8} {'t/s all':>7} {'req/s':>5} {'good':>5} {'±runs':>5}"
+    )
+    lines = [f"proof: {report.source} (median of runs; t/s = output tokens/s):", head]
+    for r in report.rows:
+        user = "–" if r.tok_s_per_user is None else f"{r.tok_s_per_user:.1f}"
+        good = "–" if r.goodput_req_s is None else f"{r.goodput_req_s:.2f}"
+        lines.append(
+            f"{r.concurrency:>3} {_ms(r.ttft_ms):>17} {_ms(r.tpot_ms):>17} {_ms(r.itl_ms):>16} "
+            f"{user:>8} {r.tok_s_aggregate:>7.1f} {r.req_s:>5.2f} {good:>5} "
+            f"{r.spread_pct:>4.1f}%"
+        )
+    if report.targets:
+        said = ", ".join(f"{k} ≤ {v:g} ms" for k, v in report.targets.items())
+        lines.append(f"good: requests/s meeting {said}; ±runs: range of t/s all over the runs")
+    if isinstance(report.ceiling, Ceiling):
+        lines.append(
+            f"single-stream ceiling {report.ceiling.tok_s:.1f} tok/s ({report.ceiling.basis})"
+        )
+    else:
+        lines.append(f"single-stream ceiling: not stated ({report.ceiling})")
+    if report.flag:
+        lines.append(f"FLAG: {report.flag}")
+    return "\n".join(lines)
+
+
+def command_hash(command: str) -> str:
+    return "sha256:" + hashlib.sha256(command.encode()).hexdigest()[:16]
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    ceiling = report.ceiling
+    return {
+        "source": report.source,
+        "rows": [asdict(r) for r in report.rows],
+        "goodput_targets_ms": report.targets,
+        "ceiling": asdict(ceiling) if isinstance(ceiling, Ceiling) else {"unstated": ceiling},
+        "flag": report.flag,
+        "fingerprint": report.fingerprint,
+    }
+
+
+def chart_html(report: Report) -> str:
+    """Aggregate throughput against per-user speed across the sweep, as inline SVG."""
+    points = [(r.tok_s_per_user or 0.0, r.tok_s_aggregate, r.concurrency) for r in report.rows]
+    width, height, pad = 560, 360, 50
+    max_x = max((p[0] for p in points), default=1.0) * 1.15 or 1.0
+    max_y = max((p[1] for p in points), default=1.0) * 1.15 or 1.0
+
+    def xy(x: float, y: float) -> tuple[float, float]:
+        return (pad + x / max_x * (width - 2 * pad), height - pad - y / max_y * (height - 2 * pad))
+
+    path = " ".join(f"{'M' if i == 0 else 'L'}{xy(x, y)[0]:.1f},{xy(x, y)[1]:.1f}"
+                    for i, (x, y, _c) in enumerate(points))  # fmt: skip
+    dots = "".join(
+        f'<circle cx="{xy(x, y)[0]:.1f}" cy="{xy(x, y)[1]:.1f}" r="4"/>'
+        f'<text x="{xy(x, y)[0] + 6:.1f}" y="{xy(x, y)[1] - 6:.1f}">c={c}</text>'
+        for x, y, c in points
+    )
+    title = html.escape(f"{report.fingerprint.get('model', '')} · {report.source}")
+    return (
+        "<!doctype html><meta charset='utf-8'><title>Scout proof</title>"
+        f"<h3 style='font-family:sans-serif'>{title}</h3>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        "font-family='sans-serif' font-size='12'>"
+        f"<line x1='{pad}' y1='{height - pad}' x2='{width - pad}' y2='{height - pad}' "
+        "stroke='#000'/>"
+        f"<line x1='{pad}' y1='{pad}' x2='{pad}' y2='{height - pad}' stroke='#000'/>"
+        f"<text x='{width / 2 - 60}' y='{height - 15}'>tok/s per user</text>"
+        f"<text x='10' y='{pad - 15}'>tok/s aggregate</text>"
+        f"<path d='{path}' fill='none' stroke='#1f77b4' stroke-width='2'/>"
+        f"<g fill='#1f77b4'>{dots}</g></svg>"
+        f"<pre>{html.escape(render_table(report))}</pre>"
+    )
+
+
+def write_files(report: Report, folder: Path, stem: str) -> tuple[Path, Path]:
+    """The chart and the JSON, beside the session's transcript."""
+    folder.mkdir(parents=True, exist_ok=True)
+    chart, data = folder / f"{stem}.html", folder / f"{stem}.json"
+    chart.write_text(chart_html(report))
+    data.write_text(json.dumps(to_json(report), indent=2))
+    return chart, data

@@ -1,0 +1,126 @@
+"""What a proof's figures were measured against: the serve command, the container, the image and
+its engine version, the model and its revision, each node's hardware and the fabric bandwidth
+measured before serving. Community result sets (inference-atlas) attach such a fingerprint to
+every figure; a figure without one cannot be compared.
+
+The serve command and the container come from the session's rollout (the step that started the
+engine on the head with that port); the rest from the world model. What is not known is said.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from tools.deploy.bench_report import command_hash
+from tools.session_state import SessionState
+from tools.world_store import WorldStore
+
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Served:
+    """The engine's serve command on the head, its container, and every node its rollout used."""
+
+    command: str
+    container: str | None
+    hosts: list[str]
+
+
+def _port_of(command: str) -> int:
+    found = re.search(r"--port[ =](\d+)", command)
+    return int(found.group(1)) if found else 8000
+
+
+def _container(words: list[str]) -> str | None:
+    """The container from `docker exec NAME …` or `docker run … --name NAME …`."""
+    if words[:2] == ["docker", "exec"]:
+        rest = [w for w in words[2:] if not w.startswith("-")]
+        return rest[0] if rest else None
+    if words[:2] == ["docker", "run"] and "--name" in words[:-1]:
+        return words[words.index("--name") + 1]
+    return None
+
+
+def served(state: SessionState, host: str, port: int) -> Served | None:
+    """The rollout step that serves `port` on `host`, and the hosts of that deployment's engine."""
+    for steps in state.deployments.values():
+        serving = [s for s in steps if re.search(r"\b(vllm serve|sglang\.launch_server)\b",
+                                                  " ".join(s.actions))]  # fmt: skip
+        for step in serving:
+            command = step.actions[0]
+            if step.host != host or "--headless" in command or _port_of(command) != port:
+                continue
+            try:
+                words = shlex.split(command)
+            except ValueError:
+                words = command.split()
+            hosts = sorted({s.host for s in serving})
+            return Served(command, _container(words), hosts)
+    return None
+
+
+def fingerprint(
+    world: WorldStore | None, model: str, engine: Served | None, bench_commands: list[str]
+) -> dict[str, Any]:
+    """The fingerprint as JSON data; `unknown` where Scout did not learn it."""
+    hosts = engine.hosts if engine else []
+    data: dict[str, Any] = {
+        "model": model,
+        "model_revision": UNKNOWN,
+        "serve_command": engine.command if engine else UNKNOWN,
+        "serve_command_hash": command_hash(engine.command) if engine else UNKNOWN,
+        "container": (engine.container if engine else None) or UNKNOWN,
+        "image": UNKNOWN,
+        "image_id": UNKNOWN,
+        "engine_version": UNKNOWN,
+        "nodes": {},
+        "fabric": UNKNOWN,
+        "benchmark_commands": bench_commands,
+    }
+    if world is None:
+        return data
+    for host in hosts:
+        facts = world.hosts.get(host)
+        if facts is None:
+            data["nodes"][host] = UNKNOWN
+            continue
+        gpus = facts.gpu.gpus
+        data["nodes"][host] = {
+            "gpu": gpus[0].name if gpus else UNKNOWN,
+            "gpus": len(gpus),
+            "driver": facts.gpu.driver_version or UNKNOWN,
+            "cuda": facts.gpu.cuda_version or UNKNOWN,
+            "memory_bytes": facts.memory.total_bytes,
+        }
+        _image(data, facts, engine)
+        copy = facts.hf_cache.copies.get(model)
+        if copy is not None and copy.revision:
+            data["model_revision"] = copy.revision
+    tests = list(world.fabric_tests.values())
+    if tests:
+        last = tests[-1]
+        data["fabric"] = {"test": last.test, "busbw_gb_s": last.busbw_gb_s,
+                          "link_gbit": last.link_gbit, "nodes": last.nodes}  # fmt: skip
+    return data
+
+
+def _image(data: dict[str, Any], facts: Any, engine: Served | None) -> None:
+    """The serving container's image, its ID and the engine version an image check found."""
+    if engine is None or engine.container is None or data["image"] != UNKNOWN:
+        return
+    running = [c for c in facts.docker.containers if c.name == engine.container]
+    if not running:
+        return
+    ref = running[0].image
+    data["image"] = ref
+    repo, _, tag = ref.partition(":")
+    for image in facts.docker.images:
+        if image.repository == repo and (image.tag or "latest") == (tag or "latest"):
+            data["image_id"] = image.id or UNKNOWN
+            if image.contents and (image.contents.vllm or image.contents.sglang):
+                kind = "vllm" if image.contents.vllm else "sglang"
+                data["engine_version"] = f"{kind} {image.contents.vllm or image.contents.sglang}"

@@ -1,0 +1,188 @@
+"""The proof that a served model works and how fast: the phases, run together where they can.
+
+Health and the model list first (both cheap, and nothing else is worth asking of an engine that
+fails them); then at once the checked generations (generation_checks.py) and the measurement:
+the engine's own benchmark inside its container (engine_bench.py), or, where the image has no
+benchmark or the engine is not one this session started, Scout's own streams (endpoint.py),
+labelled as such. Then the report (bench_report.py) with the single-stream ceiling (physics.py)
+and the fingerprint (fingerprint.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
+from tools.deploy.endpoint import own_measurement
+from tools.deploy.endpoint_http import EndpointClient, EndpointError
+from tools.deploy.engine_bench import BENCH_JOB, Sweep, image_lacks_bench, run_bench
+from tools.deploy.fingerprint import Served, fingerprint, served
+from tools.deploy.generation_checks import GenerationChecks, check_generation
+from tools.deploy.physics import Ceiling, ceiling
+from tools.jobs.host import stop_jobs
+from tools.session_state import SessionState
+from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.world_store import WorldStore
+
+ENGINE_BENCH = "vllm bench serve"
+
+
+@dataclass
+class Proof:
+    model: str
+    models: list[str]
+    generation: GenerationChecks
+    report: Report
+    files: tuple[Path, Path] | None
+
+    def render(self) -> str:
+        """The headline, then the report: what the model reads and the demo ends with."""
+        return f"{self.headline()}\n{render_report(self)}"
+
+    def headline(self) -> str:
+        parts = [f"health ok · model {self.model} · {self.generation.render()}"]
+        rows = self.report.rows
+        single = next((r for r in rows if r.concurrency == 1), None)
+        if single is not None and single.tok_s_per_user:
+            ttft = single.ttft_ms.get("p50")
+            said = f", TTFT {ttft / 1000:.2f} s" if ttft is not None else ""
+            parts.append(f"single stream {single.tok_s_per_user:.1f} tok/s{said}")
+        if rows and rows[-1].concurrency > 1:
+            widest = rows[-1]
+            parts.append(
+                f"{widest.concurrency} streams {widest.tok_s_aggregate:.1f} tok/s aggregate"
+            )
+        return " · ".join(parts)
+
+
+def render_report(proof: Proof) -> str:
+    text = render_table(proof.report)
+    if proof.files:
+        text += f"\nchart: {proof.files[0]}\ndata: {proof.files[1]}"
+    return text
+
+
+@dataclass(frozen=True)
+class Where:
+    """How the proof reaches the engine and what the session knows about it."""
+
+    pool: SSHPool
+    host: str
+    port: int
+    state: SessionState
+    world: WorldStore | None
+    folder: Path | None
+
+
+async def prove(
+    client: EndpointClient,
+    where: Where,
+    *,
+    model: str | None,
+    sweep: Sweep,
+    generation_timeout_s: float,
+    bench_timeout_s: float,
+    report: Callable[[str], None],
+) -> Proof:
+    await client.health()
+    lengths = await client.models()
+    models = list(lengths)
+    if model is None:
+        if not models:
+            raise EndpointError(f"{client.where} serves no model (/v1/models is empty)")
+        model = models[0]
+    elif model not in models:
+        listed = ", ".join(models) or "none"
+        raise EndpointError(f"{client.where} does not serve {model}; /v1/models lists: {listed}")
+    engine = served(where.state, where.host, where.port)
+    sweep = fitted(sweep, lengths[model], engine)
+    checks = asyncio.create_task(
+        check_generation(client, model, lengths[model], timeout_s=generation_timeout_s)
+    )
+    measuring = asyncio.create_task(
+        _measure(client, where, engine, model, sweep, bench_timeout_s, report)
+    )
+    try:
+        generation = await checks
+    except BaseException:
+        measuring.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await measuring
+        if engine and engine.container:
+            with contextlib.suppress(SSHError, Exception):
+                await stop_jobs(where.pool, where.host, [BENCH_JOB], grace_s=2.0)
+        raise
+    source, rows, commands = await measuring
+    result = Report(
+        source=source,
+        rows=rows,
+        targets={"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms} if source == ENGINE_BENCH else {},
+        ceiling=_ceiling(where, engine, model),
+        flag=None,
+        fingerprint=fingerprint(where.world, model, engine, commands),
+    )
+    single = next((r for r in rows if r.concurrency == 1), None)
+    if isinstance(result.ceiling, Ceiling) and single and single.tok_s_per_user:
+        result.flag = result.ceiling.judge(single.tok_s_per_user)
+    files = None
+    if where.folder is not None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        try:
+            files = write_files(result, where.folder, f"proof-{where.host}-{where.port}-{stamp}")
+        except OSError as exc:
+            report(f"the chart and JSON could not be written to {where.folder}: {exc}")
+    return Proof(model, models, generation, result, files)
+
+
+def fitted(sweep: Sweep, max_model_len: int | None, engine: Served | None) -> Sweep:
+    """The sweep as this engine can take it: prompts that fit its --max-model-len, and the
+    model's own path as the tokenizer where the served name differs from it."""
+    if max_model_len and sweep.input_len + sweep.output_len > max_model_len:
+        sweep = replace(sweep, input_len=max(1, max_model_len - sweep.output_len - 16))
+    words = engine.command.split() if engine else []
+    if "serve" in words[:-1]:
+        sweep = replace(sweep, tokenizer=words[words.index("serve") + 1])
+    return sweep
+
+
+async def _measure(
+    client: EndpointClient,
+    where: Where,
+    engine: Served | None,
+    model: str,
+    sweep: Sweep,
+    timeout_s: float,
+    report: Callable[[str], None],
+) -> tuple[str, list[Row], list[str]]:
+    """(what measured, its rows, the benchmark's commands)."""
+    if engine is None or engine.container is None:
+        why = "no engine this session started serves this port, so no container to run in"
+    elif "vllm serve" not in engine.command:
+        why = "the engine is not vLLM; its benchmark is not wired here yet"
+    else:
+        report(f"running {ENGINE_BENCH} in {engine.container}")
+        bench = await run_bench(
+            where.pool, where.host, engine.container, model, where.port, sweep,
+            timeout_s=timeout_s, report=report,
+        )  # fmt: skip
+        if bench.results and bench.missing is None:
+            return ENGINE_BENCH, summarise(bench.results), bench.commands
+        if image_lacks_bench(bench.missing):
+            why = f"the image has no `{ENGINE_BENCH}`: {bench.missing}"
+        else:
+            why = f"`{ENGINE_BENCH}` failed: {bench.missing}"
+    rows = await own_measurement(client, model, sweep)
+    return f"Scout's own streams, not the engine's benchmark — {why}", rows, []
+
+
+def _ceiling(where: Where, engine: Served | None, model: str) -> Ceiling | str:
+    facts = where.world.hosts.get(where.host) if where.world is not None else None
+    gpus = facts.gpu.gpus if facts is not None else []
+    nodes = len(engine.hosts) if engine and engine.hosts else 1
+    return ceiling(model, gpus[0].name if gpus else None, nodes)
