@@ -30,7 +30,7 @@ from agent.safety.shell.outcomes import (
     UnknownOption,
     Verdict,
 )
-from agent.safety.shell.paths import CURRENT_DIR, device_problem, mentions_device
+from agent.safety.shell.paths import CURRENT_DIR, GLOB_RE, device_problem, mentions_device
 from agent.safety.shell.redirects import judge_redirect
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText, Word
@@ -95,7 +95,9 @@ def commands_run(cmd: str) -> list[list[str]]:
 class _Judge:
     def __init__(self, path_exists: PathExists | None, cwd: str | None) -> None:
         self.path_exists = path_exists
-        self.cwd = cwd
+        # a command over ssh starts in the login's home unless the call names a folder; None
+        # later means a `cd` went somewhere only known at run time
+        self.cwd = cwd if cwd is not None else "~"
         self.seen: list[list[str]] = []
 
     def source(self, text: str, *, via: tuple[str, ...], depth: int) -> list[Verdict]:
@@ -286,7 +288,8 @@ def _device_reads(name: str, args: list[str], where: str, *, disks: bool) -> lis
             if mentions_device(arg):  # `cat $(echo /dev/watchdog)`
                 reason = f"'{name}' may open a device file named at run time ({arg}){where}"
                 return [Verdict(Risk.MUTATING, reason)]
-            continue
+            if not GLOB_RE.search(arg):
+                continue  # a glob is judged as the paths it may match, below
         for path in {arg, arg.split("=", 1)[-1]}:
             if problem := device_problem(path, block_devices=disks):
                 return [Verdict(Risk.MUTATING, f"'{name}': {problem}{where}")]

@@ -53,6 +53,8 @@ def device_problem(path: str, *, block_devices: bool = False) -> str | None:
     if block_devices and (BLOCK_DEVICE_RE.match(clean) or clean.startswith("/dev/disk/")):
         return None
     if glob := GLOB_RE.search(clean):  # `/dev/watch*`, `/proc/kms?`: what could it match?
+        if not clean.startswith(("/", "~")):  # after a `cd` to a folder known at run time
+            return f"{clean} may match device files in a folder only known at run time"
         prefix = clean[: glob.start()]
         if any(special.startswith(prefix) for special in OPENED_SPECIAL):
             return f"{clean} may match a kernel file that acts when read"

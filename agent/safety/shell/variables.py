@@ -125,4 +125,5 @@ def working_dir_after(argv: list[str], cwd: str | None) -> str | None:
         return posixpath.normpath(target)
     if target.startswith("~") or target == "-" or cwd is None:
         return None
-    return posixpath.normpath(posixpath.join(cwd, target))
+    landed = posixpath.normpath(posixpath.join(cwd, target))
+    return landed if landed.startswith(("/", "~")) else None  # `cd ..` out of home: unknown
