@@ -28,6 +28,7 @@ from . import (
     pkill,
     rdma,
     rsync,
+    services,
     ssh,
     system,
 )
@@ -46,6 +47,8 @@ TOOLS: dict[str, Runner] = {
     "dmesg": _plain(gpu_faults.run_dmesg),
     "pgrep": _plain(gpu_faults.run_pgrep),
     "tee": drop_caches.run_tee,
+    "systemctl": services.run_systemctl,
+    "sync": services.run_sync,
     "ray": host_ray.run_host_ray,
     "free": _plain(memory.run_free),
     "ibdev2netdev": _plain(rdma.run_ibdev2netdev),

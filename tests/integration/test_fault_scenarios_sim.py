@@ -1,8 +1,12 @@
 """One simulated scenario per fault a real host shows (sim/scenarios/, sources in each file and
-sim/SOURCES.md): recon over real SSH gives the finding with its fix, and the plan stops where a
-careful operator would (a lost GPU) or carries the warning into its preflight.
+sim/SOURCES.md): recon over real SSH gives the finding with its fix, and the plan answers it as a
+careful operator would: it stops at a GPU it cannot use (lost, unreachable, missing, MIG on, Xid
+errors since boot) and at a stale Ray cluster, with the finding's fix; it works around what it can
+clear: the page cache is dropped and earlyoom stopped right before the engine starts, and a node
+whose image is another build gets the head's.
 
-The page cache of a Spark fails an engine's start as on real GB10s until it is dropped.
+The page cache of a Spark fails an engine's start as on real GB10s until it is dropped; the whole
+rollout on that scenario shows the plan's step is what lets the engine start.
 """
 
 from __future__ import annotations
@@ -26,14 +30,27 @@ STOPPED = ("The plan cannot succeed until", "Cannot plan this deployment yet")
 # scenario, plan input, the finding's kind, where, and whether it stops the plan
 FAULTS = [
     ("gpu-lost", H100, "gpu_lost", "GPU 3 (00000000:41:00.0) on h100-b reads ERR!", True),
-    ("gpu-lost", H100, "gpu_xid_errors", "Xid 119 (GSP RPC timeout)", False),
     ("gpu-unreachable", H100, "gpu_unreachable", "the device handle for GPU1", True),
     ("gpu-missing", H100, "gpus_missing", "7 GPU(s) on h100-b but the PCI bus holds 8", True),
-    ("mig-on", H100, "mig_enabled", "MIG is on for GPU 0 on h100-a (2 instances", False),
+    ("gpu-lost", H100, "gpu_xid_errors", "Xid 119 (GSP RPC timeout)", True),
+    ("mig-on", H100, "mig_enabled", "MIG is on for GPU 0 on h100-a (2 instances", True),
     ("earlyoom", SPARKS, "earlyoom_running", "earlyoom runs on spark-b", False),
     ("image-skew", SPARKS, "image_differs", "vllm:26.05-py3 is not the same image", False),
     ("page-cache", SPARKS, "page_cache_inflated", "spark-a: page cache holds", False),
     ("stale-ray", SPARKS, "ray_holds_gpus", "holds 2 of its 2 GPUs while no engine serves", True),
+]  # fmt: skip
+
+
+# scenario, the finding's kind, the step that answers it (id, its one action), and what the
+# step's check wants
+WORKAROUNDS = [
+    ("page-cache", "page_cache_inflated", "drop-cache:spark-a",
+     "sync; echo 3 | sudo tee /proc/sys/vm/drop_caches", "Cached:"),
+    ("earlyoom", "earlyoom_running", "stop-earlyoom:spark-b", "sudo systemctl stop earlyoom",
+     "earlyoom: not running"),
+    ("image-skew", "image_differs", "image-copy:spark-b",
+     "docker save nvcr.io/nvidia/vllm:26.05-py3 | ssh 192.168.100.11 docker load",
+     "nvcr.io/nvidia/vllm:26.05-py3 a41c7e90d2b3"),
 ]  # fmt: skip
 
 
@@ -51,6 +68,22 @@ async def test_recon_finds_the_fault_and_the_plan_answers_it(
         assert said in planned["text"] and found[0]["severity"] == "blocker"
     else:
         assert found or said in planned["text"], planned["text"]
+
+
+@pytest.mark.parametrize(("scenario", "kind", "step_id", "action", "wants"), WORKAROUNDS)
+async def test_the_plan_clears_what_it_can_before_the_engine_starts(
+    scenario: str, kind: str, step_id: str, action: str, wants: str
+) -> None:
+    planned = (await recon_and_plan(scenario, {**SPARKS}))["plan"]
+
+    assert not planned["error"], planned["text"]
+    assert any(f["kind"] == kind for f in planned["data"]["preflight"])
+    ids = [s["id"] for s in planned["data"]["steps"]]
+    step = planned["data"]["steps"][ids.index(step_id)]
+    assert step["actions"] == [action]
+    assert wants in step["check"]["expect"].replace("\\", "")
+    engine = [n for n, i in enumerate(ids) if i.startswith(("container:", "serve:", "ray-"))]
+    assert engine and ids.index(step_id) < min(engine), ids
 
 
 def _with_small_model(name: str) -> Scenario:

@@ -35,6 +35,20 @@ XID_MEANING = {
 }
 
 
+# Faults that do not make a host useless to a look (recon warns) but stop an engine started on it:
+# MIG hides the whole GPU behind its instances; a GPU with Xid errors since boot may fail or
+# hang the engine. A plan that uses the host stops at them with their fix.
+STOPS_A_PLAN = frozenset({"mig_enabled", "gpu_xid_errors"})
+
+
+def for_a_plan(findings: list[Finding]) -> list[Finding]:
+    """The findings as a plan on these hosts sees them: those in STOPS_A_PLAN are blockers."""
+    return [
+        f.model_copy(update={"severity": "blocker"}) if f.kind in STOPS_A_PLAN else f
+        for f in findings
+    ]
+
+
 def gpu_health_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:
     findings: list[Finding] = []
     for name, facts in hosts.items():

@@ -28,6 +28,7 @@ from tools.deploy.fit import (
     size_from_hub,
 )
 from tools.deploy.fixes import fix_steps
+from tools.deploy.host_guards import guard_steps
 from tools.deploy.peer_ssh import addresses_used, peer_ssh_findings
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.provision import ProvisionInput, provision
@@ -177,9 +178,13 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         )
         untested = fabric_test_risk(choices, report.fabric, programs)
         extra = [test] if test else []
+        # what the hosts do to an engine is cleared last: a download or a copy fills the cache
+        guards = guard_steps(report.findings, choices.hosts)
+        for guard in guards:
+            guard.needs = [*before, *(s.id for s in prov.steps + extra)]
         for step in recipe.steps:
-            step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra)]
-        ordered = order_steps([*fixes, *prov.steps, *extra, *recipe.steps])
+            step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra + guards)]
+        ordered = order_steps([*fixes, *prov.steps, *extra, *guards, *recipe.steps])
         unresolved += await _peer_ssh(ordered, choices, report, supplies, ctx)
         plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes])
         if untested:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from tools.checks import Finding, Severity, by_severity, preflight_findings
 from tools.checks.budget import budgets_for
 from tools.checks.fabric import pair_link
+from tools.checks.gpu_health import for_a_plan
 from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
 from tools.checks.memory import memory_findings
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
@@ -101,7 +102,7 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     if layout_finding is not None and layout_finding.severity == "blocker":
         # a host left out for its GPUs: say what happened to them
         why = preflight_findings({h: data.hosts[h] for h in present})["gpu"]
-        faults = [f for f in why if f.severity != "ok"]
+        faults = [f for f in for_a_plan(why) if f.severity != "ok"]
         return PreflightReport([layout_finding, *faults], None, None, choices.resolved())
     resolved = choices.with_layout(layout) if layout else choices.resolved()
     missing = [h for h in resolved.hosts if h not in present]
@@ -138,7 +139,7 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
         findings += weights_findings(
             hosts, resolved, data.model_size_bytes, data.cached_bytes, data.hub_revision
         )
-    findings += [*shared["versions"], *shared["gpu"], *shared["leftovers"]]
+    findings += [*shared["versions"], *for_a_plan(shared["gpu"]), *shared["leftovers"]]
     findings += [f for f in memory_findings(hosts, None) if f.kind == "page_cache_inflated"]
     return PreflightReport(by_severity(findings), fabric, fit, resolved, layout, tuple(settings))
 

@@ -36,6 +36,7 @@ from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
+from tools.deploy.image_skew import skewed_nodes
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.facts import HostFacts, Image, ImageContents
 from tools.recon.image_probe import contents_command
@@ -121,8 +122,21 @@ def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> 
     wanted = image_name(choices.image or "")
     have = [h for h in choices.hosts if _image(data.hosts[h], wanted) is not None]
     missing = [h for h in choices.hosts if h not in have]
-    if not missing:
+    skewed, stop = skewed_nodes(data.hosts, choices.hosts, choices.head, wanted)
+    result.blockers += [stop] if stop else []
+    if not missing and not skewed:
         result.notes.append(f"image: {wanted} is on every node")
+        return
+    for host, old in skewed.items():
+        result.steps.append(_copy_image_step(choices.head, host, wanted, data, False, old))
+    if skewed:
+        head_id = _identity(_image(data.hosts[choices.head], wanted), choices.head)
+        result.notes.append(
+            f"image: {wanted} is another image on {', '.join(skewed)} than on {choices.head} "
+            f"({head_id[:12]}): copied from {choices.head} with `docker save | ssh … docker "
+            "load`, so every node runs the same engine (its old one is tagged back on rollback)"
+        )
+    if not missing:
         return
     pulls = [h for h in missing if h not in data.offline]
     for host in pulls:
@@ -169,18 +183,38 @@ def _image_listed(host: str, image: str, description: str) -> StepCheck:
 
 
 def _copy_image_step(
-    head: str, host: str, image: str, data: ProvisionInput, head_pulls: bool
+    head: str,
+    host: str,
+    image: str,
+    data: ProvisionInput,
+    head_pulls: bool,
+    replaces: str | None = None,
 ) -> DeployStep:
+    """The head's image to `host`: where it has none (no internet there), or in place of
+    `replaces`, the ID of another build under the same tag (then the check wants the head's ID
+    and the rollback tags the old build back)."""
     # the address is written out: a word read at run time in an ssh command line could turn
     # into one of ssh's options (the shell judge says so)
     address, path = _route(data, host, read_later=False)
+    why, check = "(no internet there)", _image_listed(host, image, f"{image} is listed on {host}")
+    rollback = f"docker rmi {image} on {host}"
+    head_image = _image(data.hosts[head], image)
+    if replaces is not None and head_image is not None and head_image.id:
+        why = f"(its {image} is {replaces[:12]}, the head's {head_image.id[:12]})"
+        check = StepCheck(
+            host=host,
+            command="docker images --format '{{.Repository}}:{{.Tag}} {{.ID}}'",
+            expect=f"^{re.escape(image)} {re.escape(head_image.id[:12])}",
+            description=f"{image} on {host} is the head's ({head_image.id[:12]})",
+        )
+        rollback = f"docker tag {replaces[:12]} {image} on {host}"
     return DeployStep(
         id=f"image-copy:{host}",
-        title=f"copy {image} from {head} to {host} {path} (no internet there)",
+        title=f"copy {image} from {head} to {host} {path} {why}",
         host=head,
         actions=[f"docker save {image} | ssh {address} docker load"],
-        check=_image_listed(host, image, f"{image} is listed on {host}"),
-        rollback=f"docker rmi {image} on {host}",
+        check=check,
+        rollback=rollback,
         needs=[f"pull:{head}"] if head_pulls else [],
         job=f"copy-image-{host}",
     )
