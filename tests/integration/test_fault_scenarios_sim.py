@@ -19,8 +19,9 @@ import pytest
 
 from sim.cluster import SimCluster
 from sim.scenario import Scenario, load_scenario
-from tests.integration.test_layouts_sim import recon_and_plan
+from tests.integration.test_layouts_sim import MODEL, PATIENT, recon_and_plan, session
 from tests.support.job_kit import SMALL_MODEL, JobDesk, job_facts
+from tests.support.session_kit import tool_turn
 from tools.ssh import Inventory, SSHPool
 
 H100 = {"hosts": ["h100-a", "h100-b"], "model_size_gb": 119, "nodes": 2}
@@ -131,3 +132,36 @@ async def test_a_sparks_page_cache_fails_the_engine_start_until_it_is_dropped(
     assert cold["error"].startswith("ValueError: Free memory on device (")
     assert "is less than desired GPU memory utilization (0.8" in cold["error"]
     assert job_facts(started)[("spark-a", "warm")]["progress"]["ready"]
+
+
+async def test_the_page_cache_scenario_serves_after_the_plans_drop_step() -> None:
+    plan_input = {"model": MODEL, **SPARKS}
+    planned = await session(
+        "page-cache",
+        [
+            tool_turn([("recon", "recon", {"hosts": "all"})]),
+            tool_turn([("plan", "plan_deployment", plan_input)]),
+        ],
+    )
+    plan = planned["plan"]["data"]["plan"]
+    count = len(plan["steps"])
+    rollout = [
+        tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})]) for n in range(1, count + 1)
+    ]
+    served = await session(
+        "page-cache",
+        [
+            tool_turn([("recon", "recon", {"hosts": "all"})]),
+            tool_turn([("plan", "plan_deployment", plan_input)]),
+            tool_turn([("propose", "propose_plan", plan)]),
+            *rollout,
+        ],
+        approvals=20,
+    )
+
+    for n in range(1, count + 1):
+        assert not served[f"s{n}"]["error"], served[f"s{n}"]["text"]
+    titles = [s["title"] for s in plan["steps"]]
+    dropped = next(n for n, t in enumerate(titles) if t.startswith("drop the page cache"))
+    assert "/proc/meminfo's Cached is under ~10 GB" in served[f"s{dropped + 1}"]["text"]
+    assert f"lists {MODEL}" in served[f"s{count}"]["text"]  # the engine started and serves
