@@ -130,6 +130,9 @@ class Image(_Model):
     size: str = "1GB"
     run_memory_kb: int = 1048576
     tools: dict[str, str] = Field(default_factory=dict)
+    # the NCCL its torch links (`torch.cuda.nccl.version()`), where it has an engine: by default
+    # the one Sparks' engines log (reference/dgx-spark.md §8, `NCCL version 2.28.9+cuda13.0`)
+    nccl: str = "2.28.9"
 
 
 class Container(_Model):

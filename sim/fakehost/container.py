@@ -26,17 +26,19 @@ class Container:
     def record(self) -> dict[str, Any]:
         return read_state(self.host_dir)["docker"]["containers"].get(self.name, {})
 
-    def packages(self) -> dict[str, str]:
-        """Engine packages and versions: its image's, plus what was pip-installed in it."""
+    def image(self) -> dict[str, Any]:
+        """The record of the image it runs ({} when the host no longer lists it)."""
         state = read_state(self.host_dir)
-        record = self.record()
-        image = record.get("image", "")
-        found: dict[str, str] = {}
+        image = self.record().get("image", "")
         for img in state["docker"]["images"] + state["docker"].get("pullable", []):
             if image in (f"{img['repository']}:{img['tag']}", img["repository"], img["id"]):
-                found = dict(img.get("tools", {}))
-                break
-        return {**found, **record.get("installed", {})}
+                return img
+        return {}
+
+    def packages(self) -> dict[str, str]:
+        """Engine packages and versions: its image's, plus what was pip-installed in it."""
+        found = dict(self.image().get("tools", {}))
+        return {**found, **self.record().get("installed", {})}
 
     def tools(self) -> set[str]:
         return set(self.packages())

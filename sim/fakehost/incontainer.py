@@ -13,7 +13,7 @@ import re
 import shlex
 import sys
 
-from . import container_files, container_pip, gpu, procs, ray, serve, system
+from . import container_files, container_pip, container_torch, gpu, procs, ray, serve, system
 from .container import Container
 from .container_files import MARK
 from .container_shell import builtin, expand, take_input
@@ -123,6 +123,8 @@ def _dispatch(ctr: Container, cmd: str, args: list[str]) -> int:
             "'sglang.launch_server' (ModuleNotFoundError: No module named 'sglang')\n"
         )
         return 1
+    if cmd in ("python3", "python") and args[:1] == ["-c"] and "torch" in " ".join(args[1:2]):
+        return container_torch.run_torch_code(ctr, args[1])
     if cmd in ("pip", "pip3"):
         return container_pip.run_pip(ctr, args)
     if cmd == "uv" and args[:1] == ["pip"]:

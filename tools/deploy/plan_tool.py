@@ -31,12 +31,13 @@ from tools.deploy.fixes import fix_steps
 from tools.deploy.host_guards import guard_steps
 from tools.deploy.peer_ssh import addresses_used, peer_ssh_findings
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
-from tools.deploy.provision import ProvisionInput, provision
+from tools.deploy.provision import ProvisionInput, image_name, provision
 from tools.deploy.recipe_book.choose import RecipeMismatch
 from tools.deploy.recipe_book.load import RecipeError
 from tools.deploy.recipe_parts import split_label
 from tools.deploy.recipe_plan import RecipeRefusal
 from tools.deploy.recipes import build_recipe
+from tools.deploy.ring_nccl import ring_nccl
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
 from tools.deploy.weights import FETCH_KINDS
@@ -178,15 +179,19 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         )
         untested = fabric_test_risk(choices, report.fabric, programs)
         extra = [test] if test else []
+        ring = ring_nccl(
+            world.hosts, params.hosts, choices.hosts, report.fabric, image_name(choices.image or "")
+        )
+        unresolved += ring.blockers
         # what the hosts do to an engine is cleared last: a download or a copy fills the cache
-        guards = guard_steps(report.findings, choices.hosts)
+        guards = [*ring.steps, *guard_steps(report.findings, choices.hosts)]
         for guard in guards:
             guard.needs = [*before, *(s.id for s in prov.steps + extra)]
         for step in recipe.steps:
             step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra + guards)]
         ordered = order_steps([*fixes, *prov.steps, *extra, *guards, *recipe.steps])
         unresolved += await _peer_ssh(ordered, choices, report, supplies, ctx)
-        plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes])
+        plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
         if untested:
             plan.risks.append(untested)
         ctx.state.add_deployment(plan, ordered)

@@ -174,12 +174,14 @@ class ImageContents(BaseModel):
     ray: str | None = None
     vllm: str | None = None
     sglang: str | None = None
+    nccl: str | None = None  # what its torch links (torch.cuda.nccl.version()); None: unknown
 
     def words(self) -> str:
-        """`vllm 0.19.1+nv26.05, no ray/sglang`: what it holds first."""
+        """`vllm 0.19.1+nv26.05, nccl 2.28.9, no ray/sglang`: what it holds first (an unknown
+        NCCL is not said: it is not an engine the image lacks)."""
         found = self.model_dump()
         held = [f"{name} {v}" for name, v in found.items() if v]
-        absent = "/".join(name for name, v in found.items() if not v)
+        absent = "/".join(name for name, v in found.items() if not v and name != "nccl")
         return ", ".join([*held, *([f"no {absent}"] if absent else [])])
 
 

@@ -8,6 +8,12 @@ container, no network, no GPU, removed on exit, runs `python3 -m pip show ray vl
 That starts a container, so it is not part of the read-only recon pack (the shell judge calls
 `docker run` mutating); a caller runs `contents_command` through the gate, then
 `apply_contents` fills `Image.contents`.
+
+The same throwaway container is asked for the NCCL its torch links
+(`torch.cuda.nccl.version()`): NGC images ship NCCL as a system library, not a pip package, so
+`pip show` cannot say. A ring of three Sparks needs NCCL 2.30 or later (tools/deploy/ring_nccl.py).
+It runs first, so the line's exit status stays `pip show`'s (an image without torch says
+`ModuleNotFoundError` and the NCCL stays unknown).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from tools.recon.facts import DockerFacts, ImageContents
 from tools.recon.parsers.image_contents import parse_image_contents
 
 ENGINE_PACKAGES = ("ray", "vllm", "sglang")
+NCCL_CODE = 'import torch; print("NCCL version", ".".join(map(str, torch.cuda.nccl.version())))'
 
 
 def image_ref(repository: str, tag: str | None) -> str:
@@ -28,9 +35,10 @@ def image_ref(repository: str, tag: str | None) -> str:
 def contents_command(refs: Iterable[str]) -> str:
     """One shell line asking every image in `refs`; its output is what `parse_contents` reads."""
     packages = " ".join(ENGINE_PACKAGES)
+    run = "docker run --rm --network none --entrypoint python3"
     parts = [
-        f"echo {shlex.quote('image ' + ref)}; docker run --rm --network none --entrypoint "
-        f"python3 {shlex.quote(ref)} -m pip show {packages} 2>&1"
+        f"echo {shlex.quote('image ' + ref)}; {run} {shlex.quote(ref)} -c "
+        f"{shlex.quote(NCCL_CODE)} 2>&1; {run} {shlex.quote(ref)} -m pip show {packages} 2>&1"
         for ref in refs
     ]
     return "; ".join(parts)

@@ -3,8 +3,9 @@
 The section prints `image REPO:TAG`, then what `python3 -m pip show ray vllm sglang` printed in
 a throwaway container of that image: a `Name:`/`Version:` block per installed package (blocks
 separated by `---`) and `WARNING: Package(s) not found: …` for the others
-(pip/_internal/commands/show.py). An image whose run printed neither (no python3 in it, the
-daemon refused) stays unknown.
+(pip/_internal/commands/show.py), and the `NCCL version X.Y.Z` line the probe prints from
+`torch.cuda.nccl.version()` (a 4th part, NCCL's suffix, is dropped). An image whose run
+printed none of these (no python3 in it, the daemon refused) stays unknown.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 ENGINES = ("ray", "vllm", "sglang")
 _IMAGE = re.compile(r"^image (?P<ref>\S+)$")
 _FIELD = re.compile(r"^(?P<key>Name|Version): (?P<value>\S+)\s*$")
+_NCCL = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)")
 _NOT_FOUND = re.compile(r"^WARNING: Package\(s\) not found: (?P<names>.+)$")
 
 
@@ -44,6 +46,9 @@ def parse_image_contents(text: str) -> dict[str, ImagePackages]:
                 name = match["value"].lower()
             elif name in ENGINES:
                 current.versions[name] = match["value"]
+            current.answered = True
+        elif match := _NCCL.match(line):
+            current.versions["nccl"] = match["version"]
             current.answered = True
         elif _NOT_FOUND.match(line):
             current.answered = True

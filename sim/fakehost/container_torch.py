@@ -1,0 +1,29 @@
+"""`python3 -c CODE` asking an image's torch for the NCCL it links, as the image probe does.
+
+`torch.cuda.nccl.version()` answers `(major, minor, patch)` (torch/cuda/nccl.py); the probe
+prints it as `NCCL version 2.28.9`. An image with no engine in it has no torch either: Python's
+`ModuleNotFoundError`, exit 1. Any other code is beyond what the sim runs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .container import Container
+
+ENGINES = ("vllm", "sglang")
+SPARK_NCCL = "2.28.9"  # sim/scenario.py Image.nccl's default
+
+
+def run_torch_code(ctr: Container, code: str) -> int:
+    if not any(e in ctr.tools() for e in ENGINES):
+        sys.stderr.write(
+            'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+            "ModuleNotFoundError: No module named 'torch'\n"
+        )
+        return 1
+    if "torch.cuda.nccl.version()" not in code:
+        sys.stderr.write(f"python3: the sim runs no such code: {code}\n")
+        return 1
+    print(f"NCCL version {ctr.image().get('nccl', SPARK_NCCL)}")
+    return 0
