@@ -73,6 +73,10 @@ async def test_spark_trio_uses_two_of_three_nodes_and_says_why() -> None:
     assert "TP=2, on spark-a, spark-b; endpoint spark-a:8000 (2 of 3 nodes:" in goal
     assert "a node gives at most ~105 GB (0.8 × its unified memory, within what CUDA" in goal
     assert "spark-a (head) and spark-b share the fabric subnet 192.168.0.0/24" in goal
+    assert (
+        "NCCL: the ring's requirement (NCCL 2.30 or later) does not apply: spark-a and spark-b "
+        "talk over a subnet they share, not through the ring"
+    ) in goal
     steps = plan["data"]["steps"]
     assert {s["host"] for s in steps} == {"spark-a", "spark-b"}
     head_run = next(s for s in steps if s["id"] == "container:spark-a")["actions"][0]
@@ -82,6 +86,48 @@ async def test_spark_trio_uses_two_of_three_nodes_and_says_why() -> None:
     assert (
         "-e MASTER_ADDR=192.168.0.1" in worker_run and "-e VLLM_HOST_IP=192.168.0.3" in worker_run
     )
+
+
+def _trio_with_nccl(version: str) -> Scenario:
+    raw = load_scenario("spark-trio").model_dump()
+    for host in raw["hosts"].values():
+        for image in host["docker"]["images"]:
+            image["nccl"] = version
+    return Scenario.model_validate(raw)
+
+
+async def _trio_ring_until_the_nccl_check(
+    version: str,
+) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """All three nodes of the ring asked for; the plan rolled out up to its NCCL check."""
+    scenario = _trio_with_nccl(version)
+    plan_input = {"model": MODEL, "hosts": sparks(3), "model_size_gb": 119, "nodes": 3}
+    turns = [
+        tool_turn([("recon", "recon", {"hosts": "all"})]),
+        tool_turn([("plan", "plan_deployment", plan_input)]),
+    ]
+    planned = await session(scenario, turns)
+    plan = planned["plan"]["data"]["plan"]
+    ids = [s["id"] for s in planned["plan"]["data"]["steps"]]
+    check = ids.index("nccl-check:spark-a") + 1
+    rollout = [
+        tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})]) for n in range(1, check + 1)
+    ]
+    served = await session(
+        scenario, [*turns, tool_turn([("propose", "propose_plan", plan)]), *rollout], approvals=20
+    )
+    return planned["plan"], ids, served[f"s{check}"]
+
+
+async def test_a_three_spark_ring_checks_the_images_nccl_before_any_engine() -> None:
+    plan, ids, checked = await _trio_ring_until_the_nccl_check("2.28.9")
+    engine = [n for n, i in enumerate(ids) if i.startswith(("container:", "rank:", "serve:"))]
+    assert ids.index("nccl-check:spark-a") < min(engine), ids
+    assert "NVIDIA's three-Spark ring needs NCCL 2.30 or later" in plan["text"]
+    assert checked["error"], checked["text"]  # 2.28.9: the rollout stops here
+    assert "its NCCL is 2.30 or later" in checked["text"]
+    _, _, passed = await _trio_ring_until_the_nccl_check("2.30.3")
+    assert not passed["error"], passed["text"]
 
 
 async def test_spark_rack_8_uses_two_of_eight_on_the_switch() -> None:
