@@ -134,34 +134,36 @@ async def test_a_sparks_page_cache_fails_the_engine_start_until_it_is_dropped(
     assert job_facts(started)[("spark-a", "warm")]["progress"]["ready"]
 
 
-async def test_the_page_cache_scenario_serves_after_the_plans_drop_step() -> None:
+# scenario, the title of the step that answers its fault, what that step's passing check says
+ROLLED_OUT = [
+    ("page-cache", "drop the page cache", "/proc/meminfo's Cached is under ~10 GB"),
+    ("earlyoom", "stop earlyoom", "earlyoom no longer runs"),
+    ("image-skew", "copy nvcr.io/nvidia/vllm:26.05-py3 from spark-a to spark-b",
+     "nvcr.io/nvidia/vllm:26.05-py3 on spark-b is the head's (a41c7e90d2b3)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("scenario", "title", "held"), ROLLED_OUT)
+async def test_the_whole_rollout_serves_after_the_step_that_answers_the_fault(
+    scenario: str, title: str, held: str
+) -> None:
     plan_input = {"model": MODEL, **SPARKS}
-    planned = await session(
-        "page-cache",
-        [
-            tool_turn([("recon", "recon", {"hosts": "all"})]),
-            tool_turn([("plan", "plan_deployment", plan_input)]),
-        ],
-    )
-    plan = planned["plan"]["data"]["plan"]
+    turns = [
+        tool_turn([("recon", "recon", {"hosts": "all"})]),
+        tool_turn([("plan", "plan_deployment", plan_input)]),
+    ]
+    plan = (await session(scenario, turns))["plan"]["data"]["plan"]
     count = len(plan["steps"])
     rollout = [
         tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})]) for n in range(1, count + 1)
     ]
     served = await session(
-        "page-cache",
-        [
-            tool_turn([("recon", "recon", {"hosts": "all"})]),
-            tool_turn([("plan", "plan_deployment", plan_input)]),
-            tool_turn([("propose", "propose_plan", plan)]),
-            *rollout,
-        ],
-        approvals=20,
+        scenario, [*turns, tool_turn([("propose", "propose_plan", plan)]), *rollout], approvals=20
     )
 
     for n in range(1, count + 1):
         assert not served[f"s{n}"]["error"], served[f"s{n}"]["text"]
     titles = [s["title"] for s in plan["steps"]]
-    dropped = next(n for n, t in enumerate(titles) if t.startswith("drop the page cache"))
-    assert "/proc/meminfo's Cached is under ~10 GB" in served[f"s{dropped + 1}"]["text"]
+    answered = next(n for n, t in enumerate(titles) if t.startswith(title))
+    assert held in served[f"s{answered + 1}"]["text"]
     assert f"lists {MODEL}" in served[f"s{count}"]["text"]  # the engine started and serves

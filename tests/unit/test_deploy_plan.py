@@ -14,6 +14,7 @@ from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan import Plan
+from tools.recon.image_probe import contents_command
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 CACHE = "~/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8"
@@ -62,10 +63,7 @@ async def test_seed_pair_plan_stops_vllm_node_and_raises_roce_before_the_recipe(
         "$(ssh spark-b ip -4 -br addr show dev enp1s0f1np1 | grep -oE '[0-9]+([.][0-9]+){3}' "
         "| head -n 1)"
     )
-    assert plan.steps[3].actions == [
-        "echo 'image nvcr.io/nvidia/vllm:26.05-py3'; docker run --rm --network none --entrypoint "
-        "python3 nvcr.io/nvidia/vllm:26.05-py3 -m pip show ray vllm sglang 2>&1"
-    ]
+    assert plan.steps[3].actions == [contents_command(["nvcr.io/nvidia/vllm:26.05-py3"])]
     assert plan.steps[3].success_check.endswith("→ the image holds vllm")
     assert plan.steps[5].actions[0].endswith(f" {lookup}:{CACHE}/")
     assert plan.steps[6].actions[0].startswith(f"mpirun -np 2 -H 192.168.100.10:1,{lookup}:1 ")
