@@ -104,7 +104,7 @@ async def test_from_zero_the_image_is_copied_to_the_offline_worker_and_the_rollo
     # the image is asked what it runs once on spark-a (spark-b's is its copy): no Ray
     asked = next(t for t in done if "done: ask nvcr.io/nvidia/vllm:26.05-py3 what it runs" in t)
     assert "the image holds vllm" in asked
-    assert "26.05-py3 on spark-a holds vllm 0.19.1+nv26.05, no ray/sglang" in asked
+    assert "26.05-py3 on spark-a holds vllm 0.19.1+nv26.05, nccl 2.28.9, no ray/sglang" in asked
     assert "The rollout is complete" in done[-1]
 
 

@@ -26,6 +26,7 @@ MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 MODEL_BYTES = 119 * 10**9
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
 WITH_RAY = "nvcr.io/nvidia/vllm:25.11-py3"  # the 26.05 image has none (dgx-spark.md §2.3)
+NCCL = "2.28.9"  # what every simulated engine image links (sim/scenario.py Image.nccl)
 
 
 @dataclass
@@ -65,7 +66,7 @@ async def test_fresh_pair_has_nothing_and_the_worker_no_internet(sim: Sim) -> No
     head, worker = facts["spark-a"], facts["spark-b"]
     assert head.hf_cache.models == {} and worker.hf_cache.models == {}
     assert [(i.repository, i.contents) for i in head.docker.images] == [
-        ("vllm-node", ImageContents(ray="2.49.1", vllm="0.10.2"))
+        ("vllm-node", ImageContents(ray="2.49.1", vllm="0.10.2", nccl=NCCL))
     ]
     assert worker.docker.images == []
     assert "vllm_node" in [c.name for c in head.docker.containers]
@@ -82,7 +83,9 @@ async def test_the_ngc_image_has_no_ray_until_the_playbook_installs_it(sim: Sim)
     assert (await sim.run("spark-a", f"docker pull {NGC}")).exit_status == 0
     head = (await sim.recon())["spark-a"]
     ngc = next(i for i in head.docker.images if i.repository == "nvcr.io/nvidia/vllm")
-    assert ngc.contents == ImageContents(vllm="0.19.1+nv26.05")  # no Ray: dgx-spark.md §2.3
+    assert ngc.contents == ImageContents(
+        vllm="0.19.1+nv26.05", nccl=NCCL
+    )  # no Ray: dgx-spark.md §2.3
     run = f"docker run -d --name node-1 --network host --gpus all {NGC} sleep infinity"
     assert (await sim.run("spark-a", run)).exit_status == 0
     missing = await sim.run("spark-a", "docker exec node-1 ray start --head --port 6379")
@@ -185,5 +188,5 @@ async def test_seed_pair_swap_in_use_and_image_contents(sim: Sim) -> None:
     head = (await sim.recon())["spark-a"]
     assert head.memory.swap_used_bytes == 1778892 * 1024
     contents = {f"{i.repository}:{i.tag}": i.contents for i in head.docker.images}
-    assert contents["lmsysorg/sglang:latest-cu130"] == ImageContents(sglang="0.5.9")
-    assert contents["vllm-node:latest"] == ImageContents(ray="2.49.1", vllm="0.10.2")
+    assert contents["lmsysorg/sglang:latest-cu130"] == ImageContents(sglang="0.5.9", nccl=NCCL)
+    assert contents["vllm-node:latest"] == ImageContents(ray="2.49.1", vllm="0.10.2", nccl=NCCL)
