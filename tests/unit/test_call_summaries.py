@@ -28,7 +28,7 @@ def test_a_tool_without_its_own_summary_shows_its_input_as_words() -> None:
 def test_endpoint_check_says_where_and_what_it_checks() -> None:
     params = EndpointCheckInput(host="spark-a", port=8000, model="Qwen/Qwen3.5-122B-A10B-FP8")
     assert EndpointCheckTool().summary(params) == (
-        "spark-a:8000 Qwen/Qwen3.5-122B-A10B-FP8, 4 streams at once"
+        "spark-a:8000 Qwen/Qwen3.5-122B-A10B-FP8, benchmark at 1, 4, 16 streams"
     )
 
 

@@ -119,7 +119,8 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
 
     def summary(self, params: EndpointCheckInput) -> str:
         model = params.model or "the model it serves"
-        return f"{params.host}:{params.port} {model}, {params.concurrency} streams at once"
+        sweep = ", ".join(str(n) for n in params.concurrency)
+        return f"{params.host}:{params.port} {model}, benchmark at {sweep} streams"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
         if ctx.ssh is None:
