@@ -32,6 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     broken: list[tuple[Story, list[str]]] = []
     count = 0
+    reached = {"plan approved": 0, "changes ran": 0, "hosts changed": 0}
     with ChaosWorld(replay=not args.no_replay) as world:
         started = time.perf_counter()
 
@@ -48,6 +49,9 @@ def main() -> None:
             nonlocal count
             count += 1
             verdict = world.run(story)
+            reached["plan approved"] += verdict.plan_approved
+            reached["changes ran"] += verdict.changes_ran > 0
+            reached["hosts changed"] += verdict.hosts_changed
             if verdict.broken:
                 broken.append((story, verdict.broken))
                 print(f"broken: {verdict.broken[0][:300]}\n  story: {story!r:.600}", flush=True)
@@ -58,6 +62,7 @@ def main() -> None:
         session()
         elapsed = time.perf_counter() - started
     print(f"{count} sessions in {elapsed:.0f} s: {count / elapsed:.2f} sessions/s")
+    print("sessions that reached: " + ", ".join(f"{k} {v}" for k, v in reached.items()))
     print(f"chaos: {len(broken)} broken of {count} sessions")
 
 

@@ -36,8 +36,13 @@ BUDGET_S = 90.0
 
 @dataclass
 class Verdict:
+    """What broke, and what the session reached (so a run shows its invariants were tested)."""
+
     broken: list[str] = field(default_factory=list)
     transcript: Path | None = None
+    changes_ran: int = 0  # state-changing calls that ran (approved)
+    hosts_changed: bool = False
+    plan_approved: bool = False
 
 
 class ChaosWorld:
@@ -135,6 +140,9 @@ class ChaosWorld:
         if live is not None:
             verdict.broken += invariants.resumes_the_same(events, live)
         changed = before != after
+        verdict.hosts_changed = changed
+        verdict.changes_ran = invariants.changes_that_ran(events)
+        verdict.plan_approved = live is not None and live.plan.approved_hash is not None
         if changed:
             await self._fresh_cluster()
         if self.replay and live is not None and not _interrupted(events):

@@ -78,6 +78,19 @@ def approved_exactly(events: list[Event]) -> list[str]:
     return broken
 
 
+def changes_that_ran(events: list[Event]) -> int:
+    """How many state-changing calls ran to a result that is not an error."""
+    results = {e.id: e for e in events if isinstance(e, ToolResultEvent)}
+    return sum(
+        1
+        for call in events
+        if isinstance(call, ToolCallEvent)
+        and call.risk not in (None, "read_only")
+        and call.id in results
+        and not results[call.id].is_error
+    )
+
+
 def changes_explained(
     events: list[Event], before: dict[str, str], after: dict[str, str], mode: str
 ) -> list[str]:

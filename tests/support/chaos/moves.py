@@ -111,16 +111,19 @@ rollout = st.builds(
     lambda step, attempts: Call(
         "rollout_step", {"step": step, "check_attempts": attempts, "check_interval_s": 0.2}
     ),
-    st.integers(-1, 12),
+    st.one_of(st.integers(1, 9), st.integers(-1, 12)),
     st.integers(1, 2),
 )
+RECON = Call("recon", {"hosts": "all", "model_size_gb": 119})
+PLAN = Call("plan_deployment", {"model": MODEL, "hosts": HOSTS, "model_size_gb": 119})
+# recon and plan_deployment cost a second or two on the simulator: drawn rarely in the middle
 deploy_calls = st.one_of(
-    st.just(Call("recon", {"hosts": "all", "model_size_gb": 119})),
-    st.just(Call("plan_deployment", {"model": MODEL, "hosts": HOSTS, "model_size_gb": 119})),
     st.sampled_from(PLAN_SYMBOLS).map(lambda symbol: Call("propose_plan", symbol)),
     rollout,
     rollout,
+    rollout,
     st.just(Call("endpoint_check", {"host": "spark-a", "max_tokens": 8, "concurrency": 1})),
+    st.integers(0, 7).map(lambda n: [RECON, PLAN][n] if n < 2 else Call("todo_write", {})),
 )
 wrong_calls = st.one_of(
     st.builds(Call, st.sampled_from(["rm_rf", "", "ssh_exec ", "SSH_EXEC"]), json_objects),
@@ -142,28 +145,41 @@ turns = st.builds(
     cut=st.integers(0, 12).map(lambda n: n == 0),
     interrupt_after_s=st.one_of(st.none(), st.none(), st.none(), st.sampled_from([0.0, 0.05])),
 )
-#: a session that walks the deployment path first, so rollouts and plans are reached often
-happy_start = st.just(
-    [
-        Turn((Call("recon", {"hosts": "all", "model_size_gb": 119}),)),
-        Turn((Call("plan_deployment", {"model": MODEL, "hosts": HOSTS, "model_size_gb": 119}),)),
+
+
+def _step(number: int) -> Turn:
+    return Turn(
+        (Call("rollout_step", {"step": number, "check_attempts": 2, "check_interval_s": 0.2}),)
+    )
+
+
+#: a session that walks the deployment path first (recon, plan, a proposal, some steps in
+#: order), so plans, approvals and changes on the hosts are reached often
+happy_start = st.tuples(st.sampled_from(PLAN_SYMBOLS), st.integers(0, 8)).map(
+    lambda pick: [
+        Turn((RECON,)),
+        Turn((PLAN,)),
+        Turn((Call("propose_plan", pick[0]),)),
+        *(_step(n) for n in range(1, pick[1] + 1)),
     ]
 )
 
 
 @st.composite
 def stories(draw: st.DrawFn, max_turns: int = 6) -> Story:
-    mode = draw(st.sampled_from(MODES))
+    mode = draw(st.sampled_from(["ask", "auto-safe", "plan", "ci"]))
     answers = draw(
         st.lists(
             st.builds(
                 lambda kind, steps: {"kind": kind, "approve_steps": steps},
-                st.sampled_from(APPROVALS),
+                st.sampled_from(["approved", "approved", "approved", *APPROVALS]),
                 st.booleans(),
             ),
             max_size=8,
         )
     )
-    start = draw(st.one_of(st.just([]), st.just([]), happy_start))
+    start = draw(st.one_of(st.just([]), happy_start))
+    if start:  # the operator approves the walk (the plan, then each step): the rest is chaos
+        answers = [{"kind": "approved", "approve_steps": False}] * (len(start) - 2) + answers
     rest = draw(st.lists(turns, min_size=1, max_size=max_turns))
     return Story(mode=mode, approvals=answers, turns=[*start, *rest])
