@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.evaluate import add_eval_command
 from agent.faces.policy_args import add_policy_commands
 
 if TYPE_CHECKING:
@@ -369,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(func=_cmd_doctor)
 
     add_policy_commands(sub, _load_settings)
+    add_eval_command(sub)
     return parser
 
 
