@@ -41,6 +41,10 @@ from sim.docs import DocsSite
 from tools.session_state import SessionState
 
 
+# a request's whole prompt: fresh input, cache reads and cache writes
+INPUT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
 @dataclass
 class Score:
     scenario: str
@@ -184,7 +188,7 @@ def _score(
         ),
         hosts_changed=changed,
         turns=int(usage.get("turns", 0)),
-        input_tokens=int(usage.get("input_tokens", 0)),
+        input_tokens=sum(int(usage.get(key, 0)) for key in INPUT_KEYS),
         output_tokens=int(usage.get("output_tokens", 0)),
         cost_usd=float(usage.get("cost_usd", 0.0)),
         wall_s=round(wall_s, 2),
