@@ -40,7 +40,6 @@ from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tools.session_state import SessionState
 
-
 # a request's whole prompt: fresh input, cache reads and cache writes
 INPUT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
