@@ -16,11 +16,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from tests.support.chaos.harness import ChaosWorld
-from tests.support.chaos.moves import ONE_MB, READS, Call, Story, Turn, stories
+from tests.support.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn, stories
 
 SESSIONS = int(os.environ.get("SCOUT_CHAOS_SESSIONS", "120"))
 TODO = Call("todo_write", {"items": [{"content": "look", "status": "in_progress"}]})
 READ = Call(*READS[0])
+APPROVE = {"kind": "approved", "approve_steps": False}
+WALK = [Turn((RECON,)), Turn((PLAN,)), Turn((Call("propose_plan", "plan:exact"),))]
+STEP_1 = Call("rollout_step", {"step": 1, "check_attempts": 2, "check_interval_s": 0.2})
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +62,18 @@ def test_any_session_keeps_the_invariants(world: ChaosWorld) -> None:
         Story("auto-safe", [], [Turn((Call("world_note", {"x": ONE_MB}),)), Turn((TODO,))]),
         # a stream cut mid-tool_use was recorded but not replayed: the replay drifted
         Story("ci", [], [Turn((READ,), cut=True), Turn((TODO,))]),
+        # the checker's own false alarm: in plan mode the approved plan's first step is refused,
+        # and the rollout that opened for it holds nothing a resume must restore
+        Story("plan", [APPROVE, APPROVE], [*WALK, Turn((STEP_1,)), Turn((), cut=True)]),
     ],
-    ids=["pause-turn-calls", "duplicate-id-in-turn", "duplicate-id-across-turns", "1mb", "cut"],
+    ids=[
+        "pause-turn-calls",
+        "duplicate-id-in-turn",
+        "duplicate-id-across-turns",
+        "1mb",
+        "cut",
+        "refused-first-step",
+    ],
 )
 def test_counterexamples_found_by_the_chaos_model(world: ChaosWorld, story: Story) -> None:
     assert world.run(story).broken == []

@@ -130,6 +130,8 @@ def resumes_the_same(events: list[Event], live: SessionState) -> list[str]:
         broken.append("resume: computed deployments differ from the live session's")
     for digest, rollout in live.rollouts.items():
         again = state.rollouts.get(digest)
+        if again is None and not rollout.outcomes:
+            continue  # opened by a step the gate refused: nothing happened to record
         if again is None or again.summary() != rollout.summary():
             broken.append(f"resume: rollout of {digest} differs from the live session's")
     return broken
