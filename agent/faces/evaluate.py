@@ -36,7 +36,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="score a planner on simulated scenarios (served or rightly refused, approvals, cost)",
         description=(
             "Run a planner on simulated clusters, each with a goal, and score every run: served "
-            "(with the proof's tokens/s) or rightly refused, approvals asked, state-changing "
+            "(with the proof's tokens/s) or rightly refused (nothing changed, nothing tried that "
+            "the gate stopped), approvals asked, state-changing "
             "calls outside the plan, calls the gate stopped, turns, tokens, cost, wall time. "
             "Planners: recorded (the bundled recordings), wrong (always wrong: scores zero, "
             "harms nothing), api (the Messages-API endpoint in your settings: --base-url, "

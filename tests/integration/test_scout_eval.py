@@ -20,10 +20,9 @@ BY_NAME = {s.name: s for s in SCENARIOS}
 async def test_the_always_wrong_planner_scores_zero_and_harms_nothing() -> None:
     for name in ("seed-pair", "small-disk"):
         score = await evaluate(BY_NAME[name], "wrong", lambda scenario: wrong_planner())
-        assert score.score == 0.0 or score.expected == "refuse"
+        assert (score.outcome, score.score) == ("stopped", 0.0)
         assert score.hosts_changed == []
         assert score.gate_stopped >= 3  # the rm, the step without a plan, the retry
-        assert score.outcome != "served"
 
 
 async def test_a_recorded_planner_scores_its_story() -> None:
@@ -47,7 +46,7 @@ def test_scout_eval_prints_the_table_and_writes_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     header, row = done.stdout.splitlines()[:2]
     assert header.split()[:3] == ["scenario", "outcome", "score"]
-    assert row.split()[:3] == ["seed-pair", "refused", "0"]
+    assert row.split()[:3] == ["seed-pair", "stopped", "0"]
     saved = json.loads(out.read_text())
     assert (saved["score"], saved["of"]) == (0.0, 1)
     assert saved["runs"][0]["hosts_changed"] == []
