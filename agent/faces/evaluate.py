@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +56,8 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 
 def eval_main(args: argparse.Namespace) -> int:
+    import asyncio
+
     from agent.replay.evaluation import evaluate, scores_json
     from agent.runtime.settings import SettingsError, load_settings
 
