@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
 from agent.faces.policy_args import add_policy_commands
 
@@ -359,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_policy_commands(sub, _load_settings)
     add_exec_command(sub, _load_settings)
+    add_eval_command(sub)
     return parser
 
 

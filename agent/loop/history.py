@@ -9,12 +9,16 @@ by id and move the briefing to the end of the compacted part; both are recorded 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 Message = dict[str, Any]
 
 BRIEFING_MARK = "[Scout briefing"  # how the briefing's text block begins
 STUB_MARK = "[compacted:"  # how a compacted result's text begins
+# A tool_use input longer than this (as JSON) is kept in the history as a note of its size: a
+# model that wrote a megabyte of input would otherwise make every later request too long.
+MAX_KEPT_INPUT_CHARS = 64_000
 
 
 def tool_result_block(call_id: str, text: str, is_error: bool) -> dict[str, Any]:
@@ -33,19 +37,44 @@ def add_user_text(messages: list[Message], text: str) -> None:
         messages.append({"role": "user", "content": [block]})
 
 
-def add_assistant(messages: list[Message], content: list[dict[str, Any]]) -> None:
-    """The model's reply, without blank text blocks (the API refuses them when sent back).
+def add_assistant(messages: list[Message], content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The model's reply, without blank text blocks (the API refuses them when sent back);
+    returns the blocks kept, whose tool calls are the ones to run.
 
     A reply with nothing left (an empty refusal) adds no message: the API accepts an empty
     assistant message only as the final one, and the next user text then joins the previous one.
+    A tool_use whose id the history already holds is dropped and never runs: the API refuses a
+    request with two tool_use blocks of one id, and one result could not answer both.
     """
-    kept = [
-        block
-        for block in content
-        if block.get("type") != "text" or str(block.get("text", "")).strip()
-    ]
+    seen = {
+        block.get("id")
+        for message in messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block.get("type") == "tool_use"
+    }
+    kept = []
+    for block in content:
+        if block.get("type") == "text" and not str(block.get("text", "")).strip():
+            continue
+        if block.get("type") == "tool_use":
+            if block.get("id") in seen:
+                continue
+            seen.add(block.get("id"))
+        kept.append(_bounded_input(block))
     if kept:
         messages.append({"role": "assistant", "content": kept})
+    return kept
+
+
+def _bounded_input(block: dict[str, Any]) -> dict[str, Any]:
+    """A tool_use whose input is too long to send back again, its input replaced by its size."""
+    if block.get("type") != "tool_use":
+        return block
+    size = len(json.dumps(block.get("input"), default=str))
+    if size <= MAX_KEPT_INPUT_CHARS:
+        return block
+    return {**block, "input": {"omitted": f"an input of {size} characters, not kept"}}
 
 
 def add_results(messages: list[Message], blocks: list[dict[str, Any]]) -> None:

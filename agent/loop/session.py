@@ -256,9 +256,15 @@ class Session:
 
     async def _handle(self, turn: AssistantTurn) -> TurnOutcome | None:
         """Act on the stop reason; None means: ask the model again."""
-        history.add_assistant(self.messages, turn.content)
+        kept = history.add_assistant(self.messages, turn.content)
+        uses = [b for b in kept if b.get("type") == "tool_use"]
+        if len(uses) < len(turn.tool_uses()):
+            message = "The model reused a tool_use id; the repeated call was not run."
+            self.recorder.emit(Notice(level="warning", kind="duplicate_call", message=message))
         reason = turn.stop_reason
-        calls = [ToolCall(b["id"], b["name"], b.get("input") or {}) for b in turn.tool_uses()]
+        # the model's own inputs run (the history may hold an oversized one as a note)
+        inputs = {b["id"]: b.get("input") or {} for b in reversed(turn.tool_uses())}
+        calls = [ToolCall(b["id"], b["name"], inputs[b["id"]]) for b in uses]
         if reason == "max_tokens":
             if calls:
                 results = [ToolResult.error(NOT_RUN_TRUNCATED, not_run=True) for _ in calls]
@@ -271,8 +277,8 @@ class Session:
             )
             self.recorder.emit(Notice(level="warning", kind="max_tokens", message=message))
             return TurnOutcome("max_tokens", message, turn.text())
-        if reason == "pause_turn":
-            return None
+        if reason == "pause_turn" and not calls:
+            return None  # continued as is; a paused turn's tool calls run like any others
         if reason == "refusal":
             message = "The model declined to continue with this request (refusal)."
             self.recorder.emit(Notice(level="warning", kind="refusal", message=message))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.compaction import is_stub
-from agent.loop.events import Event, ModelRequest, ModelResponse
+from agent.loop.events import ErrorEvent, Event, ModelRequest, ModelResponse
 from agent.loop.history import result_blocks, text_of
 from agent.loop.model_turn import (
     AssistantTurn,
@@ -44,9 +44,12 @@ class Drift:
 
 @dataclass
 class RecordedTurn:
+    """One recorded model call: its response, or the error it failed with (a stream cut)."""
+
     expected_last: list[dict[str, Any]]
-    response: ModelResponse
+    response: ModelResponse | None
     compacted_results: int = 0
+    error: str | None = None
 
 
 def recorded_turns(events: list[Event]) -> list[RecordedTurn]:
@@ -55,10 +58,17 @@ def recorded_turns(events: list[Event]) -> list[RecordedTurn]:
     for event in events:
         if isinstance(event, ModelRequest):
             request = event
+        elif isinstance(event, ModelResponse | ErrorEvent) and request is not None:
+            if isinstance(event, ErrorEvent) and event.kind != "model":
+                continue
+            expected, compacted = request.last_user, request.compacted_results
+            if isinstance(event, ErrorEvent):  # the call failed: the replay fails it there too
+                turns.append(RecordedTurn(expected, None, compacted, error=event.message))
+            else:
+                turns.append(RecordedTurn(expected, event, compacted))
+            request = None
         elif isinstance(event, ModelResponse):
-            expected = request.last_user if request else []
-            compacted = request.compacted_results if request else 0
-            turns.append(RecordedTurn(expected, event, compacted))
+            turns.append(RecordedTurn([], event))
     return turns
 
 
@@ -157,6 +167,8 @@ class ReplayClient:
                 "would answer differ from the recorded ones, so the replay stops here."
             )
         response = recorded.response
+        if response is None:
+            raise ModelError(recorded.error or "the recorded model call failed")
         for block in response.content:
             if block.get("type") == "text":
                 await self._emit_text(block.get("text", ""), on_text)

@@ -108,31 +108,69 @@ async def sim_runtime(
     """
     with tempfile.TemporaryDirectory(prefix="scout-sim-") as scratch, DocsSite() as docs:
         root = Path(scratch)
-        async with SimCluster(scenario, root / "sim") as sim:
-            settings = Settings(
-                model=model,
-                mode=mode,
-                inventory=sim.write_inventory(root / "sim" / "inventory.yaml"),
-                transcripts_dir=transcript_path.parent if transcript_path else root / "t",
-                log_file=root / "scout.log",
-                web_allowed_hosts=[DOCS_HOST],
-                web_cache_dir=root / "web-cache",  # the sim's pages stay out of the user's cache
-                **(settings or {}),
-            )
-            runtime = await open_runtime(
-                settings,
+        async with (
+            SimCluster(scenario, root / "sim") as sim,
+            cluster_runtime(
+                sim,
+                docs.port,
+                root,
                 client=client,
                 approver_factory=approver_factory,
-                transcript_path=transcript_path,
+                model=model,
+                mode=mode,
                 goal=goal,
                 listeners=listeners,
-                web_resolve=resolve_docs,
-                web_transport=DocsTransport(docs.port),
-            )
-            try:
-                yield runtime
-            finally:
-                await runtime.aclose()
+                transcript_path=transcript_path,
+                settings=settings,
+            ) as runtime,
+        ):
+            yield runtime
+
+
+@asynccontextmanager
+async def cluster_runtime(
+    sim: SimCluster,
+    docs_port: int,
+    root: Path,
+    *,
+    client: ModelClient,
+    approver_factory: ApproverFactory,
+    model: str = "claude-replay",
+    mode: Mode = "ask",
+    goal: str | None = None,
+    listeners: list[SessionListener] | None = None,
+    transcript_path: Path | None = None,
+    settings: dict[str, Any] | None = None,
+) -> AsyncIterator[Runtime]:
+    """A live session on a running simulated cluster, its scratch files under `root`.
+
+    Many sessions may share one cluster in turn (the chaos model does): each has its own
+    runtime, connections and transcript, and closes them on exit.
+    """
+    settings = Settings(
+        model=model,
+        mode=mode,
+        inventory=sim.write_inventory(root / "sim" / "inventory.yaml"),
+        transcripts_dir=transcript_path.parent if transcript_path else root / "t",
+        log_file=root / "scout.log",
+        web_allowed_hosts=[DOCS_HOST],
+        web_cache_dir=root / "web-cache",  # the sim's pages stay out of the user's cache
+        **(settings or {}),
+    )
+    runtime = await open_runtime(
+        settings,
+        client=client,
+        approver_factory=approver_factory,
+        transcript_path=transcript_path,
+        goal=goal,
+        listeners=listeners,
+        web_resolve=resolve_docs,
+        web_transport=DocsTransport(docs_port),
+    )
+    try:
+        yield runtime
+    finally:
+        await runtime.aclose()
 
 
 async def redrive(

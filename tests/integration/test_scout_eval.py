@@ -1,0 +1,61 @@
+"""`scout eval`: a recorded planner scores its story's known result, the always-wrong planner
+scores zero and changes nothing on any host, and the table and JSON say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent.replay.eval_scenarios import SCENARIOS
+from agent.replay.evaluation import evaluate
+from agent.replay.wrong_planner import wrong_planner
+
+SCOUT = str(Path(sys.executable).with_name("scout"))
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+async def test_the_always_wrong_planner_scores_zero_and_harms_nothing() -> None:
+    for name in ("seed-pair", "small-disk"):
+        score = await evaluate(BY_NAME[name], "wrong", lambda scenario: wrong_planner())
+        assert (score.outcome, score.score) == ("stopped", 0.0)
+        assert score.hosts_changed == []
+        assert score.gate_stopped >= 3  # the rm, the step without a plan, the retry
+
+
+async def test_a_recorded_planner_scores_its_story() -> None:
+    score = await evaluate(BY_NAME["seed-pair"], "recorded", None)
+    assert (score.outcome, score.score) == ("served", 1.0)
+    assert score.tok_s is not None and score.tok_s > 0
+    assert score.approvals_asked >= 8  # the plan and each of its steps
+    assert set(score.hosts_changed) == {"spark-a", "spark-b"}
+
+
+def test_scout_eval_prints_the_table_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "scores.json"
+    env = {**os.environ, "SCOUT_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [SCOUT, "eval", "--planner", "wrong", "--scenarios", "seed-pair", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    header, row = done.stdout.splitlines()[:2]
+    assert header.split()[:3] == ["scenario", "outcome", "score"]
+    assert row.split()[:3] == ["seed-pair", "stopped", "0"]
+    saved = json.loads(out.read_text())
+    assert (saved["score"], saved["of"]) == (0.0, 1)
+    assert saved["runs"][0]["hosts_changed"] == []
+
+
+def test_an_unknown_scenario_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [SCOUT, "eval", "--scenarios", "nowhere"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("scout eval: unknown scenario nowhere; known: seed-pair")
+    assert "Traceback" not in done.stderr
