@@ -28,7 +28,7 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.loop.model_client import ModelClient
+from agent.loop.model_turn import ModelClient
 from agent.loop.transcript import read_transcript
 from agent.replay.client import ReplayClient
 from agent.replay.eval_scenarios import Scenario

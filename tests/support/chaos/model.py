@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.loop.events import Event, ToolResultEvent
-from agent.loop.model_client import (
+from agent.loop.model_turn import (
     AssistantTurn,
     ModelError,
     RetrySink,
