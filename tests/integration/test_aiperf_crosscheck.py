@@ -3,14 +3,14 @@ its own `.venv-aiperf` that scripts/test.sh makes) and Scout's own measurement b
 simulated engine's OpenAI-compatible endpoint at the same concurrency, streaming chat, and their
 time to first token (p50) and output tokens/s per user must agree.
 
-Tolerances, and why: TTFT p50 within 25 % and tokens/s per user within 25 % of each other. The
-engine paces both the same way (200 ms to the first token, then the scenario's per-stream rate at
-4 streams), so a real disagreement is a measurement bug in one of them (a stream timed from the
-wrong moment, tokens counted per chunk wrongly, a rate over the whole request instead of the decode
-part), which is off by far more; what remains is client overhead on a small shared machine
-(AIPerf's worker processes, Python's event loop), tens of milliseconds on a 200 ms TTFT and a few
-percent on the rate. Both define tokens/s per user alike: tokens after the first, over the time
-after the first.
+Tolerances, and why: TTFT p50 within 10 % and tokens/s per user within 10 % of each other (on
+this machine they agree to within 2 %). The engine paces both alike (500 ms to the first token,
+then the scenario's per-stream rate at 4 streams, about 26 tok/s), so what remains is client
+overhead on a small shared machine (AIPerf's worker processes, Python's event loop): milliseconds
+on a 500 ms TTFT, a few percent on the rate. A measurement bug is off by far more: a rate taken
+over the whole request instead of the decode part reads ~35 % low here, a stream timed from the
+wrong moment or tokens miscounted per chunk likewise. Both define tokens/s per user alike: tokens
+after the first, over the time after the first.
 
 AIPerf counts tokens with a tokenizer and cannot reach the Hugging Face hub here, and 0.13 in
 offline mode loads only from the hub cache (a plain folder path is refused), so the test builds a
@@ -37,11 +37,11 @@ from tools.deploy.engine_bench import Sweep
 ROOT = Path(__file__).resolve().parents[2]
 AIPERF = ROOT / ".venv-aiperf" / "bin" / "aiperf"
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
-PACE = Pace(tok_s=50.0, ttft_s=0.2)
+PACE = Pace(tok_s=50.0, ttft_s=0.5)
 CONCURRENCY = 4
 OUTPUT_TOKENS = 24
 REQUESTS = 24  # AIPerf's run: six rounds of four streams
-TOLERANCE = 0.25
+TOLERANCE = 0.10
 TOKENIZER = "scout-test/wordlevel"
 REVISION = "0" * 40
 
