@@ -130,6 +130,12 @@ class Tool(ABC, Generic[InputT]):
     def hosts(self, params: InputT) -> list[str]:
         return []
 
+    def commands(self, params: InputT) -> list[tuple[str, str]] | None:
+        """What this call will run where: (host, the exact command text) in order, or None
+        when it runs no command a plan could name (the gate then never counts it as a plan
+        step). The gate, plan matching and step approvals read this, never the tool's name."""
+        return None
+
     def timeout_s(self, params: InputT) -> float | None:
         """Deadline for the whole call; None lets the executor's default apply."""
         return None

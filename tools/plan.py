@@ -1,4 +1,4 @@
-"""A plan as data: its steps, its hash, and the session's latest proposal and approved plan.
+"""A plan as data: its steps and its hash (the session's proposal and approval: plan_approval.py).
 
 Until a human approves a plan the session is read-only (agent/safety/gate.py). An approved plan
 is remembered by its hash, which the transcript records with the approval decision. Mutating
@@ -68,27 +68,3 @@ class Plan(BaseModel):
         if self.risks:
             lines.append("Risks: " + "; ".join(self.risks))
         return "\n".join(lines)
-
-
-class PlanState:
-    """The session's plans: the latest proposal and the one a human approved."""
-
-    def __init__(self) -> None:
-        self.proposed: Plan | None = None
-        self.approved: Plan | None = None
-        self.approved_hash: str | None = None
-
-    def approve(self, plan: Plan) -> None:
-        self.approved, self.approved_hash = plan, plan.digest()
-
-    def step_for(self, command: str, hosts: list[str]) -> str | None:
-        """The approved step an action serves: one of its actions is exactly this command."""
-        if self.approved is None:
-            return None
-        wanted = step_key(command)
-        for number, step in enumerate(self.approved.steps, 1):
-            if hosts and step.hosts and not set(hosts) <= set(step.hosts):
-                continue
-            if wanted and any(step_key(action) == wanted for action in step.actions):
-                return f"step {number}: {step.title}"
-        return None

@@ -1,7 +1,8 @@
 """The policy gate: rules, modes, the plan gate and the approver, in one fail-closed decision.
 
 The policy (`policy.policy_answer`) says allow, ask or deny; an answer of ask is settled by a
-step the operator approved with the plan (`step_approvals`), or else by the approver. What the
+step the operator approved with the plan (the plan state's grant, tools/plan_approval.py,
+matched on what the tool declares it runs where), or else by the approver. What the
 approver is shown is redacted and has its control characters made visible. Any approver failure
 is a denial.
 """
@@ -26,9 +27,9 @@ from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from agent.safety.step_approvals import StepApprovals
 from tools.base import Risk
-from tools.plan import Plan, PlanState
+from tools.plan import Plan
+from tools.plan_approval import PlanState
 
 log = structlog.get_logger(__name__)
 
@@ -68,7 +69,6 @@ class PolicyGate:
         self.emit = emit
         self.approval_ttl_s = approval_ttl_s
         self.redactor = redactor or Redactor()
-        self.step_approvals: StepApprovals | None = None
         self._ask_lock = asyncio.Lock()
         self._edit_rounds: dict[str, int] = {}
 
@@ -95,10 +95,10 @@ class PolicyGate:
 
     async def _plan_step_approval(self, prepared: PreparedCall) -> GateVerdict | None:
         """A call that is exactly the next step the operator approved with the plan runs."""
-        approvals = self.step_approvals
+        approvals = self.plan.grant
         if approvals is None:
             return None
-        step = approvals.take(prepared.tool.name, prepared.params, prepared.hosts)
+        step = approvals.take(prepared.tool.commands(prepared.params))
         if step is None:
             return None
         request = self._request(prepared, plan_step=self._step_title(step))
@@ -113,7 +113,11 @@ class PolicyGate:
             )
         )
         return GateVerdict(
-            allowed=True, settle=lambda result: approvals.settle(step, result), human=True
+            allowed=True,
+            settle=lambda result: approvals.settle(
+                step, result is not None and not result.is_error
+            ),
+            human=True,
         )
 
     def _step_title(self, number: int) -> str | None:
@@ -140,8 +144,7 @@ class PolicyGate:
         )
 
     async def _ask(self, prepared: PreparedCall) -> GateVerdict:
-        command = getattr(prepared.params, "command", None)
-        step = self.plan.step_for(command, prepared.hosts) if isinstance(command, str) else None
+        step = self.plan.step_for(prepared.tool.commands(prepared.params) or [])
         request = self._request(prepared, plan_step=step)
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
@@ -197,10 +200,11 @@ class PolicyGate:
         original.hosts, original.summary = edited.hosts, edited.summary
         return GateVerdict(allowed=True, params=verdict.params or edited.params, human=True)
 
-    async def review_plan(self, plan: Plan) -> tuple[bool, str]:
-        """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash."""
+    async def review_plan(self, plan: Plan) -> tuple[bool, str, bool]:
+        """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash;
+        (approved, the approver's note, approved with its steps as written)."""
         if self.mode == "ci":
-            return False, "ci mode: no one can approve a plan"
+            return False, "ci mode: no one can approve a plan", False
         request = ApprovalRequest(
             id=uuid.uuid4().hex[:12],
             fingerprint=plan.digest(),
@@ -215,10 +219,7 @@ class PolicyGate:
             call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
-        self.step_approvals = (
-            StepApprovals(plan) if decision.allows and decision.approve_steps else None
-        )
-        return decision.allows, decision.message
+        return decision.allows, decision.message, decision.allows and decision.approve_steps
 
     async def _decide(self, request: ApprovalRequest, call_id: str) -> Decision:
         self.emit(_request_event(request, call_id))

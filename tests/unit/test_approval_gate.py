@@ -11,7 +11,8 @@ from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
 from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import Plan, PlanState, PlanStep
+from tools.plan import Plan, PlanStep
+from tools.plan_approval import PlanState, StepApprovals
 from tools.registry import ToolRegistry
 
 
@@ -34,6 +35,9 @@ class FakeShell(Tool[CommandInput]):
 
     def hosts(self, params):
         return [params.host]
+
+    def commands(self, params):
+        return [(params.host, params.command)]
 
     async def run(self, params, ctx):
         RAN.append((params.host, params.command))
@@ -277,7 +281,7 @@ def test_fingerprints_keep_whitespace_that_matters():
 
 async def test_plan_review_binds_the_plan_hash(tmp_path):
     g, approver, events = gate(approved=False, answers=[("approved", "")])
-    ok, _ = await g.review_plan(PLAN)
+    ok, _, _ = await g.review_plan(PLAN)
     assert ok and approver.seen[0].fingerprint == PLAN.digest()
     assert events[0].tool == "propose_plan" and events[1].fingerprint == PLAN.digest()
 
@@ -368,8 +372,8 @@ async def approved_with_steps(answers=()):
     g, approver, events = gate(
         approved=False, answers=[{"kind": "approved", "approve_steps": True}, *answers]
     )
-    await g.review_plan(STEPS)
-    g.plan.approve(STEPS)
+    _, _, with_steps = await g.review_plan(STEPS)
+    g.plan.approve(STEPS, StepApprovals(STEPS) if with_steps else None)
     return g, approver, events
 
 

@@ -187,6 +187,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         ctx.state.add_deployment(plan, ordered)
         data.update(
             plan=plan.model_dump(mode="json"),
+            plan_hash=plan.digest(),
             steps=[s.model_dump() for s in ordered],
             fabric={h: p.__dict__ for h, p in report.fabric.items()},
             fit=report.fit.lines if report.fit else None,
@@ -203,6 +204,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 + "\n\n"
                 + text
             )
+        text += f'\n\nPropose it as computed: propose_plan {{"plan_hash": "{plan.digest()}"}}.'
         planned = f"{choices.recipe} {choices.model} on {', '.join(choices.hosts)}"
         return ToolResult(
             text=text, is_error=bool(unresolved), data=data, meta={"summary": planned}

@@ -77,6 +77,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         step = self._step(params)
         return [step.host] if step else []
 
+    def commands(self, params: RolloutStepInput) -> list[tuple[str, str]] | None:
+        """The step's actions on its host, as the approved plan wrote them (its check reads)."""
+        step = self._step(params)
+        return [(step.host, action) for action in step.actions] if step else None
+
     def summary(self, params: RolloutStepInput) -> str:
         step = self._step(params)
         if step is None:
