@@ -13,20 +13,13 @@ from tools.plan_approval import StepApprovals
 
 
 def plan_of(*steps: tuple[str, list[str]]) -> Plan:
-    return Plan(
-        goal="g",
-        steps=[
-            PlanStep(
-                title=f"s{n}",
-                hosts=[host],
-                actions=actions,
-                expected_downtime="none",
-                rollback="r",
-                success_check="c",
-            )  # fmt: skip
-            for n, (host, actions) in enumerate(steps, 1)
-        ],
-    )
+    def one(n: int, host: str, actions: list[str]) -> PlanStep:
+        return PlanStep(
+            title=f"s{n}", hosts=[host], actions=actions, expected_downtime="none",
+            rollback="r", success_check="c",
+        )  # fmt: skip
+
+    return Plan(goal="g", steps=[one(n, *step) for n, step in enumerate(steps, 1)])
 
 
 PULL = ("spark-a", ["docker pull img"])
