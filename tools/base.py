@@ -61,8 +61,20 @@ def input_words(data: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+class Reason(BaseModel):
+    """Why a call was refused or failed, as data beside the sentence: `kind` names the class
+    (`deny_rule`, `no_plan`, `denied`, `unknown_plan_hash` …), `fields` what it was about.
+    Code and tests read this; the sentence is for the model and the person."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
 class ToolResult(BaseModel):
-    """What one call produced: `text` for the model, `data` for the world model and the faces."""
+    """What one call produced: `text` for the model, `data` for the world model and the faces;
+    an error may carry its structured `reason`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -70,10 +82,11 @@ class ToolResult(BaseModel):
     is_error: bool = False
     data: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
+    reason: Reason | None = None
 
     @classmethod
-    def error(cls, text: str, **meta: Any) -> ToolResult:
-        return cls(text=text, is_error=True, meta=meta)
+    def error(cls, text: str, reason: Reason | None = None, **meta: Any) -> ToolResult:
+        return cls(text=text, is_error=True, meta=meta, reason=reason)
 
 
 ProgressCallback = Callable[[str], None]

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, Field, model_validator
 
-from tools.base import Tool, ToolContext, ToolResult
+from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.plan import Plan, PlanStep
 
 PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str, bool]]]
@@ -73,7 +73,7 @@ class ProposePlanTool(Tool[ProposePlanInput]):
                 return ToolResult.error(
                     f"No plan computed in this session has the hash {params.plan_hash} "
                     f"(computed: {known}). Run plan_deployment, then propose the hash it returns.",
-                    reason="unknown_plan_hash",
+                    Reason(kind="unknown_plan_hash", fields={"plan_hash": params.plan_hash}),
                 )
         ctx.state.plan.proposed = plan
         approved, message, with_steps = await self.review(plan)

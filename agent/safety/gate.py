@@ -27,7 +27,7 @@ from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from tools.base import Risk
+from tools.base import Reason, Risk
 from tools.plan import Plan
 from tools.plan_approval import PlanState
 
@@ -87,7 +87,7 @@ class PolicyGate:
         if answer.decision == "allow":
             return GateVerdict(allowed=True)
         if answer.decision == "deny":
-            return _refuse(_refusal_words(answer, risk, reason))
+            return _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
         step = await self._plan_step_approval(prepared)
         if step is not None:
             return step
@@ -148,7 +148,7 @@ class PolicyGate:
         request = self._request(prepared, plan_step=step)
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
-            return _refuse(decision_words(decision))
+            return _refuse(decision_words(decision), decision.kind, decided_by=decision.decided_by)
         if decision.kind == "approved_with_edit":
             edited = decision.edited_input
             if edited is not None:  # built on the redacted view: keep what it left alone
@@ -165,14 +165,17 @@ class PolicyGate:
         risk and hosts, so what runs and what is recorded is the edited call."""
         if edited_input is None:
             return _refuse(
-                "The approver answered 'approved with edit' without an edit; nothing ran."
+                "The approver answered 'approved with edit' without an edit; nothing ran.",
+                "edit_missing",
             )
         call_id = original.call.id
         rounds = self._edit_rounds.get(call_id, 0)
         if rounds >= MAX_EDIT_ROUNDS:
             return _refuse(
                 f"The approver edited this call {rounds + 1} times in a row; nothing ran. Ask the "
-                "user what they want instead."
+                "user what they want instead.",
+                "edit_rounds",
+                rounds=rounds + 1,
             )
         edited = _prepare_edit(original, edited_input)
         if isinstance(edited, GateVerdict):
@@ -194,7 +197,9 @@ class PolicyGate:
                 self._edit_rounds.pop(call_id, None)
         if not verdict.allowed:
             return _refuse(
-                f"The approver's edit is a new call, and it did not pass: {verdict.message}"
+                f"The approver's edit is a new call, and it did not pass: {verdict.message}",
+                "edit_refused",
+                refused=_first_refusal(verdict.reason),
             )
         original.risk, original.risk_reason = edited.risk, edited.risk_reason
         original.hosts, original.summary = edited.hosts, edited.summary
@@ -317,7 +322,9 @@ def _prepare_edit(
         params = tool.Input.model_validate(edited_input)
     except ValidationError as exc:
         text = describe_validation_error(tool.name, exc)
-        return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
+        return _refuse(
+            f"The approver's edit was not valid input, so nothing ran. {text}", "edit_invalid"
+        )
     assessment = judge_risk(tool, params)  # a classifier bug counts as destructive
     risk, reason = assessment.risk, assessment.reason
     return PreparedCall(
@@ -331,8 +338,15 @@ def _prepare_edit(
     )
 
 
-def _refuse(message: str) -> GateVerdict:
-    return GateVerdict(allowed=False, message=message)
+def _first_refusal(reason: Reason | None) -> str | None:
+    """What refused an edit in the end, through edits of edits."""
+    if reason is not None and reason.kind == "edit_refused":
+        return reason.fields.get("refused")
+    return reason.kind if reason else None
+
+
+def _refuse(message: str, kind: str, **fields: Any) -> GateVerdict:
+    return GateVerdict(allowed=False, message=message, reason=Reason(kind=kind, fields=fields))
 
 
 def _expiry(ttl_s: float) -> str:

@@ -7,9 +7,11 @@ is asked is in `seen`.
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
+from agent.faces.headless import run_goal
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
 from agent.replay.resume import rebuild
@@ -18,6 +20,7 @@ from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
+from tests.support.example_receiver import receiver, serving
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
 PLAN_INPUT = {
@@ -189,3 +192,61 @@ async def test_a_resumed_session_keeps_which_steps_are_approved_and_used(tmp_pat
     assert (
         again.get("is_error") and "Step 1 cannot run now: it has passed already" in again["content"]
     )
+
+
+SECRET = "webhook-secret-for-tests-0123456789"
+HOOK_RULES = """\
+approve:
+  - {tool: propose_plan, approve_steps: true}
+  - {tool: docker_ctl}
+"""
+
+
+async def test_headless_the_webhook_decides_the_plan_once_and_each_deviation_once(
+    cluster, tmp_path
+):
+    """`scout run` with webhook approvals: one decision for the plan with its steps, none for
+    its rollout, one for the call the plan does not hold."""
+    data = await computed("seed-pair")
+    count = len(data["plan"]["steps"])
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(HOOK_RULES)
+    extra = {"host": "spark-a", "action": "rm", "container": "vllm_node"}
+    script = [
+        *OPENING,
+        tool_turn([("a", "propose_plan", {"plan_hash": data["plan_hash"]})]),
+        step("s1", 1),
+        tool_turn([("x", "docker_ctl", extra)]),
+        *(step(f"s{n}", n) for n in range(2, count + 1)),
+        text_turn("done"),
+    ]
+    server = receiver.make_server(
+        "127.0.0.1", 0, SECRET.encode(), receiver.RulesDecider.from_file(rules), log=io.StringIO()
+    )
+    out, err = io.StringIO(), io.StringIO()
+    with MessagesAPIServer(script) as api, serving(server) as hook_url:
+        settings = Settings(
+            api_key="test",
+            base_url=api.url,
+            inventory=cluster.write_inventory(tmp_path / "sim" / "inventory.yaml"),
+            transcripts_dir=tmp_path / "transcripts",
+            log_file=tmp_path / "scout.log",
+        )
+        code = await run_goal(
+            settings,
+            "deploy",
+            approvals="webhook",
+            webhook_url=hook_url,
+            webhook_secret=SECRET,
+            out=out,
+            err=err,
+        )
+    assert code == 0, err.getvalue()
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    decisions = [e for e in events if e["type"] == "approval_decision"]
+    by_hook = [
+        (d["call_id"], d["approve_steps"]) for d in decisions if d["decided_by"] == str(rules)
+    ]
+    assert by_hook == [("plan", True), ("x", False)]
+    by_plan = [d["call_id"] for d in decisions if d["decided_by"] == "plan approval"]
+    assert by_plan == [f"s{n}" for n in range(1, count + 1)]

@@ -10,7 +10,7 @@ from agent.safety.gate import PolicyGate
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.plan import Plan, PlanStep
 from tools.plan_approval import PlanState, StepApprovals
 from tools.registry import ToolRegistry
@@ -83,7 +83,8 @@ async def test_read_only_runs_without_asking(tmp_path):
 async def test_mutating_before_a_plan_is_refused_with_a_pointer_to_propose_plan(tmp_path):
     g, approver, _ = gate(approved=False, answers=[("approved", "")])
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "propose_plan" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "no_plan"
+    assert "propose_plan" in verdict.message  # the pointer is the point
     assert approver.seen == []
 
 
@@ -108,7 +109,7 @@ async def test_no_approver_fails_closed(tmp_path):
     plan.approve(PLAN)
     g = PolicyGate(mode="ask", plan=plan, approver=None)
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "fail closed" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "unavailable"
 
 
 async def test_a_crashing_approver_is_a_denial(tmp_path):
@@ -134,7 +135,7 @@ async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
     g, approver, _ = gate(mode="ci", rules=rules, answers=[("approved", "")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     destructive = await g.check(prepared("rm -rf /x", tmp_path=tmp_path))
-    assert not destructive.allowed and "ci mode" in destructive.message
+    assert not destructive.allowed and destructive.reason.kind == "ci"
     assert approver.seen == []
 
 
@@ -171,7 +172,7 @@ async def test_an_edit_is_validated_and_reclassified(tmp_path):
     bad = {"kind": "approved_with_edit", "edited_input": {"command": "ls"}}
     g, _, _ = gate(answers=[bad])
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "not valid input" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "edit_invalid"
 
 
 def edit(host, command):
@@ -197,7 +198,7 @@ async def test_an_edit_that_a_deny_rule_covers_never_runs(tmp_path):
     g, approver, _ = gate(rules=rules, answers=[edit("spark-b", "sudo reboot"), ("approved", "")])
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == []
-    assert "The approver's edit is a new call" in result.text
+    assert result.reason.kind == "edit_refused"
     assert 'Denied by rule `ssh_exec(command="*reboot*")`' in result.text
     assert len(approver.seen) == 1  # the deny rule answered; no second question was needed
 
@@ -247,7 +248,7 @@ async def test_an_edit_is_held_to_the_plan_gate(tmp_path):
     )
     result, ran = await run_gated(g, "cat /etc/hosts", tmp_path)
     assert result.is_error and ran == []
-    assert "no plan has been approved yet" in result.text
+    assert result.reason == Reason(kind="edit_refused", fields={"refused": "no_plan"})
     assert len(approver.seen) == 1
 
 
@@ -256,7 +257,7 @@ async def test_an_approver_that_keeps_editing_is_stopped(tmp_path):
     g, approver, _ = gate(answers=answers)
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == []
-    assert "edited this call 4 times in a row" in result.text
+    assert result.reason == Reason(kind="edit_refused", fields={"refused": "edit_rounds"})
     assert len(approver.seen) == 4
 
 

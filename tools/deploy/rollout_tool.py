@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
@@ -97,7 +97,9 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         if rollout is None:
             return ToolResult.error(
                 "No approved deployment plan to roll out: compute one with plan_deployment, then "
-                "get it approved with propose_plan (the approved plan must be that one, unchanged)."
+                "get it approved with propose_plan (its plan_hash: the approved plan must be that "
+                "one, unchanged).",
+                Reason(kind="no_approved_rollout"),
             )
         if ctx.ssh is None:
             return ToolResult.error("rollout_step needs an inventory: start Scout with one.")
@@ -113,7 +115,10 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         step = rollout.steps[params.step - 1]
         refusal = rollout.why_not(step)
         if refusal is not None:
-            return ToolResult.error(f"Step {params.step} cannot run now: {refusal}")
+            return ToolResult.error(
+                f"Step {params.step} cannot run now: {refusal}",
+                Reason(kind="step_not_ready", fields={"step": params.step}),
+            )
 
         async def run_command(host: str, command: str) -> tuple[int | None, str]:
             ctx.report(f"{host}: {command[:80]}")
