@@ -63,11 +63,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
 
     def risk(self, params: RolloutStepInput) -> RiskAssessment:
         """The worst of the step's commands; with no step known, assume it changes things."""
-        step = self._step(params)
-        if step is None:
+        commands = self.commands(params)
+        if commands is None:
             return RiskAssessment(Risk.MUTATING, f"{self.name} is {Risk.MUTATING.label}")
         worst = RiskAssessment(Risk.READ_ONLY, f"{self.name} itself is {Risk.READ_ONLY.label}")
-        for action in step.actions:
+        for _, action in commands:
             judged = self.judge(action)
             if judged.risk >= worst.risk:
                 worst = judged
