@@ -165,8 +165,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             recipe_notes.append(line)
         recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
         before = [f.id for f in fixes]
-        fabric_links = [f.id for f in fixes if f.id.startswith(("link-up:", "netplan:"))]
-        copies = [s.id for s in prov.steps if s.id.startswith(("copy:", "image-copy:"))]
+        fabric_links = [f.id for f in fixes if f.kind in ("link-up", "netplan")]
+        copies = [s.id for s in prov.steps if s.kind in ("copy", "image-copy")]
         for step in prov.steps:
             if step.id in copies:
                 step.needs = [*step.needs, *fabric_links]
