@@ -1,9 +1,11 @@
 """`rollout_step`: run the approved deployment plan step by step, each proven before what needs it.
 
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
-and its steps are the computed ones). Each call runs one step whose needed steps have passed
-(steps that need nothing of each other, such as a pull and a download, may be called in one
-batch and run at once): its actions on its host (they pass the gate like any command: the
+and its steps are the computed ones). Approved with its steps, a call that runs exactly a step
+(`commands`: its actions on its host) in an order the needs allow asks nothing more
+(tools/plan_approval.py); otherwise each step asks. Each call runs one step whose needed steps
+have passed (steps that need nothing of each other, such as a pull and a download, may be called
+in one batch and run at once): its actions on its host (they pass the gate like any command: the
 ShellJudge judges every one), then its success check; a failed check stops the rollout and
 names the step's rollback, which the model proposes through the gate. A step marked as a job
 (pulls, downloads, copies, the fabric test, the engine) starts as a named job and is waited on
