@@ -111,6 +111,26 @@ async def test_a_call_outside_the_plan_asks_alone_and_the_steps_after_it_do_not(
     assert "The rollout is complete" in results[f"s{count}"]["content"]
 
 
+async def test_a_failed_step_withdraws_what_is_left_of_the_approval(tmp_path):
+    """fresh-pair, but the registry no longer serves the image: the pull (step 3) fails, and the
+    download (step 4), granted with the plan a moment before, now asks."""
+    gone = tmp_path / "registry-without-the-image.yaml"
+    gone.write_text(
+        "extends: fresh-pair\nname: registry-without-the-image\n"
+        "hosts:\n  spark-a:\n    docker:\n      pullable: []\n"
+    )
+    data = await computed(str(gone))
+    assert data["plan"]["steps"][2]["title"].startswith("pull ")
+    turns = [
+        tool_turn([("a", "propose_plan", {"plan_hash": data["plan_hash"]})]),
+        *(step(f"s{n}", n) for n in range(1, 5)),
+    ]
+    results, approver, _ = await session(str(gone), turns, [WITH_STEPS, ("denied", "")])
+    assert results["s3"].get("is_error") and not results["s2"].get("is_error")
+    assert [r.tool for r in approver.seen] == ["propose_plan", "rollout_step"]
+    assert approver.seen[1].call_id == "s4" and results["s4"].get("is_error")
+
+
 async def test_proposing_by_hash_sends_no_copy_and_an_altered_copy_is_not_the_computed_plan():
     data = await computed("seed-pair")
     altered = {**data["plan"], "goal": data["plan"]["goal"] + "."}
