@@ -47,6 +47,11 @@ class Plan(BaseModel):
     goal: str = Field(min_length=1)
     steps: list[PlanStep] = Field(min_length=1)
     risks: list[str] = Field(default_factory=list)
+    proof: PlanStep | None = Field(
+        default=None,
+        description="The call that proves the plan worked once every step passed, as its tool "
+        "declares it (plan_deployment writes endpoint_check's).",
+    )
 
     def digest(self) -> str:
         body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
@@ -65,6 +70,9 @@ class Plan(BaseModel):
             lines.append(f"     downtime: {step.expected_downtime}")
             lines.append(f"     rollback: {step.rollback}")
             lines.append(f"     check: {step.success_check}")
+        if self.proof is not None:
+            lines.append(f"Then, the proof: {self.proof.title} on {', '.join(self.proof.hosts)}")
+            lines.extend(f"     $ {action}" for action in self.proof.actions)
         if self.risks:
             lines.append("Risks: " + "; ".join(self.risks))
         return "\n".join(lines)

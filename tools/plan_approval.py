@@ -50,7 +50,15 @@ class StepApprovals:
             ]
         count = len(plan.steps)
         sequential = {n: [n - 1] if n > 1 else [] for n in range(1, count + 1)}
-        self.needs: dict[int, list[int]] = needs if needs is not None else sequential
+        self.needs: dict[int, list[int]] = dict(needs if needs is not None else sequential)
+        if plan.proof is not None:  # the proof: one number more, once every step passed
+            proof = count + 1
+            self.pending[proof] = [
+                StepCall(proof, index, host, step_key(action))
+                for index, action in enumerate(plan.proof.actions)
+                for host in plan.proof.hosts
+            ]
+            self.needs[proof] = list(range(1, count + 1))
         self.passed: set[int] = set()
         self.running: dict[int, int] = {}
         self.withdrawn: str | None = None

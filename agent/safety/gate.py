@@ -108,7 +108,7 @@ class PolicyGate:
                 call_id=prepared.call.id,
                 fingerprint=request.fingerprint,
                 decision="approved",
-                message=f"step {step} as approved with the plan",
+                message=f"{self._step_label(step)} as approved with the plan",
                 decided_by="plan approval",
             )
         )
@@ -120,8 +120,15 @@ class PolicyGate:
             human=True,
         )
 
+    def _step_label(self, number: int) -> str:
+        plan = self.plan.approved
+        proof = plan is not None and plan.proof is not None and number == len(plan.steps) + 1
+        return "the proof" if proof else f"step {number}"
+
     def _step_title(self, number: int) -> str | None:
         plan = self.plan.approved
+        if plan is not None and number == len(plan.steps) + 1 and plan.proof is not None:
+            return f"the proof: {plan.proof.title}"
         if plan is None or number > len(plan.steps):
             return None
         return f"step {number}: {plan.steps[number - 1].title}"

@@ -98,9 +98,12 @@ def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
     assert not re.search(r"\d\.\n\d", done.stdout)
     saved = tail.split("transcript saved: ")[1].split()[0]
     assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
-    # asked twice: the plan with its steps, and the proof's benchmark, which the plan does not
-    # name; every rollout step runs on the plan's approval
-    assert done.stdout.count("approval needed") == 2
+    # asked once, for the plan with its steps: every rollout step and the plan's own proof (the
+    # endpoint check with the sweep the plan names) run on that approval
+    assert done.stdout.count("approval needed") == 1
+    assert "approved by plan approval: the proof: prove spark-a:8000" in " ".join(
+        done.stdout.split()
+    )
     flat = " ".join(done.stdout.split())
     assert "approved by plan approval: step 5 as approved with the plan" in flat
     assert "✓ job spark-a/copy-image-spark-b exited 0" in flat

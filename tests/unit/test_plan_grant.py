@@ -92,3 +92,16 @@ def test_one_action_at_a_time_still_works_for_single_commands():
     assert grant.take([("spark-b", "docker load")]) is None  # its step call still runs
     grant.settle(3, True)
     assert grant.take([("spark-b", "docker load")]) == 3
+
+
+def test_the_plans_proof_is_granted_once_and_only_after_every_step_passed():
+    proof = plan_of(("spark-a", ["endpoint_check spark-a:8000 model=m"])).steps[0]
+    grant = StepApprovals(PLAN.model_copy(update={"proof": proof}), NEEDS)
+    check = [("spark-a", "endpoint_check spark-a:8000 model=m")]
+    grant.mark_passed([1, 2])
+    assert grant.take(check) is None  # step 3 has not passed
+    grant.mark_passed([3])
+    assert grant.take(check) == 4
+    grant.settle(4, True)
+    assert grant.take(check) is None
+    assert StepApprovals(PLAN, NEEDS).take(check) is None  # a plan without a proof grants none

@@ -18,6 +18,7 @@ from tools.checks import Finding
 from tools.checks.layout import Layout
 from tools.deploy import recipe_plan
 from tools.deploy.choices import DeployChoices
+from tools.deploy.endpoint_tool import proof_step
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
@@ -369,11 +370,8 @@ def to_plan(
             "pipeline parallelism needs the model's implementation in the engine to support "
             "it; if the engine refuses, ask for tensor_parallel over all GPUs instead"
         )
-    return Plan(
-        goal=goal,
-        steps=[s.plan_step() for s in steps],
-        risks=risks,
-    )
+    proof = proof_step(choices.head, choices.port, choices.model) if choices.port else None
+    return Plan(goal=goal, steps=[s.plan_step() for s in steps], risks=risks, proof=proof)
 
 
 def _layout_worth_saying(layout: Layout) -> bool:
