@@ -3,9 +3,10 @@
 The model's turns (scripts/story_turns.py) are written by Scout's engineers (what a careful model
 would send), served through the real anthropic SDK by the local Messages-API server (strict: it
 refuses what the real API refuses); every tool runs for real against the story's simulated
-cluster, and an approver
-answers yes to every gated step. A first pass asks `plan_deployment` for the plan so the scripted
-`propose_plan` carries it word for word. The usage recorded for each turn is the server's count of
+cluster, and the operator approves the plan with its steps (so the rollout runs without
+further questions) and answers yes to anything else that asks. A first pass asks
+`plan_deployment` for the plan so the script knows its steps; `propose_plan` proposes it by
+its hash. The usage recorded for each turn is the server's count of
 the request Scout actually sent, marked as an estimate; nothing is made up.
 
 Stories (agent/transcripts/NAME.jsonl):
@@ -94,7 +95,7 @@ async def plan_for(story: Story) -> dict[str, Any]:
             listeners=[Keep()],
         ) as runtime:
             await runtime.session.send("plan")
-    return results["p2"].data["plan"]
+    return {**results["p2"].data["plan"], "plan_hash": results["p2"].data["plan_hash"]}
 
 
 STORIES = {
@@ -117,7 +118,8 @@ STORIES = {
 async def record(story: Story, output: Path) -> None:
     plan = await plan_for(story)
     script = story.script(plan)
-    approver = ScriptedApprover([("approved", "")] * 16, name="operator")  # spares go unused
+    with_steps = {"kind": "approved", "approve_steps": True}
+    approver = ScriptedApprover([with_steps, *[("approved", "")] * 16], name="operator")
     output.unlink(missing_ok=True)
     before = set(output.parent.glob("proof-*"))
     with MessagesAPIServer(script, model="claude-sonnet-4-5") as api:

@@ -63,6 +63,11 @@ def step_call(n: int) -> tuple[str, str, dict[str, Any]]:
     return (f"toolu_s{n}", "rollout_step", {"step": n, **PATIENT})
 
 
+def proposal(plan: dict[str, Any]) -> dict[str, Any]:
+    """propose_plan's input: the computed plan by its hash, never a copy of it."""
+    return {"plan_hash": plan["plan_hash"]}
+
+
 def numbers(plan: dict[str, Any], prefix: str) -> list[int]:
     """The plan's step numbers whose title starts with `prefix`."""
     return [n for n, step in enumerate(plan["steps"], 1) if step["title"].startswith(prefix)]
@@ -99,7 +104,7 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
         turn(
             "Here is the plan for your approval. Stopping `vllm_node` ends whatever it serves; "
             "everything else can be rolled back.",
-            [("toolu_05", "todo_write", todo(1)), ("toolu_06", "propose_plan", plan)],
+            [("toolu_05", "todo_write", todo(1)), ("toolu_06", "propose_plan", proposal(plan))],
         ),
         turn(
             "Approved. First spark-a's memory, then spark-b's link.",
@@ -162,7 +167,10 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
         turn(
             "The plan uses spark-a and spark-b over their own cable (192.168.0.0/24) with "
             "tensor parallelism 2; spark-c stays free. Here it is for your approval.",
-            [("toolu_05", "todo_write", todo(1, TRIO_STEPS)), ("toolu_06", "propose_plan", plan)],
+            [
+                ("toolu_05", "todo_write", todo(1, TRIO_STEPS)),
+                ("toolu_06", "propose_plan", proposal(plan)),
+            ],
         ),
         turn(
             "Approved. The image check (the two Sparks hold the same image) and the fabric test "
@@ -240,7 +248,10 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             "it holds vLLM. all_gather_perf measures the fabric before the engine starts. Ray "
             "is not known to be in the NGC image and spark-b could not pip install it, so vLLM "
             "runs its multiprocess recipe, which needs no Ray.",
-            [("toolu_05", "todo_write", todo(1, FRESH_STEPS)), ("toolu_06", "propose_plan", plan)],
+            [
+                ("toolu_05", "todo_write", todo(1, FRESH_STEPS)),
+                ("toolu_06", "propose_plan", proposal(plan)),
+            ],
         ),
         turn(
             "Approved. One proven step at a time, starting with spark-a's memory.",

@@ -61,8 +61,20 @@ def input_words(data: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+class Reason(BaseModel):
+    """Why a call was refused or failed, as data beside the sentence: `kind` names the class
+    (`deny_rule`, `no_plan`, `denied`, `unknown_plan_hash` …), `fields` what it was about.
+    Code and tests read this; the sentence is for the model and the person."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    fields: dict[str, Any] = Field(default_factory=dict)
+
+
 class ToolResult(BaseModel):
-    """What one call produced: `text` for the model, `data` for the world model and the faces."""
+    """What one call produced: `text` for the model, `data` for the world model and the faces;
+    an error may carry its structured `reason`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -70,10 +82,11 @@ class ToolResult(BaseModel):
     is_error: bool = False
     data: dict[str, Any] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
+    reason: Reason | None = None
 
     @classmethod
-    def error(cls, text: str, **meta: Any) -> ToolResult:
-        return cls(text=text, is_error=True, meta=meta)
+    def error(cls, text: str, reason: Reason | None = None, **meta: Any) -> ToolResult:
+        return cls(text=text, is_error=True, meta=meta, reason=reason)
 
 
 ProgressCallback = Callable[[str], None]
@@ -129,6 +142,12 @@ class Tool(ABC, Generic[InputT]):
 
     def hosts(self, params: InputT) -> list[str]:
         return []
+
+    def commands(self, params: InputT) -> list[tuple[str, str]] | None:
+        """What this call will run where: (host, the exact command text) in order, or None
+        when it runs no command a plan could name (the gate then never counts it as a plan
+        step). The gate, plan matching and step approvals read this, never the tool's name."""
+        return None
 
     def timeout_s(self, params: InputT) -> float | None:
         """Deadline for the whole call; None lets the executor's default apply."""

@@ -81,6 +81,9 @@ class DockerCtl(Tool[DockerCtlInput]):
     def hosts(self, params: DockerCtlInput) -> list[str]:
         return [params.host]
 
+    def commands(self, params: DockerCtlInput) -> list[tuple[str, str]] | None:
+        return [(params.host, build_command(params))]
+
     def timeout_s(self, params: DockerCtlInput) -> float | None:
         return deadline_for(params) + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S + REFRESH_DEADLINE_S
 

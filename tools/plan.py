@@ -1,4 +1,4 @@
-"""A plan as data: its steps, its hash, and the session's latest proposal and approved plan.
+"""A plan as data: its steps and its hash (the session's proposal and approval: plan_approval.py).
 
 Until a human approves a plan the session is read-only (agent/safety/gate.py). An approved plan
 is remembered by its hash, which the transcript records with the approval decision. Mutating
@@ -47,6 +47,11 @@ class Plan(BaseModel):
     goal: str = Field(min_length=1)
     steps: list[PlanStep] = Field(min_length=1)
     risks: list[str] = Field(default_factory=list)
+    proof: PlanStep | None = Field(
+        default=None,
+        description="The call that proves the plan worked once every step passed, as its tool "
+        "declares it (plan_deployment writes endpoint_check's).",
+    )
 
     def digest(self) -> str:
         body = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
@@ -65,30 +70,9 @@ class Plan(BaseModel):
             lines.append(f"     downtime: {step.expected_downtime}")
             lines.append(f"     rollback: {step.rollback}")
             lines.append(f"     check: {step.success_check}")
+        if self.proof is not None:
+            lines.append(f"Then, the proof: {self.proof.title} on {', '.join(self.proof.hosts)}")
+            lines.extend(f"     $ {action}" for action in self.proof.actions)
         if self.risks:
             lines.append("Risks: " + "; ".join(self.risks))
         return "\n".join(lines)
-
-
-class PlanState:
-    """The session's plans: the latest proposal and the one a human approved."""
-
-    def __init__(self) -> None:
-        self.proposed: Plan | None = None
-        self.approved: Plan | None = None
-        self.approved_hash: str | None = None
-
-    def approve(self, plan: Plan) -> None:
-        self.approved, self.approved_hash = plan, plan.digest()
-
-    def step_for(self, command: str, hosts: list[str]) -> str | None:
-        """The approved step an action serves: one of its actions is exactly this command."""
-        if self.approved is None:
-            return None
-        wanted = step_key(command)
-        for number, step in enumerate(self.approved.steps, 1):
-            if hosts and step.hosts and not set(hosts) <= set(step.hosts):
-                continue
-            if wanted and any(step_key(action) == wanted for action in step.actions):
-                return f"step {number}: {step.title}"
-        return None

@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 from tools.deploy.rollout import Rollout, RolloutState, StepOutcome
 from tools.deploy.steps import DeployStep
-from tools.plan import Plan, PlanState
+from tools.plan import Plan
+from tools.plan_approval import PlanState, StepApprovals
 
 
 class DeploymentComputed(BaseModel):
@@ -25,14 +26,17 @@ class DeploymentComputed(BaseModel):
     kind: Literal["deployment_computed"] = "deployment_computed"
     plan_hash: str
     steps: list[DeployStep]
+    plan: Plan | None = None
 
 
 class PlanApproved(BaseModel):
-    """A person approved this plan (the transcript holds the decision just before)."""
+    """A person approved this plan (the transcript holds the decision just before);
+    `with_steps`: and each of its steps' calls as written (tools/plan_approval.py)."""
 
     kind: Literal["plan_approved"] = "plan_approved"
     plan_hash: str
     plan: Plan
+    with_steps: bool = False
 
 
 class StepPassed(BaseModel):
@@ -64,14 +68,27 @@ class SessionState:
     def __init__(self, record: StateRecorder | None = None) -> None:
         self.plan = PlanState()
         self.deployments: dict[str, list[DeployStep]] = {}
+        self.computed: dict[str, Plan] = {}
         self.rollouts: dict[str, Rollout] = {}
         self._record: StateRecorder = record or (lambda change: None)
 
-    def approve_plan(self, plan: Plan) -> None:
-        self._apply(PlanApproved(plan_hash=plan.digest(), plan=plan))
+    def approve_plan(self, plan: Plan, with_steps: bool = False) -> None:
+        self._apply(PlanApproved(plan_hash=plan.digest(), plan=plan, with_steps=with_steps))
 
     def add_deployment(self, plan: Plan, steps: list[DeployStep]) -> None:
-        self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps))
+        self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps, plan=plan))
+
+    def step_needs(self, plan: Plan) -> dict[int, list[int]] | None:
+        """Which steps each step of a computed plan needs, by number; None for a plan that
+        plan_deployment did not compute (its steps are then sequential)."""
+        steps = self.deployments.get(plan.digest())
+        if steps is None or [step.plan_step() for step in steps] != plan.steps:
+            return None
+        numbers = {step.id: number for number, step in enumerate(steps, 1)}
+        return {
+            number: [numbers[need] for need in step.needs if need in numbers]
+            for number, step in enumerate(steps, 1)
+        }
 
     def approved_rollout(self) -> Rollout | None:
         """The rollout of the approved plan, if plan_deployment computed exactly that plan."""
@@ -93,6 +110,7 @@ class SessionState:
         if digest is None or rollout is None:
             return
         outcomes = [StepPassed(step_id=o.step_id, ok=o.ok) for o in rollout.outcomes]
+        self._grant_follows(rollout)
         self._record(
             RolloutProgress(
                 plan_hash=digest, position=rollout.position, state=rollout.state, outcomes=outcomes
@@ -123,9 +141,25 @@ class SessionState:
 
     def _take(self, change: DeploymentComputed | PlanApproved) -> None:
         if isinstance(change, PlanApproved):
-            self.plan.approve(change.plan)
+            needs = self.step_needs(change.plan)
+            grant = StepApprovals(change.plan, needs) if change.with_steps else None
+            self.plan.approve(change.plan, grant)
         else:
             self.deployments[change.plan_hash] = list(change.steps)
+            if change.plan is not None:
+                self.computed[change.plan_hash] = change.plan
+
+    def _grant_follows(self, rollout: Rollout) -> None:
+        """The grant counts the rollout's passed steps as used (however they were approved),
+        and a failed step withdraws what is left of it."""
+        grant = self.plan.grant
+        if grant is None:
+            return
+        grant.mark_passed(
+            [rollout.number(step) for step in rollout.steps if step.id in rollout.passed]
+        )
+        if rollout.state == "failed" and not grant.withdrawn:
+            grant.withdraw("the rollout stopped at a failed step")
 
     def _restore_rollout(self, change: RolloutProgress) -> None:
         steps = self.deployments.get(change.plan_hash)
@@ -135,3 +169,5 @@ class SessionState:
         rollout.state = change.state
         rollout.outcomes = [StepOutcome(o.step_id, o.ok, "") for o in change.outcomes]
         self.rollouts[change.plan_hash] = rollout
+        if change.plan_hash == self.plan.approved_hash:
+            self._grant_follows(rollout)

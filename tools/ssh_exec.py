@@ -96,6 +96,13 @@ class SSHExec(Tool[SSHExecInput]):
     def hosts(self, params: SSHExecInput) -> list[str]:
         return params.targets()
 
+    def commands(self, params: SSHExecInput) -> list[tuple[str, str]] | None:
+        """The command on each host; None with an env or a folder of its own, which no plan
+        action written as a command carries."""
+        if params.env or params.cwd:
+            return None
+        return [(host, params.command) for host in params.targets()]
+
     def timeout_s(self, params: SSHExecInput) -> float | None:
         return params.timeout + LOCAL_GRACE_S + CONNECT_ALLOWANCE_S
 

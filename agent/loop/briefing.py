@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from agent.loop.compaction import CallRecord
 from agent.loop.history import BRIEFING_MARK
-from tools.plan import PlanState
+from tools.plan_approval import PlanState
 from tools.session_state import SessionState
 from tools.todo import TodoList
 from tools.world_store import WorldStore

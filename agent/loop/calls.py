@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from tools.base import Risk, Tool, ToolResult
+from tools.base import Reason, Risk, Tool, ToolResult
 
 
 @dataclass
@@ -49,6 +49,7 @@ class GateVerdict:
     params: BaseModel | None = None
     settle: Callable[[ToolResult | None], None] | None = None
     human: bool = False
+    reason: Reason | None = None  # a refusal's kind and fields, beside `message`
 
 
 class Gate(Protocol):

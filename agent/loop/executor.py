@@ -161,7 +161,9 @@ class Executor:
     async def _gated_run(self, prepared: PreparedCall, observer: BatchObserver) -> ToolResult:
         verdict = await self.gate.check(prepared)
         if not verdict.allowed:
-            result = ToolResult.error(verdict.message, gated=True, risk=prepared.risk.label)
+            result = ToolResult.error(
+                verdict.message, verdict.reason, gated=True, risk=prepared.risk.label
+            )
             observer.call_finished(prepared.call, result)
             return result
         if verdict.params is not None:

@@ -49,6 +49,7 @@ class RecordedApprover:
             message=event.message,
             edited_input=event.edited_input,
             decided_by=self.name,
+            approve_steps=event.approve_steps,
         )
 
     def halt_reason(self) -> str | None:

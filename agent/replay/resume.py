@@ -36,13 +36,14 @@ from agent.loop.events import (
 )
 from agent.loop.resumed import KnownJob, RebuiltSession
 from agent.loop.transcript import read_transcript
-from tools.session_state import PlanApproved
+from tools.session_state import PlanApproved, StateChange
 from tools.todo import TodoItem
 from tools.validation_errors import validation_problems
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
 APPROVING = frozenset({"approved", "approved_with_edit"})
+_WITH_STEPS = "with steps:"  # marks, in the set of approved plans, those approved with steps
 
 
 def rebuild_file(path: Path) -> tuple[RebuiltSession, list[str]]:
@@ -102,6 +103,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
         elif isinstance(event, ApprovalDecisionEvent) and event.call_id == PLAN_DECISION_CALL:
             if event.decision in APPROVING:
                 approved_plans.add(event.fingerprint)
+                if event.approve_steps:
+                    approved_plans.add(_WITH_STEPS + event.fingerprint)
         elif isinstance(event, JobEvent):
             key = f"{event.host}/{event.name}"
             command = event.command or (rebuilt.jobs[key].command if key in rebuilt.jobs else "")
@@ -109,7 +112,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
         elif isinstance(event, StateChangeEvent):
             refusal = _refusal(event, approved_plans)
             if refusal is None:
-                rebuilt.state_changes.append(event.change)
+                rebuilt.state_changes.append(_as_decided(event.change, approved_plans))
             else:
                 rebuilt.refused.append(refusal)
     flush_results()
@@ -124,6 +127,15 @@ def _started_jobs(event: ToolResultEvent, rebuilt: RebuiltSession) -> None:
         if isinstance(job, dict) and isinstance(job.get("host"), str) and job.get("name"):
             key = f"{job['host']}/{job['name']}"
             rebuilt.jobs[key] = KnownJob(job["host"], str(job["name"]), str(job.get("command", "")))
+
+
+def _as_decided(change: StateChange, approved_plans: set[str]) -> StateChange:
+    """A plan recorded as approved with its steps keeps them only when the recorded decision
+    approved them too."""
+    decided = _WITH_STEPS + change.plan_hash if isinstance(change, PlanApproved) else ""
+    if isinstance(change, PlanApproved) and change.with_steps and decided not in approved_plans:
+        return change.model_copy(update={"with_steps": False})
+    return change
 
 
 def _refusal(event: StateChangeEvent, approved_plans: set[str]) -> str | None:

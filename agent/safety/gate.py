@@ -1,7 +1,8 @@
 """The policy gate: rules, modes, the plan gate and the approver, in one fail-closed decision.
 
 The policy (`policy.policy_answer`) says allow, ask or deny; an answer of ask is settled by a
-step the operator approved with the plan (`step_approvals`), or else by the approver. What the
+step the operator approved with the plan (the plan state's grant, tools/plan_approval.py,
+matched on what the tool declares it runs where), or else by the approver. What the
 approver is shown is redacted and has its control characters made visible. Any approver failure
 is a denial.
 """
@@ -26,9 +27,9 @@ from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from agent.safety.step_approvals import StepApprovals
-from tools.base import Risk
-from tools.plan import Plan, PlanState
+from tools.base import Reason, Risk
+from tools.plan import Plan
+from tools.plan_approval import PlanState
 
 log = structlog.get_logger(__name__)
 
@@ -68,7 +69,6 @@ class PolicyGate:
         self.emit = emit
         self.approval_ttl_s = approval_ttl_s
         self.redactor = redactor or Redactor()
-        self.step_approvals: StepApprovals | None = None
         self._ask_lock = asyncio.Lock()
         self._edit_rounds: dict[str, int] = {}
 
@@ -87,7 +87,7 @@ class PolicyGate:
         if answer.decision == "allow":
             return GateVerdict(allowed=True)
         if answer.decision == "deny":
-            return _refuse(_refusal_words(answer, risk, reason))
+            return _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
         step = await self._plan_step_approval(prepared)
         if step is not None:
             return step
@@ -95,10 +95,10 @@ class PolicyGate:
 
     async def _plan_step_approval(self, prepared: PreparedCall) -> GateVerdict | None:
         """A call that is exactly the next step the operator approved with the plan runs."""
-        approvals = self.step_approvals
+        approvals = self.plan.grant
         if approvals is None:
             return None
-        step = approvals.take(prepared.tool.name, prepared.params, prepared.hosts)
+        step = approvals.take(prepared.tool.commands(prepared.params))
         if step is None:
             return None
         request = self._request(prepared, plan_step=self._step_title(step))
@@ -108,16 +108,27 @@ class PolicyGate:
                 call_id=prepared.call.id,
                 fingerprint=request.fingerprint,
                 decision="approved",
-                message=f"step {step} as approved with the plan",
+                message=f"{self._step_label(step)} as approved with the plan",
                 decided_by="plan approval",
             )
         )
         return GateVerdict(
-            allowed=True, settle=lambda result: approvals.settle(step, result), human=True
+            allowed=True,
+            settle=lambda result: approvals.settle(
+                step, result is not None and not result.is_error
+            ),
+            human=True,
         )
+
+    def _step_label(self, number: int) -> str:
+        plan = self.plan.approved
+        proof = plan is not None and plan.proof is not None and number == len(plan.steps) + 1
+        return "the proof" if proof else f"step {number}"
 
     def _step_title(self, number: int) -> str | None:
         plan = self.plan.approved
+        if plan is not None and number == len(plan.steps) + 1 and plan.proof is not None:
+            return f"the proof: {plan.proof.title}"
         if plan is None or number > len(plan.steps):
             return None
         return f"step {number}: {plan.steps[number - 1].title}"
@@ -140,12 +151,11 @@ class PolicyGate:
         )
 
     async def _ask(self, prepared: PreparedCall) -> GateVerdict:
-        command = getattr(prepared.params, "command", None)
-        step = self.plan.step_for(command, prepared.hosts) if isinstance(command, str) else None
+        step = self.plan.step_for(prepared.tool.commands(prepared.params) or [])
         request = self._request(prepared, plan_step=step)
         decision = await self._decide(request, prepared.call.id)
         if not decision.allows:
-            return _refuse(decision_words(decision))
+            return _refuse(decision_words(decision), decision.kind, decided_by=decision.decided_by)
         if decision.kind == "approved_with_edit":
             edited = decision.edited_input
             if edited is not None:  # built on the redacted view: keep what it left alone
@@ -162,14 +172,17 @@ class PolicyGate:
         risk and hosts, so what runs and what is recorded is the edited call."""
         if edited_input is None:
             return _refuse(
-                "The approver answered 'approved with edit' without an edit; nothing ran."
+                "The approver answered 'approved with edit' without an edit; nothing ran.",
+                "edit_missing",
             )
         call_id = original.call.id
         rounds = self._edit_rounds.get(call_id, 0)
         if rounds >= MAX_EDIT_ROUNDS:
             return _refuse(
                 f"The approver edited this call {rounds + 1} times in a row; nothing ran. Ask the "
-                "user what they want instead."
+                "user what they want instead.",
+                "edit_rounds",
+                rounds=rounds + 1,
             )
         edited = _prepare_edit(original, edited_input)
         if isinstance(edited, GateVerdict):
@@ -191,16 +204,19 @@ class PolicyGate:
                 self._edit_rounds.pop(call_id, None)
         if not verdict.allowed:
             return _refuse(
-                f"The approver's edit is a new call, and it did not pass: {verdict.message}"
+                f"The approver's edit is a new call, and it did not pass: {verdict.message}",
+                "edit_refused",
+                refused=_first_refusal(verdict.reason),
             )
         original.risk, original.risk_reason = edited.risk, edited.risk_reason
         original.hosts, original.summary = edited.hosts, edited.summary
         return GateVerdict(allowed=True, params=verdict.params or edited.params, human=True)
 
-    async def review_plan(self, plan: Plan) -> tuple[bool, str]:
-        """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash."""
+    async def review_plan(self, plan: Plan) -> tuple[bool, str, bool]:
+        """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash;
+        (approved, the approver's note, approved with its steps as written)."""
         if self.mode == "ci":
-            return False, "ci mode: no one can approve a plan"
+            return False, "ci mode: no one can approve a plan", False
         request = ApprovalRequest(
             id=uuid.uuid4().hex[:12],
             fingerprint=plan.digest(),
@@ -215,10 +231,7 @@ class PolicyGate:
             call_id="plan",
         )
         decision = await self._decide(request, call_id="plan")
-        self.step_approvals = (
-            StepApprovals(plan) if decision.allows and decision.approve_steps else None
-        )
-        return decision.allows, decision.message
+        return decision.allows, decision.message, decision.allows and decision.approve_steps
 
     async def _decide(self, request: ApprovalRequest, call_id: str) -> Decision:
         self.emit(_request_event(request, call_id))
@@ -316,7 +329,9 @@ def _prepare_edit(
         params = tool.Input.model_validate(edited_input)
     except ValidationError as exc:
         text = describe_validation_error(tool.name, exc)
-        return _refuse(f"The approver's edit was not valid input, so nothing ran. {text}")
+        return _refuse(
+            f"The approver's edit was not valid input, so nothing ran. {text}", "edit_invalid"
+        )
     assessment = judge_risk(tool, params)  # a classifier bug counts as destructive
     risk, reason = assessment.risk, assessment.reason
     return PreparedCall(
@@ -330,8 +345,15 @@ def _prepare_edit(
     )
 
 
-def _refuse(message: str) -> GateVerdict:
-    return GateVerdict(allowed=False, message=message)
+def _first_refusal(reason: Reason | None) -> str | None:
+    """What refused an edit in the end, through edits of edits."""
+    if reason is not None and reason.kind == "edit_refused":
+        return reason.fields.get("refused")
+    return reason.kind if reason else None
+
+
+def _refuse(message: str, kind: str, **fields: Any) -> GateVerdict:
+    return GateVerdict(allowed=False, message=message, reason=Reason(kind=kind, fields=fields))
 
 
 def _expiry(ttl_s: float) -> str:

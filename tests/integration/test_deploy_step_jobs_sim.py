@@ -27,8 +27,8 @@ async def pool(tmp_path: Path) -> AsyncIterator[SSHPool]:
 def step(command: str, job: str, **options) -> DeployStep:
     check = StepCheck(host="spark-a", command="true", description="nothing")
     return DeployStep(
-        id=f"x:{job}", title=job, host="spark-a", actions=[command], check=check, rollback="-",
-        job=job, **options,
+        kind="pull", id=f"x:{job}", title=job, host="spark-a", actions=[command], check=check,
+        rollback="-", job=job, **options,
     )  # fmt: skip
 
 

@@ -98,8 +98,13 @@ def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
     assert not re.search(r"\d\.\n\d", done.stdout)
     saved = tail.split("transcript saved: ")[1].split()[0]
     assert Path(saved).is_file() and Path(saved).is_relative_to(tmp_path)
-    assert "approval needed" in done.stdout  # approvals are shown as they are answered
+    # asked once, for the plan with its steps: every rollout step and the plan's own proof (the
+    # endpoint check with the sweep the plan names) run on that approval
+    assert done.stdout.count("approval needed") == 1
     flat = " ".join(done.stdout.split())
-    assert "$ docker save nvcr.io/nvidia/vllm:26.05-py3 | ssh" in flat
+    assert "approved by plan approval: the proof as approved with the plan" in flat
+    assert "approved by plan approval: step 5 as approved with the plan" in flat
+    assert "✓ job spark-a/copy-image-spark-b exited 0" in flat
+    assert "Loaded image: nvcr.io/nvidia/vllm:26.05-py3" in flat
     assert "Steps 3 and 4 need nothing but the internet" in flat
     assert "✓ job spark-a/fabric-test exited 0" in flat and "(171 Gb/s)" in flat

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.loop.events import ApprovalDecisionEvent, ModelResponse, ToolCallEvent
+from agent.loop.events import ApprovalDecisionEvent, ToolCallEvent
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive
 from tests.support.hostile import Heartbeat, run_measured
@@ -17,23 +17,16 @@ from tests.support.hostile import Heartbeat, run_measured
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 SCOUT = str(Path(sys.executable).with_name("scout"))
-FORGED_CALL = "toolu_s1"  # recorded as rollout_step 1 (`docker stop vllm_node`), approved
-FORGED_INPUT = {"step": 1, "check_attempts": 240}
+FORGED_CALL = "toolu_06"  # recorded as propose_plan, by its hash, approved with its steps
 
 
 def forged_events() -> list:
-    """The demo recording, edited as an attacker would: the approved call now removes the
-    container, and its decision carries a made-up fingerprint."""
+    """The demo recording, edited as an attacker would: the plan's decision (which approved
+    every step with the plan) carries a made-up fingerprint."""
     events = []
     for event in read_transcript(TRANSCRIPT).events:
-        if isinstance(event, ModelResponse):
-            content = [
-                {**block, "input": FORGED_INPUT} if block.get("id") == FORGED_CALL else block
-                for block in event.content
-            ]
-            event = event.model_copy(update={"content": content})
-        if isinstance(event, ApprovalDecisionEvent) and event.call_id == FORGED_CALL:
-            event = event.model_copy(update={"fingerprint": "sha256:0"})
+        if isinstance(event, ApprovalDecisionEvent) and event.call_id == "plan":
+            event = event.model_copy(update={"fingerprint": "plan:0"})
         events.append(event)
     return events
 
@@ -60,7 +53,7 @@ async def test_a_forged_decision_is_drift_and_nothing_runs_on_it(tmp_path: Path)
 
     assert not outcome.report.clean
     assert outcome.report.approval_drift[0].startswith(
-        f"approval for call {FORGED_CALL} (rollout_step, sha256:"
+        "approval for call plan (propose_plan, plan:"
     )
     assert results[FORGED_CALL].is_error
     assert "the recording holds no decision for this call" in results[FORGED_CALL].text
@@ -77,7 +70,7 @@ def test_scout_replay_and_the_demo_refuse_a_forged_recording(tmp_path: Path) -> 
     )
     for done in (replayed, demo):
         assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
-        assert f"drift: approval for call {FORGED_CALL} (rollout_step, sha256:" in done.stdout
+        assert "drift: approval for call plan (propose_plan, plan:" in done.stdout
         assert "Traceback" not in done.stderr
     assert "no endpoint was verified in this run" in demo.stdout
 

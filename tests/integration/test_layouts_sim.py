@@ -199,7 +199,9 @@ async def test_h100_pair_serves_tp_8_by_pp_2_across_both_nodes() -> None:
         [
             tool_turn([("recon", "recon", {"hosts": "all"})]),
             tool_turn([("plan", "plan_deployment", plan_input)]),
-            tool_turn([("propose", "propose_plan", plan)]),
+            tool_turn(
+                [("propose", "propose_plan", {"plan_hash": planned["plan"]["data"]["plan_hash"]})]
+            ),
             *rollout,
             tool_turn([("check", "endpoint_check", check)]),
         ],

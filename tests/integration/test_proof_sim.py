@@ -91,8 +91,8 @@ def session_state() -> SessionState:
     """The session that started the engine: its serve step names the container and command."""
     state = SessionState()
     check = StepCheck(host="spark-a", command="true", description="-")
-    serve = DeployStep(id="serve", title="serve", host="spark-a", actions=[SERVE], check=check,
-                       rollback="-")  # fmt: skip
+    serve = DeployStep(kind="serve", id="serve", title="serve", host="spark-a", actions=[SERVE],
+                       check=check, rollback="-")  # fmt: skip
     state.deployments["plan:test"] = [serve]
     return state
 

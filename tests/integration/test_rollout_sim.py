@@ -25,7 +25,7 @@ async def _rollout(scenario, steps_to_run, plan):
     script = [
         tool_turn([("r", "recon", {"hosts": "all"})]),
         tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
-        tool_turn([("a", "propose_plan", plan)]),
+        tool_turn([("a", "propose_plan", {"plan_hash": plan["plan_hash"]})]),
     ]
     batches = [b if isinstance(b, list) else [b] for b in steps_to_run]  # a list: one turn
     script += [
@@ -58,7 +58,8 @@ async def _computed_plan(scenario):
     ) as runtime:
         await runtime.session.send("plan")
         events = read_transcript(runtime.transcript_path).events
-    return next(e for e in events if e.type == "tool_result" and e.id == "p").data["plan"]
+    data = next(e for e in events if e.type == "tool_result" and e.id == "p").data
+    return {**data["plan"], "plan_hash": data["plan_hash"]}  # proposed by its hash
 
 
 async def test_the_whole_plan_rolls_out_step_by_step():
@@ -161,7 +162,7 @@ def _first_steps(plan, last, closing):
     return [
         tool_turn([("r", "recon", {"hosts": "all"})]),
         tool_turn([("p", "plan_deployment", PLAN_INPUT)]),
-        tool_turn([("a", "propose_plan", plan)]),
+        tool_turn([("a", "propose_plan", {"plan_hash": plan["plan_hash"]})]),
         *(
             tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})])
             for n in range(1, last + 1)

@@ -57,6 +57,7 @@ async def test_ssh_returns_the_remote_status_and_fails_like_openssh(pool: SSHPoo
 @pytest.mark.parametrize("cluster", ["gated-model"], indirect=True)
 async def test_a_gated_download_job_gets_hf_token_from_its_environment(pool: SSHPool) -> None:
     step = DeployStep(
+        kind="download",
         id="weights:spark-a",
         title=f"download {MODEL}",
         host="spark-a",
@@ -85,6 +86,7 @@ async def test_a_gated_download_job_without_the_token_fails_with_the_hubs_error(
     pool: SSHPool,
 ) -> None:
     step = DeployStep(
+        kind="download",
         id="weights:spark-a",
         title=f"download {MODEL}",
         host="spark-a",

@@ -96,8 +96,9 @@ async def test_the_whole_demo_tells_the_truth(tmp_path: Path, width: int) -> Non
     assert "━" not in shown  # no bar left frozen: each job ends as a line
     assert not [line for line in lines if re.search(r"scout-(rank-1|serve)\s.*\d+s", line)]
 
-    last_step = max(i for i, line in enumerate(lines) if line.startswith("│ step 12: serve"))
-    after = "\n".join(lines[last_step:])  # its approval, then the rollout's end and re-probe
+    step_12 = "✓ approved by plan approval: step 12 as approved with the plan"
+    last_step = max(i for i, line in enumerate(lines) if step_12 in line)  # asked with the plan
+    after = "\n".join(lines[last_step:])  # the rollout's end and re-probe
     assert "scout-vllm holds" not in after  # Scout's own engine is no finding against it
     available: dict[str, set[str]] = {}
     for host, amount in AVAILABLE.findall(after):

@@ -10,8 +10,9 @@ from agent.safety.gate import PolicyGate
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import Plan, PlanState, PlanStep
+from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.plan import Plan, PlanStep
+from tools.plan_approval import PlanState, StepApprovals
 from tools.registry import ToolRegistry
 
 
@@ -34,6 +35,9 @@ class FakeShell(Tool[CommandInput]):
 
     def hosts(self, params):
         return [params.host]
+
+    def commands(self, params):
+        return [(params.host, params.command)]
 
     async def run(self, params, ctx):
         RAN.append((params.host, params.command))
@@ -79,7 +83,8 @@ async def test_read_only_runs_without_asking(tmp_path):
 async def test_mutating_before_a_plan_is_refused_with_a_pointer_to_propose_plan(tmp_path):
     g, approver, _ = gate(approved=False, answers=[("approved", "")])
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "propose_plan" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "no_plan"
+    assert "propose_plan" in verdict.message  # the pointer is the point
     assert approver.seen == []
 
 
@@ -104,7 +109,7 @@ async def test_no_approver_fails_closed(tmp_path):
     plan.approve(PLAN)
     g = PolicyGate(mode="ask", plan=plan, approver=None)
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "fail closed" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "unavailable"
 
 
 async def test_a_crashing_approver_is_a_denial(tmp_path):
@@ -130,7 +135,7 @@ async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
     g, approver, _ = gate(mode="ci", rules=rules, answers=[("approved", "")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     destructive = await g.check(prepared("rm -rf /x", tmp_path=tmp_path))
-    assert not destructive.allowed and "ci mode" in destructive.message
+    assert not destructive.allowed and destructive.reason.kind == "ci"
     assert approver.seen == []
 
 
@@ -167,7 +172,7 @@ async def test_an_edit_is_validated_and_reclassified(tmp_path):
     bad = {"kind": "approved_with_edit", "edited_input": {"command": "ls"}}
     g, _, _ = gate(answers=[bad])
     verdict = await g.check(prepared("docker run x", tmp_path=tmp_path))
-    assert not verdict.allowed and "not valid input" in verdict.message
+    assert not verdict.allowed and verdict.reason.kind == "edit_invalid"
 
 
 def edit(host, command):
@@ -193,7 +198,7 @@ async def test_an_edit_that_a_deny_rule_covers_never_runs(tmp_path):
     g, approver, _ = gate(rules=rules, answers=[edit("spark-b", "sudo reboot"), ("approved", "")])
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == []
-    assert "The approver's edit is a new call" in result.text
+    assert result.reason.kind == "edit_refused"
     assert 'Denied by rule `ssh_exec(command="*reboot*")`' in result.text
     assert len(approver.seen) == 1  # the deny rule answered; no second question was needed
 
@@ -243,7 +248,7 @@ async def test_an_edit_is_held_to_the_plan_gate(tmp_path):
     )
     result, ran = await run_gated(g, "cat /etc/hosts", tmp_path)
     assert result.is_error and ran == []
-    assert "no plan has been approved yet" in result.text
+    assert result.reason == Reason(kind="edit_refused", fields={"refused": "no_plan"})
     assert len(approver.seen) == 1
 
 
@@ -252,7 +257,7 @@ async def test_an_approver_that_keeps_editing_is_stopped(tmp_path):
     g, approver, _ = gate(answers=answers)
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == []
-    assert "edited this call 4 times in a row" in result.text
+    assert result.reason == Reason(kind="edit_refused", fields={"refused": "edit_rounds"})
     assert len(approver.seen) == 4
 
 
@@ -277,7 +282,7 @@ def test_fingerprints_keep_whitespace_that_matters():
 
 async def test_plan_review_binds_the_plan_hash(tmp_path):
     g, approver, events = gate(approved=False, answers=[("approved", "")])
-    ok, _ = await g.review_plan(PLAN)
+    ok, _, _ = await g.review_plan(PLAN)
     assert ok and approver.seen[0].fingerprint == PLAN.digest()
     assert events[0].tool == "propose_plan" and events[1].fingerprint == PLAN.digest()
 
@@ -368,8 +373,8 @@ async def approved_with_steps(answers=()):
     g, approver, events = gate(
         approved=False, answers=[{"kind": "approved", "approve_steps": True}, *answers]
     )
-    await g.review_plan(STEPS)
-    g.plan.approve(STEPS)
+    _, _, with_steps = await g.review_plan(STEPS)
+    g.plan.approve(STEPS, StepApprovals(STEPS) if with_steps else None)
     return g, approver, events
 
 

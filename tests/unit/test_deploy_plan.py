@@ -146,6 +146,7 @@ async def test_model_too_big_is_an_error(tmp_path: Path) -> None:
 
 def step(step_id: str, needs: list[str] | None = None, expect: str = "ok") -> DeployStep:
     return DeployStep(
+        kind="container",
         id=step_id,
         title=step_id,
         host="h",

@@ -7,7 +7,13 @@ from tools.deploy.steps import DeployStep, StepCheck
 def step(host: str, action: str) -> DeployStep:
     check = StepCheck(host=host, command="true", description="ok")
     return DeployStep(
-        id=action[:12], title="t", host=host, actions=[action], check=check, rollback="-"
+        kind="serve",
+        id=action[:12],
+        title="t",
+        host=host,
+        actions=[action],
+        check=check,
+        rollback="-",
     )
 
 

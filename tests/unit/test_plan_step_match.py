@@ -14,9 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.safety.step_approvals import StepApprovals
+from agent.safety.shell.judge import judge_shell
 from tools.plan import Plan, PlanStep, step_key
-from tools.ssh_exec import SSHExecInput
+from tools.plan_approval import StepApprovals
+from tools.ssh_exec import SSHExec, SSHExecInput
 
 # Approved actions where whitespace is part of what runs: here-doc bodies and terminators,
 # Python inside quotes, multi-line quotes, parameter defaults, line continuations.
@@ -58,8 +59,10 @@ def approvals(action: str) -> StepApprovals:
 
 
 def taken(action: str, command: str) -> bool:
-    return approvals(action).take("ssh_exec", SSHExecInput(host="spark-a", command=command),
-                                  ["spark-a"]) is not None  # fmt: skip
+    """Whether an ssh_exec of `command` is taken as the approved step, as the gate asks it:
+    by what the tool declares it runs where."""
+    call = SSHExec(judge_shell).commands(SSHExecInput(host="spark-a", command=command))
+    return approvals(action).take(call) is not None
 
 
 @pytest.mark.parametrize("action", ACTIONS)

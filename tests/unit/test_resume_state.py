@@ -16,6 +16,7 @@ from tools.session_state import (
 
 STEPS = [
     DeployStep(
+        kind="stop",
         id="stop:spark-a:vllm_node",
         title="stop vllm_node to free its memory",
         host="spark-a",
@@ -24,6 +25,7 @@ STEPS = [
         rollback="docker start vllm_node",
     ),
     DeployStep(
+        kind="link-up",
         id="link-up:spark-b",
         title="bring the RoCE link up",
         host="spark-b",

@@ -20,6 +20,7 @@ from tools.deploy.bench_report import to_json
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
+from tools.plan import PlanStep
 from tools.ssh.errors import SSHError
 from tools.world_store import Endpoint
 
@@ -91,6 +92,31 @@ class EndpointCheckInput(BaseModel):
         )
 
 
+def proof_command(params: EndpointCheckInput) -> str:
+    """What an endpoint check runs, as one line a plan can name exactly: where, which model, and
+    the benchmark's sweep (its load on the engine)."""
+    sweep = params.sweep()
+    return (
+        f"endpoint_check {params.host}:{params.port} model={params.model or '(first served)'} "
+        f"concurrency={','.join(map(str, sweep.concurrency))} runs={sweep.runs} "
+        f"input_len={sweep.input_len} output_len={sweep.output_len}"
+    )
+
+
+def proof_step(host: str, port: int, model: str) -> PlanStep:
+    """A deployment plan's proof: endpoint_check of its endpoint with the default sweep, named
+    exactly as the tool declares it, so a plan approved with its steps covers that one call."""
+    call = EndpointCheckInput(host=host, port=port, model=model)
+    return PlanStep(
+        title=f"prove {host}:{port}: health, checked generations, the engine's own benchmark",
+        hosts=[host],
+        actions=[proof_command(call)],
+        expected_downtime="none (benchmark load on the engine while it runs)",
+        rollback="none: it changes nothing but files in the engine container's /tmp",
+        success_check="endpoint_check reports the model healthy, its answers checked",
+    )
+
+
 class EndpointCheckTool(Tool[EndpointCheckInput]):
     name = "endpoint_check"
     description = (
@@ -113,6 +139,9 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
 
     def hosts(self, params: EndpointCheckInput) -> list[str]:
         return [params.host]
+
+    def commands(self, params: EndpointCheckInput) -> list[tuple[str, str]] | None:
+        return [(params.host, proof_command(params))]
 
     def timeout_s(self, params: EndpointCheckInput) -> float:
         return ENDPOINT_TIMEOUT_S

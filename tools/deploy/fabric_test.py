@@ -108,6 +108,7 @@ def fabric_test_step(
     later = [p.host for p in paths if p.ip is None]
     when = f" ({', '.join(later)}'s address read when it runs)" if later else ""
     return DeployStep(
+        kind="fabric-test",
         id=f"fabric-test:{choices.head}",
         title=f"measure the fabric: all_gather_perf over {len(paths)} nodes{when}",
         host=choices.head,

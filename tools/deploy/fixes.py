@@ -37,12 +37,13 @@ def fix_steps(
         if path.netplan:
             steps.append(netplan_step(path.host, dict(path.netplan)))
     kinds = ["stop", "link-up", "netplan", "by-hand"]
-    steps.sort(key=lambda s: kinds.index(s.id.split(":", 1)[0]))
+    steps.sort(key=lambda s: kinds.index(s.kind))
     return steps, unresolved
 
 
 def stop_container_step(host: str, name: str) -> DeployStep:
     return DeployStep(
+        kind="stop",
         id=f"stop:{host}:{name}",
         title=f"stop {name} to free its memory",
         host=host,
@@ -64,6 +65,7 @@ def link_up_step(path: FabricPath) -> DeployStep:
     hca = path.hcas[0] if path.hcas else None
     expect = rf"==> {path.netdev} \(Up\)" if hca else None
     return DeployStep(
+        kind="link-up",
         id=f"link-up:{path.host}",
         title=f"bring the RoCE link up ({', '.join(netdevs)})",
         host=path.host,
@@ -82,6 +84,7 @@ def link_up_step(path: FabricPath) -> DeployStep:
 def by_hand_step(check: Finding) -> DeployStep:
     host = check.hosts[0] if check.hosts else ""
     return DeployStep(
+        kind="by-hand",
         id=f"by-hand:{check.check}:{host}",
         title=f"by hand: {check.fix or check.message}",
         host=host,

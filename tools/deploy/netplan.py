@@ -41,6 +41,7 @@ def netplan_step(host: str, addresses: dict[str, str]) -> DeployStep:
     primary, cidr = next(iter(addresses.items()))
     ip = cidr.split("/")[0]
     return DeployStep(
+        kind="netplan",
         id=f"netplan:{host}",
         title="give the fabric ports NVIDIA's per-twin subnets ("
         + ", ".join(f"{n} {a}" for n, a in addresses.items())

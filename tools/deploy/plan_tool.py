@@ -18,6 +18,7 @@ from tools.checks import Finding
 from tools.checks.layout import Layout
 from tools.deploy import recipe_plan
 from tools.deploy.choices import DeployChoices
+from tools.deploy.endpoint_tool import proof_step
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
@@ -167,8 +168,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             recipe_notes.append(line)
         recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
         before = [f.id for f in fixes]
-        fabric_links = [f.id for f in fixes if f.id.startswith(("link-up:", "netplan:"))]
-        copies = [s.id for s in prov.steps if s.id.startswith(("copy:", "image-copy:"))]
+        fabric_links = [f.id for f in fixes if f.kind in ("link-up", "netplan")]
+        copies = [s.id for s in prov.steps if s.kind in ("copy", "image-copy")]
         for step in prov.steps:
             if step.id in copies:
                 step.needs = [*step.needs, *fabric_links]
@@ -197,6 +198,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         ctx.state.add_deployment(plan, ordered)
         data.update(
             plan=plan.model_dump(mode="json"),
+            plan_hash=plan.digest(),
             steps=[s.model_dump() for s in ordered],
             fabric={h: p.__dict__ for h, p in report.fabric.items()},
             fit=report.fit.lines if report.fit else None,
@@ -213,6 +215,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 + "\n\n"
                 + text
             )
+        text += f'\n\nPropose it as computed: propose_plan {{"plan_hash": "{plan.digest()}"}}.'
         planned = f"{choices.recipe} {choices.model} on {', '.join(choices.hosts)}"
         return ToolResult(
             text=text, is_error=bool(unresolved), data=data, meta={"summary": planned}
@@ -377,11 +380,8 @@ def to_plan(
             "pipeline parallelism needs the model's implementation in the engine to support "
             "it; if the engine refuses, ask for tensor_parallel over all GPUs instead"
         )
-    return Plan(
-        goal=goal,
-        steps=[s.plan_step() for s in steps],
-        risks=risks,
-    )
+    proof = proof_step(choices.head, choices.port, choices.model) if choices.port else None
+    return Plan(goal=goal, steps=[s.plan_step() for s in steps], risks=risks, proof=proof)
 
 
 def _layout_worth_saying(layout: Layout) -> bool:

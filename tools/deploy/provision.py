@@ -81,14 +81,14 @@ def _image(facts: HostFacts, wanted: str) -> Image | None:
     )
 
 
-_ORDER = ("pull:", "download:", "image-copy:", "image-check:")
+_ORDER = ("pull", "download", "image-copy", "image-check")
 
 
 def _place(step: DeployStep) -> int:
     """Plan order: what needs only the internet first (pulls and the download can run at
     once), then the image's copies and checks (a check is quick and can stop the rollout before
     the long copies), then the weights' copies."""
-    return next((n for n, prefix in enumerate(_ORDER) if step.id.startswith(prefix)), len(_ORDER))
+    return _ORDER.index(step.kind) if step.kind in _ORDER else len(_ORDER)
 
 
 def provision(data: ProvisionInput, choices: DeployChoices) -> Provision:
@@ -162,6 +162,7 @@ def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> 
 
 def _pull_step(host: str, image: str) -> DeployStep:
     return DeployStep(
+        kind="pull",
         id=f"pull:{host}",
         title=f"pull {image}",
         host=host,
@@ -209,6 +210,7 @@ def _copy_image_step(
         )
         rollback = f"docker tag {replaces[:12]} {image} on {host}"
     return DeployStep(
+        kind="image-copy",
         id=f"image-copy:{host}",
         title=f"copy {image} from {head} to {host} {path} {why}",
         host=head,
@@ -226,7 +228,7 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
     save | docker load`, which keeps the ID) holds the same files."""
     wanted = image_name(choices.image or "")
     engine = "sglang" if choices.recipe == "sglang" else "vllm"
-    arrivals = {s.id for s in result.steps if s.id.startswith(("pull:", "image-copy:"))}
+    arrivals = {s.id for s in result.steps if s.kind in ("pull", "image-copy")}
     asked: dict[str, str] = {}  # the image's identity -> the node it is asked on
     same: list[str] = []
     arriving = False
@@ -245,6 +247,7 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
         arriving = arriving or bool(arrival)
         result.steps.append(
             DeployStep(
+                kind="image-check",
                 id=f"image-check:{host}",
                 title=f"ask {wanted} what it runs",
                 host=host,
@@ -297,6 +300,7 @@ def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) ->
     if head in need:
         result.steps.append(
             DeployStep(
+                kind="download",
                 id=f"download:{head}",
                 title=f"download {choices.model} into {head}'s HF cache",
                 host=head,
@@ -319,6 +323,7 @@ def _weights(data: ProvisionInput, choices: DeployChoices, result: Provision) ->
         paths.add(path)
         result.steps.append(
             DeployStep(
+                kind="copy",
                 id=f"copy:{worker}",
                 title=f"copy the weights to {worker} {path}",
                 host=head,

@@ -101,6 +101,7 @@ def container_step(
     own = {var.name: var.value for var in launch_data(choices.recipe).env}
     env = {**env, **own, **choices.serve_env}
     return DeployStep(
+        kind="container",
         id=f"container:{host}",
         title=f"start the engine container {name}",
         host=host,
@@ -130,6 +131,7 @@ def rank_job(rank: int) -> str:
 def serve_step(choices: DeployChoices, title: str, command: str, needs: list[str]) -> DeployStep:
     """The engine's rank 0 as a job on the head; ready when its log says the server is up."""
     return DeployStep(
+        kind="serve",
         id=f"serve:{choices.head}",
         title=title,
         host=choices.head,
@@ -213,6 +215,7 @@ def ranked_recipe(
         steps.append(container_step(choices, worker, launch.env(fabric[worker], head), []))
         steps.append(
             DeployStep(
+                kind="rank",
                 id=f"rank:{worker}",
                 title=f"start {launch.engine} rank {rank}",
                 host=worker,
@@ -230,7 +233,7 @@ def ranked_recipe(
                 wait=False,
             )
         )
-    ranks = [step.id for step in steps if step.id.startswith("rank:")]
+    ranks = [step.id for step in steps if step.kind == "rank"]
     steps.append(container_step(choices, choices.head, launch.env(head, head), ranks))
     steps.append(
         serve_step(

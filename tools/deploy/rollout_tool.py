@@ -1,9 +1,11 @@
 """`rollout_step`: run the approved deployment plan step by step, each proven before what needs it.
 
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
-and its steps are the computed ones). Each call runs one step whose needed steps have passed
-(steps that need nothing of each other, such as a pull and a download, may be called in one
-batch and run at once): its actions on its host (they pass the gate like any command: the
+and its steps are the computed ones). Approved with its steps, a call that runs exactly a step
+(`commands`: its actions on its host) in an order the needs allow asks nothing more
+(tools/plan_approval.py); otherwise each step asks. Each call runs one step whose needed steps
+have passed (steps that need nothing of each other, such as a pull and a download, may be called
+in one batch and run at once): its actions on its host (they pass the gate like any command: the
 ShellJudge judges every one), then its success check; a failed check stops the rollout and
 names the step's rollback, which the model proposes through the gate. A step marked as a job
 (pulls, downloads, copies, the fabric test, the engine) starts as a named job and is waited on
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
@@ -63,11 +65,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
 
     def risk(self, params: RolloutStepInput) -> RiskAssessment:
         """The worst of the step's commands; with no step known, assume it changes things."""
-        step = self._step(params)
-        if step is None:
+        commands = self.commands(params)
+        if commands is None:
             return RiskAssessment(Risk.MUTATING, f"{self.name} is {Risk.MUTATING.label}")
         worst = RiskAssessment(Risk.READ_ONLY, f"{self.name} itself is {Risk.READ_ONLY.label}")
-        for action in step.actions:
+        for _, action in commands:
             judged = self.judge(action)
             if judged.risk >= worst.risk:
                 worst = judged
@@ -76,6 +78,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
     def hosts(self, params: RolloutStepInput) -> list[str]:
         step = self._step(params)
         return [step.host] if step else []
+
+    def commands(self, params: RolloutStepInput) -> list[tuple[str, str]] | None:
+        """The step's actions on its host, as the approved plan wrote them (its check reads)."""
+        step = self._step(params)
+        return [(step.host, action) for action in step.actions] if step else None
 
     def summary(self, params: RolloutStepInput) -> str:
         step = self._step(params)
@@ -92,7 +99,9 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         if rollout is None:
             return ToolResult.error(
                 "No approved deployment plan to roll out: compute one with plan_deployment, then "
-                "get it approved with propose_plan (the approved plan must be that one, unchanged)."
+                "get it approved with propose_plan (its plan_hash: the approved plan must be that "
+                "one, unchanged).",
+                Reason(kind="no_approved_rollout"),
             )
         if ctx.ssh is None:
             return ToolResult.error("rollout_step needs an inventory: start Scout with one.")
@@ -108,7 +117,10 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         step = rollout.steps[params.step - 1]
         refusal = rollout.why_not(step)
         if refusal is not None:
-            return ToolResult.error(f"Step {params.step} cannot run now: {refusal}")
+            return ToolResult.error(
+                f"Step {params.step} cannot run now: {refusal}",
+                Reason(kind="step_not_ready", fields={"step": params.step}),
+            )
 
         async def run_command(host: str, command: str) -> tuple[int | None, str]:
             ctx.report(f"{host}: {command[:80]}")

@@ -6,6 +6,7 @@ detached with its log on the host (tools/jobs/), and its checks read that log.""
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,9 +34,17 @@ class StepCheck(BaseModel):
         return f"on {self.host}: `{self.command}` → {self.description}"
 
 
-class DeployStep(BaseModel):
-    """One gated step on one host; `needs` names steps that must have succeeded first."""
+StepKind = Literal[
+    "stop", "link-up", "netplan", "by-hand", "pull", "download", "image-copy", "image-check",
+    "copy", "fabric-test", "container", "ray-install", "ray-head", "ray-join", "rank", "serve",
+]  # fmt: skip
 
+
+class DeployStep(BaseModel):
+    """One gated step on one host; `needs` names steps that must have succeeded first. `kind`
+    says what the step does (code reads it, never the id's spelling); `id` names it in `needs`."""
+
+    kind: StepKind
     id: str
     title: str
     host: str

@@ -55,6 +55,7 @@ RAY_INSTALL = "pip install -q --root-user-action=ignore 'ray[default]>=2.9'"
 def install_ray_step(choices: DeployChoices, host: str) -> DeployStep:
     c = choices.container
     return DeployStep(
+        kind="ray-install",
         id=f"ray-install:{host}",
         title=f"install Ray into {c}, as NVIDIA's playbook does for its image without Ray",
         host=host,
@@ -87,6 +88,7 @@ def build(
         steps.append(install_ray_step(choices, choices.head))
     steps.append(
         DeployStep(
+            kind="ray-head",
             id=f"ray-head:{choices.head}",
             title="start the Ray head",
             host=choices.head,
@@ -106,6 +108,7 @@ def build(
             steps.append(install_ray_step(choices, worker))
         steps.append(
             DeployStep(
+                kind="ray-join",
                 id=f"ray-join:{worker}",
                 title="join the Ray cluster",
                 host=worker,
@@ -132,7 +135,7 @@ def build(
             choices,
             f"serve {choices.model} with vLLM {split_label(choices)}",
             serve,
-            [s.id for s in steps if s.id.startswith("ray-") and not s.id.startswith("ray-inst")],
+            [s.id for s in steps if s.kind in ("ray-head", "ray-join")],
         )
     )
     return Recipe(

@@ -37,8 +37,11 @@ def plan_panel(request: ApprovalRequest, width: int, height: int) -> Panel:
     count = f"{len(steps)} step" + ("" if len(steps) == 1 else "s")
     heading.append(f": {count}" + (f" on {', '.join(hosts)}" if hosts else ""))
     goal = _clipped_lines(str(plan.get("goal", "")), inner, GOAL_LINES)
-    room = max(height - FRAME_ROWS - len(goal), MIN_STEP_ROWS)
+    proof = plan.get("proof") if isinstance(plan.get("proof"), dict) else None
+    room = max(height - FRAME_ROWS - len(goal) - (1 if proof else 0), MIN_STEP_ROWS)
     parts: list[RenderableType] = [heading, Text("\n".join(goal)), _step_lines(steps, room, inner)]
+    if proof:  # the call that proves it, covered too when its steps are approved with it
+        parts.append(Text(_clip(f"then {_hosts(proof)}: {proof.get('title', '')}", inner)))
     risks = plan.get("risks") or []
     more = f"{len(risks)} risk" + ("" if len(risks) == 1 else "s") + " noted · " if risks else ""
     parts.append(Text(f"{more}c shows every command, downtime, rollback and check", "dim"))
