@@ -37,6 +37,7 @@ def guard_steps(findings: list[Finding], hosts: list[str]) -> list[DeployStep]:
 
 def drop_cache_step(host: str) -> DeployStep:
     return DeployStep(
+        kind="drop-cache",
         id=f"drop-cache:{host}",
         title="drop the page cache so the engine's start check sees the unified memory free "
         "(NVIDIA's UMA note; vLLM issue #48140)",
@@ -54,6 +55,7 @@ def drop_cache_step(host: str) -> DeployStep:
 
 def stop_earlyoom_step(host: str) -> DeployStep:
     return DeployStep(
+        kind="stop-earlyoom",
         id=f"stop-earlyoom:{host}",
         title="stop earlyoom while the engine serves (it would kill the engine, the largest "
         "process, when memory runs low)",

@@ -89,6 +89,7 @@ def ring_nccl(
 
 def nccl_check_step(host: str, image: str) -> DeployStep:
     return DeployStep(
+        kind="nccl-check",
         id=f"nccl-check:{host}",
         title=f"ask {image} which NCCL it runs (the ring needs 2.30 or later)",
         host=host,

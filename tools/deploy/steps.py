@@ -37,6 +37,7 @@ class StepCheck(BaseModel):
 StepKind = Literal[
     "stop", "link-up", "netplan", "by-hand", "pull", "download", "image-copy", "image-check",
     "copy", "fabric-test", "container", "ray-install", "ray-head", "ray-join", "rank", "serve",
+    "drop-cache", "stop-earlyoom", "nccl-check",
 ]  # fmt: skip
 
 
