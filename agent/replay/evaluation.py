@@ -176,7 +176,7 @@ def _score(
     end = next((e for e in reversed(events) if isinstance(e, SessionEnd)), None)
     usage = end.usage if end else {}
     calls = [e for e in events if isinstance(e, ToolCallEvent)]
-    tok_s = proof[-1].data.get("aggregate_tok_s") if proof else None
+    tok_s = _aggregate_tok_s(proof[-1].data) if proof else None
     return Score(
         scenario=scenario.name,
         planner=planner,
@@ -206,3 +206,10 @@ def scores_json(scores: list[Score]) -> str:
     total = sum(s.score for s in scores if s.outcome != "skipped")
     ran = sum(s.outcome != "skipped" for s in scores)
     return json.dumps({"runs": [s.as_dict() for s in scores], "score": total, "of": ran}, indent=2)
+
+
+def _aggregate_tok_s(data: dict[str, Any]) -> float | None:
+    """The proof's widest point: the highest aggregate output tokens/s across its sweep."""
+    rows = (data.get("report") or {}).get("rows") or []
+    figures = [r.get("tok_s_aggregate") for r in rows if isinstance(r, dict)]
+    return max((f for f in figures if isinstance(f, int | float)), default=None)

@@ -152,18 +152,20 @@ async def test_the_whole_rollout_serves_after_the_step_that_answers_the_fault(
         tool_turn([("recon", "recon", {"hosts": "all"})]),
         tool_turn([("plan", "plan_deployment", plan_input)]),
     ]
-    plan = (await session(scenario, turns))["plan"]["data"]["plan"]
-    count = len(plan["steps"])
+    planned = (await session(scenario, turns))["plan"]["data"]
+    by_hash, count = {"plan_hash": planned["plan_hash"]}, len(planned["plan"]["steps"])
     rollout = [
         tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})]) for n in range(1, count + 1)
     ]
     served = await session(
-        scenario, [*turns, tool_turn([("propose", "propose_plan", plan)]), *rollout], approvals=20
+        scenario,
+        [*turns, tool_turn([("propose", "propose_plan", by_hash)]), *rollout],
+        approvals=20,
     )
 
     for n in range(1, count + 1):
         assert not served[f"s{n}"]["error"], served[f"s{n}"]["text"]
-    titles = [s["title"] for s in plan["steps"]]
+    titles = [s["title"] for s in planned["plan"]["steps"]]
     answered = next(n for n, t in enumerate(titles) if t.startswith(title))
     assert held in served[f"s{answered + 1}"]["text"]
     assert f"lists {MODEL}" in served[f"s{count}"]["text"]  # the engine started and serves

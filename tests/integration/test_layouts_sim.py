@@ -107,14 +107,16 @@ async def _trio_ring_until_the_nccl_check(
         tool_turn([("plan", "plan_deployment", plan_input)]),
     ]
     planned = await session(scenario, turns)
-    plan = planned["plan"]["data"]["plan"]
+    by_hash = {"plan_hash": planned["plan"]["data"]["plan_hash"]}
     ids = [s["id"] for s in planned["plan"]["data"]["steps"]]
     check = ids.index("nccl-check:spark-a") + 1
     rollout = [
         tool_turn([(f"s{n}", "rollout_step", {"step": n, **PATIENT})]) for n in range(1, check + 1)
     ]
     served = await session(
-        scenario, [*turns, tool_turn([("propose", "propose_plan", plan)]), *rollout], approvals=20
+        scenario,
+        [*turns, tool_turn([("propose", "propose_plan", by_hash)]), *rollout],
+        approvals=20,
     )
     return planned["plan"], ids, served[f"s{check}"]
 

@@ -54,15 +54,16 @@ class ChaosClient(SessionListener):
         self.requests = 0
         self.interrupt: Callable[[], None] = lambda: None
         self._plan: dict[str, Any] | None = None
+        self._plan_hash: str | None = None
         self._last_id: str | None = None
         self._cache = PromptCacheModel()
 
     def on_event(self, event: Event) -> None:
         """A listener on the session's events: remembers the latest computed plan."""
         if isinstance(event, ToolResultEvent) and event.name == "plan_deployment":
-            plan = event.data.get("plan")
+            plan, plan_hash = event.data.get("plan"), event.data.get("plan_hash")
             if isinstance(plan, dict):
-                self._plan = plan
+                self._plan, self._plan_hash = plan, plan_hash
 
     async def stream(
         self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
@@ -110,11 +111,18 @@ class ChaosClient(SessionListener):
         if isinstance(call.input, dict):
             return copy.deepcopy(call.input)
         plan = copy.deepcopy(self._plan) if self._plan else None
-        if call.input == "plan:exact" and plan:
-            return plan
+        if call.input == "plan:exact" and self._plan_hash:
+            return {"plan_hash": self._plan_hash}  # as plan_deployment asks
+        if call.input == "plan:copied" and plan:
+            return _free_form(plan)  # retyped: only ever another plan
         if call.input == "plan:edited" and plan:
             plan["steps"][0]["actions"] = [*plan["steps"][0]["actions"], "reboot"]
-            return plan
+            return _free_form(plan)
         if call.input == "plan:wrong-hash" and plan:
-            return {**plan, "plan_hash": "plan:0123456789abcdef"}
+            return {"plan_hash": "plan:0123456789abcdef"}
         return copy.deepcopy(BARE_PLAN)
+
+
+def _free_form(plan: dict[str, Any]) -> dict[str, Any]:
+    """A computed plan retyped by the model as a free-form one (goal, steps, risks)."""
+    return {key: plan[key] for key in ("goal", "steps", "risks") if key in plan}

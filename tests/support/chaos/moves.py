@@ -3,8 +3,9 @@
 A session is a list of `Turn`s. A turn holds tool calls (`Call`), a stop reason, and what goes
 wrong around it: the stream cut mid-tool_use, or the operator interrupting the batch. A call's
 input is either literal (drawn here: valid, wrong types, missing fields, 1 MB, control
-characters) or symbolic (`plan:exact`, `plan:edited`, `plan:wrong-hash`): those are made from
-what the session computed when the turn is played (tests/support/chaos/model.py).
+characters) or symbolic (`plan:exact` by its hash; `plan:copied`, `plan:edited` retyped as
+free-form plans; `plan:wrong-hash`): those are made from what the session computed when the turn
+is played (tests/support/chaos/model.py).
 """
 
 from __future__ import annotations
@@ -71,7 +72,14 @@ TOOLS = sorted(
     {name for name, _ in READS + CHANGES}
     | {"recon", "plan_deployment", "propose_plan", "rollout_step", "endpoint_check"}
 )
-PLAN_SYMBOLS = ["plan:exact", "plan:exact", "plan:edited", "plan:wrong-hash", "plan:bare"]
+PLAN_SYMBOLS = [
+    "plan:exact",
+    "plan:exact",
+    "plan:copied",
+    "plan:edited",
+    "plan:wrong-hash",
+    "plan:bare",
+]
 
 json_leaf = st.one_of(
     st.none(),
