@@ -29,7 +29,7 @@ async def test_a_recorded_planner_scores_its_story() -> None:
     score = await evaluate(BY_NAME["seed-pair"], "recorded", None)
     assert (score.outcome, score.score) == ("served", 1.0)
     assert score.tok_s is not None and score.tok_s > 0
-    assert score.approvals_asked >= 8  # the plan and each of its steps
+    assert score.approvals_asked == 1  # the plan, approved with its steps
     assert set(score.hosts_changed) == {"spark-a", "spark-b"}
 
 
