@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.loop.events import (
-    ApprovalRequestEvent,
+    ApprovalDecisionEvent,
     Event,
     SessionEnd,
     SessionStart,
@@ -36,6 +36,7 @@ from agent.replay.recorded_approvals import RecordedApprover
 from agent.replay.recordings import recording_path
 from agent.replay.redrive import cluster_runtime, recorded_history_settings
 from agent.safety.approvals import ApprovalRequest, Decision
+from agent.safety.gate import PLAN_APPROVAL
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tools.session_state import SessionState
@@ -184,7 +185,9 @@ def _score(
         score=1.0 if right else 0.0,
         expected=scenario.expect,
         tok_s=tok_s,
-        approvals_asked=sum(isinstance(e, ApprovalRequestEvent) for e in events),
+        approvals_asked=sum(  # a call the approved plan covered asked nobody
+            isinstance(e, ApprovalDecisionEvent) and e.decided_by != PLAN_APPROVAL for e in events
+        ),
         deviations=sum(
             c.risk not in (None, "read_only") and c.name != "rollout_step" for c in calls
         ),

@@ -50,6 +50,10 @@ def decision_words(decision: Decision) -> str:
     return f"Approved{by}{note}."
 
 
+#: who decided a call the approved plan covered (no person was asked for it)
+PLAN_APPROVAL = "plan approval"
+
+
 class PolicyGate:
     def __init__(
         self,
@@ -109,7 +113,7 @@ class PolicyGate:
                 fingerprint=request.fingerprint,
                 decision="approved",
                 message=f"{self._step_label(step)} as approved with the plan",
-                decided_by="plan approval",
+                decided_by=PLAN_APPROVAL,
             )
         )
         return GateVerdict(
