@@ -14,6 +14,10 @@ would refuse is refused the same way (400 `invalid_request_error`, the API's mes
 taking a script item. Usage is counted from the request itself (agent/loop/token_estimate.py,
 with the prompt cache the API describes) and marked as an estimate in a response header;
 `POST /v1/messages/count_tokens` answers the same estimate.
+
+`dialect="vllm"` answers as vLLM's Messages API does instead (agent/replay/vllm_wire.py for what it
+sends, agent/replay/vllm_rules.py for what it refuses): its own request rules, no prompt cache,
+usage without cache fields, its stream shapes and error bodies; `api_key` is its `--api-key`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent.loop.request_rules import check_request
@@ -35,7 +39,7 @@ from agent.loop.token_estimate import (
     content_tokens,
     estimate_input_tokens,
 )
-from agent.replay import sse
+from agent.replay import sse, vllm_rules, vllm_wire
 from agent.replay.script import (
     UNFINISHED_TURN,
     DropItem,
@@ -68,15 +72,29 @@ class RecordedRequest:
     request_id: str
 
 
+Dialect = Literal["anthropic", "vllm"]
+
+
 class MessagesAPIServer:
     """Serves a script of assistant turns on 127.0.0.1 (port 0) from a background thread."""
 
     def __init__(
-        self, script: Sequence[ScriptItem | dict[str, Any]], *, model: str = "claude-test"
+        self,
+        script: Sequence[ScriptItem | dict[str, Any]],
+        *,
+        model: str = "claude-test",
+        dialect: Dialect = "anthropic",
+        api_key: str | None = None,
     ):
         self.model = model
+        self.dialect = dialect
+        self.api_key = api_key
         self.requests: list[RecordedRequest] = []
         self._script = deque(parse_script_item(raw, n) for n, raw in enumerate(script, 1))
+        if dialect == "vllm":
+            for item in self._script:
+                if isinstance(item, TurnItem):
+                    vllm_wire.message(item.turn, "", model, {})  # fails on what vLLM never sends
         self._script_length = len(self._script)
         self._lock = threading.Lock()
         self._serial = itertools.count(1)
@@ -125,7 +143,7 @@ class MessagesAPIServer:
     def _take(self, method: str, path: str, headers: dict[str, str], body: Any) -> _Served:
         """Decide the answer and record the request under one lock, so their orders agree."""
         with self._lock:
-            answer = self._choose(method, path, body)
+            answer = self._choose(method, path, headers, body)
             if isinstance(answer, ErrorReply | _Count):
                 served = answer.served
             else:
@@ -134,11 +152,23 @@ class MessagesAPIServer:
             self.requests.append(RecordedRequest(method, path, headers, body, served, request_id))
             usage = None
             if isinstance(answer, TurnItem) and answer.turn.usage is None:
-                usage = self._cache.usage(body)
+                if self.dialect == "vllm":  # no prompt cache: the whole prompt is input
+                    usage = {"input_tokens": estimate_input_tokens(body)}
+                else:
+                    usage = self._cache.usage(body)
                 usage["output_tokens"] = content_tokens(answer.turn.content)
             return _Served(answer, request_id, usage)
 
-    def _choose(self, method: str, path: str, body: Any) -> ScriptItem | ErrorReply | _Count:
+    def _choose(
+        self, method: str, path: str, headers: dict[str, str], body: Any
+    ) -> ScriptItem | ErrorReply | _Count:
+        if self.dialect == "vllm":
+            refusal = vllm_rules.refuse(
+                method, path, headers, body, served_model=self.model, api_key=self.api_key
+            )
+            if refusal is not None:
+                return ErrorReply(refusal.served, refusal.status, "", "", payload=refusal.payload)
+            return self._next_item(path, body)
         if method != "POST" or path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
             return ErrorReply(
                 "not_found",
@@ -150,6 +180,9 @@ class MessagesAPIServer:
         problem = check_request(body, counting=path == COUNT_TOKENS_PATH)
         if problem is not None:
             return ErrorReply("invalid_request", problem.status, problem.type, problem.message)
+        return self._next_item(path, body)
+
+    def _next_item(self, path: str, body: Any) -> ScriptItem | ErrorReply | _Count:
         if path == COUNT_TOKENS_PATH:
             return _Count(estimate_input_tokens(body))
         if not self._script:
@@ -218,6 +251,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, served: _Served, streaming: bool) -> None:
         replay = self.server.replay
+        if replay.dialect == "vllm":
+            self._answer_vllm(served, streaming)
+            return
         answer, request_id = served.answer, served.request_id
         message_id = request_id.replace("req_", "msg_", 1)
         if isinstance(answer, ErrorReply):
@@ -261,18 +297,61 @@ class _Handler(BaseHTTPRequestHandler):
                 events = itertools.islice(sse.message_events(message), answer.drop.after_events)
                 self._send_events(events, request_id, finish=False)
 
+    def _answer_vllm(self, served: _Served, streaming: bool) -> None:
+        """As vLLM answers: its Message and stream shapes, its errors, no request-id header."""
+        replay, answer = self.server.replay, served.answer
+        message_id = "chatcmpl-" + served.request_id.removeprefix("req_replay").rjust(32, "0")
+        if isinstance(answer, ErrorReply):
+            payload = answer.payload or vllm_wire.error_body(
+                vllm_wire.error_type(answer.status), answer.message
+            )
+            self._send_json(answer.status, payload, None)
+        elif isinstance(answer, _Count):
+            self._send_json(200, vllm_wire.count_tokens_body(answer.input_tokens), None)
+        elif isinstance(answer, HttpErrorItem):
+            spec = answer.http_error
+            kind = spec.type or vllm_wire.error_type(spec.status)
+            body = vllm_wire.error_body(kind, spec.message or kind)
+            self._send_json(spec.status, body, None)
+        elif isinstance(answer, TurnItem):
+            turn = answer.turn
+            usage = vllm_wire.flatten_usage(turn.usage.model_dump()) if turn.usage else served.usage
+            message = vllm_wire.message(turn, message_id, replay.model, usage or {})
+            if streaming:
+                self._send_events(vllm_wire.message_events(message), None, finish=True)
+            else:
+                self._send_json(200, message, None)
+        elif isinstance(answer, StreamErrorItem):
+            spec = answer.stream_error
+            if not streaming:
+                self._send_json(500, vllm_wire.error_body("internal_error", spec.message), None)
+                return
+            partial = spec.partial or Turn(content=[])
+            message = vllm_wire.message(partial, message_id, replay.model, {"input_tokens": 0})
+            events = [*vllm_wire.opening_events(message, spec.after_blocks)]
+            events.append(vllm_wire.error_event(spec.message))
+            self._send_events(events, None, finish=True)
+        elif isinstance(answer, DropItem):
+            self.close_connection = True
+            if streaming:
+                partial = answer.drop.partial or UNFINISHED_TURN
+                message = vllm_wire.message(partial, message_id, replay.model, {"input_tokens": 0})
+                events = vllm_wire.message_events(message)
+                self._send_events(itertools.islice(events, answer.drop.after_events), None, False)
+
     def _send_json(
         self,
         status: int,
         payload: dict[str, Any],
-        request_id: str,
+        request_id: str | None,
         extra: Iterable[tuple[str, str]] = (),
     ) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        self.send_header("request-id", request_id)
+        if request_id is not None:
+            self.send_header("request-id", request_id)
         for name, value in extra:
             self.send_header(name, value)
         self.send_header("connection", "close")
@@ -286,7 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_events(
         self,
         events: Iterable[dict[str, Any]],
-        request_id: str,
+        request_id: str | None,
         finish: bool,
         extra: Iterable[tuple[str, str]] = (),
     ) -> None:
@@ -295,7 +374,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
-        self.send_header("request-id", request_id)
+        if request_id is not None:
+            self.send_header("request-id", request_id)
         for name, value in extra:
             self.send_header(name, value)
         self.send_header("connection", "close")

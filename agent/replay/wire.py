@@ -59,9 +59,12 @@ class ErrorReply:
     message: str
     retry_after_ms: int | None = None
     should_retry: bool | None = None
+    payload: dict[str, Any] | None = None  # another server's body, sent as it is
 
     def body(self, request_id: str) -> dict[str, Any]:
         """The API's error body: `{"type": "error", "error": {type, message}, "request_id"}`."""
+        if self.payload is not None:
+            return self.payload
         error = {"type": self.type, "message": self.message}
         return {"type": "error", "error": error, "request_id": request_id}
 
