@@ -58,6 +58,12 @@ _READ_FAILURES = (anthropic.APIConnectionError, httpx2.TransportError)
 
 def explain_api_error(exc: BaseException) -> str:
     if isinstance(exc, anthropic.AuthenticationError):
+        origin = _origin(exc.response.request.url)
+        if origin != ANTHROPIC_ORIGIN:
+            return (
+                f"The model API at {origin} rejected the key (401). Set ANTHROPIC_API_KEY to the "
+                "key that server was started with (vLLM: its --api-key), or run `scout doctor`."
+            )
         return (
             "The Anthropic API rejected the API key (401). Set ANTHROPIC_API_KEY to a valid key "
             "or run `scout doctor`."
@@ -78,12 +84,18 @@ def explain_api_error(exc: BaseException) -> str:
             "or ANTHROPIC_BASE_URL, then send your message again."
         )
     if isinstance(exc, anthropic.APIConnectionError):
-        url = exc.request.url
         return (
-            f"Could not reach the model API at {url.scheme}://{url.netloc.decode()} even after "
+            f"Could not reach the model API at {_origin(exc.request.url)} even after "
             "retries; check the network or ANTHROPIC_BASE_URL, then send your message again."
         )
     return f"The model call failed: {type(exc).__name__}: {exc}"
+
+
+ANTHROPIC_ORIGIN = "https://api.anthropic.com"
+
+
+def _origin(url: httpx2.URL) -> str:
+    return f"{url.scheme}://{url.netloc.decode()}"
 
 
 def retry_reason(exc: BaseException) -> str:
@@ -117,8 +129,16 @@ class AnthropicClient:
         turn_attempts: int = 3,
         retry_wait: wait_base | None = None,
     ) -> None:
+        # A server of your own may need no key (vLLM started without --api-key): send no
+        # Authorization then, rather than the SDK refusing to send at all (or reading one from
+        # the environment that belongs to another endpoint).
+        headers = {"Authorization": anthropic.omit} if api_key is None and base_url else None
         self._sdk = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout_s
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout_s,
+            default_headers=headers,
         )
         self._turn_attempts = turn_attempts
         self._retry_wait = retry_wait or wait_exponential_jitter(multiplier=0.5, max=8, jitter=1)

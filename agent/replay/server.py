@@ -317,10 +317,11 @@ class _Handler(BaseHTTPRequestHandler):
             turn = answer.turn
             usage = vllm_wire.flatten_usage(turn.usage.model_dump()) if turn.usage else served.usage
             message = vllm_wire.message(turn, message_id, replay.model, usage or {})
+            extra = [] if turn.usage else [USAGE_ESTIMATE_HEADER]  # the replay's own marker
             if streaming:
-                self._send_events(vllm_wire.message_events(message), None, finish=True)
+                self._send_events(vllm_wire.message_events(message), None, True, extra)
             else:
-                self._send_json(200, message, None)
+                self._send_json(200, message, None, extra)
         elif isinstance(answer, StreamErrorItem):
             spec = answer.stream_error
             if not streaming:
