@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
+from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     settings = _load_settings(
         {
             "inventory": args.inventory,
-            "model": args.model,
+            **planner_flags(args),
             "trust_new_hosts": args.trust_new_hosts or None,
             "webhook_url": args.webhook_url,
             "webhook_secret_env": args.webhook_secret_env,
@@ -253,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     chat.add_argument("--inventory", help="inventory YAML of the hosts")
-    chat.add_argument("--model", help="model name (default from settings)")
+    add_planner_flags(chat)
     chat.add_argument("--mode", choices=["plan", "ask", "auto-safe", "ci"], help="approval mode")
     chat.add_argument(
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
@@ -298,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="allow a plain http:// webhook on another host (approvals travel unencrypted)",
     )
-    run.add_argument("--model", help="model name (default from settings)")
+    add_planner_flags(run)
     run.add_argument(
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
     )

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.planner_args import BASE_URL_HELP
 from agent.replay.eval_scenarios import SCENARIOS, Scenario
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
     )
     run.add_argument("--json", default="scout-eval.json", help="where to write the scores")
     run.add_argument("--model", help="the planner's model (api)")
-    run.add_argument("--base-url", help="a Messages-API endpoint (api): a gateway, vLLM's")
+    run.add_argument("--base-url", help=BASE_URL_HELP)
     run.set_defaults(func=eval_main)
 
 

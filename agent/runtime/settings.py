@@ -16,6 +16,7 @@ import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
@@ -138,6 +139,20 @@ class Settings(BaseSettings):
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         return path.expanduser() if path is not None else None
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_root(cls, url: str | None) -> str | None:
+        """The SDK appends /v1/messages itself, so an OpenAI-style URL ending in /v1 would 404."""
+        if not url:
+            return None
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"{url!r} is not an http(s) URL (e.g. http://10.0.0.5:8000)")
+        if parts.path.rstrip("/").endswith("/v1"):
+            root = url.rstrip("/").removesuffix("/v1")
+            raise ValueError(f"give the server's root, {root!r}: Scout adds /v1/messages itself")
+        return url
 
     @field_validator("rules")
     @classmethod
