@@ -8,7 +8,7 @@ the recording is reported as drift.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,6 +183,7 @@ async def redrive(
     pace_s: float = 0.0,
     transcript_path: Path | None = None,
     stop_on_drift: bool = False,
+    serve: Callable[[ReplayClient], ModelClient] | None = None,
 ) -> RedriveResult:
     """Play `events` against a fresh `scenario` cluster; returns drift and every tool result.
 
@@ -191,7 +192,9 @@ async def redrive(
     so its drift is reported. A recorded decision answers only its own call and fingerprint:
     anything else is drift, and the replay stops at the next model turn. With `stop_on_drift`
     the replay also ends at the first request that differs from the recording (a person denied
-    or edited a step); otherwise it plays on and reports that drift at the end.
+    or edited a step); otherwise it plays on and reports that drift at the end. `serve` wraps
+    the replay in the client the session talks to (agent/replay/served.py: the recorded turns
+    read back over HTTP from a replay server).
     """
     answers = answers or RecordedApprover(events)
     client = ReplayClient(
@@ -202,7 +205,7 @@ async def redrive(
     mode = start.mode if start and start.mode in MODES else "ask"
     async with sim_runtime(
         scenario,
-        client=client,
+        client=serve(client) if serve else client,
         approver_factory=approver_factory or (lambda rules: answers),
         model=start.model if start else "claude-replay",
         mode=mode,  # type: ignore[arg-type]
