@@ -98,6 +98,18 @@ def _origin(url: httpx2.URL) -> str:
     return f"{url.scheme}://{url.netloc.decode()}"
 
 
+# How servers say a prompt does not fit the context window. Anthropic: "prompt is too long: N
+# tokens > M maximum"; vLLM: "This model's maximum context length is …" (older releases) or
+# "… However, the model's context length is only N tokens, …" (newer ones).
+_OVERFLOW_MARKS = ("prompt is too long", "context length is", "context length of")
+
+
+def is_context_overflow(message: str) -> bool:
+    """A 400 that compaction can cure: the prompt is over the model's context window."""
+    lowered = message.lower()
+    return any(mark in lowered for mark in _OVERFLOW_MARKS)
+
+
 def retry_reason(exc: BaseException) -> str:
     """What went wrong in a turn that is about to be retried (the advice comes only if it fails)."""
     if isinstance(exc, StreamDropped):
@@ -173,9 +185,9 @@ class AnthropicClient:
                     return await self._stream_once(request, on_text)
         except Exception as exc:
             if isinstance(exc, (anthropic.AnthropicError, StreamDropped)):
-                too_long = isinstance(exc, anthropic.BadRequestError) and _api_message(
-                    exc
-                ).startswith("prompt is too long")
+                too_long = isinstance(exc, anthropic.BadRequestError) and is_context_overflow(
+                    _api_message(exc)
+                )
                 kind = "prompt_too_long" if too_long else ""
                 raise ModelError(explain_api_error(exc), kind) from exc
             raise

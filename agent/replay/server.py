@@ -17,7 +17,8 @@ with the prompt cache the API describes) and marked as an estimate in a response
 
 `dialect="vllm"` answers as vLLM's Messages API does instead (agent/replay/vllm_wire.py for what it
 sends, agent/replay/vllm_rules.py for what it refuses): its own request rules, no prompt cache,
-usage without cache fields, its stream shapes and error bodies; `api_key` is its `--api-key`.
+usage without cache fields, its stream shapes and error bodies; `api_key` and `max_model_len` are
+its `--api-key` and `--max-model-len`.
 """
 
 from __future__ import annotations
@@ -85,10 +86,11 @@ class MessagesAPIServer:
         model: str = "claude-test",
         dialect: Dialect = "anthropic",
         api_key: str | None = None,
+        max_model_len: int | None = None,
     ):
         self.model = model
         self.dialect = dialect
-        self.api_key = api_key
+        self._vllm = vllm_rules.ServeOptions(model, api_key, max_model_len)
         self.requests: list[RecordedRequest] = []
         self._script = deque(parse_script_item(raw, n) for n, raw in enumerate(script, 1))
         if dialect == "vllm":
@@ -163,9 +165,7 @@ class MessagesAPIServer:
         self, method: str, path: str, headers: dict[str, str], body: Any
     ) -> ScriptItem | ErrorReply | _Count:
         if self.dialect == "vllm":
-            refusal = vllm_rules.refuse(
-                method, path, headers, body, served_model=self.model, api_key=self.api_key
-            )
+            refusal = vllm_rules.refuse(method, path, headers, body, self._vllm)
             if refusal is not None:
                 return ErrorReply(refusal.served, refusal.status, "", "", payload=refusal.payload)
             return self._next_item(path, body)

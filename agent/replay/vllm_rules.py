@@ -15,6 +15,9 @@ In order, as a request meets them:
    400 in the OpenAI error shape `{"error": {message, type: "Bad Request", param, code: 400}}`.
 4. The model must be one the server serves (`--served-model-name`): 404 in the Messages-API
    shape, type `NotFoundError`, "The model `X` does not exist."
+5. The prompt must leave room for `max_tokens` within `--max-model-len`: 400 `BadRequestError`,
+   "You passed N input tokens and requested M output tokens. However, the model's context length
+   is only L tokens, …" (`renderers/params.py` `_token_len_check` at 017638d70159).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agent.loop.token_estimate import estimate_input_tokens
 from agent.replay.wire import COUNT_TOKENS_PATH, MESSAGES_PATH
 
 BLOCK_TYPES = (
@@ -60,17 +64,21 @@ def authorized(headers: dict[str, str], api_key: str | None) -> bool:
     return secrets.compare_digest(given, hashlib.sha256(api_key.encode()).digest())
 
 
+@dataclass(frozen=True)
+class ServeOptions:
+    """What `vllm serve` was started with that decides a refusal."""
+
+    served_model: str
+    api_key: str | None = None  # --api-key
+    max_model_len: int | None = None  # --max-model-len
+
+
 def refuse(
-    method: str,
-    path: str,
-    headers: dict[str, str],
-    body: Any,
-    *,
-    served_model: str,
-    api_key: str | None,
+    method: str, path: str, headers: dict[str, str], body: Any, options: ServeOptions
 ) -> Refusal | None:
     """The refusal vLLM answers this request with, or None when it would generate."""
-    if path.startswith("/v1") and not authorized(headers, api_key):
+    served_model, max_model_len = options.served_model, options.max_model_len
+    if path.startswith("/v1") and not authorized(headers, options.api_key):
         return Refusal(401, {"error": "Unauthorized"}, "unauthorized")
     if path not in (MESSAGES_PATH, COUNT_TOKENS_PATH):
         return Refusal(404, {"detail": "Not Found"}, "not_found")
@@ -83,7 +91,23 @@ def refuse(
         text = f"The model `{body['model']}` does not exist."
         error = {"type": "NotFoundError", "message": text}
         return Refusal(404, {"type": "error", "error": error}, "model_not_found")
+    if max_model_len is not None and path == MESSAGES_PATH:
+        return _context_overflow(body, max_model_len)
     return None
+
+
+def _context_overflow(body: dict[str, Any], max_model_len: int) -> Refusal | None:
+    tokens, wanted = estimate_input_tokens(body), body["max_tokens"]
+    room = max_model_len - wanted
+    if tokens <= room:
+        return None
+    text = (
+        f"You passed {tokens} input tokens and requested {wanted} output tokens. However, the "
+        f"model's context length is only {max_model_len} tokens, resulting in a maximum input "
+        f"length of {room} tokens. Please reduce the length of the input prompt."
+    )
+    error = {"type": "BadRequestError", "message": text}
+    return Refusal(400, {"type": "error", "error": error}, "context_overflow")
 
 
 def bad_request(param: str, kind: str, msg: str) -> dict[str, Any]:
