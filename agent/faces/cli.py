@@ -121,7 +121,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     settings = _load_settings(
         {
             "inventory": args.inventory,
-            "model": args.model,
+            **planner_flags(args),
             "mode": args.mode,
             "trust_new_hosts": args.trust_new_hosts or None,
         },

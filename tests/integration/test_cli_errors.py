@@ -98,6 +98,14 @@ CASES |= {
     "demo-missing-transcript": Case("demo --transcript nope", 1, ("no such transcript: nope",)),
     "chat-resume-missing": Case("chat --resume {d}/gone.jsonl", 1, ("no such transcript",)),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
+    "run-base-url-with-v1": Case(
+        "run --goal x --base-url http://10.0.0.5:8000/v1",
+        1,
+        ("base_url", "give the server's root, 'http://10.0.0.5:8000'"),
+    ),
+    "chat-base-url-no-scheme": Case(
+        "chat --base-url 10.0.0.5:8000", 1, ("base_url", "is not an http(s) URL")
+    ),
     "demo-unknown-scenario": Case("demo --fast --sim nope", 1, ("unknown scenario 'nope'",)),
     "policy-classify-binary-file": Case(
         "policy classify --file /bin/true", 2, ("/bin/true is not UTF-8 text",)

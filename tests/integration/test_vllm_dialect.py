@@ -220,3 +220,35 @@ async def test_cost_is_counted_without_cache_discounts(tmp_path: Path):
     assert usage.cache_read_input_tokens == usage.cache_creation_input_tokens == 0
     assert usage.estimated_turns == 0
     assert usage.cost_usd == pytest.approx((4000 * 3.0 + 300 * 15.0) / 1_000_000)
+
+
+async def test_over_vllms_context_window_scout_compacts_and_asks_again(tmp_path: Path):
+    """vLLM words the overflow its own way; Scout still knows it, compacts, and carries on."""
+    words = " ".join(f"word{i}" for i in range(1200))
+    script = [tool_turn([(f"toolu_{n}", "echo", {"text": f"{n} {words}"})]) for n in (1, 2, 3)]
+    script.append(text_turn("all echoed"))
+    # 8192 output tokens (Scout's default) + 14000 of prompt: the fourth request is over by ~1000
+    with MessagesAPIServer(
+        script, model="claude-test", dialect="vllm", max_model_len=8192 + 14_000
+    ) as api:
+        session = make_session(api.url, [EchoTool()], tmp_path)
+        outcome = await session.send("echo three times")
+    served = [request.served for request in api.requests]
+    assert served == ["turn", "turn", "turn", "context_overflow", "turn"]
+    assert outcome.stop == "end_turn" and outcome.text == "all echoed"
+    assert session.usage.compacted.compactions >= 1
+
+
+async def test_a_reasoning_models_thinking_comes_back_signed_and_is_sent_again(tmp_path: Path):
+    """`--reasoning-parser` on: vLLM streams a thinking block, signed at its end with a uuid."""
+    thinking = {"type": "thinking", "thinking": "The user wants an echo. I will call echo."}
+    first = tool_turn([("toolu_1", "echo", {"text": "hi"})])
+    first["turn"]["content"].insert(0, thinking)
+    script = [first, text_turn("echoed")]
+    with MessagesAPIServer(script, model="claude-test", dialect="vllm") as api:
+        session = make_session(api.url, [EchoTool()], tmp_path)
+        outcome = await session.send("echo hi")
+    assert outcome.text == "echoed"
+    sent_back = api.requests[1].body["messages"][1]["content"][0]
+    assert sent_back["type"] == "thinking" and sent_back["thinking"] == thinking["thinking"]
+    assert len(sent_back["signature"]) == 32  # vLLM's uuid4().hex, not Anthropic's signature
