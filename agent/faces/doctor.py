@@ -41,6 +41,13 @@ def check_settings_file() -> Check:
 
 
 def check_api_key(settings: Settings) -> Check:
+    if settings.api_key is None and settings.base_url:
+        return Check(
+            "API key",
+            True,
+            f"none: {settings.base_url} is asked without one (a server started without "
+            "--api-key); set ANTHROPIC_API_KEY if it has one",
+        )
     if settings.api_key is None:
         return Check(
             "API key",

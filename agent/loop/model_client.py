@@ -75,7 +75,14 @@ def explain_api_error(exc: BaseException) -> str:
     if isinstance(exc, anthropic.RateLimitError):
         return "Rate limited (429) even after retries; wait a minute and try again."
     if isinstance(exc, anthropic.BadRequestError):
-        return f"The API refused the request (400): {_api_message(exc)}"
+        message = _api_message(exc)
+        if "--tool-call-parser" in message:  # vLLM serving the planner without tool calling
+            return (
+                f"The model server cannot call tools (400): {message}. Restart it with "
+                "--enable-auto-tool-choice and the model's --tool-call-parser (its recipe names "
+                "it)."
+            )
+        return f"The API refused the request (400): {message}"
     if isinstance(exc, anthropic.APIStatusError):
         return f"The API failed ({exc.status_code}): {_api_message(exc)}; try again shortly."
     if isinstance(exc, StreamDropped):

@@ -17,8 +17,8 @@ with the prompt cache the API describes) and marked as an estimate in a response
 
 `dialect="vllm"` answers as vLLM's Messages API does instead (agent/replay/vllm_wire.py for what it
 sends, agent/replay/vllm_rules.py for what it refuses): its own request rules, no prompt cache,
-usage without cache fields, its stream shapes and error bodies; `api_key` and `max_model_len` are
-its `--api-key` and `--max-model-len`.
+usage without cache fields, its stream shapes and error bodies; `api_key`, `max_model_len` and
+`tool_parser` stand for its `--api-key`, `--max-model-len` and `--tool-call-parser`.
 """
 
 from __future__ import annotations
@@ -87,10 +87,11 @@ class MessagesAPIServer:
         dialect: Dialect = "anthropic",
         api_key: str | None = None,
         max_model_len: int | None = None,
+        tool_parser: bool = True,
     ):
         self.model = model
         self.dialect = dialect
-        self._vllm = vllm_rules.ServeOptions(model, api_key, max_model_len)
+        self._vllm = vllm_rules.ServeOptions(model, api_key, max_model_len, tool_parser)
         self.requests: list[RecordedRequest] = []
         self._script = deque(parse_script_item(raw, n) for n, raw in enumerate(script, 1))
         if dialect == "vllm":

@@ -15,7 +15,10 @@ In order, as a request meets them:
    400 in the OpenAI error shape `{"error": {message, type: "Bad Request", param, code: 400}}`.
 4. The model must be one the server serves (`--served-model-name`): 404 in the Messages-API
    shape, type `NotFoundError`, "The model `X` does not exist."
-5. The prompt must leave room for `max_tokens` within `--max-model-len`: 400 `BadRequestError`,
+5. Tools with `tool_choice` auto (what the translation sets when none is given) need the server
+   started with `--enable-auto-tool-choice --tool-call-parser P`: 400 `BadRequestError`
+   (`chat_completion/serving.py`; the same text tools/deploy/generation_checks.py reads).
+6. The prompt must leave room for `max_tokens` within `--max-model-len`: 400 `BadRequestError`,
    "You passed N input tokens and requested M output tokens. However, the model's context length
    is only L tokens, …" (`renderers/params.py` `_token_len_check` at 017638d70159).
 """
@@ -40,6 +43,7 @@ BLOCK_TYPES = (
     "thinking",
     "redacted_thinking",
 )
+NO_PARSER = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 ROLES = {"user": "user", "assistant": "assistant", "system": "system", "ctx": "user", "msg": "user"}
 TOOL_CHOICES = ("auto", "any", "tool", "none")
 
@@ -71,6 +75,7 @@ class ServeOptions:
     served_model: str
     api_key: str | None = None  # --api-key
     max_model_len: int | None = None  # --max-model-len
+    tool_parser: bool = True  # --enable-auto-tool-choice --tool-call-parser P
 
 
 def refuse(
@@ -91,6 +96,10 @@ def refuse(
         text = f"The model `{body['model']}` does not exist."
         error = {"type": "NotFoundError", "message": text}
         return Refusal(404, {"type": "error", "error": error}, "model_not_found")
+    choice = (body.get("tool_choice") or {}).get("type", "auto")
+    if body.get("tools") and choice == "auto" and not options.tool_parser:
+        error = {"type": "BadRequestError", "message": NO_PARSER}
+        return Refusal(400, {"type": "error", "error": error}, "no_tool_parser")
     if max_model_len is not None and path == MESSAGES_PATH:
         return _context_overflow(body, max_model_len)
     return None

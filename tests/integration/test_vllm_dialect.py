@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from agent.faces.doctor import check_api_key
 from agent.loop.events import ModelResponse, SessionStart
 from agent.loop.model_client import AnthropicClient
 from agent.loop.model_turn import ModelError, TurnRequest
@@ -22,6 +23,7 @@ from agent.replay.recordings import recording_path
 from agent.replay.redrive import redrive
 from agent.replay.served import ServedReplay, recorded_script
 from agent.replay.server import MessagesAPIServer
+from agent.runtime.settings import Settings
 from tests.support.probe_tools import EchoTool
 from tests.support.session_kit import make_session, text_turn, tool_turn
 
@@ -252,3 +254,19 @@ async def test_a_reasoning_models_thinking_comes_back_signed_and_is_sent_again(t
     sent_back = api.requests[1].body["messages"][1]["content"][0]
     assert sent_back["type"] == "thinking" and sent_back["thinking"] == thinking["thinking"]
     assert len(sent_back["signature"]) == 32  # vLLM's uuid4().hex, not Anthropic's signature
+
+
+async def test_a_server_without_its_tool_parser_is_named_as_the_fault(tmp_path: Path):
+    script = [text_turn("x")]
+    with MessagesAPIServer(script, model="claude-test", dialect="vllm", tool_parser=False) as api:
+        session = make_session(api.url, [EchoTool()], tmp_path)
+        outcome = await session.send("echo hi")
+    assert [request.served for request in api.requests] == ["no_tool_parser"]
+    assert outcome.stop == "error"
+    assert "cannot call tools" in outcome.message and "--tool-call-parser" in outcome.message
+
+
+def test_doctor_accepts_a_server_of_your_own_without_a_key():
+    check = check_api_key(Settings(base_url="http://10.0.0.5:8000"))
+    assert check.ok and "without one" in check.detail
+    assert not check_api_key(Settings()).ok
