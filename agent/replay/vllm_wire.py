@@ -67,9 +67,8 @@ def vllm_usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
 
 def flatten_usage(usage: dict[str, int]) -> dict[str, int]:
     """A scripted usage as vLLM reports it: every prompt token is input, nothing cached."""
-    prompt = sum(usage.get(k, 0) for k in ("input_tokens", "cache_read_input_tokens"))
-    prompt += usage.get("cache_creation_input_tokens", 0)
-    return vllm_usage(prompt, usage.get("output_tokens", 0))
+    parts = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    return vllm_usage(sum(usage.get(part, 0) for part in parts), usage.get("output_tokens", 0))
 
 
 def _block(block: dict[str, Any]) -> dict[str, Any]:
