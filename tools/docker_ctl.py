@@ -74,8 +74,13 @@ class DockerCtl(Tool[DockerCtlInput]):
     # much is shown, and flags left at their defaults.
     rule_shape = RuleShape(
         open=frozenset({"host", "deadline_s", "timeout", "tail", "since", "all"}),
-        defaults={"detach": True, "auto_remove": False, "privileged": False, "force": False,
-                  "remove_volumes": False},  # fmt: skip
+        defaults={
+            "detach": True,
+            "auto_remove": False,
+            "privileged": False,
+            "force": False,
+            "remove_volumes": False,
+        },
         required=("action",),
         example="docker_ctl(host=spark-a, action=restart, container=vllm_node)",
     )

@@ -87,7 +87,9 @@ class ApprovalRule:
         unnamed = _unnamed_required(shape, fields) if effect == "allow" and shape else []
         if unnamed:
             example = f", for example {shape.example}" if shape and shape.example else ""
-            raise RuleError(f"rule {text!r}: a {tool} allow rule must name the {unnamed[0]}{example}")
+            raise RuleError(
+                f"rule {text!r}: a {tool} allow rule must name the {unnamed[0]}{example}"
+            )
         return cls(effect, tool, tuple(fields), source, text.strip(), command)
 
     def fits(self, tool: str, tool_input: dict[str, Any], hosts: list[str]) -> bool:
@@ -114,9 +116,7 @@ class ApprovalRule:
 def _unnamed_required(shape: RuleShape, fields: Iterable[tuple[str, str]]) -> list[str]:
     """The required fields a rule does not name with one literal value (`action=*` names none)."""
     named = dict(fields)
-    return [
-        key for key in shape.required if not named.get(key) or re.search(r"[*?\[]", named[key])
-    ]
+    return [key for key in shape.required if not named.get(key) or re.search(r"[*?\[]", named[key])]
 
 
 def _field_fits(effect: RuleEffect, value: str, pattern: str) -> bool:

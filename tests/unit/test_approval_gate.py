@@ -157,9 +157,7 @@ async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(t
 
 
 async def test_deny_rule_beats_allow_and_read_only(tmp_path):
-    rules = ruleset(
-        {"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]}
-    )
+    rules = ruleset({"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]})
     g, _, _ = gate(rules=rules)
     verdict = await g.check(prepared("nvidia-smi", host="spark-b", tmp_path=tmp_path))
     assert not verdict.allowed and "ssh_exec(host=spark-b)" in verdict.message
