@@ -283,7 +283,7 @@ async def open_runtime(
             JobLogs(),
             JobStop(),
         ]
-    # propose_plan asks the gate, made below from the rules these tools' shapes hold
+    # propose_plan asks the gate, made below: its rules are held to what these tools declare
     tools += [
         WorldNoteTool(),
         WebFetchTool(web_settings),
