@@ -101,6 +101,8 @@ class ApprovalRule:
             if key == "command":
                 continue
             values = _field_values(key, tool_input, hosts)
+            if isinstance(tool_input.get(key), bool):  # `force=true` as the `a` rule writes it
+                pattern = pattern.lower()
             if not values or not all(_field_fits(self.effect, v, pattern) for v in values):
                 return False
         return True
@@ -132,6 +134,8 @@ def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> lis
     value = tool_input.get(key)
     if value is None:
         return []
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
     if isinstance(value, list):
         return [str(item) for item in value]
     return [str(value)]

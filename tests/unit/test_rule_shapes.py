@@ -267,3 +267,48 @@ async def test_a_settings_allow_rule_missing_a_required_field_is_a_settings_erro
         assert decide(runtime.gate.rules, "docker_ctl", {**restart, "container": "x"}) == "ask"
     finally:
         await runtime.aclose()
+
+
+CALLS = [
+    ("ssh_exec", {"host": "spark-a", "command": "docker restart vllm_node", "timeout": 30}),
+    ("ssh_exec", {"host": "spark-a", "command": "make install", "cwd": "/srv/app", "env": {}}),
+    ("docker_ctl", {"host": "spark-a", "action": "pull", "image": "nvcr.io/nvidia/vllm:26.05"}),
+    ("docker_ctl", {"host": "spark-a", "action": "restart", "container": "vllm", "timeout": 9}),
+    ("docker_ctl", {"host": "spark-a", "action": "rm", "container": "old", "force": True}),
+    ("docker_ctl", {"host": "spark-a", "action": "logs", "container": "vllm", "tail": 50}),
+    ("volume_snapshot", {**CREATE, "keep_days": 30, "label": "nightly", "wait_s": 5}),
+    ("image_tag", {"host": "spark-a", "image": "vllm:1", "tag": "prod"}),
+]
+ALL_SHAPES = {**SHAPES, "ssh_exec": SSHExec.rule_shape, "docker_ctl": DockerCtl.rule_shape}
+
+
+def changed(value):
+    """Another value of the same kind."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    return f"{value}-other"
+
+
+@pytest.mark.parametrize(("tool", "call"), CALLS)
+def test_the_a_rule_covers_its_call_and_no_call_that_differs_in_a_field_it_must_name(tool, call):
+    shape = ALL_SHAPES[tool]
+    text = session_rule(request(tool, call), shape)
+    assert text is not None
+    rules = RuleSet(shapes=ALL_SHAPES)
+    rules.allow_for_session(text)
+    assert decide(rules, tool, call, mode="ask") == "allow"
+    for key, value in call.items():
+        if key in shape.open or key == "host" or not isinstance(value, str | int | float):
+            continue
+        other = {**call, key: changed(value)}
+        assert decide(rules, tool, other, mode="ask") == "ask", (key, other[key])
+
+
+@pytest.mark.parametrize("spelling", ["true", "True", "TRUE"])
+def test_a_flag_is_matched_however_a_rule_spells_true(spelling):
+    run = {"host": "spark-a", "action": "run", "image": "x", "privileged": True}
+    deny = RuleSet.from_config({"deny": [f"docker_ctl(privileged={spelling})"]}, shapes=ALL_SHAPES)
+    assert decide(deny, "docker_ctl", run) == "deny"
+    assert decide(deny, "docker_ctl", {**run, "privileged": False}) == "ask"
