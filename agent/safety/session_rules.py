@@ -60,7 +60,7 @@ def _named_fields(shape: RuleShape, tool_input: dict[str, Any]) -> list[str] | N
             return None
         shown = str(value).lower() if isinstance(value, bool) else str(value)
         if key in shape.required and GLOB.search(shown):
-            return None  # a required field is named literally, and this value cannot be
+            return None  # a required field is named by a literal; this value reads as a glob
         fields.append(f"{key}={_quoted(_literal(shown))}")
     return fields
 
