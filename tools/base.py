@@ -8,7 +8,7 @@ asynchronously against a `ToolContext`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -47,6 +47,36 @@ class RiskAssessment:
 
     risk: Risk
     reason: str
+
+
+@dataclass(frozen=True)
+class RuleShape:
+    """What an allow rule must say to cover a call of a tool; the rules read this, never the
+    tool's name (agent/safety/rules.py).
+
+    An allow rule covers a call only when it names every field the call sets, except the `open`
+    fields a rule may leave out (where and how long: a host list, a deadline, how much output)
+    and fields left at None or at their `defaults`. A field the shape does not mention must be
+    named, so a field a tool gains later is never covered silently. `required` fields an allow
+    rule must name with a literal value to be an allow rule at all (which docker action).
+    `example` is a well-formed allow rule, shown when one is not. The rule the operator's `a`
+    adds names the same fields (agent/safety/session_rules.py).
+    """
+
+    open: frozenset[str] = frozenset({"host"})
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    example: str = ""
+
+    def set_fields(self, tool_input: Mapping[str, Any]) -> set[str]:
+        """The fields of a call an allow rule must name: set, not open, not at a default."""
+        return {
+            key
+            for key, value in tool_input.items()
+            if value is not None
+            and key not in self.open
+            and not (key in self.defaults and value == self.defaults[key])
+        }
 
 
 def input_words(data: dict[str, Any]) -> str:
@@ -128,13 +158,16 @@ class Tool(ABC, Generic[InputT]):
 
     Subclasses set `name`, `description` and `Input`; they override `risk` when an input can
     change anything (a tool that runs shell asks the ShellJudge it was given), `hosts` when it
-    reaches hosts (for per-host caps and approval fingerprints), and `timeout_s` when the
-    executor's default deadline does not fit.
+    reaches hosts (for per-host caps and approval fingerprints), `rule_shape` when a rule may
+    leave some of its fields out, and `timeout_s` when the executor's default deadline does not
+    fit.
     """
 
     name: ClassVar[str]
     description: ClassVar[str]
     Input: ClassVar[type[BaseModel]]
+    #: what an allow rule must name to cover a call; by default every field but the host
+    rule_shape: ClassVar[RuleShape] = RuleShape()
 
     def risk(self, params: InputT) -> RiskAssessment:
         """How risky this call is; the gate decides on it. By default a tool only reads."""

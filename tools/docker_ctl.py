@@ -14,7 +14,7 @@ import asyncio
 import time
 from typing import Any
 
-from tools.base import RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import RiskAssessment, RuleShape, Tool, ToolContext, ToolResult
 from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
 from tools.docker.failures import FailureKind, classify_failure, explain_failure
 from tools.docker.params import DockerCtlInput
@@ -70,6 +70,20 @@ class DockerCtl(Tool[DockerCtlInput]):
         "their fix."
     )
     Input = DockerCtlInput
+    # A rule names the action and every flag the call sets; it may leave out how long and how
+    # much is shown, and flags left at their defaults.
+    rule_shape = RuleShape(
+        open=frozenset({"host", "deadline_s", "timeout", "tail", "since", "all"}),
+        defaults={
+            "detach": True,
+            "auto_remove": False,
+            "privileged": False,
+            "force": False,
+            "remove_volumes": False,
+        },
+        required=("action",),
+        example="docker_ctl(host=spark-a, action=restart, container=vllm_node)",
+    )
 
     def __init__(self, judge: ShellJudge) -> None:
         self.judge = judge

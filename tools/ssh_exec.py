@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Risk, RiskAssessment, RuleShape, Tool, ToolContext, ToolResult
 from tools.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
@@ -75,6 +75,11 @@ class SSHExec(Tool[SSHExecInput]):
         "full text saved to a file it names."
     )
     Input = SSHExecInput
+    # A rule may leave out where and how long; an `env` or `cwd` it covers, it names.
+    rule_shape = RuleShape(
+        open=frozenset({"host", "hosts", "command", "timeout"}),
+        defaults={"env": {}, "cwd": ""},
+    )
 
     def __init__(self, judge: ShellJudge, walls: HostWalls | None = None) -> None:
         self.judge = judge

@@ -176,7 +176,7 @@ async def chat(
     runtime = await open_runtime(
         settings,
         client=client,
-        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules),
         listeners=[view],
         resume=resume,
         passphrase_prompt=ask_passphrase,

@@ -121,7 +121,7 @@ async def replay_demo(
 
         def factory(rules: RuleSet) -> Approver:
             nonlocal yours
-            yours = StopsAtDeparture(TerminalApprover(console, ask, rules.allow_for_session))
+            yours = StopsAtDeparture(TerminalApprover(console, ask, rules))
             return yours
     else:
 
@@ -207,7 +207,7 @@ async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
     async with sim_runtime(
         DEMO_SCENARIO,
         client=client,
-        approver_factory=lambda rules: TerminalApprover(console, ask, rules.allow_for_session),
+        approver_factory=lambda rules: TerminalApprover(console, ask, rules),
         model=settings.model,
         goal=DEMO_GOAL,
         listeners=[view],

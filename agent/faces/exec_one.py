@@ -96,7 +96,7 @@ async def exec_one(
     def approver(rules: RuleSet) -> TerminalApprover | None:
         if settings.mode == "ci":
             return None  # no one to ask: what needs a human is denied
-        return TerminalApprover(out, ask, rules.allow_for_session)
+        return TerminalApprover(out, ask, rules)
 
     runtime = await open_runtime(settings, client=_NoModel(), approver_factory=approver, **builder)
     runtime.state.plan.approve(_operator_plan(host, command))

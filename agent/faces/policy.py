@@ -112,12 +112,13 @@ def check_line(
 ) -> str:
     """`RISK DECISION — why` for one call, as the gate would answer after a plan approval."""
     tool, tool_input, params = _call(call)
+    shapes = {name: known.rule_shape for name, known in _tools().items()}
     try:
-        rules = RuleSet.from_config({"allow": allow, "ask": ask, "deny": deny}, "--rule")
+        rules = RuleSet.from_config({"allow": allow, "ask": ask, "deny": deny}, "--rule", shapes)
     except RuleError as exc:
         raise CheckError(str(exc)) from None
     for answered in session_allow:
-        rules.add(_session_rule(answered))
+        rules.add(_session_rule(answered, rules))
     assessment = judge_risk(tool, params)
     risk, reason = assessment.risk, assessment.reason
     answer = policy_answer(
@@ -156,7 +157,7 @@ def _call(text: str) -> tuple[Tool, dict[str, Any], Any]:
     return tool, call["input"], params
 
 
-def _session_rule(text: str) -> ApprovalRule:
+def _session_rule(text: str, rules: RuleSet) -> ApprovalRule:
     """The rule the operator's `a` answer to this call adds, as the terminal makes it."""
     tool, tool_input, params = _call(text)
     request = ApprovalRequest(
@@ -168,13 +169,13 @@ def _session_rule(text: str) -> ApprovalRule:
         risk="mutating",
         reason="",
     )
-    rule = session_rule(request)
+    rule = session_rule(request, tool.rule_shape)
     if rule is None:
         raise CheckError(
             f"no exact rule can be made for --session-allow {text}; `a` is not "
             "offered for such a call"
         )
-    return ApprovalRule.parse("allow", rule, source="operator (this session)")
+    return ApprovalRule.parse("allow", rule, "operator (this session)", rules.shapes)
 
 
 def _display(command: str) -> str:

@@ -32,11 +32,11 @@ from agent.loop.transcript import TranscriptWriter
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
-from agent.runtime.settings import Settings
+from agent.runtime.settings import Settings, SettingsError
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
-from agent.safety.rules import RuleSet
+from agent.safety.rules import RuleError, RuleSet
 from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
@@ -257,16 +257,6 @@ async def open_runtime(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
     )
     recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
-    rules = RuleSet.from_config(settings.rules)
-    gate = PolicyGate(
-        mode=settings.mode,
-        rules=rules,
-        plan=state.plan,
-        approver=approver_factory(rules),
-        emit=recorder.emit,
-        approval_ttl_s=settings.approval_timeout_s,
-        redactor=redactor,
-    )
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
     )
@@ -293,7 +283,22 @@ async def open_runtime(
             JobLogs(),
             JobStop(),
         ]
-    tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
+    # propose_plan asks the gate, made below: its rules are held to what these tools declare
+    tools += [
+        WorldNoteTool(),
+        WebFetchTool(web_settings),
+        ProposePlanTool(lambda plan: gate.review_plan(plan)),
+    ]
+    rules = _rules(settings, tools)
+    gate = PolicyGate(
+        mode=settings.mode,
+        rules=rules,
+        plan=state.plan,
+        approver=approver_factory(rules),
+        emit=recorder.emit,
+        approval_ttl_s=settings.approval_timeout_s,
+        redactor=redactor,
+    )
     context = ToolContext(
         spill_dir=transcript_path.parent / "spill",
         ssh=pool,
@@ -327,6 +332,14 @@ async def open_runtime(
         if note is not None:
             recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
     return Runtime(session, gate, state, world, transcript_path, web, pool, note)
+
+
+def _rules(settings: Settings, tools: list[Tool]) -> RuleSet:
+    """The settings' rules, each allow rule held to what its tool declares a rule must name."""
+    try:
+        return RuleSet.from_config(settings.rules, shapes={t.name: t.rule_shape for t in tools})
+    except RuleError as exc:
+        raise SettingsError(f"settings: rules: {exc}") from None
 
 
 def _ssh_pool(

@@ -159,7 +159,9 @@ class Settings(BaseSettings):
     def _rules_parse(cls, rules: dict[str, list[str]]) -> dict[str, list[str]]:
         from agent.safety.rules import RuleSet
 
-        RuleSet.from_config(rules)  # raises RuleError (a ValueError) with the expected form
+        # raises RuleError (a ValueError) with the expected form; what each tool requires a
+        # rule to name is checked when the session's tools are known (runtime/builder.py)
+        RuleSet.from_config(rules)
         return rules
 
 

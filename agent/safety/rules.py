@@ -5,10 +5,11 @@ matches when every host of the call does. `command` is matched against the parse
 (`command_patterns`): an allow rule covers a line only when each of its simple commands is
 covered by an allow rule, word for word, a `*` inside one argument (README: "Rule patterns").
 Deny and ask rules are the careful direction: they match when any command the line would run
-(even inside `sudo` or `sh -c`) fits, or when the text itself does. An allow rule covers a call
-that sets `env` or `cwd` only if it names them, and a `docker_ctl` allow rule must name the
-action and every field the call sets. Rules come from the settings file and from the operator
-during a session; nothing the model or a web page says can add one.
+(even inside `sudo` or `sh -c`) fits, or when the text itself does. What an allow rule must
+name is the tool's own declaration (`tools.base.RuleShape`, given by the session's tools): the
+fields it requires, and every field the call sets that the tool does not leave open. A tool
+with no declaration here is covered by no allow rule. Rules come from the settings file and
+from the operator during a session; nothing the model or a web page says can add one.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.safety.command_patterns import CommandPattern, PatternError, simple_commands
 from agent.safety.shell.classifier import commands_run
 from agent.safety.word_globs import matches
+from tools.base import RuleShape
 
 RuleEffect = Literal["allow", "ask", "deny"]
+#: each tool's RuleShape by tool name, as the session's tools declare them
+Shapes = Mapping[str, RuleShape]
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*-]+)\s*(?:\((?P<args>.*)\))?\s*$", re.S)
-# docker_ctl fields that only tune how long or how much is shown; a rule need not name them.
-DOCKER_TUNING = frozenset({"host", "action", "deadline_s", "timeout", "tail", "since", "all"})
-DOCKER_DEFAULTS: dict[str, Any] = {"detach": True, "auto_remove": False, "privileged": False,
-                                   "force": False, "remove_volumes": False}  # fmt: skip
 
 
 class RuleError(ValueError):
@@ -46,7 +47,16 @@ class ApprovalRule:
     command: CommandPattern | None = None
 
     @classmethod
-    def parse(cls, effect: RuleEffect, text: str, source: str = "settings") -> ApprovalRule:
+    def parse(
+        cls,
+        effect: RuleEffect,
+        text: str,
+        source: str = "settings",
+        shapes: Shapes | None = None,
+    ) -> ApprovalRule:
+        """The rule, or a RuleError; with `shapes`, an allow rule for a known tool must name
+        the fields that tool requires (a rule for a tool not among them parses and covers
+        nothing until such a tool is there: no allow rule covers a tool without a shape)."""
         match = _RULE.match(text)
         if not match:
             raise RuleError(
@@ -73,10 +83,12 @@ class ApprovalRule:
             except PatternError as exc:
                 if effect == "allow":  # deny and ask rules may match text too (`*reboot*`)
                     raise RuleError(f"rule {text!r}: {exc}") from None
-        if effect == "allow" and tool == "docker_ctl" and not _names_an_action(fields):
+        shape = (shapes or {}).get(tool)
+        unnamed = _unnamed_required(shape, fields) if effect == "allow" and shape else []
+        if unnamed:
+            example = f", for example {shape.example}" if shape and shape.example else ""
             raise RuleError(
-                f"rule {text!r}: a docker_ctl allow rule must name the action, for example "
-                "docker_ctl(host=spark-a, action=restart, container=vllm_node)"
+                f"rule {text!r}: a {tool} allow rule must name the {unnamed[0]}{example}"
             )
         return cls(effect, tool, tuple(fields), source, text.strip(), command)
 
@@ -89,29 +101,24 @@ class ApprovalRule:
             if key == "command":
                 continue
             values = _field_values(key, tool_input, hosts)
+            if isinstance(tool_input.get(key), bool):  # `force=true` as the `a` rule writes it
+                pattern = pattern.lower()
             if not values or not all(_field_fits(self.effect, v, pattern) for v in values):
                 return False
         return True
 
-    def names_every_field_of(self, tool: str, tool_input: dict[str, Any]) -> bool:
-        """An allow rule covers settings it does not name (env, cwd, docker flags) only never."""
+    def names_every_field_of(self, shape: RuleShape, tool_input: dict[str, Any]) -> bool:
+        """An allow rule covers a setting it does not name (an env, a folder, a docker flag)
+        never: it names the tool's required fields literally and every field the call sets
+        that the tool's shape does not leave open."""
         named = {key for key, _ in self.fields}
-        if tool == "ssh_exec":
-            unnamed = [k for k in ("env", "cwd") if tool_input.get(k) and k not in named]
-            return not unnamed
-        if tool == "docker_ctl":
-            set_fields = {
-                key
-                for key, value in tool_input.items()
-                if value not in (None, DOCKER_DEFAULTS.get(key)) and key not in DOCKER_TUNING
-            }
-            return set_fields <= named
-        return True
+        return not _unnamed_required(shape, self.fields) and shape.set_fields(tool_input) <= named
 
 
-def _names_an_action(fields: list[tuple[str, str]]) -> bool:
-    action = dict(fields).get("action", "")
-    return bool(action) and not re.search(r"[*?\[]", action)
+def _unnamed_required(shape: RuleShape, fields: Iterable[tuple[str, str]]) -> list[str]:
+    """The required fields a rule does not name with one literal value (`action=*` names none)."""
+    named = dict(fields)
+    return [key for key in shape.required if not named.get(key) or re.search(r"[*?\[]", named[key])]
 
 
 def _field_fits(effect: RuleEffect, value: str, pattern: str) -> bool:
@@ -127,6 +134,8 @@ def _field_values(key: str, tool_input: dict[str, Any], hosts: list[str]) -> lis
     value = tool_input.get(key)
     if value is None:
         return []
+    if isinstance(value, bool):
+        return ["true" if value else "false"]
     if isinstance(value, list):
         return [str(item) for item in value]
     return [str(value)]
@@ -145,14 +154,20 @@ class RuleSet:
     """Rules checked deny first, then ask, then allow."""
 
     rules: list[ApprovalRule] = field(default_factory=list)
+    shapes: Shapes = field(default_factory=dict)
 
     @classmethod
-    def from_config(cls, config: dict[str, list[str]] | None, source: str = "settings") -> RuleSet:
+    def from_config(
+        cls,
+        config: dict[str, list[str]] | None,
+        source: str = "settings",
+        shapes: Shapes | None = None,
+    ) -> RuleSet:
         rules: list[ApprovalRule] = []
         for effect in ("deny", "ask", "allow"):
             for text in (config or {}).get(effect, []) or []:
-                rules.append(ApprovalRule.parse(effect, text, source))
-        return cls(rules)
+                rules.append(ApprovalRule.parse(effect, text, source, shapes))
+        return cls(rules, dict(shapes or {}))
 
     def add(self, rule: ApprovalRule) -> None:
         self.rules.append(rule)
@@ -172,20 +187,24 @@ class RuleSet:
 
     def allow_for_session(self, rule_text: str) -> ApprovalRule:
         """The operator's `a` answer: allow calls exactly like this one for the session."""
-        rule = ApprovalRule.parse("allow", rule_text, source="operator (this session)")
+        rule = ApprovalRule.parse("allow", rule_text, "operator (this session)", self.shapes)
         self.add(rule)
         return rule
 
     def covering_allows(
         self, tool: str, tool_input: dict[str, Any], hosts: list[str]
     ) -> list[ApprovalRule] | None:
-        """The allow rules that together cover the whole call, or None when something is left."""
+        """The allow rules that together cover the whole call, or None when something is left
+        (always for a tool that declared no shape)."""
+        shape = self.shapes.get(tool)
+        if shape is None:
+            return None
         allows = [
             rule
             for rule in self.rules
             if rule.effect == "allow"
             and rule.fits(tool, tool_input, hosts)
-            and rule.names_every_field_of(tool, tool_input)
+            and rule.names_every_field_of(shape, tool_input)
         ]
         whole = next((rule for rule in allows if rule.command is None), None)
         if whole is not None:

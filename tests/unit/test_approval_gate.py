@@ -14,6 +14,7 @@ from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResu
 from tools.plan import Plan, PlanStep
 from tools.plan_approval import PlanState, StepApprovals
 from tools.registry import ToolRegistry
+from tools.ssh_exec import SSHExec
 
 
 class CommandInput(BaseModel):
@@ -27,6 +28,7 @@ class FakeShell(Tool[CommandInput]):
     name = "ssh_exec"
     description = "run a command"
     Input = CommandInput
+    rule_shape = SSHExec.rule_shape  # rules read it as they read the real ssh_exec
 
     def risk(self, params):
         word = params.command.split()[0]
@@ -45,6 +47,12 @@ class FakeShell(Tool[CommandInput]):
 
 
 RAN: list[tuple[str, str]] = []
+SHAPES = {FakeShell.name: FakeShell.rule_shape}
+
+
+def ruleset(config):
+    """Rules as the session makes them: held to the shapes its tools declare."""
+    return RuleSet.from_config(config, shapes=SHAPES)
 
 
 PLAN = one_step_plan(
@@ -70,6 +78,7 @@ def gate(mode="ask", answers=(), rules=None, approved=True):
     if approved:
         plan.approve(PLAN)
     approver = ScriptedApprover(answers, name="tester")
+    rules = rules or RuleSet(shapes=SHAPES)
     g = PolicyGate(mode=mode, rules=rules, plan=plan, approver=approver, emit=events.append)
     return g, approver, events
 
@@ -131,7 +140,7 @@ async def test_plan_mode_runs_only_read_only(tmp_path):
 
 
 async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
-    rules = RuleSet.from_config({"allow": ["ssh_exec(command=docker run *)"]})
+    rules = ruleset({"allow": ["ssh_exec(command=docker run *)"]})
     g, approver, _ = gate(mode="ci", rules=rules, answers=[("approved", "")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     destructive = await g.check(prepared("rm -rf /x", tmp_path=tmp_path))
@@ -140,7 +149,7 @@ async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
 
 
 async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(tmp_path):
-    rules = RuleSet.from_config({"allow": ["ssh_exec(host=spark-*)"]})
+    rules = ruleset({"allow": ["ssh_exec(host=spark-*)"]})
     g, approver, _ = gate(mode="auto-safe", rules=rules, answers=[("denied", "no")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     assert not (await g.check(prepared("rm -rf /x", tmp_path=tmp_path))).allowed
@@ -148,9 +157,7 @@ async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(t
 
 
 async def test_deny_rule_beats_allow_and_read_only(tmp_path):
-    rules = RuleSet.from_config(
-        {"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]}
-    )
+    rules = ruleset({"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]})
     g, _, _ = gate(rules=rules)
     verdict = await g.check(prepared("nvidia-smi", host="spark-b", tmp_path=tmp_path))
     assert not verdict.allowed and "ssh_exec(host=spark-b)" in verdict.message
@@ -194,7 +201,7 @@ async def run_gated(g, command, tmp_path, host="spark-a"):
 
 
 async def test_an_edit_that_a_deny_rule_covers_never_runs(tmp_path):
-    rules = RuleSet.from_config({"deny": ['ssh_exec(command="*reboot*")']})
+    rules = ruleset({"deny": ['ssh_exec(command="*reboot*")']})
     g, approver, _ = gate(rules=rules, answers=[edit("spark-b", "sudo reboot"), ("approved", "")])
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == []
@@ -235,14 +242,14 @@ async def test_an_edit_of_the_same_shape_runs_without_a_second_question(tmp_path
 
 
 async def test_an_edit_meeting_a_new_ask_rule_is_asked_again(tmp_path):
-    rules = RuleSet.from_config({"ask": ['ssh_exec(command="docker rm*")']})
+    rules = ruleset({"ask": ['ssh_exec(command="docker rm*")']})
     g, approver, _ = gate(rules=rules, answers=[edit("spark-a", "docker rm x"), ("denied", "")])
     result, ran = await run_gated(g, "docker run x", tmp_path)
     assert result.is_error and ran == [] and len(approver.seen) == 2
 
 
 async def test_an_edit_is_held_to_the_plan_gate(tmp_path):
-    rules = RuleSet.from_config({"ask": ['ssh_exec(command="cat*")']})
+    rules = ruleset({"ask": ['ssh_exec(command="cat*")']})
     g, approver, _ = gate(
         approved=False, rules=rules, answers=[edit("spark-a", "docker run x"), ("approved", "")]
     )
@@ -435,7 +442,7 @@ async def test_a_step_call_still_running_makes_the_next_one_ask(tmp_path):
 async def test_the_gate_says_when_a_human_decided_so_reads_no_one_approved_are_walled(tmp_path):
     g, _, _ = gate(approved=False)
     assert (await g.check(prepared("nvidia-smi", tmp_path=tmp_path))).human is False
-    asked = RuleSet.from_config({"ask": ['ssh_exec(command="cat *")']})
+    asked = ruleset({"ask": ['ssh_exec(command="cat *")']})
     g, approver, _ = gate(answers=[("approved", "")], rules=asked)
     verdict = await g.check(prepared("cat /etc/os-release", tmp_path=tmp_path))
     assert verdict.allowed and verdict.human and len(approver.seen) == 1

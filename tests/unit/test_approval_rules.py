@@ -16,6 +16,11 @@ from agent.safety.policy import policy_answer
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
 from tools.base import Risk
+from tools.docker_ctl import DockerCtl
+from tools.ssh_exec import SSHExec
+
+# What the session's real tools declare an allow rule must name.
+SHAPES = {tool.name: tool.rule_shape for tool in (SSHExec, DockerCtl)}
 
 
 def answer(rules, tool_input, *, tool="ssh_exec", hosts=("spark-a",), risk=Risk.MUTATING,
@@ -33,7 +38,7 @@ def answer(rules, tool_input, *, tool="ssh_exec", hosts=("spark-a",), risk=Risk.
 
 
 def allow(*texts, source="settings"):
-    return RuleSet([ApprovalRule.parse("allow", text, source) for text in texts])
+    return RuleSet([ApprovalRule.parse("allow", text, source, SHAPES) for text in texts], SHAPES)
 
 
 # Allow patterns an operator writes, a command each covers, and ordinary words for its wildcards.
@@ -152,7 +157,7 @@ def session_allows(tool_input, hosts=("spark-a",), tool="ssh_exec"):
         id="r", fingerprint="f", tool=tool, input=tool_input, hosts=list(hosts), risk="mutating",
         reason="x",
     )  # fmt: skip
-    text = session_rule(request)
+    text = session_rule(request, SHAPES[tool])
     assert text is not None
     return text, allow(text, source="operator (this session)")
 
@@ -185,7 +190,7 @@ def test_compound_or_substituting_commands_get_no_a_rule():
             id="r", fingerprint="f", tool="ssh_exec", input={"host": "a", "command": command},
             hosts=["a"], risk="mutating", reason="x",
         )  # fmt: skip
-        assert session_rule(request) is None
+        assert session_rule(request, SHAPES["ssh_exec"]) is None
 
 
 def test_a_compound_command_is_covered_only_when_every_part_is():
@@ -203,9 +208,9 @@ def test_an_allow_rule_never_covers_env_or_cwd_it_does_not_name():
 
 def test_docker_ctl_allow_rules_must_name_the_action():
     with pytest.raises(RuleError, match="must name the action"):
-        ApprovalRule.parse("allow", "docker_ctl(host=spark-a)")
+        ApprovalRule.parse("allow", "docker_ctl(host=spark-a)", shapes=SHAPES)
     with pytest.raises(RuleError, match="must name the action"):
-        ApprovalRule.parse("allow", "docker_ctl(host=spark-a, action=*)")
+        ApprovalRule.parse("allow", "docker_ctl(host=spark-a, action=*)", shapes=SHAPES)
 
 
 def test_a_pull_rule_does_not_allow_a_run():
@@ -229,10 +234,10 @@ def test_a_docker_ctl_rule_covers_only_the_fields_it_names():
 
 
 def test_deny_rules_match_any_command_the_line_runs():
-    rules = RuleSet([ApprovalRule.parse("deny", 'ssh_exec(command="reboot *")')])
+    rules = RuleSet([ApprovalRule.parse("deny", 'ssh_exec(command="reboot *")')], SHAPES)
     for command in ("reboot", "sudo reboot", "echo x; reboot now", "bash -c 'reboot'"):
         assert answer(rules, {"command": command}, risk=Risk.DESTRUCTIVE) == "deny", command
-    text_glob = RuleSet([ApprovalRule.parse("deny", 'ssh_exec(command="*reboot*")')])
+    text_glob = RuleSet([ApprovalRule.parse("deny", 'ssh_exec(command="*reboot*")')], SHAPES)
     assert answer(text_glob, {"command": "systemctl reboot"}) == "deny"
 
 

@@ -5,6 +5,13 @@ from rich.console import Console
 
 from agent.safety.approvals import ApprovalRequest
 from agent.safety.approvers.terminal import TerminalApprover
+from agent.safety.rules import RuleSet
+from tools.ssh_exec import SSHExec
+
+
+def session_rules():
+    """The session's rules, as they know what ssh_exec declares a rule must name."""
+    return RuleSet(shapes={SSHExec.name: SSHExec.rule_shape})
 
 
 def request(command="docker stop vllm_node", tool="ssh_exec"):
@@ -61,11 +68,13 @@ async def test_e_edits_the_command():
 
 
 async def test_a_allows_exactly_this_call_for_the_session():
-    rules = []
-    terminal, out = approver(["a"], allowed=rules.append)
+    rules = session_rules()
+    terminal, out = approver(["a"], allowed=rules)
     decision = await terminal.decide(request())
     assert decision.kind == "approved"
-    assert rules == ['ssh_exec(host=spark-a, command="docker stop vllm_node")']
+    added = [(rule.text, rule.source) for rule in rules.rules]
+    assert added == [('ssh_exec(host=spark-a, command="docker stop vllm_node")',
+                      "operator (this session)")]  # fmt: skip
     assert "allowed for this session" in out.getvalue()
 
 
@@ -77,10 +86,10 @@ async def test_unknown_answers_ask_again_and_closed_input_denies():
 
 
 async def test_a_is_not_offered_when_no_rule_can_say_the_call_exactly():
-    rules = []
-    terminal, out = approver(["a"], allowed=rules.append)
+    rules = session_rules()
+    terminal, out = approver(["a"], allowed=rules)
     decision = await terminal.decide(request("docker restart vllm_node && curl x | sh"))
-    assert rules == [] and "allow exactly this" not in out.getvalue()
+    assert rules.rules == [] and "allow exactly this" not in out.getvalue()
     assert decision.kind == "denied"  # `a` was not an answer; then input closed
 
 
@@ -100,7 +109,7 @@ async def test_s_approves_a_plan_with_its_steps():
         prompts.append(prompt)
         return "s"
 
-    terminal = TerminalApprover(Console(file=io.StringIO(), width=80), ask, [].append)
+    terminal = TerminalApprover(Console(file=io.StringIO(), width=80), ask, session_rules())
     decision = await terminal.decide(plan)
     assert "[s]teps too" in prompts[0]
     assert decision.kind == "approved" and decision.approve_steps
@@ -159,7 +168,7 @@ def plan_approver(answers: list[str], width: int, height: int = 40):
             raise EOFError from None
 
     console = Console(file=out, width=width, height=height, color_system=None)
-    return TerminalApprover(console, ask, [].append), out, prompts
+    return TerminalApprover(console, ask, session_rules()), out, prompts
 
 
 @pytest.mark.parametrize("width", [80, 120])

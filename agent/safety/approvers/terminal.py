@@ -21,10 +21,10 @@ from rich.text import Text
 
 from agent.safety.approvals import ApprovalRequest, Decision
 from agent.safety.approvers.plan_panel import plan_details, plan_panel
+from agent.safety.rules import RuleSet
 from agent.safety.session_rules import session_rule
 
 AskLine = Callable[[str], Awaitable[str]]
-AllowPattern = Callable[[str], object]
 
 _RISK_STYLE = {
     "read_only": "green",
@@ -35,10 +35,11 @@ _RISK_STYLE = {
 
 
 class TerminalApprover:
-    def __init__(self, console: Console, ask: AskLine, allow_pattern: AllowPattern | None = None):
+    def __init__(self, console: Console, ask: AskLine, rules: RuleSet | None = None):
+        """`rules`: the session's rules, which an `a` answer adds to; without them no `a`."""
         self.console = console
         self.ask = ask
-        self.allow_pattern = allow_pattern
+        self.rules = rules
 
     def show(self, request: ApprovalRequest) -> None:
         if request.tool == "propose_plan":
@@ -65,7 +66,8 @@ class TerminalApprover:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         self.show(request)
-        rule = session_rule(request) if self.allow_pattern is not None else None
+        rules = self.rules
+        rule = session_rule(request, rules.shapes.get(request.tool)) if rules is not None else None
         can_allow = rule is not None
         is_plan = request.tool == "propose_plan"
         keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow exactly this" if can_allow else "")
@@ -92,8 +94,8 @@ class TerminalApprover:
                 if edited is not None:
                     return self._decision(request, "approved_with_edit", edited=edited)
                 continue
-            if answer in {"a", "allow"} and rule is not None and self.allow_pattern is not None:
-                self.allow_pattern(rule)
+            if answer in {"a", "allow"} and rule is not None and rules is not None:
+                rules.allow_for_session(rule)
                 self.console.print(Text(f"allowed for this session: {rule}", style="green"))
                 return self._decision(request, "approved", f"and allowed {rule} for the session")
             self.console.print("answer y, n, e" + (" or a" if can_allow else "") +
