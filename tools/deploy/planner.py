@@ -160,35 +160,25 @@ def plan_deployment(
     if line := trade_off(setup, choices, facts.hosts):
         recipe_notes.append(line)
     recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
-    before = [f.id for f in fixes]
     fabric_links = [f.id for f in fixes if f.kind in ("link-up", "netplan")]
-    copies = [s.id for s in prov.steps if s.kind in ("copy", "image-copy")]
-    for step in prov.steps:
-        if step.id in copies:
-            step.needs = [*step.needs, *fabric_links]
+    copies = [s for s in prov.steps if s.kind in ("copy", "image-copy")]
+    for copy in copies:  # the weights and the image cross the fabric once its link is up
+        copy.needs = [*copy.needs, *fabric_links]
     # the test measures the fabric once it is up and the copies no longer load it
     programs = {h: facts.hosts[h].fabric_tests for h in choices.hosts if h in facts.hosts}
     test = fabric_test_step(
-        choices, report.fabric, [*fabric_links, *copies], supplies.addresses, programs=programs
+        choices,
+        report.fabric,
+        [*fabric_links, *(c.id for c in copies)],
+        supplies.addresses,
+        programs=programs,
     )
-    extra = [test] if test else []
     ring = ring_nccl(
         facts.hosts, asked, choices.hosts, report.fabric, image_name(choices.image or "")
     )
     unresolved += ring.blockers
-    # what the hosts do to an engine is cleared last: a download or a copy fills the cache
     guards = [*ring.steps, *guard_steps(report.findings, choices.hosts)]
-    for guard in guards:
-        guard.needs = [*before, *(s.id for s in prov.steps + extra)]
-    for step in recipe.steps:
-        step.needs = [*step.needs, *before, *(s.id for s in prov.steps + extra + guards)]
-    phases = (
-        Phase("fixes", tuple(fixes)),
-        Phase("supplies", tuple(prov.steps)),
-        Phase("fabric-test", tuple(extra)),
-        Phase("host-guards", tuple(guards)),
-        Phase("launch", tuple(recipe.steps)),
-    )
+    phases = _phases(fixes, prov.steps, [test] if test else [], guards, recipe.steps)
     ordered = order_steps([s for p in phases for s in p.steps])
     plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
     if untested := fabric_test_risk(choices, report.fabric, programs):
@@ -204,6 +194,30 @@ def plan_deployment(
         recipe_notes=tuple(recipe_notes),
         provision_notes=tuple(prov.notes),
         peer_targets=_peer_targets(ordered, choices, report, supplies),
+    )
+
+
+def _phases(
+    fixes: list[DeployStep],
+    supplies: list[DeployStep],
+    tests: list[DeployStep],
+    guards: list[DeployStep],
+    launch: list[DeployStep],
+) -> tuple[Phase, ...]:
+    """The phases, each needing what came before: the guards wait for the fixes, supplies and
+    fabric test (a download or a copy fills the page cache they clear, so they come last),
+    every launch step for all of those."""
+    before = [s.id for s in [*fixes, *supplies, *tests]]
+    for guard in guards:
+        guard.needs = list(before)
+    for step in launch:
+        step.needs = [*step.needs, *before, *(g.id for g in guards)]
+    return (
+        Phase("fixes", tuple(fixes)),
+        Phase("supplies", tuple(supplies)),
+        Phase("fabric-test", tuple(tests)),
+        Phase("host-guards", tuple(guards)),
+        Phase("launch", tuple(launch)),
     )
 
 
