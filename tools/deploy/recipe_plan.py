@@ -1,34 +1,29 @@
 """plan_deployment's use of a recipe (recipe_book): which one and why, the engine version its
-flags are checked against, the model's KV shape for the context length, and at the end the
-flags and env it adds to the launch, with the plan's lines about it.
+flags are checked against, and at the end the flags and env it adds to the launch, with the
+plan's lines about it. Pure: the recipe file and config.json are read beforehand
+(tools/deploy/plan_facts.py).
 
 The engine version is the image probe's when the world model has it for the chosen image, else
 the version the recipe states for its image (said as such), else unknown (every flag kept).
-The KV shape is read from the head's cached snapshot of config.json, else the Hub's, else the
-shape the recipe recorded, each with where it came from.
+The KV shape the planner sets on the setup is the head's cached config.json, else the Hub's,
+else the shape the recipe recorded, each with where it came from.
 """
 
 from __future__ import annotations
 
-import json
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tools.base import ToolContext
 from tools.checks import GB
 from tools.checks.budget import budgets_for
 from tools.checks.layout import KV_HEADROOM_FRACTION
 from tools.deploy.choices import DeployChoices
-from tools.deploy.fit import HUB_URL, cache_dir
 from tools.deploy.recipe_book.choose import apply_recipe, choose_recipe, refused_image
 from tools.deploy.recipe_book.engines import launch_data
-from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe_file
-from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config, shape_from_recipe
+from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
 from tools.recon.facts import HostFacts
-from tools.ssh.errors import SSHError
 
 
 class RecipeRefusal(Exception):
@@ -46,25 +41,6 @@ class RecipeSetup:
     target: int | None = None
     element_bytes: int = 2
     notes: list[str] = field(default_factory=list)
-
-
-async def load_given(params: DeployChoices, ctx: ToolContext) -> Recipe | None:
-    """The operator's recipe file: `HOST:PATH` is read on that inventory host (a checkout of
-    spark-vllm-docker on the head), anything else on Scout's machine."""
-    if not params.recipe_file:
-        return None
-    host, sep, path = params.recipe_file.partition(":")
-    if not sep or ctx.ssh is None or host not in set(ctx.ssh.inventory.names()):
-        return read_recipe_file(params.recipe_file)
-    try:
-        home, rest = ("~/", path[2:]) if path.startswith("~/") else ("", path)
-        result = await ctx.ssh.run(host, f"cat {home}{shlex.quote(rest)}", timeout=30)
-    except SSHError as exc:
-        raise RecipeError(f"{params.recipe_file}: cannot read it over SSH ({exc})") from None
-    if not result.ok:
-        said = (result.stderr or result.stdout).strip().splitlines()
-        raise RecipeError(f"{params.recipe_file}: {said[0] if said else 'cat failed'}")
-    return parse_recipe(result.stdout, params.recipe_file)
 
 
 def pick(
@@ -118,37 +94,6 @@ def _engine_version(
     if base.ref == image and base.engine_version:
         return base.engine_version, f"as Scout's engine data states for {image}"
     return None, f"{image} not probed yet"
-
-
-async def read_shape(setup: RecipeSetup, params: DeployChoices, ctx: ToolContext) -> None:
-    """The model's KV shape: the head's cached config.json, the Hub's, or the recipe's."""
-    folder = cache_dir(params.model, params.hf_cache)
-    if ctx.ssh is not None and params.head in set(ctx.ssh.inventory.names()):
-        ref = f"{folder}/refs/main"
-        command = f'cat {folder}/snapshots/"$(cat {ref})"/config.json'
-        try:
-            result = await ctx.ssh.run(params.head, command, timeout=30)
-            if result.ok:
-                setup.shape = _parse(result.stdout, f"config.json cached on {params.head}")
-        except SSHError:
-            pass
-    if setup.shape is None and ctx.web is not None:
-        url = f"{HUB_URL}/{params.model}/resolve/main/config.json"
-        try:
-            download = await ctx.web.fetch(url)
-            if download.status == 200:
-                setup.shape = _parse(download.body.decode(errors="replace"), url)
-        except Exception:  # the Hub is one of three places to look; the next one answers
-            pass
-    if setup.shape is None and setup.recipe is not None and setup.recipe.model_shape:
-        setup.shape = shape_from_recipe(setup.recipe.model_shape, setup.recipe.name)
-
-
-def _parse(text: str, source: str) -> KvShape | None:
-    try:
-        return shape_from_config(json.loads(text), source)
-    except ValueError:
-        return None
 
 
 def finish(

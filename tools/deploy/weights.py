@@ -24,7 +24,7 @@ from tools.recon.facts import HostFacts
 
 DISK_MARGIN = 1.1
 COMPLETE_FRACTION = 0.98  # du of a whole copy can fall a little short of the Hub's byte count
-# findings whose hosts the plan fetches the weights for (tools/deploy/plan_tool.py)
+# findings whose hosts the plan fetches the weights for (tools/deploy/planner.py)
 FETCH_KINDS = frozenset(
     {"weights_not_cached", "weights_unfinished", "weights_old_revision", "disk_too_small"}
 )

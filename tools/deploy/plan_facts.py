@@ -1,0 +1,173 @@
+"""What plan_deployment reads before it plans, over SSH and the web; the planner itself reads
+nothing (tools/deploy/planner.py).
+
+Stale hosts are probed again; the model's size comes from the call, the world model or the Hub;
+a cache outside the default folder is measured with `du`; the operator's recipe file is read
+where it lies; the model's KV shape from the head's cached config.json, else the Hub's. After
+planning, the head's ssh into each worker address its commands name is tried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+
+from tools.base import ToolContext
+from tools.checks import Finding
+from tools.deploy.choices import DeployChoices
+from tools.deploy.fit import (
+    DEFAULT_HF_CACHE,
+    GB,
+    HUB_URL,
+    ModelSizeError,
+    cache_dir,
+    du_command,
+    size_from_du,
+    size_from_hub,
+)
+from tools.deploy.peer_ssh import peer_ssh_findings
+from tools.deploy.planner import ClusterFacts, DeploymentPlan
+from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe_file
+from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config
+from tools.deploy.recipe_book.schema import Recipe
+from tools.recon.probe import probe_hosts
+from tools.ssh.errors import SSHError
+from tools.web.errors import WebFetchError
+from tools.world_store import WorldStore
+
+
+async def cluster_facts(
+    world: WorldStore, hosts: list[str], links_tried: list[str], max_age_s: float, ctx: ToolContext
+) -> ClusterFacts:
+    """The world model's facts, stale hosts probed again first, and the inventory's word on
+    each host: its address and, when it has one, the jump host it is reached through."""
+    stale = world.stale_hosts(hosts, max_age_s)
+    addresses: dict[str, str] = {}
+    jumps: dict[str, str] = {}
+    if ctx.ssh is not None:
+        known = set(ctx.ssh.inventory.names())
+        stale = [h for h in stale if h in known]
+        if stale:
+            ctx.report(f"re-probing {', '.join(stale)} (facts missing or stale)")
+            probe_round = await probe_hosts(ctx.ssh, stale)
+            world.apply_round(probe_round.facts, probe_round.failures)
+        for host in (h for h in hosts if h in known):
+            spec = ctx.ssh.inventory.get(host)
+            addresses[host] = spec.address
+            if spec.jump:
+                jumps[host] = spec.jump
+    return ClusterFacts(
+        hosts=world.hosts,
+        unreachable=world.unreachable,
+        addresses=addresses,
+        jumps=jumps,
+        links_tried=frozenset(links_tried),
+    )
+
+
+async def model_size(
+    world: WorldStore, model: str, size_gb: float | None, ctx: ToolContext
+) -> tuple[int | None, str | None]:
+    """The weights' bytes, and the Hub's current commit when the Hub was asked for them."""
+    if size_gb is not None:
+        return round(size_gb * GB), None
+    if world.model_size_bytes is not None:
+        return world.model_size_bytes, None
+    fetcher = ctx.web
+    if fetcher is None:
+        return None, None
+
+    async def fetch(url: str) -> bytes:
+        download = await fetcher.fetch(url)
+        if download.status != 200:
+            raise WebFetchError(f"{url} answered {download.status}")
+        return download.body
+
+    try:
+        hub = await size_from_hub(model, fetch)
+    except ModelSizeError as exc:
+        ctx.report(str(exc))
+        return None, None
+    return hub.size_bytes, hub.revision
+
+
+async def measured_cache_sizes(choices: DeployChoices, ctx: ToolContext) -> dict[str, int | None]:
+    """`du` of the model on each host when hf_cache is not the default folder recon lists.
+
+    None: not there or unknown. For the default folder the world model's facts already answer.
+    """
+    if ctx.ssh is None or choices.hf_cache == DEFAULT_HF_CACHE:
+        return {}
+    pool = ctx.ssh
+    command = du_command(choices.model, choices.hf_cache)
+
+    async def one(host: str) -> int | None:
+        try:
+            result = await pool.run(host, command, timeout=60)
+        except SSHError:
+            return None
+        return size_from_du(result.stdout) if result.ok else None
+
+    sizes = await asyncio.gather(*(one(h) for h in choices.hosts))
+    return dict(zip(choices.hosts, sizes, strict=True))
+
+
+async def given_recipe(choices: DeployChoices, ctx: ToolContext) -> Recipe | None:
+    """The operator's recipe file: `HOST:PATH` is read on that inventory host (a checkout of
+    spark-vllm-docker on the head), anything else on Scout's machine. RecipeError: unreadable."""
+    if not choices.recipe_file:
+        return None
+    host, sep, path = choices.recipe_file.partition(":")
+    if not sep or ctx.ssh is None or host not in set(ctx.ssh.inventory.names()):
+        return read_recipe_file(choices.recipe_file)
+    try:
+        home, rest = ("~/", path[2:]) if path.startswith("~/") else ("", path)
+        result = await ctx.ssh.run(host, f"cat {home}{shlex.quote(rest)}", timeout=30)
+    except SSHError as exc:
+        raise RecipeError(f"{choices.recipe_file}: cannot read it over SSH ({exc})") from None
+    if not result.ok:
+        said = (result.stderr or result.stdout).strip().splitlines()
+        raise RecipeError(f"{choices.recipe_file}: {said[0] if said else 'cat failed'}")
+    return parse_recipe(result.stdout, choices.recipe_file)
+
+
+async def config_shape(choices: DeployChoices, ctx: ToolContext) -> KvShape | None:
+    """The model's KV shape from the head's cached config.json, else the Hub's (the planner
+    falls back to the shape the recipe recorded)."""
+    folder = cache_dir(choices.model, choices.hf_cache)
+    if ctx.ssh is not None and choices.head in set(ctx.ssh.inventory.names()):
+        ref = f"{folder}/refs/main"
+        command = f'cat {folder}/snapshots/"$(cat {ref})"/config.json'
+        try:
+            result = await ctx.ssh.run(choices.head, command, timeout=30)
+            if result.ok and (
+                shape := _parse(result.stdout, f"config.json cached on {choices.head}")
+            ):
+                return shape
+        except SSHError:
+            pass
+    if ctx.web is not None:
+        url = f"{HUB_URL}/{choices.model}/resolve/main/config.json"
+        try:
+            download = await ctx.web.fetch(url)
+            if download.status == 200:
+                return _parse(download.body.decode(errors="replace"), url)
+        except Exception:  # the Hub is one of three places to look; the next one answers
+            pass
+    return None
+
+
+def _parse(text: str, source: str) -> KvShape | None:
+    try:
+        return shape_from_config(json.loads(text), source)
+    except ValueError:
+        return None
+
+
+async def peer_refusals(deployment: DeploymentPlan, ctx: ToolContext) -> list[Finding]:
+    """Blockers for the worker addresses the head's commands name but its ssh cannot log in to."""
+    targets = deployment.peer_targets
+    if ctx.ssh is None or not targets:
+        return []
+    return await peer_ssh_findings(ctx.ssh, deployment.choices.head, targets)
