@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.page_fetcher import PageFetcher
 from tools.schema import compact_schema
 from tools.session_state import SessionState
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool

@@ -18,7 +18,7 @@ from agent.loop.history import BRIEFING_MARK
 from tools.plan_approval import PlanState
 from tools.session_state import SessionState
 from tools.todo import TodoList
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 SUMMARY_CHARS = 48  # a folded call's summary: enough to recognise it; recall_result has the rest
 

@@ -17,8 +17,8 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.recipe_parts import container_step
 from tools.deploy.rollout import StepOutcome
 from tools.plan import Plan
-from tools.recon.facts import Container, HostFacts
 from tools.session_state import SessionState, StateChange
+from tools.world.facts import Container, HostFacts
 
 ENGINE = Container(
     name="scout-vllm",

@@ -22,7 +22,7 @@ from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
 from tools.plan import PlanStep
 from tools.ssh.errors import SSHError
-from tools.world_store import Endpoint
+from tools.world.measurements import Endpoint
 
 ENDPOINT_TIMEOUT_S = 3600.0
 DEFAULTS = Sweep()

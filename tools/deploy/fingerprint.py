@@ -16,7 +16,7 @@ from typing import Any
 
 from tools.deploy.bench_report import command_hash
 from tools.session_state import SessionState
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 UNKNOWN = "unknown"
 

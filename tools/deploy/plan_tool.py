@@ -46,7 +46,7 @@ from tools.plan import Plan
 from tools.recon.probe import probe_hosts
 from tools.ssh.errors import SSHError
 from tools.web.errors import WebFetchError
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 
 class PlanDeploymentInput(DeployChoices):

@@ -28,7 +28,7 @@ from tools.jobs.host import stop_jobs
 from tools.session_state import SessionState
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 ENGINE_BENCH = "vllm bench serve"
 

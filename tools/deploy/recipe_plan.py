@@ -27,8 +27,8 @@ from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
-from tools.recon.facts import HostFacts
 from tools.ssh.errors import SSHError
+from tools.world.facts import HostFacts
 
 
 class RecipeRefusal(Exception):

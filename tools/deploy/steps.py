@@ -71,7 +71,7 @@ class DeployStep(BaseModel):
     creates: str | None = Field(
         default=None,
         description="The container this step creates on its host: once the step has passed, "
-        "it is Scout's own (tools/world_store.py:record_created).",
+        "it is Scout's own (tools/world/store.py:record_created).",
     )
     operator_env: list[str] = Field(
         default_factory=list,
