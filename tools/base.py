@@ -10,43 +10,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.page_fetcher import PageFetcher
+from tools.deploy.state import SessionState
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.schema import compact_schema
-from tools.session_state import SessionState
+from tools.web.page_fetcher import PageFetcher
 from tools.world.store import WorldStore
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
-
-
-class Risk(IntEnum):
-    """How much a call can change the world; ordered so `max()` picks the worst part."""
-
-    READ_ONLY = 0
-    MUTATING = 1
-    DESTRUCTIVE = 2
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-    @classmethod
-    def from_label(cls, label: str) -> Risk:
-        return cls[label.upper()]
-
-
-@dataclass(frozen=True)
-class RiskAssessment:
-    """How risky one call is, and the reason in words the operator and the model can read."""
-
-    risk: Risk
-    reason: str
 
 
 def input_words(data: dict[str, Any]) -> str:

@@ -9,8 +9,8 @@ from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import READ_TIMEOUT_S, JobCommandError, job_log
 from tools.jobs.params import NO_INVENTORY
 from tools.jobs.progress.lines import screen_lines
-from tools.output import bound_text
 from tools.ssh.errors import SSHError
+from tools.text.bounded import bound_text
 
 CONNECT_ALLOWANCE_S = 30.0
 MAX_LOG_BYTES = 1_000_000

@@ -11,12 +11,13 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import START_TIMEOUT_S, JobCommandError, Started, start_job
 from tools.jobs.params import NO_INVENTORY, check_env, unique
 from tools.jobs.world_facts import jobs_started
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 
 CONNECT_ALLOWANCE_S = 30.0

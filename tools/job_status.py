@@ -18,8 +18,8 @@ from tools.jobs.params import NO_INVENTORY, check_names, unique
 from tools.jobs.records import JobRecord
 from tools.jobs.render import render_record
 from tools.jobs.world_facts import jobs_read
-from tools.output import bound_text
 from tools.ssh.errors import SSHError
+from tools.text.bounded import bound_text
 
 CONNECT_ALLOWANCE_S = 30.0
 

@@ -6,10 +6,11 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs_inside
 from tools.jobs.params import NO_INVENTORY, check_names, unique
 from tools.jobs.world_facts import jobs_stopped
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
 
 CONNECT_ALLOWANCE_S = 30.0

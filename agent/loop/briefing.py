@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 
 from agent.loop.compaction import CallRecord
 from agent.loop.history import BRIEFING_MARK
-from tools.plan_approval import PlanState
-from tools.session_state import SessionState
+from tools.deploy.state import SessionState
+from tools.plans.approval import PlanState
 from tools.todo import TodoList
 from tools.world.store import WorldStore
 

@@ -41,10 +41,10 @@ from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
-from tools.deploy.endpoint_tool import EndpointCheckTool
 from tools.deploy.plan_tool import PlanDeploymentTool
-from tools.deploy.rollout_tool import RolloutStepTool
+from tools.deploy.state import SessionState
 from tools.docker_ctl import DockerCtl
+from tools.endpoint_check import EndpointCheckTool
 from tools.job_logs import JobLogs
 from tools.job_start import JobStart
 from tools.job_status import JobStatus
@@ -52,10 +52,10 @@ from tools.job_stop import JobStop
 from tools.job_wait import JobWait
 from tools.propose_plan import ProposePlanTool
 from tools.recall import RecallResultTool
-from tools.recon.tool import ReconTool
+from tools.recon_tool import ReconTool
 from tools.registry import ToolRegistry
-from tools.session_state import SessionState
-from tools.shell_judge import ShellJudge
+from tools.risk.shell_judge import ShellJudge
+from tools.rollout_step import RolloutStepTool
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec

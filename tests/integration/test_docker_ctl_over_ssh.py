@@ -17,9 +17,10 @@ from pydantic import ValidationError
 
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
-from tools.base import Risk, ToolContext, ToolResult
+from tools.base import ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
 from tools.docker_ctl import DockerCtl
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 
 CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"

@@ -16,7 +16,7 @@ from agent.world.render import render_compact
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
-from tools.recon.tool import ReconInput, ReconTool
+from tools.recon_tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
 from tools.world_note import WorldNoteInput, WorldNoteTool
 

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from agent.safety.redact import Redactor
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
-from tools.base import Risk, ToolContext
+from tools.base import ToolContext
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 

@@ -18,8 +18,9 @@ from agent.runtime.settings import Settings
 from agent.safety.shell.judge import judge_shell
 from agent.world.model import WorldModel
 from sim.cluster import SimCluster
-from tools.base import Risk, ToolContext
-from tools.recon.tool import ReconInput, ReconTool
+from tools.base import ToolContext
+from tools.recon_tool import ReconInput, ReconTool
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls

@@ -12,8 +12,8 @@ from agent.safety.gate import PolicyGate
 from agent.safety.shell.judge import judge_shell
 from tests.support.example_receiver import receiver, serving
 from tools.base import ToolContext
-from tools.plan import Plan, PlanStep
-from tools.plan_approval import PlanState
+from tools.plans.approval import PlanState
+from tools.plans.plan import Plan, PlanStep
 from tools.registry import ToolRegistry
 from tools.ssh_exec import SSHExec
 

@@ -15,7 +15,7 @@ from agent.safety.approvals import ApprovalRequest
 from agent.safety.policy import policy_answer
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 
 def answer(rules, tool_input, *, tool="ssh_exec", hosts=("spark-a",), risk=Risk.MUTATING,

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from agent.faces.chat_view import ChatView
 from agent.loop.events import ToolCallEvent, ToolResultEvent
-from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
+from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.job_wait import JobWait, JobWaitInput
 from tools.world_note import WorldNoteInput, WorldNoteTool
 

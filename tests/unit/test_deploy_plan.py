@@ -13,7 +13,7 @@ from tools.base import ToolContext
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
 from tools.deploy.steps import DeployStep, StepCheck
-from tools.plan import Plan
+from tools.plans.plan import Plan
 from tools.recon.image_probe import contents_command
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent.safety.shell.judge import judge_shell
-from tools.plan import Plan, PlanStep, step_key
-from tools.plan_approval import StepApprovals
+from tools.plans.approval import StepApprovals
+from tools.plans.plan import Plan, PlanStep, step_key
 from tools.ssh_exec import SSHExec, SSHExecInput
 
 # Approved actions where whitespace is part of what runs: here-doc bodies and terminators,

@@ -18,7 +18,6 @@ from tools.checks import Finding
 from tools.checks.layout import Layout
 from tools.deploy import recipe_plan
 from tools.deploy.choices import DeployChoices
-from tools.deploy.endpoint_tool import proof_step
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fit import (
     DEFAULT_HF_CACHE,
@@ -42,7 +41,8 @@ from tools.deploy.ring_nccl import ring_nccl
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
 from tools.deploy.weights import FETCH_KINDS
-from tools.plan import Plan
+from tools.endpoint_check import proof_step
+from tools.plans.plan import Plan
 from tools.recon.probe import probe_hosts
 from tools.ssh.errors import SSHError
 from tools.web.errors import WebFetchError

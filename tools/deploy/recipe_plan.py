@@ -14,8 +14,8 @@ import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from tools.base import ToolContext
 from tools.checks import GB
 from tools.checks.budget import budgets_for
 from tools.checks.layout import KV_HEADROOM_FRACTION
@@ -28,7 +28,21 @@ from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config, sha
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.web.page_fetcher import PageFetcher
 from tools.world.facts import HostFacts
+
+
+class HostReach(Protocol):
+    """What reading a recipe file or a model's shape needs of the calling tool's context (a
+    ToolContext is one): the session's SSH pool, absent when no inventory is loaded, and its
+    web fetcher."""
+
+    @property
+    def ssh(self) -> SSHPool | None: ...
+
+    @property
+    def web(self) -> PageFetcher | None: ...
 
 
 class RecipeRefusal(Exception):
@@ -48,7 +62,7 @@ class RecipeSetup:
     notes: list[str] = field(default_factory=list)
 
 
-async def load_given(params: DeployChoices, ctx: ToolContext) -> Recipe | None:
+async def load_given(params: DeployChoices, ctx: HostReach) -> Recipe | None:
     """The operator's recipe file: `HOST:PATH` is read on that inventory host (a checkout of
     spark-vllm-docker on the head), anything else on Scout's machine."""
     if not params.recipe_file:
@@ -120,7 +134,7 @@ def _engine_version(
     return None, f"{image} not probed yet"
 
 
-async def read_shape(setup: RecipeSetup, params: DeployChoices, ctx: ToolContext) -> None:
+async def read_shape(setup: RecipeSetup, params: DeployChoices, ctx: HostReach) -> None:
     """The model's KV shape: the head's cached config.json, the Hub's, or the recipe's."""
     folder = cache_dir(params.model, params.hf_cache)
     if ctx.ssh is not None and params.head in set(ctx.ssh.inventory.names()):

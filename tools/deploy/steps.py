@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tools.jobs.folder import job_dir
-from tools.plan import PlanStep
+from tools.plans.plan import PlanStep
 
 
 class StepCheck(BaseModel):

@@ -3,7 +3,7 @@
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
 and its steps are the computed ones). Approved with its steps, a call that runs exactly a step
 (`commands`: its actions on its host) in an order the needs allow asks nothing more
-(tools/plan_approval.py); otherwise each step asks. Each call runs one step whose needed steps
+(tools/plans/approval.py); otherwise each step asks. Each call runs one step whose needed steps
 have passed (steps that need nothing of each other, such as a pull and a download, may be called
 in one batch and run at once): its actions on its host (they pass the gate like any command: the
 ShellJudge judges every one), then its success check; a failed check stops the rollout and
@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
+from tools.deploy.state import SessionState
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
 from tools.recon.probe import probe_hosts
-from tools.session_state import SessionState
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 
 
 class RolloutStepInput(BaseModel):

@@ -15,12 +15,13 @@ from datetime import UTC, datetime
 import httpx
 from pydantic import BaseModel, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy.bench_report import to_json
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
-from tools.plan import PlanStep
+from tools.plans.plan import PlanStep
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
 from tools.world.measurements import Endpoint
 
