@@ -39,6 +39,7 @@ from tools.deploy.recipe_plan import RecipeRefusal
 from tools.deploy.recipes import build_recipe
 from tools.deploy.ring_nccl import ring_nccl
 from tools.deploy.rollout import order_steps
+from tools.deploy.state import SessionState
 from tools.deploy.steps import DeployStep
 from tools.deploy.weights import FETCH_KINDS
 from tools.endpoint_check import proof_step
@@ -74,10 +75,15 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     Input = PlanDeploymentInput
 
     def __init__(
-        self, max_age_s: float = 600.0, operator_env: Mapping[str, str] | None = None
+        self,
+        state: SessionState,
+        max_age_s: float = 600.0,
+        operator_env: Mapping[str, str] | None = None,
     ) -> None:
-        """`operator_env`: where HF_TOKEN is looked for (default: Scout's own environment);
+        """`state`: the session's, which keeps each computed deployment by its plan's hash.
+        `operator_env`: where HF_TOKEN is looked for (default: Scout's own environment);
         only its presence is read here, the value goes to the download job at run time."""
+        self.state = state
         self.max_age_s = max_age_s
         self.operator_env = os.environ if operator_env is None else operator_env
 
@@ -195,7 +201,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
         if untested:
             plan.risks.append(untested)
-        ctx.state.add_deployment(plan, ordered)
+        self.state.add_deployment(plan, ordered)
         data.update(
             plan=plan.model_dump(mode="json"),
             plan_hash=plan.digest(),
