@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.deploy.state import SessionState
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.schema import compact_schema
 from tools.web.page_fetcher import PageFetcher
@@ -74,8 +73,9 @@ class ToolContext:
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
     connections (absent when no inventory is loaded). `world` is the world model, which tools
-    update with the typed facts they find; `web` the session's fetcher; `state` the session's
-    plans, computed deployments and rollouts. `progress` lets a long call report a line to the
+    update with the typed facts they find; `web` the session's fetcher. The session's plans,
+    deployments and rollouts are not here: the tools that need them get them when they are
+    built (tools/deploy/state.py). `progress` lets a long call report a line to the
     face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
     files); the session passes its redactor. `wall` is set per call by the executor when the
     call is read-only and no human approved it: what it runs on a host runs inside the wall
@@ -86,7 +86,6 @@ class ToolContext:
     ssh: SSHPool | None = None
     world: WorldStore | None = None
     web: PageFetcher | None = None
-    state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
     redact: Callable[[str], str] = field(default=lambda text: text)
     wall: bool = False

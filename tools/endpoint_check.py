@@ -20,6 +20,7 @@ from tools.deploy.bench_report import to_json
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
+from tools.deploy.state import SessionState
 from tools.plans.plan import PlanStep
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
@@ -131,6 +132,10 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     )
     Input = EndpointCheckInput
 
+    def __init__(self, state: SessionState) -> None:
+        """`state` is the session's: the deployment step serving the port, for the fingerprint."""
+        self.state = state
+
     def risk(self, params: EndpointCheckInput) -> RiskAssessment:
         return RiskAssessment(
             Risk.MUTATING,
@@ -165,7 +170,9 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
                 f"cannot open a port forward to {params.host}:{params.port}: {exc}"
             )
         where = f"{params.host}:{params.port}"
-        place = Where(ctx.ssh, params.host, params.port, ctx.state, ctx.world, ctx.spill_dir.parent)
+        place = Where(
+            ctx.ssh, params.host, params.port, self.state, ctx.world, ctx.spill_dir.parent
+        )
         try:
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{listener.get_port()}",

@@ -159,8 +159,13 @@ def build_session(
     mode: str = "ask",
     goal: str | None = None,
     resume: RebuiltSession | None = None,
+    state: SessionState | None = None,
 ) -> Session:
-    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded."""
+    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded.
+
+    `state` is the session state the tools were built with (a fresh one for tools that need
+    none); the briefing reads it and a resume restores into it."""
+    state = state if state is not None else SessionState()
     defaults = Settings()
     todo = TodoList(
         on_change=lambda items: recorder.emit(
@@ -173,7 +178,7 @@ def build_session(
 
     def briefing(turn: int) -> str:
         return render_briefing(
-            turn, todo=todo, state=context.state, world=context.world, folded=ledger.folded()
+            turn, todo=todo, state=state, world=context.world, folded=ledger.folded()
         )
 
     parts = SessionParts(
@@ -203,7 +208,7 @@ def build_session(
         )
     )
     if resume is not None:
-        _resume(session, context.state, resume)
+        _resume(session, state, resume)
     return session
 
 
@@ -284,22 +289,21 @@ async def open_runtime(
             SSHExec(judge, walls),
             DockerCtl(judge),
             ReconTool(inventory.names(), walls),
-            PlanDeploymentTool(),
+            PlanDeploymentTool(state),
             RolloutStepTool(state, judge),
-            EndpointCheckTool(),
+            EndpointCheckTool(state),
             JobStart(judge),
             JobStatus(),
             JobWait(),
             JobLogs(),
             JobStop(),
         ]
-    tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(gate.review_plan)]
+    tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(state, gate.review_plan)]
     context = ToolContext(
         spill_dir=transcript_path.parent / "spill",
         ssh=pool,
         world=world,
         web=web,
-        state=state,
         redact=redactor.text,
     )
     session = build_session(
@@ -318,6 +322,7 @@ async def open_runtime(
         mode=settings.mode,
         goal=goal,
         resume=resume,
+        state=state,
     )
     for host, container, by in state.created_containers():  # a resume: what Scout created
         world.record_created(host, container, by)

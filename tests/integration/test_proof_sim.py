@@ -99,10 +99,9 @@ def session_state() -> SessionState:
 
 async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
-    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world,
-                      state=session_state())  # fmt: skip
+    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world)
     params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
-    return await EndpointCheckTool().run(params, ctx), world
+    return await EndpointCheckTool(session_state()).run(params, ctx), world
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from agent.world.render import render_compact
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
+from tools.deploy.state import SessionState
 from tools.recon_tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
 from tools.world_note import WorldNoteInput, WorldNoteTool
@@ -171,7 +172,7 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         async with SSHPool(Inventory.load(inventory)) as pool:
             ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
             await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
-            plan = await PlanDeploymentTool().run(
+            plan = await PlanDeploymentTool(SessionState()).run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
             )
     return world, plan

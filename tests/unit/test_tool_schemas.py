@@ -2,6 +2,7 @@
 
 from agent.loop.request_rules import check_request
 from agent.safety.shell.judge import judge_shell
+from tools.deploy.state import SessionState
 from tools.docker.params import DockerCtlInput
 from tools.docker_ctl import DockerCtl
 from tools.propose_plan import ProposePlanTool
@@ -10,7 +11,7 @@ from tools.ssh_exec import SSHExec
 
 
 def test_titles_and_null_defaults_go_but_fields_named_title_stay():
-    schema = ProposePlanTool(review=None).definition()["input_schema"]  # type: ignore[arg-type]
+    schema = ProposePlanTool(SessionState(), review=None).definition()["input_schema"]  # type: ignore[arg-type]
     step = schema["$defs"]["PlanStep"]
     assert "title" in step["properties"] and "title" in step["required"]
     assert "title" not in step and "title" not in step["properties"]["rollback"]
