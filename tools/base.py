@@ -72,13 +72,14 @@ class ToolContext:
     """What the session lends a tool while it runs; every part is typed and made by the builder.
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
-    connections (absent when no inventory is loaded). `world` is the world model, which tools
-    update with the typed facts they find; `web` the session's fetcher. The session's plans,
-    deployments and rollouts are not here: the tools that need them get them when they are
-    built (tools/deploy/state.py). `progress` lets a long call report a line to the
-    face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
-    files); the session passes its redactor. `wall` is set per call by the executor when the
-    call is read-only and no human approved it: what it runs on a host runs inside the wall
+    connections (absent when no inventory is loaded), read by plan_deployment alone: the tools
+    that need SSH get the pool when they are built, so theirs is never absent. `world` is the
+    world model, which tools update with the typed facts they find; `web` the session's fetcher.
+    The session's plans, deployments and rollouts are not here: the tools that need them get
+    them when they are built (tools/deploy/state.py). `progress` lets a long call report a line
+    to the face while it runs. `redact` masks secrets in text a tool writes to disk itself
+    (spill files); the session passes its redactor. `wall` is set per call by the executor when
+    the call is read-only and no human approved it: what it runs on a host runs inside the wall
     (tools/wall/).
     """
 

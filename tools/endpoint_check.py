@@ -24,6 +24,7 @@ from tools.deploy.state import SessionState
 from tools.plans.plan import PlanStep
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
 from tools.world.measurements import Endpoint
 
 ENDPOINT_TIMEOUT_S = 3600.0
@@ -132,9 +133,11 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     )
     Input = EndpointCheckInput
 
-    def __init__(self, state: SessionState) -> None:
-        """`state` is the session's: the deployment step serving the port, for the fingerprint."""
+    def __init__(self, state: SessionState, pool: SSHPool) -> None:
+        """`state` is the session's: the deployment step serving the port, for the fingerprint;
+        `pool` its SSH connections (the tool is only made with an inventory)."""
         self.state = state
+        self.pool = pool
 
     def risk(self, params: EndpointCheckInput) -> RiskAssessment:
         return RiskAssessment(
@@ -158,12 +161,8 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return f"{params.host}:{params.port} {model}, benchmark at {sweep} streams"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "endpoint_check needs an inventory: start Scout with --inventory FILE."
-            )
         try:
-            conn = await ctx.ssh.connection(params.host)
+            conn = await self.pool.connection(params.host)
             listener = await conn.forward_local_port("127.0.0.1", 0, "localhost", params.port)
         except (SSHError, OSError) as exc:
             return ToolResult.error(
@@ -171,7 +170,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
             )
         where = f"{params.host}:{params.port}"
         place = Where(
-            ctx.ssh, params.host, params.port, self.state, ctx.world, ctx.spill_dir.parent
+            self.pool, params.host, params.port, self.state, ctx.world, ctx.spill_dir.parent
         )
         try:
             async with httpx.AsyncClient(

@@ -277,26 +277,25 @@ async def open_runtime(
     )
     web = WebFetcher(web_settings, resolve=web_resolve, transport=web_transport)
     pool = None
-    if inventory is not None:
-        pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
     tools: list[Tool] = []
     walls = HostWalls()
-    if inventory is not None:
+    if inventory is not None:  # the tools that reach hosts exist only with an inventory
+        pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
         judge = judge or inventory_judge(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
         tools += [
-            SSHExec(judge, walls),
-            DockerCtl(judge),
-            ReconTool(inventory.names(), walls),
+            SSHExec(pool, judge, walls),
+            DockerCtl(pool, judge),
+            ReconTool(pool, walls),
             PlanDeploymentTool(state),
-            RolloutStepTool(state, judge),
-            EndpointCheckTool(state),
-            JobStart(judge),
-            JobStatus(),
-            JobWait(),
-            JobLogs(),
-            JobStop(),
+            RolloutStepTool(state, pool, judge),
+            EndpointCheckTool(state, pool),
+            JobStart(pool, judge),
+            JobStatus(pool),
+            JobWait(pool),
+            JobLogs(pool),
+            JobStop(pool),
         ]
     tools += [WorldNoteTool(), WebFetchTool(web_settings), ProposePlanTool(state, gate.review_plan)]
     context = ToolContext(

@@ -94,7 +94,7 @@ async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: o
     try:
         params = EndpointCheckInput(host="spark-a", port=port, **inputs)
         ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
-        return await EndpointCheckTool(SessionState()).run(params, ctx), world, port
+        return await EndpointCheckTool(SessionState(), pool).run(params, ctx), world, port
     finally:
         await engine.close()
 
@@ -180,7 +180,7 @@ async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -
         params = EndpointCheckInput(host="spark-a", port=port)
         world = WorldModel()
         ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=world)
-        result = await EndpointCheckTool(SessionState()).run(params, ctx)
+        result = await EndpointCheckTool(SessionState(), pool).run(params, ctx)
     finally:
         await engine.stop()
     assert result.is_error and world.endpoints == {}  # a failed check is not recorded
@@ -194,7 +194,7 @@ async def test_wrong_model_lists_what_is_served(head, tmp_path: Path) -> None:
     port = await engine.start()
     try:
         params = EndpointCheckInput(host="spark-a", port=port, model="other/model")
-        result = await EndpointCheckTool(SessionState()).run(
+        result = await EndpointCheckTool(SessionState(), pool).run(
             params, ToolContext(spill_dir=tmp_path, ssh=pool)
         )
     finally:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
+from tests.support.no_hosts import no_hosts
 from tools.base import ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
 from tools.docker_ctl import DockerCtl
@@ -74,7 +75,7 @@ class FakeDockerHost:
     async def run(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
         ctx = ToolContext(spill_dir=self.root / "spill", ssh=self.pool)
-        return await DockerCtl(judge_shell).run(params, ctx)
+        return await DockerCtl(self.pool, judge_shell).run(params, ctx)
 
 
 @pytest.fixture
@@ -157,7 +158,7 @@ def test_fields_must_fit_the_action() -> None:
 
 
 def test_risk_by_action_and_the_command_inside_exec() -> None:
-    tool = DockerCtl(judge_shell)
+    tool = DockerCtl(no_hosts(), judge_shell)
 
     def params(**fields: object) -> DockerCtlInput:
         return DockerCtlInput.model_validate({"host": "dock", **fields})

@@ -101,7 +101,7 @@ async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
     ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world)
     params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
-    return await EndpointCheckTool(session_state()).run(params, ctx), world
+    return await EndpointCheckTool(session_state(), pool).run(params, ctx), world
 
 
 @pytest.fixture

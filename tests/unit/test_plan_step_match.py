@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent.safety.shell.judge import judge_shell
+from tests.support.no_hosts import no_hosts
 from tools.plans.approval import StepApprovals
 from tools.plans.plan import Plan, PlanStep, step_key
 from tools.ssh_exec import SSHExec, SSHExecInput
@@ -61,7 +62,7 @@ def approvals(action: str) -> StepApprovals:
 def taken(action: str, command: str) -> bool:
     """Whether an ssh_exec of `command` is taken as the approved step, as the gate asks it:
     by what the tool declares it runs where."""
-    call = SSHExec(judge_shell).commands(SSHExecInput(host="spark-a", command=command))
+    call = SSHExec(no_hosts(), judge_shell).commands(SSHExecInput(host="spark-a", command=command))
     return approvals(action).take(call) is not None
 
 
