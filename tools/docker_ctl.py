@@ -72,7 +72,9 @@ class DockerCtl(Tool[DockerCtlInput]):
     )
     Input = DockerCtlInput
 
-    def __init__(self, judge: ShellJudge) -> None:
+    def __init__(self, pool: SSHPool, judge: ShellJudge) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
         self.judge = judge
 
     def risk(self, params: DockerCtlInput) -> RiskAssessment:
@@ -92,12 +94,7 @@ class DockerCtl(Tool[DockerCtlInput]):
         return display_command(params)[:200]  # the faces show the host beside it
 
     async def run(self, params: DockerCtlInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "docker_ctl is unavailable: no SSH inventory is loaded. Start Scout with an "
-                "inventory file (hosts, addresses, user, key) to reach hosts."
-            )
-        call = _DockerCall(params, ctx, ctx.ssh)
+        call = _DockerCall(params, ctx, self.pool)
         result = await call.run()
         if ctx.world is not None:
             for name in call.created(result):

@@ -77,7 +77,9 @@ class SSHExec(Tool[SSHExecInput]):
     )
     Input = SSHExecInput
 
-    def __init__(self, judge: ShellJudge, walls: HostWalls | None = None) -> None:
+    def __init__(self, pool: SSHPool, judge: ShellJudge, walls: HostWalls | None = None) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
         self.judge = judge
         self.walls = walls or HostWalls()
 
@@ -124,12 +126,7 @@ class SSHExec(Tool[SSHExecInput]):
         )
 
     async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "ssh_exec is unavailable: no SSH inventory is loaded. Start Scout with an "
-                "inventory file (hosts, addresses, user, key) to reach hosts."
-            )
-        pool = ctx.ssh
+        pool = self.pool
         targets = params.targets()
         started = time.monotonic()
 
