@@ -50,7 +50,8 @@ async def measure(
     names = [f"bench-{i}" for i in range(jobs)]
     async with SSHPool(inventory, channels_per_connection=8) as pool:
         ctx = ToolContext(spill_dir=spill, ssh=pool)
-        starter = JobStart(judge_shell)
+        starter = JobStart(pool, judge_shell)
+        shell = SSHExec(pool, judge_shell)
         try:  # the jobs outlive this process: stop them whatever happens here
             for name in names:
                 checked(
@@ -61,23 +62,23 @@ async def measure(
             fan_out = SSHExecInput(hosts=hosts, command="true")
             bare_awk = SSHExecInput(hosts=hosts, command=BARE_AWK)
             status = JobStatusInput(hosts=hosts, names=names)
-            checked(await SSHExec(judge_shell).run(fan_out, ctx))  # both sides on warm connections
+            checked(await shell.run(fan_out, ctx))  # both sides on warm connections
             status_times, fan_out_times, awk_times = [], [], []
             for _ in range(reps):
                 started = time.perf_counter()
-                result = checked(await JobStatus().run(status, ctx))
+                result = checked(await JobStatus(pool).run(status, ctx))
                 status_times.append(time.perf_counter() - started)
                 running = sum(1 for job in result.data["jobs"] if job["state"] == "running")
                 if running != len(hosts) * jobs:
                     raise RuntimeError(f"only {running} jobs are running:\n{result.text[:2000]}")
                 started = time.perf_counter()
-                checked(await SSHExec(judge_shell).run(fan_out, ctx))
+                checked(await shell.run(fan_out, ctx))
                 fan_out_times.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                checked(await SSHExec(judge_shell).run(bare_awk, ctx))
+                checked(await shell.run(bare_awk, ctx))
                 awk_times.append(time.perf_counter() - started)
         finally:
-            await JobStop().run(JobStopInput(hosts=hosts, names=names, grace=2), ctx)
+            await JobStop(pool).run(JobStopInput(hosts=hosts, names=names, grace=2), ctx)
     return status_times, fan_out_times, awk_times
 
 

@@ -10,43 +10,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.page_fetcher import PageFetcher
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.schema import compact_schema
-from tools.session_state import SessionState
-from tools.world_store import WorldStore
+from tools.web.page_fetcher import PageFetcher
+from tools.world.store import WorldStore
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
-
-
-class Risk(IntEnum):
-    """How much a call can change the world; ordered so `max()` picks the worst part."""
-
-    READ_ONLY = 0
-    MUTATING = 1
-    DESTRUCTIVE = 2
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-    @classmethod
-    def from_label(cls, label: str) -> Risk:
-        return cls[label.upper()]
-
-
-@dataclass(frozen=True)
-class RiskAssessment:
-    """How risky one call is, and the reason in words the operator and the model can read."""
-
-    risk: Risk
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -127,12 +102,14 @@ class ToolContext:
     """What the session lends a tool while it runs; every part is typed and made by the builder.
 
     `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
-    connections (absent when no inventory is loaded). `world` is the world model, which tools
-    update with the typed facts they find; `web` the session's fetcher; `state` the session's
-    plans, computed deployments and rollouts. `progress` lets a long call report a line to the
-    face while it runs. `redact` masks secrets in text a tool writes to disk itself (spill
-    files); the session passes its redactor. `wall` is set per call by the executor when the
-    call is read-only and no human approved it: what it runs on a host runs inside the wall
+    connections (absent when no inventory is loaded), read by plan_deployment alone: the tools
+    that need SSH get the pool when they are built, so theirs is never absent. `world` is the
+    world model, which tools update with the typed facts they find; `web` the session's fetcher.
+    The session's plans, deployments and rollouts are not here: the tools that need them get
+    them when they are built (tools/deploy/state.py). `progress` lets a long call report a line
+    to the face while it runs. `redact` masks secrets in text a tool writes to disk itself
+    (spill files); the session passes its redactor. `wall` is set per call by the executor when
+    the call is read-only and no human approved it: what it runs on a host runs inside the wall
     (tools/wall/).
     """
 
@@ -140,7 +117,6 @@ class ToolContext:
     ssh: SSHPool | None = None
     world: WorldStore | None = None
     web: PageFetcher | None = None
-    state: SessionState = field(default_factory=SessionState)
     progress: ProgressCallback | None = None
     redact: Callable[[str], str] = field(default=lambda text: text)
     wall: bool = False

@@ -14,7 +14,7 @@ import asyncio
 import time
 from typing import Any
 
-from tools.base import RiskAssessment, RuleShape, Tool, ToolContext, ToolResult
+from tools.base import RuleShape, Tool, ToolContext, ToolResult
 from tools.docker.commands import IMAGES_COMMAND, PS_COMMAND, build_command, display_command
 from tools.docker.failures import FailureKind, classify_failure, explain_failure
 from tools.docker.params import DockerCtlInput
@@ -27,7 +27,6 @@ from tools.docker.render import (
 )
 from tools.docker.risk import docker_call_risk
 from tools.docker.world_facts import refresh_world
-from tools.output import bound_text
 from tools.recon.parsers.docker_inspect import parse_container_inspect, parse_image_inspect
 from tools.recon.parsers.docker_rows import (
     DockerContainer,
@@ -37,10 +36,12 @@ from tools.recon.parsers.docker_rows import (
     parse_docker_stats_json,
 )
 from tools.recon.parsers.errors import ParseError
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
+from tools.text.bounded import bound_text
 
 LONG_ACTIONS = frozenset({"pull", "run"})
 LONG_DEADLINE_S = 1800.0
@@ -85,7 +86,9 @@ class DockerCtl(Tool[DockerCtlInput]):
         example="docker_ctl(host=spark-a, action=restart, container=vllm_node)",
     )
 
-    def __init__(self, judge: ShellJudge) -> None:
+    def __init__(self, pool: SSHPool, judge: ShellJudge) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
         self.judge = judge
 
     def risk(self, params: DockerCtlInput) -> RiskAssessment:
@@ -105,12 +108,7 @@ class DockerCtl(Tool[DockerCtlInput]):
         return display_command(params)[:200]  # the faces show the host beside it
 
     async def run(self, params: DockerCtlInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "docker_ctl is unavailable: no SSH inventory is loaded. Start Scout with an "
-                "inventory file (hosts, addresses, user, key) to reach hosts."
-            )
-        call = _DockerCall(params, ctx, ctx.ssh)
+        call = _DockerCall(params, ctx, self.pool)
         result = await call.run()
         if ctx.world is not None:
             for name in call.created(result):

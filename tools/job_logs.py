@@ -7,10 +7,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import READ_TIMEOUT_S, JobCommandError, job_log
-from tools.jobs.params import NO_INVENTORY
 from tools.jobs.progress.lines import screen_lines
-from tools.output import bound_text
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.text.bounded import bound_text
 
 CONNECT_ALLOWANCE_S = 30.0
 MAX_LOG_BYTES = 1_000_000
@@ -30,6 +30,10 @@ class JobLogs(Tool[JobLogsInput]):
     description = "Last lines of a job's log (stdout and stderr together)."
     Input = JobLogsInput
 
+    def __init__(self, pool: SSHPool) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
+
     def hosts(self, params: JobLogsInput) -> list[str]:
         return [params.host]
 
@@ -37,11 +41,9 @@ class JobLogs(Tool[JobLogsInput]):
         return READ_TIMEOUT_S + CONNECT_ALLOWANCE_S
 
     async def run(self, params: JobLogsInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
         try:
             found = await job_log(
-                ctx.ssh,
+                self.pool,
                 params.host,
                 params.name,
                 lines=params.lines,

@@ -11,13 +11,15 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.folder import NAME_PATTERN
 from tools.jobs.host import START_TIMEOUT_S, JobCommandError, Started, start_job
-from tools.jobs.params import NO_INVENTORY, check_env, unique
+from tools.jobs.params import check_env, unique
 from tools.jobs.world_facts import jobs_started
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
 
 CONNECT_ALLOWANCE_S = 30.0
 
@@ -42,7 +44,9 @@ class JobStart(Tool[JobStartInput]):
     )
     Input = JobStartInput
 
-    def __init__(self, judge: ShellJudge) -> None:
+    def __init__(self, pool: SSHPool, judge: ShellJudge) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
         self.judge = judge
 
     def risk(self, params: JobStartInput) -> RiskAssessment:
@@ -64,9 +68,7 @@ class JobStart(Tool[JobStartInput]):
         return f"{params.name}: " + " ".join(params.command.split())[:180]
 
     async def run(self, params: JobStartInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
-        pool, hosts = ctx.ssh, unique(params.hosts)
+        pool, hosts = self.pool, unique(params.hosts)
 
         async def one(host: str) -> Started | str:
             try:

@@ -14,12 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.host import READ_TIMEOUT_S, JobCommandError, job_status
-from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.params import check_names, unique
 from tools.jobs.records import JobRecord
 from tools.jobs.render import render_record
 from tools.jobs.world_facts import jobs_read
-from tools.output import bound_text
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
+from tools.text.bounded import bound_text
 
 CONNECT_ALLOWANCE_S = 30.0
 
@@ -41,6 +42,10 @@ class JobStatus(Tool[JobStatusInput]):
     )
     Input = JobStatusInput
 
+    def __init__(self, pool: SSHPool) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
+
     def hosts(self, params: JobStatusInput) -> list[str]:
         return unique(params.hosts)
 
@@ -48,9 +53,7 @@ class JobStatus(Tool[JobStatusInput]):
         return READ_TIMEOUT_S + CONNECT_ALLOWANCE_S
 
     async def run(self, params: JobStatusInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
-        pool, hosts = ctx.ssh, unique(params.hosts)
+        pool, hosts = self.pool, unique(params.hosts)
 
         async def one(host: str) -> list[JobRecord] | str:
             try:

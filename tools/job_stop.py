@@ -6,11 +6,13 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.jobs.host import STOP_MARGIN_S, JobCommandError, stop_jobs_inside
-from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.params import check_names, unique
 from tools.jobs.world_facts import jobs_stopped
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
 
 CONNECT_ALLOWANCE_S = 30.0
 _SAID = {
@@ -49,6 +51,10 @@ class JobStop(Tool[JobStopInput]):
     description = "Stop jobs: TERM their whole process group, KILL after `grace` seconds."
     Input = JobStopInput
 
+    def __init__(self, pool: SSHPool) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
+
     def risk(self, params: JobStopInput) -> RiskAssessment:
         return RiskAssessment(
             Risk.DESTRUCTIVE, f"ends jobs {', '.join(params.names)} and every process they started"
@@ -61,9 +67,7 @@ class JobStop(Tool[JobStopInput]):
         return 2 * params.grace * len(params.names) + STOP_MARGIN_S + CONNECT_ALLOWANCE_S
 
     async def run(self, params: JobStopInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
-        pool, hosts = ctx.ssh, unique(params.hosts)
+        pool, hosts = self.pool, unique(params.hosts)
 
         async def one(host: str) -> tuple[dict[str, str], dict[str, str]] | str:
             try:

@@ -12,9 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.job_status import status_result
-from tools.jobs.params import NO_INVENTORY, check_names, unique
+from tools.jobs.params import check_names, unique
 from tools.jobs.waiting import wait_for_jobs
 from tools.jobs.world_facts import jobs_read
+from tools.ssh.pool import SSHPool
 
 MAX_WAIT_S = 6 * 3600
 RESULT_ALLOWANCE_S = 60.0
@@ -44,6 +45,10 @@ class JobWait(Tool[JobWaitInput]):
     )
     Input = JobWaitInput
 
+    def __init__(self, pool: SSHPool) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
+
     def hosts(self, params: JobWaitInput) -> list[str]:
         return unique(params.hosts)
 
@@ -51,11 +56,9 @@ class JobWait(Tool[JobWaitInput]):
         return params.timeout + RESULT_ALLOWANCE_S
 
     async def run(self, params: JobWaitInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(NO_INVENTORY.format(tool=self.name))
         hosts = unique(params.hosts)
         outcome = await wait_for_jobs(
-            ctx.ssh,
+            self.pool,
             {host: list(params.names) for host in hosts},
             pattern=params.pattern,
             first=params.first,

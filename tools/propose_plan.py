@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel, Field, model_validator
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
-from tools.plan import Plan, PlanStep
+from tools.deploy.state import SessionState
+from tools.plans.plan import Plan, PlanStep
 
 PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str, bool]]]
 
@@ -55,7 +56,9 @@ class ProposePlanTool(Tool[ProposePlanInput]):
     )
     Input = ProposePlanInput
 
-    def __init__(self, review: PlanReviewer) -> None:
+    def __init__(self, state: SessionState, review: PlanReviewer) -> None:
+        """`state` is the session's: computed plans are found there, the approval kept there."""
+        self.state = state
         self.review = review
 
     def summary(self, params: ProposePlanInput) -> str:
@@ -67,15 +70,15 @@ class ProposePlanTool(Tool[ProposePlanInput]):
     async def run(self, params: ProposePlanInput, ctx: ToolContext) -> ToolResult:
         plan = params.written_plan()
         if plan is None:
-            plan = ctx.state.computed.get(params.plan_hash or "")
+            plan = self.state.computed.get(params.plan_hash or "")
             if plan is None:
-                known = ", ".join(ctx.state.computed) or "none yet"
+                known = ", ".join(self.state.computed) or "none yet"
                 return ToolResult.error(
                     f"No plan computed in this session has the hash {params.plan_hash} "
                     f"(computed: {known}). Run plan_deployment, then propose the hash it returns.",
                     Reason(kind="unknown_plan_hash", fields={"plan_hash": params.plan_hash}),
                 )
-        ctx.state.plan.proposed = plan
+        self.state.plan.proposed = plan
         approved, message, with_steps = await self.review(plan)
         digest = plan.digest()
         if not approved:
@@ -87,7 +90,7 @@ class ProposePlanTool(Tool[ProposePlanInput]):
                 is_error=True,
                 data={"plan_hash": digest, "approved": False},
             )
-        ctx.state.approve_plan(plan, with_steps=with_steps)
+        self.state.approve_plan(plan, with_steps=with_steps)
         steps_too = (
             " The operator approved its steps as written: a call that runs exactly a step, in "
             "an order the steps allow, runs without asking again; anything else asks."

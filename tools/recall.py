@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.base import Tool, ToolContext, ToolResult
-from tools.output import bound_text
+from tools.text.bounded import bound_text
 
 ResultLookup = Callable[[str], str | None]
 

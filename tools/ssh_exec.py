@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import Risk, RiskAssessment, RuleShape, Tool, ToolContext, ToolResult
-from tools.shell_judge import ShellJudge
+from tools.base import RuleShape, Tool, ToolContext, ToolResult
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
@@ -81,7 +82,9 @@ class SSHExec(Tool[SSHExecInput]):
         defaults={"env": {}, "cwd": ""},
     )
 
-    def __init__(self, judge: ShellJudge, walls: HostWalls | None = None) -> None:
+    def __init__(self, pool: SSHPool, judge: ShellJudge, walls: HostWalls | None = None) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+        self.pool = pool
         self.judge = judge
         self.walls = walls or HostWalls()
 
@@ -128,12 +131,7 @@ class SSHExec(Tool[SSHExecInput]):
         )
 
     async def run(self, params: SSHExecInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "ssh_exec is unavailable: no SSH inventory is loaded. Start Scout with an "
-                "inventory file (hosts, addresses, user, key) to reach hosts."
-            )
-        pool = ctx.ssh
+        pool = self.pool
         targets = params.targets()
         started = time.monotonic()
 

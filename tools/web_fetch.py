@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
-from tools.output import bound_text
-from tools.page_fetcher import PageFetcher
+from tools.text.bounded import bound_text
 from tools.web.download import Download
 from tools.web.errors import HTTPStatusFailure, WebFetchError
 from tools.web.github import github_raw_url
+from tools.web.page_fetcher import PageFetcher
 from tools.web.reading import HEADINGS_LISTED, PageReading
 from tools.web.settings import WebSettings, size_label
 from tools.web.untrusted import wrap_untrusted

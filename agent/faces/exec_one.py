@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout -
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
-    from tools.plan import Plan
+    from tools.plans.plan import Plan
 
 EXIT_NOT_RUN = 3
 
@@ -122,7 +122,7 @@ async def exec_one(
 
 
 def _operator_plan(host: str, command: str) -> Plan:
-    from tools.plan import Plan, PlanStep
+    from tools.plans.plan import Plan, PlanStep
 
     step = PlanStep(
         title="the operator's command",

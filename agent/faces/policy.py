@@ -26,6 +26,7 @@ from agent.safety.shell.classifier import classify_command
 from agent.safety.shell.judge import judge_shell
 from tools.base import Tool
 from tools.docker_ctl import DockerCtl
+from tools.ssh import Inventory, SSHPool
 from tools.ssh_exec import SSHExec
 from tools.web_fetch import WebFetchTool
 
@@ -135,7 +136,9 @@ def check_line(
 
 
 def _tools() -> dict[str, Tool]:
-    tools = (SSHExec(judge_shell), DockerCtl(judge_shell), WebFetchTool())
+    """The tools whose calls are judged here: judged, never run, so their pool reaches no host."""
+    nowhere = SSHPool(Inventory(hosts={}))
+    tools = (SSHExec(nowhere, judge_shell), DockerCtl(nowhere, judge_shell), WebFetchTool())
     return {tool.name: tool for tool in tools}
 
 

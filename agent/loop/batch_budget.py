@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent.loop.calls import ToolCall
 from tools.base import ToolResult
-from tools.output import bound_text
+from tools.text.bounded import bound_text
 
 MIN_SHARE = 600
 CUT_ALLOWANCE = 320  # the note and the cut marker (with the spill file's path) a cut adds

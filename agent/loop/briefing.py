@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 from agent.loop.compaction import CallRecord
 from agent.loop.history import BRIEFING_MARK
-from tools.plan_approval import PlanState
-from tools.session_state import SessionState
+from tools.deploy.state import SessionState
+from tools.plans.approval import PlanState
 from tools.todo import TodoList
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 SUMMARY_CHARS = 48  # a folded call's summary: enough to recognise it; recall_result has the rest
 

@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from tools.base import Reason, Risk, Tool, ToolResult
+from tools.base import Reason, Tool, ToolResult
+from tools.risk.assessment import Risk
 
 
 @dataclass

@@ -17,9 +17,10 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
-from tools.validation_errors import validation_problems
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.text.validation import validation_problems
 
 log = structlog.get_logger(__name__)
 

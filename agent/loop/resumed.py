@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.compaction import CallLedger
-from tools.session_state import StateChange
+from tools.deploy.state import StateChange
 
 
 @dataclass

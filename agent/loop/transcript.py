@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
-from tools.validation_errors import validation_problems
+from tools.text.validation import validation_problems
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _SKIP_CHUNK_BYTES = 1024 * 1024

@@ -39,7 +39,7 @@ from agent.safety.approvals import ApprovalRequest, Decision
 from agent.safety.gate import PLAN_APPROVAL
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
-from tools.session_state import SessionState
+from tools.deploy.state import SessionState
 
 # a request's whole prompt: fresh input, cache reads and cache writes
 INPUT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")

@@ -36,9 +36,9 @@ from agent.loop.events import (
 )
 from agent.loop.resumed import KnownJob, RebuiltSession
 from agent.loop.transcript import read_transcript
-from tools.session_state import PlanApproved, StateChange
+from tools.deploy.state import PlanApproved, StateChange
+from tools.text.validation import validation_problems
 from tools.todo import TodoItem
-from tools.validation_errors import validation_problems
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
 PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under

@@ -41,10 +41,10 @@ from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
-from tools.deploy.endpoint_tool import EndpointCheckTool
 from tools.deploy.plan_tool import PlanDeploymentTool
-from tools.deploy.rollout_tool import RolloutStepTool
+from tools.deploy.state import SessionState
 from tools.docker_ctl import DockerCtl
+from tools.endpoint_check import EndpointCheckTool
 from tools.job_logs import JobLogs
 from tools.job_start import JobStart
 from tools.job_status import JobStatus
@@ -52,10 +52,10 @@ from tools.job_stop import JobStop
 from tools.job_wait import JobWait
 from tools.propose_plan import ProposePlanTool
 from tools.recall import RecallResultTool
-from tools.recon.tool import ReconTool
+from tools.recon_tool import ReconTool
 from tools.registry import ToolRegistry
-from tools.session_state import SessionState
-from tools.shell_judge import ShellJudge
+from tools.risk.shell_judge import ShellJudge
+from tools.rollout_step import RolloutStepTool
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec
@@ -159,8 +159,13 @@ def build_session(
     mode: str = "ask",
     goal: str | None = None,
     resume: RebuiltSession | None = None,
+    state: SessionState | None = None,
 ) -> Session:
-    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded."""
+    """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded.
+
+    `state` is the session state the tools were built with (a fresh one for tools that need
+    none); the briefing reads it and a resume restores into it."""
+    state = state if state is not None else SessionState()
     defaults = Settings()
     todo = TodoList(
         on_change=lambda items: recorder.emit(
@@ -173,7 +178,7 @@ def build_session(
 
     def briefing(turn: int) -> str:
         return render_briefing(
-            turn, todo=todo, state=context.state, world=context.world, folded=ledger.folded()
+            turn, todo=todo, state=state, world=context.world, folded=ledger.folded()
         )
 
     parts = SessionParts(
@@ -203,7 +208,7 @@ def build_session(
         )
     )
     if resume is not None:
-        _resume(session, context.state, resume)
+        _resume(session, state, resume)
     return session
 
 
@@ -262,32 +267,31 @@ async def open_runtime(
     )
     web = WebFetcher(web_settings, resolve=web_resolve, transport=web_transport)
     pool = None
-    if inventory is not None:
-        pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
     tools: list[Tool] = []
     walls = HostWalls()
-    if inventory is not None:
+    if inventory is not None:  # the tools that reach hosts exist only with an inventory
+        pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
         judge = judge or inventory_judge(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
         tools += [
-            SSHExec(judge, walls),
-            DockerCtl(judge),
-            ReconTool(inventory.names(), walls),
-            PlanDeploymentTool(),
-            RolloutStepTool(state, judge),
-            EndpointCheckTool(),
-            JobStart(judge),
-            JobStatus(),
-            JobWait(),
-            JobLogs(),
-            JobStop(),
+            SSHExec(pool, judge, walls),
+            DockerCtl(pool, judge),
+            ReconTool(pool, walls),
+            PlanDeploymentTool(state),
+            RolloutStepTool(state, pool, judge),
+            EndpointCheckTool(state, pool),
+            JobStart(pool, judge),
+            JobStatus(pool),
+            JobWait(pool),
+            JobLogs(pool),
+            JobStop(pool),
         ]
     # propose_plan asks the gate, made below: its rules are held to what these tools declare
     tools += [
         WorldNoteTool(),
         WebFetchTool(web_settings),
-        ProposePlanTool(lambda plan: gate.review_plan(plan)),
+        ProposePlanTool(state, lambda plan: gate.review_plan(plan)),
     ]
     rules = _rules(settings, tools)
     gate = PolicyGate(
@@ -304,7 +308,6 @@ async def open_runtime(
         ssh=pool,
         world=world,
         web=web,
-        state=state,
         redact=redactor.text,
     )
     session = build_session(
@@ -323,6 +326,7 @@ async def open_runtime(
         mode=settings.mode,
         goal=goal,
         resume=resume,
+        state=state,
     )
     for host, container, by in state.created_containers():  # a resume: what Scout created
         world.record_created(host, container, by)

@@ -1,7 +1,7 @@
 """What Scout created with a shell command: the world model hears of it as Scout's own work.
 
 A plan step that creates a container, and a docker_ctl run, tell the world model themselves
-(tools/world_store.py:record_created). A container started by a command (`ssh_exec` running
+(tools/world/store.py:record_created). A container started by a command (`ssh_exec` running
 `docker run --name …`, or the approver's edit of it) is found here: once the call's result says
 the command exited 0 on a host, each container it named (agent/safety/shell/creates.py) is
 recorded for that host. A command that failed there may have met someone else's container of

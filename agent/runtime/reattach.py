@@ -14,14 +14,14 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from agent.loop.resumed import KnownJob
-from tools.jobs.facts import FINISHED_STATES, JobFact, command_summary
 from tools.jobs.host import JobCommandError, job_status
 from tools.jobs.records import JobRecord
 from tools.jobs.render import render_record
 from tools.jobs.world_facts import record_fact
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
-from tools.world_store import WorldStore
+from tools.world.jobs import FINISHED_STATES, JobFact, command_summary
+from tools.world.store import WorldStore
 
 NO_INVENTORY = "no inventory is loaded, so no host can be asked"
 

@@ -29,8 +29,8 @@ from pydantic_settings import (
 from pydantic_settings import SettingsError as SourceError
 
 from agent.safety.modes import Mode
-from tools.validation_errors import validation_problems
-from tools.yaml_files import YAMLSyntaxError, read_yaml
+from tools.text.validation import validation_problems
+from tools.text.yaml_files import YAMLSyntaxError, read_yaml
 
 if TYPE_CHECKING:
     from agent.loop.compaction import CompactionPolicy

@@ -6,7 +6,7 @@
 allow/ask/deny rules, matched on the parsed command so they never widen, and `session_rules`
 makes the one an `a` answer adds; `policy` answers allow/ask/deny before any human; `gate` is the
 policy gate every call passes (`modes`, the plan gate, steps approved with the plan (the plan
-state's grant, tools/plan_approval.py), approvers);
+state's grant, tools/plans/approval.py), approvers);
 `approvals` holds requests, decisions and fingerprints; `approvers/` answers them (terminal,
 webhook, scripted); `display` makes control characters visible and `redact` masks secrets
 before anything leaves, by class: `secret_blocks` (private keys), `secret_tokens` (vendor

@@ -1,7 +1,7 @@
 """The policy gate: rules, modes, the plan gate and the approver, in one fail-closed decision.
 
 The policy (`policy.policy_answer`) says allow, ask or deny; an answer of ask is settled by a
-step the operator approved with the plan (the plan state's grant, tools/plan_approval.py,
+step the operator approved with the plan (the plan state's grant, tools/plans/approval.py,
 matched on what the tool declares it runs where), or else by the approver. What the
 approver is shown is redacted and has its control characters made visible. Any approver failure
 is a denial.
@@ -27,9 +27,10 @@ from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
 from agent.safety.redact import Redactor
 from agent.safety.rules import RuleSet
-from tools.base import Reason, Risk
-from tools.plan import Plan
-from tools.plan_approval import PlanState
+from tools.base import Reason
+from tools.plans.approval import PlanState
+from tools.plans.plan import Plan
+from tools.risk.assessment import Risk
 
 log = structlog.get_logger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from agent.safety.modes import Mode
 from agent.safety.rules import RuleSet
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 Decision = Literal["allow", "ask", "deny"]
 Ground = Literal["deny_rule", "read_only", "plan_mode", "no_plan", "allow_rule", "ci", "ask"]

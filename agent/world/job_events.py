@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from agent.loop.events import JobEvent
-from tools.jobs.facts import JobFact
+from tools.world.jobs import JobFact
 
 PROGRESS_EVERY_S = 2.0
 JobListener = Callable[[JobFact | None, JobFact, bool], None]

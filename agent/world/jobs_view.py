@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 from rich.table import Table
 
-from tools.jobs.facts import JobFact
 from tools.jobs.render import duration
+from tools.world.jobs import JobFact
 
 FINISHED_SHOWN = 8
 COMMAND_CHARS = 60  # enough to tell jobs apart; job_status and /jobs show the whole command

@@ -19,9 +19,10 @@ from agent.loop.events import WorldUpdate
 from agent.world.job_events import JobListener
 from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
-from tools.jobs.facts import JobFact
-from tools.recon.facts import Container, HostFacts, Image, ImageContents, Provenance
-from tools.world_store import Endpoint, FabricMeasurement, Note
+from tools.world.facts import Container, HostFacts, Image, ImageContents, Provenance
+from tools.world.jobs import JobFact
+from tools.world.measurements import Endpoint, FabricMeasurement
+from tools.world.notes import Note
 
 DEFAULT_MAX_AGE_S = 600.0
 WorldListener = Callable[[str | None, str, list[Finding]], None]
@@ -39,7 +40,7 @@ def transcript_listener(emit: Callable[[WorldUpdate], object]) -> WorldListener:
 class WorldModel(BaseModel):
     """Everything Scout knows about the cluster; `model_json_schema()` describes `--json`.
 
-    It is the tools' WorldStore (tools/world_store.py); `on_change` hears of every change.
+    It is the tools' WorldStore (tools/world/store.py); `on_change` hears of every change.
     """
 
     hosts: dict[str, HostFacts] = Field(default_factory=dict)

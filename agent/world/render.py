@@ -20,8 +20,8 @@ from agent.world.grouping import (
 )
 from agent.world.jobs_view import compact_job_lines
 from tools.checks import Finding, gb
-from tools.recon.facts import HostFacts
-from tools.world_store import WorldStore
+from tools.world.facts import HostFacts
+from tools.world.store import WorldStore
 
 GIB = 1024**3
 COMPACT_LIMIT_CHARS = 8000

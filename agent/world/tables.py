@@ -11,8 +11,8 @@ from rich.table import Table
 from agent.world.grouping import FindingLine, HostGroup, aggregate_findings, group_hosts, name_span
 from agent.world.render import gib_text, host_order, host_shape, or_unknown
 from tools.checks import gb
-from tools.recon.facts import HostFacts
-from tools.world_store import WorldStore
+from tools.world.facts import HostFacts
+from tools.world.store import WorldStore
 
 _SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 

@@ -16,8 +16,9 @@ from sim.engine.openai_server import OpenAIServer, ServedModel
 from sim.engine.pacing import Pace
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
-from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
 from tools.deploy.fit import HubWeights, size_from_hub
+from tools.deploy.state import SessionState
+from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.ssh import SSHPool
 from tools.web import WebFetcher, WebSettings
 
@@ -93,7 +94,7 @@ async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: o
     try:
         params = EndpointCheckInput(host="spark-a", port=port, **inputs)
         ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
-        return await EndpointCheckTool().run(params, ctx), world, port
+        return await EndpointCheckTool(SessionState(), pool).run(params, ctx), world, port
     finally:
         await engine.close()
 
@@ -179,7 +180,7 @@ async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -
         params = EndpointCheckInput(host="spark-a", port=port)
         world = WorldModel()
         ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=world)
-        result = await EndpointCheckTool().run(params, ctx)
+        result = await EndpointCheckTool(SessionState(), pool).run(params, ctx)
     finally:
         await engine.stop()
     assert result.is_error and world.endpoints == {}  # a failed check is not recorded
@@ -193,7 +194,9 @@ async def test_wrong_model_lists_what_is_served(head, tmp_path: Path) -> None:
     port = await engine.start()
     try:
         params = EndpointCheckInput(host="spark-a", port=port, model="other/model")
-        result = await EndpointCheckTool().run(params, ToolContext(spill_dir=tmp_path, ssh=pool))
+        result = await EndpointCheckTool(SessionState(), pool).run(
+            params, ToolContext(spill_dir=tmp_path, ssh=pool)
+        )
     finally:
         await engine.stop()
     assert result.text == f"spark-a:{port} does not serve other/model; /v1/models lists: {MODEL}"

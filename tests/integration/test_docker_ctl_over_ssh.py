@@ -17,9 +17,11 @@ from pydantic import ValidationError
 
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
-from tools.base import Risk, ToolContext, ToolResult
+from tests.support.no_hosts import no_hosts
+from tools.base import ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
 from tools.docker_ctl import DockerCtl
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 
 CAPTURES = Path(__file__).parents[1] / "fixtures" / "recon"
@@ -73,7 +75,7 @@ class FakeDockerHost:
     async def run(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
         ctx = ToolContext(spill_dir=self.root / "spill", ssh=self.pool)
-        return await DockerCtl(judge_shell).run(params, ctx)
+        return await DockerCtl(self.pool, judge_shell).run(params, ctx)
 
 
 @pytest.fixture
@@ -156,7 +158,7 @@ def test_fields_must_fit_the_action() -> None:
 
 
 def test_risk_by_action_and_the_command_inside_exec() -> None:
-    tool = DockerCtl(judge_shell)
+    tool = DockerCtl(no_hosts(), judge_shell)
 
     def params(**fields: object) -> DockerCtlInput:
         return DockerCtlInput.model_validate({"host": "dock", **fields})

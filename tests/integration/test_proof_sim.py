@@ -16,11 +16,11 @@ from agent.world.model import WorldModel
 from sim.cluster import SimCluster
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
-from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
 from tools.deploy.engine_bench import BENCH_JOB
+from tools.deploy.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
+from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.jobs.host import job_log
-from tools.session_state import SessionState
 from tools.ssh import Inventory, SSHPool
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
@@ -99,10 +99,9 @@ def session_state() -> SessionState:
 
 async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
-    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world,
-                      state=session_state())  # fmt: skip
+    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world)
     params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
-    return await EndpointCheckTool().run(params, ctx), world
+    return await EndpointCheckTool(session_state(), pool).run(params, ctx), world
 
 
 @pytest.fixture

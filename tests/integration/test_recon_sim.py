@@ -16,7 +16,8 @@ from agent.world.render import render_compact
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
 from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
-from tools.recon.tool import ReconInput, ReconTool
+from tools.deploy.state import SessionState
+from tools.recon_tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
 from tools.world_note import WorldNoteInput, WorldNoteTool
 
@@ -131,7 +132,7 @@ async def test_recon_tool_fills_the_world_and_stays_compact(
     world = WorldModel(on_change=lambda host, summary, new: updates.append(summary))
     async with SSHPool(Inventory.load(inventory)) as pool:
         ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
-        tool = ReconTool(["spark-a", "spark-b"])
+        tool = ReconTool(pool)
         result = await tool.run(ReconInput(model_size_gb=119), ctx)
     assert not result.is_error
     assert len(result.text.encode()) <= 3 * 1024
@@ -153,7 +154,7 @@ async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     world = WorldModel()
     async with SSHPool(Inventory.load(inventory), connect_attempts=1) as pool:
         ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
-        result = await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
+        result = await ReconTool(pool).run(ReconInput(), ctx)
     assert not result.is_error
     assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
     assert "spark-a (spark-7d19) aarch64" in result.text
@@ -170,8 +171,8 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         world = WorldModel()
         async with SSHPool(Inventory.load(inventory)) as pool:
             ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
-            await ReconTool(["spark-a", "spark-b"]).run(ReconInput(), ctx)
-            plan = await PlanDeploymentTool().run(
+            await ReconTool(pool).run(ReconInput(), ctx)
+            plan = await PlanDeploymentTool(SessionState()).run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
             )
     return world, plan

@@ -14,13 +14,13 @@ import pytest
 
 from sim.cluster import SimCluster
 from tools.checks.fabric import pair_link
-from tools.checks.finding import Finding
 from tools.checks.registry import compute_findings
-from tools.recon.facts import HostFacts, ImageContents
 from tools.recon.image_probe import apply_contents, contents_command, image_ref, parse_contents
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.pool import CommandResult
+from tools.world.facts import HostFacts, ImageContents
+from tools.world.findings import Finding
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 MODEL_BYTES = 119 * 10**9

@@ -11,7 +11,9 @@ from pydantic import ValidationError
 from agent.safety.redact import Redactor
 from agent.safety.shell.judge import judge_shell
 from tests.support.asyncssh_hosts import LocalHosts
-from tools.base import Risk, ToolContext
+from tests.support.no_hosts import no_hosts
+from tools.base import ToolContext
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 
@@ -33,12 +35,12 @@ async def pool(tmp_path: Path) -> AsyncIterator[SSHPool]:
         await hosts.close()
 
 
-def context(tmp_path: Path, pool: SSHPool | None) -> ToolContext:
+def context(tmp_path: Path, pool: SSHPool) -> ToolContext:
     return ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
 
 
 async def test_fan_out_has_one_section_per_host(pool: SSHPool, tmp_path: Path) -> None:
-    tool = SSHExec(judge_shell)
+    tool = SSHExec(pool, judge_shell)
     params = SSHExecInput(hosts=["spark-a", "spark-b"], command="echo $SCOUT_TEST_HOST")
     result = await tool.run(params, context(tmp_path, pool))
 
@@ -57,7 +59,7 @@ async def test_identical_outputs_share_one_section_that_names_the_hosts(
     pool: SSHPool, tmp_path: Path
 ) -> None:
     params = SSHExecInput(hosts=["spark-a", "spark-b"], command="uname -s; exit 3")
-    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+    result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert result.text == "== 2 hosts: spark-a, spark-b (exit 3, same output on each) ==\nLinux"
     assert result.data["hosts"]["spark-a"]["exit_status"] == 3
@@ -69,7 +71,7 @@ async def test_one_failing_host_marks_the_result_but_keeps_the_others(
     pool: SSHPool, tmp_path: Path
 ) -> None:
     params = SSHExecInput(hosts=["spark-a", "gone", "nowhere"], command="uname -s")
-    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+    result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert "== spark-a (exit 0, " in result.text and "\nLinux" in result.text
@@ -82,7 +84,7 @@ async def test_one_failing_host_marks_the_result_but_keeps_the_others(
 
 async def test_single_host_exit_status_and_stderr(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-b", command="echo out; echo bad >&2; exit 2")
-    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+    result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert result.meta["exit_status"] == 2
@@ -92,7 +94,7 @@ async def test_single_host_exit_status_and_stderr(pool: SSHPool, tmp_path: Path)
 
 async def test_long_output_is_bounded_and_spilled(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-a", command="seq 1 20000")
-    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+    result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert not result.is_error
     assert len(result.text) < 9_000
@@ -108,7 +110,7 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
     token = "hf_" + "abcdefghijklmnopqrstuvwx"
     params = SSHExecInput(host="spark-a", command=f"seq 1 5000; echo {token}; seq 1 5000")
     ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, redact=Redactor().text)
-    result = await SSHExec(judge_shell).run(params, ctx)
+    result = await SSHExec(pool, judge_shell).run(params, ctx)
     spill = Path(result.data["hosts"]["spark-a"]["spill"]["stdout"])
     text = spill.read_text()
     assert token not in text and "[REDACTED]" in text and text.startswith("1\n2\n")
@@ -116,21 +118,13 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
 
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-a", command="echo partial; sleep 30", timeout=1)
-    result = await SSHExec(judge_shell).run(params, context(tmp_path, pool))
+    result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
     assert "== spark-a (timed out after 1 s, " in result.text
     assert "timed out after 1 s; the command was killed on the host" in result.text
     assert result.text.endswith("Partial output follows.\npartial")
     assert result.data["hosts"]["spark-a"]["timed_out"] is True
-
-
-async def test_without_inventory_the_tool_says_so(tmp_path: Path) -> None:
-    result = await SSHExec(judge_shell).run(
-        SSHExecInput(host="a", command="ls"), context(tmp_path, None)
-    )
-    assert result.is_error
-    assert result.text.startswith("ssh_exec is unavailable: no SSH inventory is loaded")
 
 
 def test_input_needs_exactly_one_target() -> None:
@@ -166,13 +160,13 @@ def test_input_needs_exactly_one_target() -> None:
     ],
 )
 def test_the_risk_of_ssh_exec_is_its_command_judged(command: str, risk: Risk) -> None:
-    assessment = SSHExec(judge_shell).risk(SSHExecInput(host="a", command=command))
+    assessment = SSHExec(no_hosts(), judge_shell).risk(SSHExecInput(host="a", command=command))
     assert assessment == judge_shell(command)
     assert assessment.risk is risk and assessment.reason
 
 
 def test_the_environment_and_folder_are_judged_with_the_command() -> None:
-    tool = SSHExec(judge_shell)
+    tool = SSHExec(no_hosts(), judge_shell)
     with_env = tool.risk(SSHExecInput(host="a", command="ls", env={"LD_PRELOAD": "/x.so"}))
     assert with_env.risk is Risk.MUTATING and "LD_PRELOAD" in with_env.reason
     assert tool.risk(SSHExecInput(host="a", command="ls", cwd="/data")).risk is Risk.READ_ONLY

@@ -18,8 +18,9 @@ from agent.runtime.settings import Settings
 from agent.safety.shell.judge import judge_shell
 from agent.world.model import WorldModel
 from sim.cluster import SimCluster
-from tools.base import Risk, ToolContext
-from tools.recon.tool import ReconInput, ReconTool
+from tools.base import ToolContext
+from tools.recon_tool import ReconInput, ReconTool
+from tools.risk.assessment import Risk
 from tools.ssh import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls
@@ -33,7 +34,7 @@ def settings_for(cluster: SimCluster, tmp_path: Path, mode: str) -> Settings:
 
 
 async def test_a_read_no_human_approved_runs_inside_the_wall(pool: SSHPool, tmp_path: Path) -> None:
-    tool = SSHExec(judge_shell)
+    tool = SSHExec(pool, judge_shell)
     walled = ToolContext(spill_dir=tmp_path, ssh=pool, wall=True)
     params = SSHExecInput(host="spark-a", command="echo hi > note.txt; nvidia-smi -L")
     result = await tool.run(params, walled)
@@ -55,7 +56,7 @@ async def test_a_host_without_landlock_narrows_what_runs_unasked(
 ) -> None:
     walls = HostWalls()
     ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=WorldModel(), wall=True)
-    result = await ReconTool(pool.inventory.names(), walls).run(ReconInput(), ctx)
+    result = await ReconTool(pool, walls).run(ReconInput(), ctx)
     facts = result.data["hosts"]
     assert facts["spark-a"]["wall"]["inside"] is True
     assert facts["spark-b"]["wall"]["inside"] is False
@@ -64,7 +65,7 @@ async def test_a_host_without_landlock_narrows_what_runs_unasked(
     assert "reads on spark-b cannot run inside the wall" in result.text
     [finding] = [f for f in result.data["findings"] if f["check"] == "wall"]
     assert (finding["kind"], finding["hosts"]) == ("reads_unwalled", ["spark-b"])
-    tool = SSHExec(judge_shell, walls)
+    tool = SSHExec(pool, judge_shell, walls)
     shape = tool.risk(SSHExecInput(host="spark-b", command="nvidia-smi -L"))
     other = tool.risk(SSHExecInput(host="spark-b", command="nvidia-smi -L | head -1"))
     walled_host = tool.risk(SSHExecInput(host="spark-a", command="nvidia-smi -L | head -1"))

@@ -11,9 +11,10 @@ from agent.safety.approvers.webhook import WebhookApprover
 from agent.safety.gate import PolicyGate
 from agent.safety.shell.judge import judge_shell
 from tests.support.example_receiver import receiver, serving
+from tests.support.no_hosts import no_hosts
 from tools.base import ToolContext
-from tools.plan import Plan, PlanStep
-from tools.plan_approval import PlanState
+from tools.plans.approval import PlanState
+from tools.plans.plan import Plan, PlanStep
 from tools.registry import ToolRegistry
 from tools.ssh_exec import SSHExec
 
@@ -45,7 +46,7 @@ async def test_the_webhook_payload_is_redacted_and_escaped(tmp_path):
     plan = PlanState()
     plan.approve(PLAN)
     executor = Executor(
-        ToolRegistry([SSHExec(judge_shell)]),
+        ToolRegistry([SSHExec(no_hosts(), judge_shell)]),
         ToolContext(spill_dir=tmp_path),
         limits=Settings().executor_limits(),
     )

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from tests.support.captures import CAPTURES
-from tools.recon.facts import HostFacts
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import Section
+from tools.world.facts import HostFacts
 
 WHEN = datetime(2026, 12, 4, 17, 35, tzinfo=UTC)
 

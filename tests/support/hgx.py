@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tools.recon.facts import (
+from tools.world.facts import (
     Gpu,
     GpuFacts,
     HostFacts,

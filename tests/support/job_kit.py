@@ -62,7 +62,13 @@ class JobDesk:
     def __init__(self, pool: SSHPool, spill_dir: Path) -> None:
         self.progress: list[str] = []
         self.gate = ApprovingGate()
-        tools = [JobStart(judge_shell), JobStatus(), JobLogs(), JobWait(), JobStop()]
+        tools = [
+            JobStart(pool, judge_shell),
+            JobStatus(pool),
+            JobLogs(pool),
+            JobWait(pool),
+            JobStop(pool),
+        ]
         context = ToolContext(spill_dir=spill_dir, ssh=pool, progress=self.progress.append)
         self.executor = Executor(
             ToolRegistry(tools), context, limits=Settings().executor_limits(), gate=self.gate

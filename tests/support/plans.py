@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.plan import Plan, PlanStep
+from tools.plans.plan import Plan, PlanStep
 
 
 def one_step_plan(

@@ -6,7 +6,8 @@ import asyncio
 
 from pydantic import BaseModel, Field
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
+from tools.risk.assessment import Risk, RiskAssessment
 
 
 class EchoInput(BaseModel):

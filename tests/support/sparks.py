@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from tools.checks import GB
-from tools.recon.facts import (
+from tools.world.facts import (
     Container,
     Disk,
     DiskFacts,

@@ -51,7 +51,7 @@ class Dock:
 
     async def __call__(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
-        return await DockerCtl(judge_shell).run(
+        return await DockerCtl(self.pool, judge_shell).run(
             params, ToolContext(spill_dir=self.spill, ssh=self.pool)
         )
 

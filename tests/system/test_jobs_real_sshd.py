@@ -29,7 +29,7 @@ async def test_a_job_survives_the_connection_that_started_it(
     name = f"survivor-{os.getpid()}"
     sleeper = f"sleep 2.{os.getpid()}"
     async with SSHPool(inventory) as pool:
-        started = await JobStart(judge_shell).run(
+        started = await JobStart(pool, judge_shell).run(
             JobStartInput(name=name, command=f"{sleeper}; echo finished-alone", hosts=["worker"]),
             ToolContext(spill_dir=tmp_path, ssh=pool),
         )
@@ -39,9 +39,9 @@ async def test_a_job_survives_the_connection_that_started_it(
     async with SSHPool(inventory) as fresh:
         status = JobStatusInput(hosts=["worker"], names=[name])
         context = ToolContext(spill_dir=tmp_path, ssh=fresh)
-        first = await JobStatus().run(status, context)
+        first = await JobStatus(fresh).run(status, context)
         for _ in range(100):
-            last = await JobStatus().run(status, context)
+            last = await JobStatus(fresh).run(status, context)
             if last.data["jobs"][0]["state"] != "running":
                 break
             await asyncio.sleep(0.1)

@@ -26,7 +26,7 @@ async def test_ssh_exec_reaches_the_worker_through_the_head(
     sshd_topology: Topology, tmp_path: Path
 ) -> None:
     async with SSHPool(inventory(sshd_topology)) as pool:
-        result = await SSHExec(judge_shell).run(
+        result = await SSHExec(pool, judge_shell).run(
             SSHExecInput(hosts=["head", "worker"], command="hostname; echo $SSH_CONNECTION"),
             ToolContext(spill_dir=tmp_path, ssh=pool),
         )
@@ -53,7 +53,7 @@ async def test_direct_connect_to_the_worker_fails_clearly(sshd_topology: Topolog
 async def test_hung_command_is_killed_on_its_host(sshd_topology: Topology, tmp_path: Path) -> None:
     sleeper = f"sleep 600.{os.getpid()}"
     async with SSHPool(inventory(sshd_topology)) as pool:
-        result = await SSHExec(judge_shell).run(
+        result = await SSHExec(pool, judge_shell).run(
             SSHExecInput(host="worker", command=f"echo going; {sleeper}", timeout=2),
             ToolContext(spill_dir=tmp_path, ssh=pool),
         )

@@ -21,10 +21,10 @@ import pytest
 from agent.faces.exec_one import exec_one
 from agent.runtime.settings import Settings
 from tests.support.sshd_topology import Topology
-from tools.base import Risk, RiskAssessment
-from tools.recon.facts import HostFacts
 from tools.recon.probe import probe_hosts
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh import Inventory, SSHPool
+from tools.world.facts import HostFacts
 
 pytestmark = pytest.mark.system
 

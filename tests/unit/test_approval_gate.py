@@ -10,10 +10,11 @@ from agent.safety.gate import PolicyGate
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from tests.support.plans import one_step_plan
 from tests.support.probe_tools import EchoTool
-from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
-from tools.plan import Plan, PlanStep
-from tools.plan_approval import PlanState, StepApprovals
+from tools.base import Reason, Tool, ToolContext, ToolResult
+from tools.plans.approval import PlanState, StepApprovals
+from tools.plans.plan import Plan, PlanStep
 from tools.registry import ToolRegistry
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh_exec import SSHExec
 
 

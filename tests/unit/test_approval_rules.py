@@ -15,8 +15,8 @@ from agent.safety.approvals import ApprovalRequest
 from agent.safety.policy import policy_answer
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
-from tools.base import Risk
 from tools.docker_ctl import DockerCtl
+from tools.risk.assessment import Risk
 from tools.ssh_exec import SSHExec
 
 # What the session's real tools declare an allow rule must name.

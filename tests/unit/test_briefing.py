@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent.loop.briefing import render_briefing
 from agent.loop.compaction import CallRecord
-from tools.plan import Plan, PlanStep
-from tools.session_state import SessionState
+from tools.deploy.state import SessionState
+from tools.plans.plan import Plan, PlanStep
 from tools.todo import TodoList
 
 

@@ -10,13 +10,15 @@ from rich.console import Console
 
 from agent.faces.chat_view import ChatView
 from agent.loop.events import ToolCallEvent, ToolResultEvent
-from tools.deploy.endpoint_tool import EndpointCheckInput, EndpointCheckTool
+from tests.support.no_hosts import no_hosts
+from tools.deploy.state import SessionState
+from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.job_wait import JobWait, JobWaitInput
 from tools.world_note import WorldNoteInput, WorldNoteTool
 
 
 def test_a_tool_without_its_own_summary_shows_its_input_as_words() -> None:
-    wait = JobWait().summary(
+    wait = JobWait(no_hosts()).summary(
         JobWaitInput(hosts=["spark-a", "spark-b"], names=["pull-image"], first=True)
     )
     assert wait.startswith("hosts spark-a, spark-b · names pull-image · first True")
@@ -27,7 +29,7 @@ def test_a_tool_without_its_own_summary_shows_its_input_as_words() -> None:
 
 def test_endpoint_check_says_where_and_what_it_checks() -> None:
     params = EndpointCheckInput(host="spark-a", port=8000, model="Qwen/Qwen3.5-122B-A10B-FP8")
-    assert EndpointCheckTool().summary(params) == (
+    assert EndpointCheckTool(SessionState(), no_hosts()).summary(params) == (
         "spark-a:8000 Qwen/Qwen3.5-122B-A10B-FP8, benchmark at 1, 4, 16 streams"
     )
 

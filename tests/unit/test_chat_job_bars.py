@@ -16,7 +16,7 @@ from agent.faces.chat_view import ChatView
 from agent.faces.job_bars import JobBars
 from agent.loop.events import JobEvent, ToolCallEvent
 from agent.world.model import WorldModel
-from tools.jobs.facts import JobFact
+from tools.world.jobs import JobFact
 
 WAIT = ToolCallEvent(id="toolu_9", name="job_wait", input={}, hosts=["spark-b"], summary="wait")
 

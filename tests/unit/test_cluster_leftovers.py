@@ -7,9 +7,9 @@ from tests.support.captured_host import WHEN
 from tests.support.captures import job_capture
 from tests.support.sparks import VLLM_IMAGE, spark
 from tools.checks import compute_findings
-from tools.recon.facts import Image
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import Section
+from tools.world.facts import Image
 
 RAY_FULL = "ray_status_2nodes_16gpu_all_reserved_in_placement_groups.txt"
 

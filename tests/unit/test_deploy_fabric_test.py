@@ -16,7 +16,7 @@ from tools.deploy.fabric_test import (
     fabric_test_risk,
     fabric_test_step,
 )
-from tools.recon.facts import FabricTestFacts
+from tools.world.facts import FabricTestFacts
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "recon"
 

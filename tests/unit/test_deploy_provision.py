@@ -6,7 +6,7 @@ from tests.support.sparks import reference_pair
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import find_fabric
 from tools.deploy.provision import ProvisionInput, provision
-from tools.recon.facts import ImageContents
+from tools.world.facts import ImageContents
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 CHOICES = DeployChoices(model=MODEL, hosts=["spark-a", "spark-b"]).resolved()

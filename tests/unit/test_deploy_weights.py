@@ -7,7 +7,7 @@ from tests.support.sparks import reference_pair
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import GB
 from tools.deploy.preflight import PreflightInput, run_preflight
-from tools.recon.facts import CacheCopy
+from tools.world.facts import CacheCopy
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 OLD = "abc1234" + "0" * 33

@@ -10,9 +10,9 @@ from rich.console import Console
 from agent.safety.approvals import ApprovalRequest
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.shell.judge import judge_shell
-from tools.base import Risk
 from tools.docker.params import DockerCtlInput
 from tools.docker.risk import docker_call_risk
+from tools.risk.assessment import Risk
 
 
 def judged(**fields: object):

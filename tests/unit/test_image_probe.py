@@ -3,8 +3,8 @@ NCCL its torch links (`torch.cuda.nccl.version()`, printed as `NCCL version X.Y.
 
 from __future__ import annotations
 
-from tools.recon.facts import DockerFacts, Image, ImageContents
 from tools.recon.image_probe import apply_contents, contents_command, parse_contents
+from tools.world.facts import DockerFacts, Image, ImageContents
 
 # As the simulator and pip print it: blocks per found package (pip/_internal/commands/show.py),
 # the not-found warning merged in, and an image without python3 answering with the runtime error.

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import itertools
 
-from tools.plan import Plan, PlanStep
-from tools.plan_approval import StepApprovals
+from tools.plans.approval import StepApprovals
+from tools.plans.plan import Plan, PlanStep
 
 
 def plan_of(*steps: tuple[str, list[str]]) -> Plan:

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from agent.safety.shell.judge import judge_shell
-from tools.plan import Plan, PlanStep, step_key
-from tools.plan_approval import StepApprovals
+from tests.support.no_hosts import no_hosts
+from tools.plans.approval import StepApprovals
+from tools.plans.plan import Plan, PlanStep, step_key
 from tools.ssh_exec import SSHExec, SSHExecInput
 
 # Approved actions where whitespace is part of what runs: here-doc bodies and terminators,
@@ -61,7 +62,7 @@ def approvals(action: str) -> StepApprovals:
 def taken(action: str, command: str) -> bool:
     """Whether an ssh_exec of `command` is taken as the approved step, as the gate asks it:
     by what the tool declares it runs where."""
-    call = SSHExec(judge_shell).commands(SSHExecInput(host="spark-a", command=command))
+    call = SSHExec(no_hosts(), judge_shell).commands(SSHExecInput(host="spark-a", command=command))
     return approvals(action).take(call) is not None
 
 

@@ -15,7 +15,7 @@ from agent.safety.shell import classify_command
 from agent.safety.shell.judge import inventory_judge, judge_shell
 from tests.unit import policy_forms as shell
 from tests.unit import policy_forms_programs as programs
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 STATE_CHANGING = {
     "arithmetic": shell.arithmetic_forms,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.safety.shell import Classification, classify_command
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 
 def test_reason_names_the_deciding_part_and_where_it_hides():

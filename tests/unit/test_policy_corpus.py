@@ -15,9 +15,9 @@ import pytest
 
 from agent.safety.shell import classify_command
 from agent.safety.shell.command_rules import known_programs
-from tools.base import Risk
 from tools.recon.probe import build_probe_script
 from tools.recon.sections import SECTIONS
+from tools.risk.assessment import Risk
 
 CORPUS = Path(__file__).parent / "data" / "policy_corpus.tsv"
 TRANSCRIPTS = Path(__file__).parents[2] / "transcripts"

@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from agent.safety.shell import classify_command
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 REGEXES = ("[0-9]+", "[0-9]+([.][0-9]+){3}", "^inet [0-9.]*", "a?b*", "[[:space:]]+x", "x{12}")
 READERS = ("grep -E", "grep -oE", "grep -c", "egrep", "grep -E -e")

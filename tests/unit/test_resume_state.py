@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from agent.loop.events import ApprovalDecisionEvent, SessionStart, StateChangeEvent
 from agent.replay.resume import rebuild
-from tools.deploy.steps import DeployStep, StepCheck
-from tools.plan import Plan
-from tools.session_state import (
+from tools.deploy.state import (
     DeploymentComputed,
     PlanApproved,
     RolloutProgress,
     SessionState,
     StepPassed,
 )
+from tools.deploy.steps import DeployStep, StepCheck
+from tools.plans.plan import Plan
 
 STEPS = [
     DeployStep(

@@ -10,7 +10,7 @@ import pytest
 
 from tools.deploy.fabric import FabricPath
 from tools.deploy.ring_nccl import RING_NCCL_LINE, ring_nccl
-from tools.recon.facts import DockerFacts, HostFacts, Image, ImageContents
+from tools.world.facts import DockerFacts, HostFacts, Image, ImageContents
 
 IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
 NODES = ["spark-a", "spark-b", "spark-c"]

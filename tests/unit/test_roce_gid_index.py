@@ -8,8 +8,8 @@ from tests.support.sparks import reference_pair
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import find_fabric
 from tools.deploy.recipes import build_recipe
-from tools.recon.facts import RoceGidEntry
 from tools.recon.parsers import parse_ibv_gids
+from tools.world.facts import RoceGidEntry
 
 # rdma-core devinfo.c's layout (print_formated_gid), as `ibv_devinfo -v | grep -E 'hca_id|GID'`
 # prints it for a Spark whose netdev also has a global IPv6 address: the IPv4 v2 entry is at 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 
 from sim.scenario import load_scenario
-from tools.recon.facts import GpuProcessFact, Image, ImageContents, MemoryFacts
+from tools.world.facts import GpuProcessFact, Image, ImageContents, MemoryFacts
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 NGC = ("nvcr.io/nvidia/vllm", "26.05-py3")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.safety.shell.judge import judge_shell
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 
 @pytest.mark.parametrize(

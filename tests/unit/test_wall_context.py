@@ -9,8 +9,9 @@ from pydantic import BaseModel
 from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.executor import Executor
 from agent.runtime.settings import Settings
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
+from tools.risk.assessment import Risk, RiskAssessment
 
 
 class NoteInput(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.support.sparks import VLLM_NODE, one_port_spark
 from tools.checks import GB, compute_findings
-from tools.recon.facts import DockerFacts, GpuProcessFact
+from tools.world.facts import DockerFacts, GpuProcessFact
 
 
 def messages(findings, kind: str) -> list[str]:

@@ -12,7 +12,7 @@ from agent.world.render import render_compact
 from agent.world.tables import print_tables
 from tests.support.sparks import NOW, VLLM_NODE, one_port_spark
 from tools.checks import GB
-from tools.recon.facts import Image, ImageContents
+from tools.world.facts import Image, ImageContents
 
 COMPACT_LIMIT_BYTES = 3 * 1024
 

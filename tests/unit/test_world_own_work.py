@@ -16,9 +16,9 @@ from tools.checks import GB
 from tools.deploy.choices import DeployChoices
 from tools.deploy.recipe_parts import container_step
 from tools.deploy.rollout import StepOutcome
-from tools.plan import Plan
-from tools.recon.facts import Container, HostFacts
-from tools.session_state import SessionState, StateChange
+from tools.deploy.state import SessionState, StateChange
+from tools.plans.plan import Plan
+from tools.world.facts import Container, HostFacts
 
 ENGINE = Container(
     name="scout-vllm",

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
 
 DEFAULT_UTILIZATION = 0.8  # the engines' memory fraction when nobody chose one
 # What CUDA could allocate of a GB10's total in the one report found: ~102 of 121.69 GiB.

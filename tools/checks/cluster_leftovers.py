@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tools.checks.finding import Finding
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
+from tools.world.findings import Finding
 
 
 def leftover_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tools.checks.finding import Finding, Severity
-from tools.recon.facts import HostFacts, Interface, RdmaPort
+from tools.world.facts import HostFacts, Interface, RdmaPort
+from tools.world.findings import Finding, Severity
 
 FABRIC_SPEED_MBPS = 200_000
 CHECK = "fabric"

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from itertools import combinations
 
 from tools.checks.fabric import CHECK, fabric_subnets, shared_subnets
-from tools.checks.finding import Finding
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
+from tools.world.findings import Finding
 
 
 def mtu_findings(hosts: Mapping[str, HostFacts]) -> list[Finding]:

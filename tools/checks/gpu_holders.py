@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tools.checks.budget import DEFAULT_UTILIZATION, usable_bytes
-from tools.checks.finding import Finding, gb
-from tools.recon.facts import GpuProcessFact, HostFacts
+from tools.world.facts import GpuProcessFact, HostFacts
+from tools.world.findings import Finding, gb
 
 CHECK = "memory"
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from tools.checks.budget import DEFAULT_UTILIZATION, NodeBudget
 from tools.checks.fabric import PairLink
-from tools.checks.finding import gb
+from tools.world.findings import gb
 
 KV_HEADROOM_FRACTION = 0.10  # of a node's weights, kept free for KV cache and activations
 Links = Callable[[str, str], PairLink]

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 
 from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for, running_with_memory
 from tools.checks.fabric import pair_link
-from tools.checks.finding import GB, Finding, gb
 from tools.checks.layout import Layout, LayoutRequest, choose_layout
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
+from tools.world.findings import GB, Finding, gb
 
 PAGE_CACHE_WARN_BYTES = 10 * GB
 CHECK = "memory"

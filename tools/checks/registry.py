@@ -14,14 +14,14 @@ from tools.checks.cluster_leftovers import leftover_findings
 from tools.checks.docker import docker_findings
 from tools.checks.fabric import fabric_findings, rdma_findings
 from tools.checks.fabric_mtu import mtu_findings
-from tools.checks.finding import Finding, by_severity
 from tools.checks.gpu_health import gpu_health_findings
 from tools.checks.gpu_holders import gpu_holder_findings
 from tools.checks.memory import memory_findings
 from tools.checks.toolkit import toolkit_findings
 from tools.checks.versions import skew_findings
 from tools.checks.wall import wall_findings
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
+from tools.world.findings import Finding, by_severity
 
 Hosts = Mapping[str, HostFacts]
 Find = Callable[

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from tools.checks.finding import Finding
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
+from tools.world.findings import Finding
 
 _VERSIONS: dict[str, Callable[[HostFacts], str | None]] = {
     "driver": lambda f: f.gpu.driver_version,

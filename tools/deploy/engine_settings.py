@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tools.checks.budget import NodeBudget, default_utilization
-from tools.checks.finding import gb
 from tools.deploy.recipe_book.model_shape import KvShape
+from tools.world.findings import gb
 
 KV_BYTES_PER_TOKEN = 320 * 1024  # the assumed cost over the whole model (see above)
 SEQUENCES = 4  # full-length sequences the KV cache should hold at once

@@ -34,7 +34,7 @@ from tools.checks.fabric import (
     shared_subnets,
 )
 from tools.deploy.netplan import planned_addresses
-from tools.recon.facts import HostFacts, Interface
+from tools.world.facts import HostFacts, Interface
 
 _DOMAIN_PREFIX = re.compile(r"^en(?:P\d+)?p")
 

@@ -27,9 +27,9 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.recipe_parts import rdma_env, socket_env
 from tools.deploy.steps import DeployStep, job_log_check
-from tools.recon.facts import FabricTestFacts
 from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_ranks
-from tools.world_store import FabricMeasurement
+from tools.world.facts import FabricTestFacts
+from tools.world.measurements import FabricMeasurement
 
 FABRIC_TEST_JOB = "fabric-test"
 PROGRAM = "$HOME/nccl-tests/build/all_gather_perf"

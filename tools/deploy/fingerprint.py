@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.deploy.bench_report import command_hash
-from tools.session_state import SessionState
-from tools.world_store import WorldStore
+from tools.deploy.state import SessionState
+from tools.world.store import WorldStore
 
 UNKNOWN = "unknown"
 

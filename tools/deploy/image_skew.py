@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tools.checks import Finding
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
 
 
 def image_ids(hosts: Mapping[str, HostFacts], nodes: Sequence[str], wanted: str) -> dict[str, str]:

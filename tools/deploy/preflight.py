@@ -25,7 +25,7 @@ from tools.deploy.fit import FitVerdict, check_fit
 from tools.deploy.netplan import NETPLAN_FILE
 from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.weights import weights_findings
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
 
 
 def _finding(

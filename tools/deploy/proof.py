@@ -24,11 +24,11 @@ from tools.deploy.engine_bench import BENCH_JOB, Sweep, image_lacks_bench, run_b
 from tools.deploy.fingerprint import Served, fingerprint, served
 from tools.deploy.generation_checks import GenerationChecks, check_generation
 from tools.deploy.physics import Ceiling, ceiling
+from tools.deploy.state import SessionState
 from tools.jobs.host import stop_jobs
-from tools.session_state import SessionState
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 ENGINE_BENCH = "vllm bench serve"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tools.checks import GB
 from tools.checks.budget import budgets_for
@@ -23,7 +24,7 @@ from tools.deploy.recipe_book.engines import launch_data
 from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
 
 
 class RecipeRefusal(Exception):

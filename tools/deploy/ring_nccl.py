@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from tools.checks import Finding
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
 from tools.deploy.steps import DeployStep, job_log_check
-from tools.recon.facts import HostFacts
 from tools.recon.image_probe import NCCL_CODE
+from tools.world.facts import HostFacts
 
 NCCL_CHECK_JOB = "nccl-check"
 RING_NCCL = (2, 30)

@@ -22,7 +22,7 @@ from tools.jobs.world_facts import jobs_read, jobs_started
 from tools.recon.image_probe import parse_contents
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
-from tools.world_store import WorldStore
+from tools.world.store import WorldStore
 
 LOG_LINES = 400
 

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tools.jobs.folder import job_dir
-from tools.plan import PlanStep
+from tools.plans.plan import PlanStep
 
 
 class StepCheck(BaseModel):
@@ -71,7 +71,7 @@ class DeployStep(BaseModel):
     creates: str | None = Field(
         default=None,
         description="The container this step creates on its host: once the step has passed, "
-        "it is Scout's own (tools/world_store.py:record_created).",
+        "it is Scout's own (tools/world/store.py:record_created).",
     )
     operator_env: list[str] = Field(
         default_factory=list,

@@ -20,7 +20,7 @@ from typing import Literal
 from tools.checks import Finding, Severity
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import DEFAULT_HF_CACHE, gb
-from tools.recon.facts import HostFacts
+from tools.world.facts import HostFacts
 
 DISK_MARGIN = 1.1
 COMPLETE_FRACTION = 0.98  # du of a whole copy can fall a little short of the Hub's byte count

@@ -13,10 +13,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
-from tools.base import Risk, RiskAssessment
 from tools.docker.host_access import device_problem, mount_problem
 from tools.docker.params import DockerCtlInput
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 
 ACTION_RISK: dict[str, Risk] = {
     "ps": Risk.READ_ONLY,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tools.recon.facts import Container, Image, Provenance
 from tools.recon.parsers.docker_rows import DockerContainer, DockerImage
-from tools.world_store import WorldStore
+from tools.world.facts import Container, Image, Provenance
+from tools.world.store import WorldStore
 
 
 def container_fact(row: DockerContainer) -> Container:

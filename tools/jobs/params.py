@@ -6,11 +6,6 @@ import re
 
 from tools.jobs.folder import NAME_PATTERN
 
-NO_INVENTORY = (
-    "{tool} is unavailable: no SSH inventory is loaded. Start Scout with an inventory file "
-    "(hosts, addresses, user, key) to reach hosts."
-)
-
 
 def check_env(env: dict[str, str] | None) -> dict[str, str] | None:
     for name in env or {}:

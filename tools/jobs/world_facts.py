@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tools.jobs.facts import TAIL_CHARS, JobFact, command_summary
 from tools.jobs.progress.lines import screen_lines
 from tools.jobs.records import JobRecord
-from tools.world_store import WorldStore
+from tools.world.jobs import TAIL_CHARS, JobFact, command_summary
+from tools.world.store import WorldStore
 
 TAIL_LINES = 12
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
-from tools.recon.facts import DockerFacts, ImageContents
 from tools.recon.parsers.image_contents import parse_image_contents
+from tools.world.facts import DockerFacts, ImageContents
 
 ENGINE_PACKAGES = ("ray", "vllm", "sglang")
 NCCL_CODE = 'import torch; print("NCCL version", ".".join(map(str, torch.cuda.nccl.version())))'

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tools.recon.facts import HostFacts
 from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
 from tools.wall.network import RAY_GCS_PORT
+from tools.world.facts import HostFacts
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool

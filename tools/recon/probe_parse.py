@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from tools.recon.facts import HostFacts
 from tools.recon.readers.docker import read_docker
 from tools.recon.readers.fabric import read_fabric_tests, read_network, read_rdma
 from tools.recon.readers.gpu import read_gpu, read_memory
@@ -27,6 +26,7 @@ from tools.recon.readers.system import (
 )
 from tools.recon.readers.wall import read_wall
 from tools.recon.sections import Section
+from tools.world.facts import HostFacts
 
 
 def facts_from_sections(

@@ -33,8 +33,8 @@ from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.ssh.errors import InventoryError, UnknownHostError
-from tools.validation_errors import validation_problems
-from tools.yaml_files import YAMLSyntaxError, read_yaml
+from tools.text.validation import validation_problems
+from tools.text.yaml_files import YAMLSyntaxError, read_yaml
 
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")

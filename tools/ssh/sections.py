@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.output import DEFAULT_LIMIT, bound_text
 from tools.ssh.errors import (
     AuthError,
     HostKeyError,
@@ -22,6 +21,7 @@ from tools.ssh.errors import (
     UnknownHostError,
 )
 from tools.ssh.remote_command import CommandResult
+from tools.text.bounded import DEFAULT_LIMIT, bound_text
 
 MIN_SECTION_LIMIT = 1_500
 

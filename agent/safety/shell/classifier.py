@@ -35,7 +35,7 @@ from agent.safety.shell.redirects import judge_redirect
 from agent.safety.shell.shell_parse import Command, ShellSyntaxError, parse_script
 from agent.safety.shell.shell_words import RuntimeText, Word
 from agent.safety.shell.variables import Variables, working_dir_after
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 MAX_DEPTH = 12
 # Programs that name device files without reading them, or read them with their own grammar.

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from agent.safety.shell.classifier import classify_command
 from agent.safety.shell.endpoints import INVENTORY
 from agent.safety.shell.environment import steering_reason
-from tools.base import Risk, RiskAssessment
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
 
 
 def judge_shell(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from agent.safety.shell.options import Grammar, Option, Parsed, read_args
 from agent.safety.shell.paths import is_harmless_sink, is_system_path
 from agent.safety.shell.shell_words import RuntimeText
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from agent.safety.shell.paths import (
     mentions_device,
 )
 from agent.safety.shell.shell_words import Redirect, RuntimeText
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 TRUNCATING = frozenset({">", ">|", "&>"})
 APPENDING = frozenset({">>", "&>>"})

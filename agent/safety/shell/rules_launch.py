@@ -24,7 +24,7 @@ from agent.safety.shell.outcomes import (
     written_file,
 )
 from agent.safety.shell.shell_words import RuntimeText
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 SUDO = grammar(
     "-A|--askpass:x -b|--background -B|--bell -C|--close-from= -D|--chdir= -E|--preserve-env[=] "

@@ -27,7 +27,7 @@ from agent.safety.shell.outcomes import (
 )
 from agent.safety.shell.paths import is_harmless_sink
 from agent.safety.shell.shell_words import RuntimeText
-from tools.base import Risk
+from tools.risk.assessment import Risk
 
 CURL = grammar(
     "-s|--silent -S|--show-error -f|--fail --fail-with-body --fail-early -L|--location "

@@ -21,7 +21,7 @@ from agent.loop.events import (
 )
 from agent.replay.resume import rebuild
 from agent.safety.approvals import fingerprint
-from tools.session_state import SessionState
+from tools.deploy.state import SessionState
 
 APPROVING = {"approved", "approved_with_edit"}
 VOLATILE = {"sim_pid"}  # the simulator's own bookkeeping, not the host's

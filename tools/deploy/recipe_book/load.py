@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from tools.deploy.recipe_book.community import is_community, read_community
 from tools.deploy.recipe_book.schema import Recipe
-from tools.validation_errors import validation_problems
-from tools.yaml_files import describe_yaml_error
+from tools.text.validation import validation_problems
+from tools.text.yaml_files import describe_yaml_error
 
 NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
 

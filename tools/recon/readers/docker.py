@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from tools.recon import parsers as p
-from tools.recon.facts import (
+from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import (
     Container,
     DockerFacts,
     FactGroup,
     GpuFacts,
     Image,
 )
-from tools.recon.readers.section_reader import SectionReader
 
 
 def read_docker(reader: SectionReader, gpu: GpuFacts) -> DockerFacts:

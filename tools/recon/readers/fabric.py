@@ -4,7 +4,8 @@ the benchmarks that can measure it (nccl-tests, perftest)."""
 from __future__ import annotations
 
 from tools.recon import parsers as p
-from tools.recon.facts import (
+from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import (
     FabricTestFacts,
     Interface,
     NetworkFacts,
@@ -12,7 +13,6 @@ from tools.recon.facts import (
     RdmaPort,
     RoceGidEntry,
 )
-from tools.recon.readers.section_reader import SectionReader
 
 
 def read_rdma(reader: SectionReader) -> RdmaFacts:

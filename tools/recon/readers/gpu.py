@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from tools.recon import parsers as p
-from tools.recon.facts import (
+from tools.recon.parsers.gpu_health import count_pci_gpus, parse_xid_lines
+from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import (
     Gpu,
     GpuFacts,
     GpuProcessFact,
     MemoryFacts,
 )
-from tools.recon.parsers.gpu_health import count_pci_gpus, parse_xid_lines
-from tools.recon.readers.section_reader import SectionReader
 
 MIB = 1024**2
 

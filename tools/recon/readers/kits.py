@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from tools.recon.facts import DeployKitFacts
 from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import DeployKitFacts
 
 
 def read_deploy_kits(reader: SectionReader) -> DeployKitFacts:

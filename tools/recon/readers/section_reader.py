@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import TypeVar
 
 from tools.recon import parsers as p
-from tools.recon.facts import FactGroup, Provenance
 from tools.recon.sections import Section, command_for
+from tools.world.facts import FactGroup, Provenance
 
 T = TypeVar("T")
 

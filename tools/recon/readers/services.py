@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from tools.recon import parsers as p
-from tools.recon.facts import (
+from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import (
     INFERENCE_PORTS,
     DockerFacts,
     InferenceServer,
     ServiceFacts,
 )
-from tools.recon.readers.section_reader import SectionReader
 
 ENGINE_WORDS = ("vllm", "sglang", "ray", "trtllm", "tensorrt", "tgi", "llama")
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tools.recon import parsers as p
-from tools.recon.facts import (
+from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import (
     INFERENCE_PACKAGES,
     CacheCopy,
     CpuFacts,
@@ -15,7 +16,6 @@ from tools.recon.facts import (
     PythonFacts,
     ToolkitFacts,
 )
-from tools.recon.readers.section_reader import SectionReader
 
 
 def read_identity(reader: SectionReader) -> IdentityFacts:

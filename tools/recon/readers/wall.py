@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tools.recon.facts import WallFacts
 from tools.recon.readers.section_reader import SectionReader
+from tools.world.facts import WallFacts
 
 
 def read_wall(reader: SectionReader, unwalled: str | None) -> WallFacts:

@@ -15,14 +15,17 @@ from datetime import UTC, datetime
 import httpx
 from pydantic import BaseModel, Field, field_validator
 
-from tools.base import Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy.bench_report import to_json
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
-from tools.plan import PlanStep
+from tools.deploy.state import SessionState
+from tools.plans.plan import PlanStep
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
-from tools.world_store import Endpoint
+from tools.ssh.pool import SSHPool
+from tools.world.measurements import Endpoint
 
 ENDPOINT_TIMEOUT_S = 3600.0
 DEFAULTS = Sweep()
@@ -130,6 +133,12 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     )
     Input = EndpointCheckInput
 
+    def __init__(self, state: SessionState, pool: SSHPool) -> None:
+        """`state` is the session's: the deployment step serving the port, for the fingerprint;
+        `pool` its SSH connections (the tool is only made with an inventory)."""
+        self.state = state
+        self.pool = pool
+
     def risk(self, params: EndpointCheckInput) -> RiskAssessment:
         return RiskAssessment(
             Risk.MUTATING,
@@ -152,19 +161,17 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return f"{params.host}:{params.port} {model}, benchmark at {sweep} streams"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error(
-                "endpoint_check needs an inventory: start Scout with --inventory FILE."
-            )
         try:
-            conn = await ctx.ssh.connection(params.host)
+            conn = await self.pool.connection(params.host)
             listener = await conn.forward_local_port("127.0.0.1", 0, "localhost", params.port)
         except (SSHError, OSError) as exc:
             return ToolResult.error(
                 f"cannot open a port forward to {params.host}:{params.port}: {exc}"
             )
         where = f"{params.host}:{params.port}"
-        place = Where(ctx.ssh, params.host, params.port, ctx.state, ctx.world, ctx.spill_dir.parent)
+        place = Where(
+            self.pool, params.host, params.port, self.state, ctx.world, ctx.spill_dir.parent
+        )
         try:
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{listener.get_port()}",

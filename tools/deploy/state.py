@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field
 
 from tools.deploy.rollout import Rollout, RolloutState, StepOutcome
 from tools.deploy.steps import DeployStep
-from tools.plan import Plan
-from tools.plan_approval import PlanState, StepApprovals
+from tools.plans.approval import PlanState, StepApprovals
+from tools.plans.plan import Plan
 
 
 class DeploymentComputed(BaseModel):
@@ -31,7 +31,7 @@ class DeploymentComputed(BaseModel):
 
 class PlanApproved(BaseModel):
     """A person approved this plan (the transcript holds the decision just before);
-    `with_steps`: and each of its steps' calls as written (tools/plan_approval.py)."""
+    `with_steps`: and each of its steps' calls as written (tools/plans/approval.py)."""
 
     kind: Literal["plan_approved"] = "plan_approved"
     plan_hash: str

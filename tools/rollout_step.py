@@ -3,7 +3,7 @@
 The plan must be one that `plan_deployment` computed and a person approved (its hash matches,
 and its steps are the computed ones). Approved with its steps, a call that runs exactly a step
 (`commands`: its actions on its host) in an order the needs allow asks nothing more
-(tools/plan_approval.py); otherwise each step asks. Each call runs one step whose needed steps
+(tools/plans/approval.py); otherwise each step asks. Each call runs one step whose needed steps
 have passed (steps that need nothing of each other, such as a pull and a download, may be called
 in one batch and run at once): its actions on its host (they pass the gate like any command: the
 ShellJudge judges every one), then its success check; a failed check stops the rollout and
@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.base import Reason, Risk, RiskAssessment, Tool, ToolContext, ToolResult
+from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
+from tools.deploy.state import SessionState
 from tools.deploy.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
 from tools.recon.probe import probe_hosts
-from tools.session_state import SessionState
-from tools.shell_judge import ShellJudge
+from tools.risk.assessment import Risk, RiskAssessment
+from tools.risk.shell_judge import ShellJudge
+from tools.ssh.pool import SSHPool
 
 
 class RolloutStepInput(BaseModel):
@@ -52,9 +54,11 @@ class RolloutStepTool(Tool[RolloutStepInput]):
     )
     Input = RolloutStepInput
 
-    def __init__(self, state: SessionState, judge: ShellJudge) -> None:
-        """`state` is the session's (its risk, hosts and summary are judged before any run)."""
+    def __init__(self, state: SessionState, pool: SSHPool, judge: ShellJudge) -> None:
+        """`state` is the session's (its risk, hosts and summary are judged before any run);
+        `pool` its SSH connections (the tool is only made with an inventory)."""
         self.state = state
+        self.pool = pool
         self.judge = judge
 
     def _step(self, params: RolloutStepInput) -> DeployStep | None:
@@ -103,8 +107,6 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 "one, unchanged).",
                 Reason(kind="no_approved_rollout"),
             )
-        if ctx.ssh is None:
-            return ToolResult.error("rollout_step needs an inventory: start Scout with one.")
         total = len(rollout.steps)
         if rollout.state == "failed":
             return ToolResult.error("The rollout stopped at a failed step. " + rollout.summary())
@@ -124,12 +126,12 @@ class RolloutStepTool(Tool[RolloutStepInput]):
 
         async def run_command(host: str, command: str) -> tuple[int | None, str]:
             ctx.report(f"{host}: {command[:80]}")
-            result = await ctx.ssh.run(host, command, timeout=600)  # type: ignore[union-attr]
+            result = await self.pool.run(host, command, timeout=600)
             return result.exit_status, (result.stdout + result.stderr)[-2000:]
 
         async def run_job(job_step: DeployStep) -> tuple[int | None, str]:
             return await run_step_job(
-                ctx.ssh,  # type: ignore[arg-type]
+                self.pool,
                 job_step,
                 wait_s=params.wait_s,
                 report=ctx.report,
@@ -162,7 +164,9 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         said = f"\n{outcome.output.strip()[-800:]}" if step.job else ""
         complete = ""
         if rollout.state == "done":
-            complete = " The rollout is complete." + await _probe_again(rollout.steps, ctx)
+            complete = " The rollout is complete." + await _probe_again(
+                rollout.steps, self.pool, ctx
+            )
         return ToolResult(
             text=f"Step {params.step}/{total} done: {step.title}; {step.check.description}."
             + after
@@ -172,15 +176,15 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         )
 
 
-async def _probe_again(steps: list[DeployStep], ctx: ToolContext) -> str:
+async def _probe_again(steps: list[DeployStep], pool: SSHPool, ctx: ToolContext) -> str:
     """Probe the plan's hosts once the rollout is complete: the facts recon gathered before it
     (a container holding memory, a link down, no weights) no longer hold, and the world model,
     its findings and a later plan should not read them as if they did. The model is placed:
     its fit is no longer a question (the engine now holds the memory the fit check counted)."""
-    if ctx.ssh is None or ctx.world is None:
+    if ctx.world is None:
         return ""
     hosts = list(dict.fromkeys(step.host for step in steps))
-    probe_round = await probe_hosts(ctx.ssh, hosts)
+    probe_round = await probe_hosts(pool, hosts)
     ctx.world.placed(probe_round.facts, probe_round.failures)
     failed = f" ({', '.join(probe_round.failures)} did not answer)" if probe_round.failures else ""
     return f" Probed {', '.join(hosts)} again for the world model{failed}."

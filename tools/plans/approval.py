@@ -3,7 +3,7 @@
 Approve once, exactly: a plan's steps approved as written become single-use approvals. When
 the operator approves a plan *with its steps*, each action of each step on each of its hosts
 becomes one approval bound to (host, the exact command): bytes, not a normal form
-(`tools.plan.step_key`), so no here-doc, quote or indentation can differ. A call is matched by
+(`tools.plans.plan.step_key`), so no here-doc, quote or indentation can differ. A call is matched by
 what its tool declares it will run where (`Tool.commands`), never by the tool's name: a call
 that runs exactly one step's next action (an ssh_exec of one command) or exactly all of a
 step's actions (a rollout_step) on that step's hosts uses those approvals up and runs without a
@@ -16,7 +16,7 @@ Steps run in an order their `needs` allow: a computed plan's needs are its deplo
 own; a free-form plan's steps are sequential. While a step's call runs, that step and every
 step that needs it ask; a step without hosts says nowhere its actions may run, so it (and all
 that needs it) asks. The grant (`StepApprovals`) lives in `PlanState`, beside the approved plan;
-the session state (tools/session_state.py) records it, and rollout progress marks its steps used.
+the session state (tools/deploy/state.py) records it, and rollout progress marks its steps used.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tools.plan import Plan, step_key
+from tools.plans.plan import Plan, step_key
 
 Commands = Sequence[tuple[str, str]]
 
@@ -124,7 +124,7 @@ def _match(calls: list[StepCall], wanted: list[tuple[str, str]]) -> list[StepCal
 
 class PlanState:
     """The session's plans: the latest proposal, the one a human approved, and (when the
-    operator approved it with its steps) the grant of its steps' calls (tools/plan_approval.py)."""
+    operator approved it with its steps) the grant of its steps' calls (tools/plans/approval.py)."""
 
     def __init__(self) -> None:
         self.proposed: Plan | None = None

@@ -1,4 +1,4 @@
-"""A plan as data: its steps and its hash (the session's proposal and approval: plan_approval.py).
+"""A plan as data: its steps and its hash (the session's proposal and approval: approval.py).
 
 Until a human approves a plan the session is read-only (agent/safety/gate.py). An approved plan
 is remembered by its hash, which the transcript records with the approval decision. Mutating

@@ -14,6 +14,7 @@ from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import GB
 from tools.recon.probe import PROBE_TIMEOUT_S, probe_hosts
 from tools.ssh.errors import UnknownHostError
+from tools.ssh.pool import SSHPool
 from tools.wall import HostWalls
 
 RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
@@ -37,15 +38,14 @@ class ReconTool(Tool[ReconInput]):
     )
     Input = ReconInput
 
-    def __init__(
-        self, inventory_hosts: list[str] | None = None, walls: HostWalls | None = None
-    ) -> None:
-        self.inventory_hosts = inventory_hosts
+    def __init__(self, pool: SSHPool, walls: HostWalls | None = None) -> None:
+        """`pool`: the session's SSH connections; its inventory names the hosts "all" means."""
+        self.pool = pool
         self.walls = walls or HostWalls()
 
     def hosts(self, params: ReconInput) -> list[str]:
         if params.hosts == "all":
-            return list(self.inventory_hosts or [])
+            return self.pool.inventory.names()
         return list(params.hosts)
 
     def summary(self, params: ReconInput) -> str:
@@ -56,12 +56,10 @@ class ReconTool(Tool[ReconInput]):
         return RECON_DEADLINE_S
 
     async def run(self, params: ReconInput, ctx: ToolContext) -> ToolResult:
-        if ctx.ssh is None:
-            return ToolResult.error("recon needs an inventory: start Scout with --inventory FILE.")
         if ctx.world is None:
             return ToolResult.error("recon needs the session's world model, and there is none.")
         world = ctx.world
-        known = ctx.ssh.inventory.names()
+        known = self.pool.inventory.names()
         names = known if params.hosts == "all" else list(params.hosts)
         unknown = [name for name in names if name not in known]
         if unknown:
@@ -69,7 +67,7 @@ class ReconTool(Tool[ReconInput]):
         if params.model_size_gb is not None:
             world.model_size_bytes = round(params.model_size_gb * GB)  # applied with the round
         ctx.report(f"probing {', '.join(names)}")
-        probe_round = await probe_hosts(ctx.ssh, names)
+        probe_round = await probe_hosts(self.pool, names)
         had_findings = bool(world.findings)
         new = world.apply_round(probe_round.facts, probe_round.failures)
         text = world.describe(names, new if had_findings else None)

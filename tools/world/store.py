@@ -1,57 +1,26 @@
 """The world model as tools see it: what they read from it and the typed facts they hand it.
 
-The agent's world model (agent/world/model.py:WorldModel) is the one implementation; tools get
-it as `ctx.world`. recon applies probe rounds, docker_ctl hands over the container and image
-rows it just listed, endpoint_check a verified endpoint, rollout_step the fabric's measured
-bandwidth, the jobs its steps run and the containers they create, world_note the model's beliefs;
-plan_deployment reads the facts; the job tools hand over each job they start, read or stop
-(tools/jobs/world_facts.py). Tools never see the transcript: the store records its changes.
+`WorldStore` stays a Protocol although the agent's world model (agent/world/model.py:WorldModel)
+is its one implementation, because that implementation cannot live on this floor: after every
+change it computes findings with tools/checks (which reads the types here, so this floor cannot
+import it back), renders itself for the model with agent/world/render.py and reports changes
+to the transcript (agent/loop/events.py). Tools get it as `ctx.world`. recon applies probe
+rounds, docker_ctl hands over the container and image rows it just listed, endpoint_check a
+verified endpoint, rollout_step the fabric's measured bandwidth, the jobs its steps run and the
+containers they create, world_note the model's beliefs; plan_deployment reads the facts; the job
+tools hand over each job they start, read or stop (tools/jobs/world_facts.py). Tools never see
+the transcript: the store records its changes.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Protocol
 
-from pydantic import BaseModel
-
-from tools.checks import Finding
-from tools.jobs.facts import JobFact
-from tools.recon.facts import Container, HostFacts, Image, ImageContents, Provenance
-
-
-class Note(BaseModel):
-    """A belief the model recorded, with the evidence it gave; not a probed fact."""
-
-    belief: str
-    evidence: str
-    host: str | None = None
-    recorded_at: datetime
-
-
-class Endpoint(BaseModel):
-    """A serving endpoint Scout verified, with what it measured there."""
-
-    where: str
-    model: str | None = None
-    single_stream_tok_s: float | None = None
-    ttft_s: float | None = None
-    aggregate_tok_s: float | None = None
-    concurrency: int | None = None
-    checked_at: datetime
-
-
-class FabricMeasurement(BaseModel):
-    """A fabric test Scout ran between nodes (the rollout's all_gather_perf), what it measured,
-    and the finding when that is far below the link (tools/deploy/fabric_test.py)."""
-
-    host: str  # where the test ran (the head)
-    nodes: list[str]  # the ranks' hosts, as the run printed them
-    test: str
-    busbw_gb_s: float
-    link_gbit: float
-    finding: Finding | None = None
-    measured_at: datetime
+from tools.world.facts import Container, HostFacts, Image, ImageContents, Provenance
+from tools.world.findings import Finding
+from tools.world.jobs import JobFact
+from tools.world.measurements import Endpoint, FabricMeasurement
+from tools.world.notes import Note
 
 
 class WorldStore(Protocol):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from tools.base import RiskAssessment
+from tools.risk.assessment import RiskAssessment
 
 
 class ShellJudge(Protocol):

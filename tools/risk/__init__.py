@@ -1,0 +1,3 @@
+"""Risk: the levels a call can have (`assessment`) and the judge a tool asks about shell
+(`shell_judge`). The gate decides on these; a tool's `risk()` returns them.
+"""

@@ -1,0 +1,4 @@
+"""Text Scout hands over: output bounded for the model with the rest spilled to a file
+(`bounded`), pydantic's errors as `where: what` lines (`validation`), YAML read so that a syntax
+error names its line (`yaml_files`).
+"""
