@@ -13,22 +13,19 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 
 import httpx
-from pydantic import BaseModel, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy.bench_report import to_json
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
-from tools.deploy.engine_bench import Sweep
 from tools.deploy.proof import Proof, Where, prove
+from tools.deploy.proof_call import EndpointCheckInput, proof_command
 from tools.deploy.state import SessionState
-from tools.plans.plan import PlanStep
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.world.measurements import Endpoint
 
 ENDPOINT_TIMEOUT_S = 3600.0
-DEFAULTS = Sweep()
 
 
 def verified_endpoint(where: str, proof: Proof) -> Endpoint:
@@ -47,76 +44,6 @@ def verified_endpoint(where: str, proof: Proof) -> Endpoint:
         aggregate_tok_s=round(widest.tok_s_aggregate, 2) if widest else None,
         concurrency=widest.concurrency if widest else None,
         checked_at=datetime.now(UTC),
-    )
-
-
-class EndpointCheckInput(BaseModel):
-    host: str = Field(description="The head serving it.")
-    port: int = Field(default=8000, ge=1, le=65535)
-    model: str | None = Field(default=None, description="Default: the first served.")
-    concurrency: list[int] = Field(
-        default=list(DEFAULTS.concurrency),
-        min_length=1,
-        max_length=8,
-        description="The benchmark's concurrency sweep.",
-    )
-    runs: int = Field(default=DEFAULTS.runs, ge=1, le=10, description="Runs per concurrency.")
-    input_len: int = Field(default=DEFAULTS.input_len, ge=1, le=131072)
-    output_len: int = Field(default=DEFAULTS.output_len, ge=8, le=8192)
-    ttft_target_ms: float = Field(
-        default=DEFAULTS.ttft_ms, gt=0, description="Goodput: a good request's TTFT at most."
-    )
-    tpot_target_ms: float = Field(
-        default=DEFAULTS.tpot_ms, gt=0, description="Goodput: a good request's TPOT at most."
-    )
-    generation_timeout_s: float = Field(
-        default=120.0,
-        gt=0,
-        le=600,
-        description="How long a checked generation may take before the engine counts as dead "
-        "(the long-context check gets five times this).",
-    )
-
-    @field_validator("concurrency")
-    @classmethod
-    def _levels(cls, value: list[int]) -> list[int]:
-        if any(c < 1 or c > 256 for c in value):
-            raise ValueError("each concurrency is between 1 and 256")
-        return sorted(set(value))
-
-    def sweep(self) -> Sweep:
-        return Sweep(
-            concurrency=tuple(self.concurrency),
-            runs=self.runs,
-            input_len=self.input_len,
-            output_len=self.output_len,
-            ttft_ms=self.ttft_target_ms,
-            tpot_ms=self.tpot_target_ms,
-        )
-
-
-def proof_command(params: EndpointCheckInput) -> str:
-    """What an endpoint check runs, as one line a plan can name exactly: where, which model, and
-    the benchmark's sweep (its load on the engine)."""
-    sweep = params.sweep()
-    return (
-        f"endpoint_check {params.host}:{params.port} model={params.model or '(first served)'} "
-        f"concurrency={','.join(map(str, sweep.concurrency))} runs={sweep.runs} "
-        f"input_len={sweep.input_len} output_len={sweep.output_len}"
-    )
-
-
-def proof_step(host: str, port: int, model: str) -> PlanStep:
-    """A deployment plan's proof: endpoint_check of its endpoint with the default sweep, named
-    exactly as the tool declares it, so a plan approved with its steps covers that one call."""
-    call = EndpointCheckInput(host=host, port=port, model=model)
-    return PlanStep(
-        title=f"prove {host}:{port}: health, checked generations, the engine's own benchmark",
-        hosts=[host],
-        actions=[proof_command(call)],
-        expected_downtime="none (benchmark load on the engine while it runs)",
-        rollback="none: it changes nothing but files in the engine container's /tmp",
-        success_check="endpoint_check reports the model healthy, its answers checked",
     )
 
 

@@ -41,7 +41,6 @@ from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
-from tools.deploy.plan_tool import PlanDeploymentTool
 from tools.deploy.state import SessionState
 from tools.docker_ctl import DockerCtl
 from tools.endpoint_check import EndpointCheckTool
@@ -50,6 +49,7 @@ from tools.job_start import JobStart
 from tools.job_status import JobStatus
 from tools.job_stop import JobStop
 from tools.job_wait import JobWait
+from tools.plan_deployment import PlanDeploymentTool
 from tools.propose_plan import ProposePlanTool
 from tools.recall import RecallResultTool
 from tools.recon_tool import ReconTool
@@ -278,7 +278,7 @@ async def open_runtime(
             SSHExec(pool, judge, walls),
             DockerCtl(pool, judge),
             ReconTool(pool, walls),
-            PlanDeploymentTool(state),
+            PlanDeploymentTool(state, pool),
             RolloutStepTool(state, pool, judge),
             EndpointCheckTool(state, pool),
             JobStart(pool, judge),

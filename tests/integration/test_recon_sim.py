@@ -15,8 +15,8 @@ from agent.world.model import WorldModel
 from agent.world.render import render_compact
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
-from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.state import SessionState
+from tools.plan_deployment import PlanDeploymentInput, PlanDeploymentTool
 from tools.recon_tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool
 from tools.world_note import WorldNoteInput, WorldNoteTool
@@ -172,7 +172,7 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         async with SSHPool(Inventory.load(inventory)) as pool:
             ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
             await ReconTool(pool).run(ReconInput(), ctx)
-            plan = await PlanDeploymentTool(SessionState()).run(
+            plan = await PlanDeploymentTool(SessionState(), pool).run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx
             )
     return world, plan

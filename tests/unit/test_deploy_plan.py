@@ -10,21 +10,24 @@ import pytest
 from agent.world.model import WorldModel
 from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
-from tools.deploy.plan_tool import PlanDeploymentInput, PlanDeploymentTool
 from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
 from tools.deploy.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
+from tools.plan_deployment import PlanDeploymentInput, PlanDeploymentTool
 from tools.plans.plan import Plan
 from tools.recon.image_probe import contents_command
+from tools.ssh import Inventory, SSHPool
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 CACHE = "~/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8"
+# The facts are in the world model already: a pool over no host, so nothing is re-probed.
+NO_HOSTS = SSHPool(Inventory(hosts={}))
 
 
 async def plan_for(hosts, tmp_path: Path, unreachable=None, **options):
     world = WorldModel()
     world.apply_round(hosts, unreachable or {})
-    tool = PlanDeploymentTool(SessionState(), max_age_s=10**9)
+    tool = PlanDeploymentTool(SessionState(), NO_HOSTS, max_age_s=10**9)
     params = PlanDeploymentInput(
         model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=119, **options
     )
@@ -136,7 +139,7 @@ async def test_model_too_big_is_an_error(tmp_path: Path) -> None:
     world = WorldModel()
     world.apply_round(reference_pair(), {})
     params = PlanDeploymentInput(model=MODEL, hosts=["spark-a", "spark-b"], model_size_gb=240)
-    result = await PlanDeploymentTool(SessionState(), max_age_s=10**9).run(
+    result = await PlanDeploymentTool(SessionState(), NO_HOSTS, max_age_s=10**9).run(
         params, ToolContext(spill_dir=tmp_path, world=world)
     )
     assert result.is_error

@@ -98,11 +98,6 @@ def _in_tools_subpackage(module: str) -> bool:
     return _top(module) == "tools" and module != "tools" and not _at_tools_root(module)
 
 
-# plan_deployment's module still sits in deploy/ while it is made a thin shell around the
-# planner; the lead moves it to tools/plan_deployment.py at merge and deletes this allowance.
-POINTS_UP_UNTIL_MOVED = {"tools.deploy.plan_tool"}
-
-
 def _top(module: str) -> str:
     return module.split(".")[0]
 
@@ -123,7 +118,7 @@ def test_tools_never_import_agent() -> None:
 
 def test_a_tools_subpackage_never_imports_a_module_at_the_tools_root() -> None:
     def allowed(module: str, target: str) -> bool:
-        if module in POINTS_UP_UNTIL_MOVED or not _in_tools_subpackage(module):
+        if not _in_tools_subpackage(module):
             return True
         return _top(target) != "tools" or not _at_tools_root(target)
 

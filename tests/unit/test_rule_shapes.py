@@ -28,11 +28,12 @@ from agent.safety.policy import policy_answer
 from agent.safety.rules import RuleError, RuleSet
 from agent.safety.session_rules import session_rule
 from tests.support.plans import one_step_plan
-from tools.base import Risk, RiskAssessment, RuleShape, Tool, ToolContext, ToolResult
+from tools.base import RuleShape, Tool, ToolContext, ToolResult
 from tools.docker.params import DockerCtlInput
 from tools.docker_ctl import DockerCtl
-from tools.plan_approval import PlanState
+from tools.plans.approval import PlanState
 from tools.registry import ToolRegistry
+from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh_exec import SSHExec, SSHExecInput
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from tools.base import ToolContext
 from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fit import (
@@ -33,30 +34,41 @@ from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config
 from tools.deploy.recipe_book.schema import Recipe
 from tools.recon.probe import probe_hosts
 from tools.ssh.errors import SSHError
+from tools.ssh.pool import SSHPool
 from tools.web.errors import WebFetchError
-from tools.world_store import WorldStore
+from tools.web.page_fetcher import PageFetcher
+from tools.world.store import WorldStore
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What these reads go through: the session's SSH pool (plan_deployment exists only with an
+    inventory), its web fetcher, and where a progress line is said."""
+
+    pool: SSHPool
+    web: PageFetcher | None
+    report: Callable[[str], None]
 
 
 async def cluster_facts(
-    world: WorldStore, hosts: list[str], links_tried: list[str], max_age_s: float, ctx: ToolContext
+    world: WorldStore, hosts: list[str], links_tried: list[str], max_age_s: float, reach: Reach
 ) -> ClusterFacts:
     """The world model's facts, stale hosts probed again first, and the inventory's word on
     each host: its address and, when it has one, the jump host it is reached through."""
     stale = world.stale_hosts(hosts, max_age_s)
     addresses: dict[str, str] = {}
     jumps: dict[str, str] = {}
-    if ctx.ssh is not None:
-        known = set(ctx.ssh.inventory.names())
-        stale = [h for h in stale if h in known]
-        if stale:
-            ctx.report(f"re-probing {', '.join(stale)} (facts missing or stale)")
-            probe_round = await probe_hosts(ctx.ssh, stale)
-            world.apply_round(probe_round.facts, probe_round.failures)
-        for host in (h for h in hosts if h in known):
-            spec = ctx.ssh.inventory.get(host)
-            addresses[host] = spec.address
-            if spec.jump:
-                jumps[host] = spec.jump
+    known = set(reach.pool.inventory.names())
+    stale = [h for h in stale if h in known]
+    if stale:
+        reach.report(f"re-probing {', '.join(stale)} (facts missing or stale)")
+        probe_round = await probe_hosts(reach.pool, stale)
+        world.apply_round(probe_round.facts, probe_round.failures)
+    for host in (h for h in hosts if h in known):
+        spec = reach.pool.inventory.get(host)
+        addresses[host] = spec.address
+        if spec.jump:
+            jumps[host] = spec.jump
     return ClusterFacts(
         hosts=world.hosts,
         unreachable=world.unreachable,
@@ -67,14 +79,14 @@ async def cluster_facts(
 
 
 async def model_size(
-    world: WorldStore, model: str, size_gb: float | None, ctx: ToolContext
+    world: WorldStore, model: str, size_gb: float | None, reach: Reach
 ) -> tuple[int | None, str | None]:
     """The weights' bytes, and the Hub's current commit when the Hub was asked for them."""
     if size_gb is not None:
         return round(size_gb * GB), None
     if world.model_size_bytes is not None:
         return world.model_size_bytes, None
-    fetcher = ctx.web
+    fetcher = reach.web
     if fetcher is None:
         return None, None
 
@@ -87,19 +99,19 @@ async def model_size(
     try:
         hub = await size_from_hub(model, fetch)
     except ModelSizeError as exc:
-        ctx.report(str(exc))
+        reach.report(str(exc))
         return None, None
     return hub.size_bytes, hub.revision
 
 
-async def measured_cache_sizes(choices: DeployChoices, ctx: ToolContext) -> dict[str, int | None]:
+async def measured_cache_sizes(choices: DeployChoices, reach: Reach) -> dict[str, int | None]:
     """`du` of the model on each host when hf_cache is not the default folder recon lists.
 
     None: not there or unknown. For the default folder the world model's facts already answer.
     """
-    if ctx.ssh is None or choices.hf_cache == DEFAULT_HF_CACHE:
+    if choices.hf_cache == DEFAULT_HF_CACHE:
         return {}
-    pool = ctx.ssh
+    pool = reach.pool
     command = du_command(choices.model, choices.hf_cache)
 
     async def one(host: str) -> int | None:
@@ -113,17 +125,17 @@ async def measured_cache_sizes(choices: DeployChoices, ctx: ToolContext) -> dict
     return dict(zip(choices.hosts, sizes, strict=True))
 
 
-async def given_recipe(choices: DeployChoices, ctx: ToolContext) -> Recipe | None:
+async def given_recipe(choices: DeployChoices, reach: Reach) -> Recipe | None:
     """The operator's recipe file: `HOST:PATH` is read on that inventory host (a checkout of
     spark-vllm-docker on the head), anything else on Scout's machine. RecipeError: unreadable."""
     if not choices.recipe_file:
         return None
     host, sep, path = choices.recipe_file.partition(":")
-    if not sep or ctx.ssh is None or host not in set(ctx.ssh.inventory.names()):
+    if not sep or host not in set(reach.pool.inventory.names()):
         return read_recipe_file(choices.recipe_file)
     try:
         home, rest = ("~/", path[2:]) if path.startswith("~/") else ("", path)
-        result = await ctx.ssh.run(host, f"cat {home}{shlex.quote(rest)}", timeout=30)
+        result = await reach.pool.run(host, f"cat {home}{shlex.quote(rest)}", timeout=30)
     except SSHError as exc:
         raise RecipeError(f"{choices.recipe_file}: cannot read it over SSH ({exc})") from None
     if not result.ok:
@@ -132,25 +144,25 @@ async def given_recipe(choices: DeployChoices, ctx: ToolContext) -> Recipe | Non
     return parse_recipe(result.stdout, choices.recipe_file)
 
 
-async def config_shape(choices: DeployChoices, ctx: ToolContext) -> KvShape | None:
+async def config_shape(choices: DeployChoices, reach: Reach) -> KvShape | None:
     """The model's KV shape from the head's cached config.json, else the Hub's (the planner
     falls back to the shape the recipe recorded)."""
     folder = cache_dir(choices.model, choices.hf_cache)
-    if ctx.ssh is not None and choices.head in set(ctx.ssh.inventory.names()):
+    if choices.head in set(reach.pool.inventory.names()):
         ref = f"{folder}/refs/main"
         command = f'cat {folder}/snapshots/"$(cat {ref})"/config.json'
         try:
-            result = await ctx.ssh.run(choices.head, command, timeout=30)
+            result = await reach.pool.run(choices.head, command, timeout=30)
             if result.ok and (
                 shape := _parse(result.stdout, f"config.json cached on {choices.head}")
             ):
                 return shape
         except SSHError:
             pass
-    if ctx.web is not None:
+    if reach.web is not None:
         url = f"{HUB_URL}/{choices.model}/resolve/main/config.json"
         try:
-            download = await ctx.web.fetch(url)
+            download = await reach.web.fetch(url)
             if download.status == 200:
                 return _parse(download.body.decode(errors="replace"), url)
         except Exception:  # the Hub is one of three places to look; the next one answers
@@ -165,9 +177,9 @@ def _parse(text: str, source: str) -> KvShape | None:
         return None
 
 
-async def peer_refusals(deployment: DeploymentPlan, ctx: ToolContext) -> list[Finding]:
+async def peer_refusals(deployment: DeploymentPlan, reach: Reach) -> list[Finding]:
     """Blockers for the worker addresses the head's commands name but its ssh cannot log in to."""
     targets = deployment.peer_targets
-    if ctx.ssh is None or not targets:
+    if not targets:
         return []
-    return await peer_ssh_findings(ctx.ssh, deployment.choices.head, targets)
+    return await peer_ssh_findings(reach.pool, deployment.choices.head, targets)

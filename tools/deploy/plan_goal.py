@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 from tools.checks.layout import Layout
 from tools.deploy.choices import DeployChoices
-from tools.deploy.endpoint_tool import proof_step
 from tools.deploy.fit import GB
 from tools.deploy.preflight import PreflightReport
+from tools.deploy.proof_call import proof_step
 from tools.deploy.recipe_parts import split_label
 from tools.deploy.steps import DeployStep
-from tools.plan import Plan
+from tools.plans.plan import Plan
 
 
 def to_plan(

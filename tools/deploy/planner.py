@@ -33,8 +33,8 @@ from tools.deploy.ring_nccl import ring_nccl
 from tools.deploy.rollout import order_steps
 from tools.deploy.steps import DeployStep
 from tools.deploy.weights import FETCH_KINDS
-from tools.plan import Plan
-from tools.recon.facts import HostFacts
+from tools.plans.plan import Plan
+from tools.world.facts import HostFacts
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from agent.safety.shell.outcomes import (
     read_only,
     understood,
 )
-from tools.docker.risk import run_flag_problems
+from tools.risk.container_access import run_flag_problems
 
 GLOBAL = grammar(
     "-H|--host= -c|--context= -l|--log-level= -D|--debug --tls --tlsverify --tlscacert= "

@@ -16,9 +16,12 @@ from pydantic import Field
 from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy import plan_facts
 from tools.deploy.choices import DeployChoices
+from tools.deploy.plan_facts import Reach
 from tools.deploy.plan_render import Answer, render_plan, render_refusal
 from tools.deploy.planner import Measured, PlanRefusal, plan_deployment
 from tools.deploy.recipe_book.load import RecipeError
+from tools.deploy.state import SessionState
+from tools.ssh.pool import SSHPool
 
 
 class PlanDeploymentInput(DeployChoices):
@@ -46,10 +49,18 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
     Input = PlanDeploymentInput
 
     def __init__(
-        self, max_age_s: float = 600.0, operator_env: Mapping[str, str] | None = None
+        self,
+        state: SessionState,
+        pool: SSHPool,
+        max_age_s: float = 600.0,
+        operator_env: Mapping[str, str] | None = None,
     ) -> None:
-        """`operator_env`: where HF_TOKEN is looked for (default: Scout's own environment);
-        only its presence is read here, the value goes to the download job at run time."""
+        """`state`: the session's, which keeps each computed deployment by its plan's hash;
+        `pool`: its SSH connections (the tool is only made with an inventory). `operator_env`:
+        where HF_TOKEN is looked for (default: Scout's own environment); only its presence is
+        read here, the value goes to the download job at run time."""
+        self.state = state
+        self.pool = pool
         self.max_age_s = max_age_s
         self.operator_env = os.environ if operator_env is None else operator_env
 
@@ -67,16 +78,19 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
                 "plan_deployment needs the session's world model, and there is none."
             )
         world = ctx.world
+        reach = Reach(self.pool, ctx.web, ctx.report)
         facts = await plan_facts.cluster_facts(
-            world, params.hosts, params.links_tried, self.max_age_s, ctx
+            world, params.hosts, params.links_tried, self.max_age_s, reach
         )
-        size, revision = await plan_facts.model_size(world, params.model, params.model_size_gb, ctx)
+        size, revision = await plan_facts.model_size(
+            world, params.model, params.model_size_gb, reach
+        )
         choices = DeployChoices.model_validate(
             params.model_dump(exclude={"model_size_gb", "links_tried", "gated"})
         )
-        cached = await plan_facts.measured_cache_sizes(choices, ctx)
+        cached = await plan_facts.measured_cache_sizes(choices, reach)
         try:
-            given = await plan_facts.given_recipe(choices, ctx)
+            given = await plan_facts.given_recipe(choices, reach)
         except RecipeError as exc:
             return _result(render_refusal(PlanRefusal("recipe", problems=(str(exc),))))
         measured = Measured(
@@ -84,15 +98,15 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             hub_revision=revision,
             cached_bytes=cached,
             given_recipe=given,
-            config_shape=await plan_facts.config_shape(choices, ctx),
+            config_shape=await plan_facts.config_shape(choices, reach),
             gated=params.gated,
             token_present=bool(self.operator_env.get("HF_TOKEN")),
         )
         deployment = plan_deployment(facts, choices, measured)
         if isinstance(deployment, PlanRefusal):
             return _result(render_refusal(deployment))
-        blockers = await plan_facts.peer_refusals(deployment, ctx)
-        ctx.state.add_deployment(deployment.plan, list(deployment.steps))
+        blockers = await plan_facts.peer_refusals(deployment, reach)
+        self.state.add_deployment(deployment.plan, list(deployment.steps))
         return _result(render_plan(deployment, blockers))
 
 

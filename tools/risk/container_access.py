@@ -1,4 +1,5 @@
-"""What of the host a container may be given: mounts and devices are allow-lists.
+"""What of the host a container may be given: mounts and devices are allow-lists; with the
+flags that hand the host over, what docker_ctl's `run` and the shell's `docker run` are judged by.
 
 A container may get named volumes (and anonymous ones), tmpfs, the Hugging Face cache, model
 folders, the timezone files read-only, the NVIDIA GPU devices (`/dev/nvidia*`, CDI
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 HOME = r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)"
 # The Hugging Face cache (HF_HOME's default, or a hub/ folder) and folders that hold models.
@@ -147,3 +149,28 @@ def _device_in_words(path: str) -> str:
     if name.startswith("nvidia"):
         return "an NVIDIA control device beyond the GPUs (MIG configuration, capabilities)"
     return "a host device that is not a GPU or an RDMA device"
+
+
+def run_flag_problems(
+    *,
+    privileged: bool = False,
+    volumes: Iterable[str] = (),
+    devices: Iterable[str] = (),
+    pid: str | None = None,
+    userns: str | None = None,
+    cap_add: Iterable[str] = (),
+    security_opt: Iterable[str] = (),
+) -> list[str]:
+    """Every flag of a `docker run` that hands the host to the container, as reasons."""
+    problems = ["--privileged gives the container every host privilege"] if privileged else []
+    if pid == "host":
+        problems.append("--pid host shares the host's processes")
+    if userns == "host":
+        problems.append("--userns host turns off user-namespace isolation")
+    problems += [f"--cap-add {cap} grants a host capability" for cap in cap_add]
+    for option in security_opt:
+        if "unconfined" in option or "disable" in option:
+            problems.append(f"--security-opt {option} turns a protection off")
+    problems += [p for spec in volumes if (p := mount_problem(spec))]
+    problems += [p for device in devices if (p := device_problem(device))]
+    return problems
