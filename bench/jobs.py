@@ -49,7 +49,7 @@ async def measure(
     hosts = inventory.names()
     names = [f"bench-{i}" for i in range(jobs)]
     async with SSHPool(inventory, channels_per_connection=8) as pool:
-        ctx = ToolContext(spill_dir=spill, ssh=pool)
+        ctx = ToolContext(spill_dir=spill)
         starter = JobStart(pool, judge_shell)
         shell = SSHExec(pool, judge_shell)
         try:  # the jobs outlive this process: stop them whatever happens here

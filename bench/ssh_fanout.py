@@ -123,9 +123,7 @@ def scout_cold(farm: SshdFarm, spill: Path) -> None:
         inventory = farm.inventory()
         async with SSHPool(inventory) as pool:
             params = SSHExecInput(hosts=inventory.names(), command=COMMAND)
-            result = await SSHExec(pool, judge_shell).run(
-                params, ToolContext(spill_dir=spill, ssh=pool)
-            )
+            result = await SSHExec(pool, judge_shell).run(params, ToolContext(spill_dir=spill))
         if result.is_error:
             raise RuntimeError(result.text[:2000])
 

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,9 +19,6 @@ from tools.risk.assessment import Risk, RiskAssessment
 from tools.schema import compact_schema
 from tools.web.page_fetcher import PageFetcher
 from tools.world.store import WorldStore
-
-if TYPE_CHECKING:
-    from tools.ssh.pool import SSHPool
 
 
 @dataclass(frozen=True)
@@ -101,20 +98,19 @@ ProgressCallback = Callable[[str], None]
 class ToolContext:
     """What the session lends a tool while it runs; every part is typed and made by the builder.
 
-    `spill_dir` receives full outputs that were cut for the model. `ssh` is the session's pooled
-    connections (absent when no inventory is loaded), read by plan_deployment alone: the tools
-    that need SSH get the pool when they are built, so theirs is never absent. `world` is the
-    world model, which tools update with the typed facts they find; `web` the session's fetcher.
-    The session's plans, deployments and rollouts are not here: the tools that need them get
-    them when they are built (tools/deploy/state.py). `progress` lets a long call report a line
-    to the face while it runs. `redact` masks secrets in text a tool writes to disk itself
-    (spill files); the session passes its redactor. `wall` is set per call by the executor when
-    the call is read-only and no human approved it: what it runs on a host runs inside the wall
+    `spill_dir` receives full outputs that were cut for the model. SSH is not here: the tools
+    that need it get the session's pool when they are built, and exist only with an inventory,
+    so theirs is never absent. `world` is the world model, which tools update with the typed
+    facts they find; `web` the session's fetcher. The session's plans, deployments and rollouts
+    are not here either: the tools that need them get them when they are built
+    (tools/deploy/state.py). `progress` lets a long call report a line to the face while it
+    runs. `redact` masks secrets in text a tool writes to disk itself (spill files); the
+    session passes its redactor. `wall` is set per call by the executor when the call is
+    read-only and no human approved it: what it runs on a host runs inside the wall
     (tools/wall/).
     """
 
     spill_dir: Path
-    ssh: SSHPool | None = None
     world: WorldStore | None = None
     web: PageFetcher | None = None
     progress: ProgressCallback | None = None

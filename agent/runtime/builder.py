@@ -305,7 +305,6 @@ async def open_runtime(
     )
     context = ToolContext(
         spill_dir=transcript_path.parent / "spill",
-        ssh=pool,
         world=world,
         web=web,
         redact=redactor.text,

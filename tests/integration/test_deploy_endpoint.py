@@ -93,7 +93,7 @@ async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: o
     world = WorldModel()
     try:
         params = EndpointCheckInput(host="spark-a", port=port, **inputs)
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", world=world)
         return await EndpointCheckTool(SessionState(), pool).run(params, ctx), world, port
     finally:
         await engine.close()
@@ -179,7 +179,7 @@ async def test_unhealthy_engine_says_it_is_still_loading(head, tmp_path: Path) -
     try:
         params = EndpointCheckInput(host="spark-a", port=port)
         world = WorldModel()
-        ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=world)
+        ctx = ToolContext(spill_dir=tmp_path, world=world)
         result = await EndpointCheckTool(SessionState(), pool).run(params, ctx)
     finally:
         await engine.stop()
@@ -195,7 +195,7 @@ async def test_wrong_model_lists_what_is_served(head, tmp_path: Path) -> None:
     try:
         params = EndpointCheckInput(host="spark-a", port=port, model="other/model")
         result = await EndpointCheckTool(SessionState(), pool).run(
-            params, ToolContext(spill_dir=tmp_path, ssh=pool)
+            params, ToolContext(spill_dir=tmp_path)
         )
     finally:
         await engine.stop()

@@ -74,7 +74,7 @@ class FakeDockerHost:
 
     async def run(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
-        ctx = ToolContext(spill_dir=self.root / "spill", ssh=self.pool)
+        ctx = ToolContext(spill_dir=self.root / "spill")
         return await DockerCtl(self.pool, judge_shell).run(params, ctx)
 
 

@@ -99,7 +99,7 @@ def session_state() -> SessionState:
 
 async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
-    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", ssh=pool, world=world)
+    ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", world=world)
     params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
     return await EndpointCheckTool(session_state(), pool).run(params, ctx), world
 

@@ -131,7 +131,7 @@ async def test_recon_tool_fills_the_world_and_stays_compact(
     updates: list[str] = []
     world = WorldModel(on_change=lambda host, summary, new: updates.append(summary))
     async with SSHPool(Inventory.load(inventory)) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", world=world)
         tool = ReconTool(pool)
         result = await tool.run(ReconInput(model_size_gb=119), ctx)
     assert not result.is_error
@@ -153,7 +153,7 @@ async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     cluster.inject("spark-b", down=True)
     world = WorldModel()
     async with SSHPool(Inventory.load(inventory), connect_attempts=1) as pool:
-        ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+        ctx = ToolContext(spill_dir=tmp_path / "spill", world=world)
         result = await ReconTool(pool).run(ReconInput(), ctx)
     assert not result.is_error
     assert "spark-b: UNREACHABLE — cannot reach spark-b" in result.text
@@ -170,7 +170,7 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
         inventory = running.write_inventory(tmp_path / "inv" / "inventory.yaml")
         world = WorldModel()
         async with SSHPool(Inventory.load(inventory)) as pool:
-            ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, world=world)
+            ctx = ToolContext(spill_dir=tmp_path / "spill", world=world)
             await ReconTool(pool).run(ReconInput(), ctx)
             plan = await PlanDeploymentTool(SessionState(), pool).run(
                 PlanDeploymentInput(model=QWEN, hosts=["spark-a", "spark-b"]), ctx

@@ -36,7 +36,7 @@ async def pool(tmp_path: Path) -> AsyncIterator[SSHPool]:
 
 
 def context(tmp_path: Path, pool: SSHPool) -> ToolContext:
-    return ToolContext(spill_dir=tmp_path / "spill", ssh=pool)
+    return ToolContext(spill_dir=tmp_path / "spill")
 
 
 async def test_fan_out_has_one_section_per_host(pool: SSHPool, tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ async def test_long_output_is_bounded_and_spilled(pool: SSHPool, tmp_path: Path)
 async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -> None:
     token = "hf_" + "abcdefghijklmnopqrstuvwx"
     params = SSHExecInput(host="spark-a", command=f"seq 1 5000; echo {token}; seq 1 5000")
-    ctx = ToolContext(spill_dir=tmp_path / "spill", ssh=pool, redact=Redactor().text)
+    ctx = ToolContext(spill_dir=tmp_path / "spill", redact=Redactor().text)
     result = await SSHExec(pool, judge_shell).run(params, ctx)
     spill = Path(result.data["hosts"]["spark-a"]["spill"]["stdout"])
     text = spill.read_text()

@@ -35,7 +35,7 @@ def settings_for(cluster: SimCluster, tmp_path: Path, mode: str) -> Settings:
 
 async def test_a_read_no_human_approved_runs_inside_the_wall(pool: SSHPool, tmp_path: Path) -> None:
     tool = SSHExec(pool, judge_shell)
-    walled = ToolContext(spill_dir=tmp_path, ssh=pool, wall=True)
+    walled = ToolContext(spill_dir=tmp_path, wall=True)
     params = SSHExecInput(host="spark-a", command="echo hi > note.txt; nvidia-smi -L")
     result = await tool.run(params, walled)
     assert result.meta["walled"] == {"spark-a": True}
@@ -45,7 +45,7 @@ async def test_a_read_no_human_approved_runs_inside_the_wall(pool: SSHPool, tmp_
     assert "Operation not permitted" in result.text and result.is_error
     unwalled = await tool.run(
         SSHExecInput(host="spark-a", command="test -e note.txt"),
-        ToolContext(spill_dir=tmp_path, ssh=pool),
+        ToolContext(spill_dir=tmp_path),
     )
     assert unwalled.meta["walled"] == {"spark-a": False} and unwalled.is_error  # never written
 
@@ -55,7 +55,7 @@ async def test_a_host_without_landlock_narrows_what_runs_unasked(
     pool: SSHPool, tmp_path: Path
 ) -> None:
     walls = HostWalls()
-    ctx = ToolContext(spill_dir=tmp_path, ssh=pool, world=WorldModel(), wall=True)
+    ctx = ToolContext(spill_dir=tmp_path, world=WorldModel(), wall=True)
     result = await ReconTool(pool, walls).run(ReconInput(), ctx)
     facts = result.data["hosts"]
     assert facts["spark-a"]["wall"]["inside"] is True

@@ -69,7 +69,7 @@ class JobDesk:
             JobWait(pool),
             JobStop(pool),
         ]
-        context = ToolContext(spill_dir=spill_dir, ssh=pool, progress=self.progress.append)
+        context = ToolContext(spill_dir=spill_dir, progress=self.progress.append)
         self.executor = Executor(
             ToolRegistry(tools), context, limits=Settings().executor_limits(), gate=self.gate
         )

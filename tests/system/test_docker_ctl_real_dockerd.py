@@ -52,7 +52,7 @@ class Dock:
     async def __call__(self, **fields: object) -> ToolResult:
         params = DockerCtlInput.model_validate({"host": "dock", **fields})
         return await DockerCtl(self.pool, judge_shell).run(
-            params, ToolContext(spill_dir=self.spill, ssh=self.pool)
+            params, ToolContext(spill_dir=self.spill)
         )
 
 

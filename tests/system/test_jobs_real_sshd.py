@@ -31,14 +31,14 @@ async def test_a_job_survives_the_connection_that_started_it(
     async with SSHPool(inventory) as pool:
         started = await JobStart(pool, judge_shell).run(
             JobStartInput(name=name, command=f"{sleeper}; echo finished-alone", hosts=["worker"]),
-            ToolContext(spill_dir=tmp_path, ssh=pool),
+            ToolContext(spill_dir=tmp_path),
         )
     assert not started.is_error, started.text  # the pool and its connections are closed now
     assert any(line == sleeper for line in sshd_topology.namespace_commands(sshd_topology.worker))
 
     async with SSHPool(inventory) as fresh:
         status = JobStatusInput(hosts=["worker"], names=[name])
-        context = ToolContext(spill_dir=tmp_path, ssh=fresh)
+        context = ToolContext(spill_dir=tmp_path)
         first = await JobStatus(fresh).run(status, context)
         for _ in range(100):
             last = await JobStatus(fresh).run(status, context)

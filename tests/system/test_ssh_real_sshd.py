@@ -28,7 +28,7 @@ async def test_ssh_exec_reaches_the_worker_through_the_head(
     async with SSHPool(inventory(sshd_topology)) as pool:
         result = await SSHExec(pool, judge_shell).run(
             SSHExecInput(hosts=["head", "worker"], command="hostname; echo $SSH_CONNECTION"),
-            ToolContext(spill_dir=tmp_path, ssh=pool),
+            ToolContext(spill_dir=tmp_path),
         )
     assert not result.is_error, result.text
     head_section, worker_section = result.text.split("\n\n")
@@ -55,7 +55,7 @@ async def test_hung_command_is_killed_on_its_host(sshd_topology: Topology, tmp_p
     async with SSHPool(inventory(sshd_topology)) as pool:
         result = await SSHExec(pool, judge_shell).run(
             SSHExecInput(host="worker", command=f"echo going; {sleeper}", timeout=2),
-            ToolContext(spill_dir=tmp_path, ssh=pool),
+            ToolContext(spill_dir=tmp_path),
         )
         seen_over_ssh = await pool.run("worker", f"ps -eo args | grep -c '^{sleeper}' || true")
     assert result.is_error
