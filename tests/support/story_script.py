@@ -21,10 +21,10 @@ def story_script(name: str = FRESH_PAIR) -> list[dict[str, Any]]:
     with recording_path(name) as path:
         assert path is not None, name
         events = read_transcript(path).events
+    responses = [t.response for t in recorded_turns(events) if t.response is not None]
     return [
-        {"turn": {"content": copy.deepcopy(t.response.content), "stop_reason": t.response.stop_reason}}
-        for t in recorded_turns(events)
-        if t.response is not None
+        {"turn": {"content": copy.deepcopy(r.content), "stop_reason": r.stop_reason}}
+        for r in responses
     ]
 
 
@@ -58,6 +58,7 @@ def call_id(script: list[dict[str, Any]], name: str, **fields: Any) -> str:
 def tool_use_turn(calls: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
     """A script item that makes exactly these calls."""
     content = [
-        {"type": "tool_use", "id": cid, "name": name, "input": params} for cid, name, params in calls
+        {"type": "tool_use", "id": cid, "name": name, "input": params}
+        for cid, name, params in calls
     ]
     return {"turn": {"content": content, "stop_reason": "tool_use"}}
