@@ -4,24 +4,30 @@
 server) on a fresh simulated pair; approvals come from the example signed webhook receiver,
 which approves the plan with its steps and any ssh_exec. What counts is what the receiver was
 asked: the plan alone for the story as recorded, and one more for a call that is not a step of
-it (the step's own command with a changed flag).
+it (the step's own command with a changed flag). The same deviation, recorded as a story and
+told by `scout demo`, shows two approval panels: the plan with its steps, and that call.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent.faces.demo import DEMO_GOAL
 from agent.faces.headless import EXIT_DONE, run_goal
+from agent.replay.redrive import sim_runtime
 from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
+from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
+from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving
+from tests.support.scout_cli import scout
+from tests.support.session_kit import sdk_client
 from tests.support.story_script import story_script, tool_use_turn, turn_index
 
 SECRET = "webhook-secret-for-tests-0123456789"
@@ -34,20 +40,15 @@ GOAL = "Serve Qwen/Qwen3.5-122B-A10B-FP8 with TP=2 across spark-a and spark-b, a
 # step 1 of the fresh-pair plan is `docker stop vllm_node` on spark-a; this is that command
 # with one flag more, so it is no step of the approved plan
 CHANGED_FLAG = {"host": "spark-a", "command": "docker stop --time=30 vllm_node"}
+WITH_STEPS = {"kind": "approved", "message": "", "approve_steps": True}
 
 
-class CountingDecider:
-    """The receiver's rules, with a record of every request they decided."""
-
-    def __init__(self, rules: Path) -> None:
-        self.inner = receiver.RulesDecider.from_file(rules)
-        self.asked: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-
-    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            self.asked.append(request)
-        return self.inner(request)
+def deviating_script() -> list[dict[str, Any]]:
+    """The story's turns with step 1's command, one flag changed, run by ssh_exec before it."""
+    script = story_script()
+    first = turn_index(script, "rollout_step", step=1)
+    script.insert(first, tool_use_turn([("changed", "ssh_exec", CHANGED_FLAG)]))
+    return script
 
 
 async def run_headless(
@@ -105,10 +106,7 @@ async def test_the_webhook_decides_the_fresh_pair_plan_once(cluster, tmp_path):
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("cluster", ["fresh-pair"], indirect=True)
 async def test_a_step_with_a_changed_flag_is_the_one_more_decision(cluster, tmp_path):
-    script = story_script()
-    first = turn_index(script, "rollout_step", step=1)
-    script.insert(first, tool_use_turn([("changed", "ssh_exec", CHANGED_FLAG)]))
-    code, events, decider, err = await run_headless(cluster, tmp_path, script)
+    code, events, decider, err = await run_headless(cluster, tmp_path, deviating_script())
     assert code == EXIT_DONE, err
     assert [r["tool"] for r in decider.asked] == ["propose_plan", "ssh_exec"]
     assert decider.asked[1]["input"] == CHANGED_FLAG
@@ -117,3 +115,35 @@ async def test_a_step_with_a_changed_flag_is_the_one_more_decision(cluster, tmp_
     steps = [e for e in events if e["type"] == "tool_result" and e["name"] == "rollout_step"]
     assert len(steps) == 12 and not [s for s in steps if s["is_error"]]
     served(events)
+
+
+@pytest.mark.timeout(400)
+async def test_a_recorded_story_that_deviates_asks_for_that_call_alone(tmp_path):
+    """Recorded as the bundled story is (scripts/record_demo.py: the real SDK, a fresh pair, the
+    operator approving the plan with its steps and the rest), then told by `scout demo`."""
+    story = tmp_path / "deviating-story.jsonl"
+    operator = ScriptedApprover([WITH_STEPS, ("approved", "")], name="operator")
+    with MessagesAPIServer(deviating_script(), model="claude-sonnet-4-5") as api:
+        async with sim_runtime(
+            "fresh-pair",
+            client=sdk_client(api.url),
+            approver_factory=lambda rules: operator,
+            model="claude-sonnet-4-5",
+            goal=DEMO_GOAL,
+            transcript_path=story,
+        ) as runtime:
+            outcome = await runtime.session.send(DEMO_GOAL)
+            runtime.session.end("done")
+    assert outcome.stop == "end_turn" and [r.tool for r in operator.seen] == [
+        "propose_plan",
+        "ssh_exec",
+    ]
+
+    done = scout("demo", "--fast", "--transcript", str(story), "--sim", "fresh-pair", home=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    panels = done.stdout.split("approval needed")[1:]
+    assert len(panels) == 2
+    assert "propose_plan" in panels[0] and CHANGED_FLAG["command"] in panels[1]
+    flat = " ".join(done.stdout.split())
+    assert "approved by plan approval: step 1 as approved with the plan" in flat
+    assert "approved by plan approval: the proof as approved with the plan" in flat

@@ -25,7 +25,7 @@ import pytest
 
 from agent.replay.server import MessagesAPIServer
 from sim.cluster import SimCluster
-from tests.integration.test_fresh_pair_approvals import CountingDecider
+from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving
 from tests.support.story_script import call_id, story_script, turn_index
 
