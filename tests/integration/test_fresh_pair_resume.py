@@ -118,17 +118,15 @@ async def test_a_killed_run_resumes_between_two_approved_steps(cluster, tmp_path
                 "--goal", GOAL, "--inventory", inventory, *hook_args, "--webhook-url", hook_url,
                 env=scout_env(tmp_path, api.url), logs=tmp_path / "first",
             )  # fmt: skip
-            waiting = asyncio.create_task(asyncio.to_thread(api.held.wait, 240))
-            ended = asyncio.create_task(scout.wait())
-            await asyncio.wait({waiting, ended}, return_when=asyncio.FIRST_COMPLETED)
+            async with asyncio.timeout(240):  # a hang guard only
+                while not api.held.is_set() and scout.returncode is None:
+                    await asyncio.sleep(0.05)
             if not api.held.is_set():
-                await ended
                 said = errors_of(tmp_path / "first")
                 raise AssertionError(f"scout run ended before step 10: {said}")
             before = engine_container(cluster)
             os.kill(scout.pid, signal.SIGKILL)
-            assert await ended == -signal.SIGKILL
-            await waiting
+            assert await scout.wait() == -signal.SIGKILL
         asked_before = [r["tool"] for r in decider.asked]
         transcript = next((tmp_path / "home" / "transcripts").glob("*.jsonl"))
 
@@ -149,6 +147,7 @@ async def test_a_killed_run_resumes_between_two_approved_steps(cluster, tmp_path
     assert resumed.returncode == 0, errors_of(tmp_path / "resumed")
     events = events_of(tmp_path / "resumed")
     assert [r["tool"] for r in decider.asked] == ["propose_plan"]  # nothing new asked
+    assert [e["kind"] for e in events if e["type"] == "notice"][:1] == ["resumed"]
     calls = {e["id"]: e for e in events if e["type"] == "tool_call"}
     decisions = [e for e in events if e["type"] == "approval_decision"]
     stepped = [calls[d["call_id"]]["input"]["step"] for d in decisions if d["call_id"] in calls
