@@ -31,6 +31,7 @@ class RebuiltSession:
     messages: list[dict[str, Any]] = field(default_factory=list)
     todo_items: list[dict[str, Any]] = field(default_factory=list)
     interrupted_calls: list[str] = field(default_factory=list)
+    unfinished_granted: list[str] = field(default_factory=list)  # of those, ran on a plan's step
     state_changes: list[StateChange] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
     ledger: CallLedger = field(default_factory=CallLedger)  # every call, for stubs and recall

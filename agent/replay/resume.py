@@ -8,7 +8,9 @@ those the live session sent. A call that was announced but never got a result is
 an error that tells the model its effect is unknown, so every `tool_use` keeps exactly one
 `tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
-gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
+gate recorded for exactly that plan; an edited transcript cannot approve one by itself. A call
+that ran on a step approved with the plan and never finished is named apart: live, such a call
+withdraws what is left of that approval, and so does the resume.
 A transcript is a file anyone may have edited: todo items that do not validate are left out
 with a warning in `problems`, never a traceback.
 """
@@ -36,6 +38,7 @@ from agent.loop.events import (
 )
 from agent.loop.resumed import KnownJob, RebuiltSession
 from agent.loop.transcript import read_transcript
+from agent.safety.gate import PLAN_APPROVAL
 from tools.session_state import PlanApproved, StateChange
 from tools.todo import TodoItem
 from tools.validation_errors import validation_problems
@@ -62,6 +65,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
     pending: list[str] = []
     results: dict[str, dict[str, Any]] = {}
     approved_plans: set[str] = set()
+    granted: set[str] = set()  # calls that ran on a step approved with the plan
 
     def flush_results() -> None:
         if not pending:
@@ -105,6 +109,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 approved_plans.add(event.fingerprint)
                 if event.approve_steps:
                     approved_plans.add(_WITH_STEPS + event.fingerprint)
+        elif isinstance(event, ApprovalDecisionEvent) and event.decided_by == PLAN_APPROVAL:
+            granted.add(event.call_id)
         elif isinstance(event, JobEvent):
             key = f"{event.host}/{event.name}"
             command = event.command or (rebuilt.jobs[key].command if key in rebuilt.jobs else "")
@@ -116,6 +122,7 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             else:
                 rebuilt.refused.append(refusal)
     flush_results()
+    rebuilt.unfinished_granted = [c for c in rebuilt.interrupted_calls if c in granted]
     return rebuilt
 
 

@@ -218,6 +218,14 @@ def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> No
             f"{len(resume.interrupted_calls)} call(s) had not finished when the session "
             "stopped; the model is told their state is unknown"
         )
+    grant = state.plan.grant
+    if resume.unfinished_granted and grant is not None and not grant.withdrawn:
+        calls = ", ".join(resume.unfinished_granted)
+        grant.withdraw(f"a call on a step approved with the plan ({calls}) did not finish")
+        notices.append(
+            f"the plan's steps ask again: {grant.withdrawn} before the session stopped, so "
+            "its effect is unknown"
+        )
     if state.plan.approved_hash is not None:
         rollout = state.rollouts.get(state.plan.approved_hash)
         where = f"; its rollout: {rollout.summary()}" if rollout else ""
