@@ -22,6 +22,7 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn
 from tests.support.story_script import call_id, story_script, tool_use_turn, turn_index
+from tools.plan import Plan, PlanStep
 
 STORY = "seed-pair-deploy"
 WITH_STEPS = {"kind": "approved", "message": "", "approve_steps": True}
@@ -97,3 +98,59 @@ async def test_a_step_left_unfinished_by_a_crash_asks_before_it_runs_again(tmp_p
         ("rollout_step", "again"),
         ("rollout_step", "next"),
     ]
+
+
+FREE_FORM = Plan(
+    goal="free spark-a's memory for the new engine",
+    steps=[
+        PlanStep(
+            title="stop the old server",
+            hosts=["spark-a"],
+            actions=["docker stop vllm_node"],
+            expected_downtime="the old endpoint stops",
+            rollback="docker start vllm_node",
+            success_check="docker ps shows no vllm_node",
+        ),
+        PlanStep(
+            title="remove it",
+            hosts=["spark-a"],
+            actions=["docker rm vllm_node"],
+            expected_downtime="none more",
+            rollback="none: the container is gone",
+            success_check="docker ps -a shows no vllm_node",
+        ),
+    ],
+).model_dump()
+STOP = {"host": "spark-a", "command": "docker stop vllm_node"}
+REMOVE = {"host": "spark-a", "command": "docker rm vllm_node"}
+
+
+async def test_a_resumed_free_form_plan_keeps_the_step_approvals_it_used(tmp_path):
+    """A plan the model wrote, approved with its steps; step 1 ran by ssh_exec on it, then the
+    session stopped without an end. Resumed: step 2 runs unasked, step 1 again asks."""
+    first = tmp_path / "first.jsonl"
+    async with SimCluster("seed-pair", tmp_path / "sim") as sim:
+        before = await deploy(
+            sim,
+            tmp_path,
+            [
+                tool_use_turn([("p", "propose_plan", FREE_FORM)]),
+                tool_use_turn([("one", "ssh_exec", STOP)]),
+            ],
+            transcript=first,
+            answers=[WITH_STEPS],
+        )
+        assert [r.tool for r in before.seen] == ["propose_plan"]
+        events = [e for e in read_transcript(first).events if e.type != "session_end"]
+        after = await deploy(
+            sim,
+            tmp_path,
+            [
+                tool_use_turn([("again", "ssh_exec", STOP)]),
+                tool_use_turn([("two", "ssh_exec", REMOVE)]),
+            ],
+            transcript=tmp_path / "resumed.jsonl",
+            answers=[("approved", "")],
+            resume=rebuild(events),
+        )
+    assert [(r.tool, r.call_id) for r in after.seen] == [("ssh_exec", "again")]
