@@ -125,6 +125,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             refusal = _refusal(event, approved_plans)
             if refusal is None:
                 rebuilt.state_changes.append(_as_decided(event.change, approved_plans))
+                if isinstance(event.change, PlanApproved):
+                    granted.clear()  # a newly approved plan has a grant of its own
             else:
                 rebuilt.refused.append(refusal)
     flush_results()
