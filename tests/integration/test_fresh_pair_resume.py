@@ -86,6 +86,13 @@ async def scout_run(*args: str, env: dict[str, str], logs: Path) -> asyncio.subp
         )  # fmt: skip
 
 
+async def stopped(process: asyncio.subprocess.Process) -> None:
+    """A process this test started, ended if a hang guard gave up on it."""
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+
+
 def events_of(logs: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (logs / "out").read_text().splitlines()]
 
@@ -118,15 +125,18 @@ async def test_a_killed_run_resumes_between_two_approved_steps(cluster, tmp_path
                 "--goal", GOAL, "--inventory", inventory, *hook_args, "--webhook-url", hook_url,
                 env=scout_env(tmp_path, api.url), logs=tmp_path / "first",
             )  # fmt: skip
-            async with asyncio.timeout(240):  # a hang guard only
-                while not api.held.is_set() and scout.returncode is None:
-                    await asyncio.sleep(0.05)
-            if not api.held.is_set():
-                said = errors_of(tmp_path / "first")
-                raise AssertionError(f"scout run ended before step 10: {said}")
-            before = engine_container(cluster)
-            os.kill(scout.pid, signal.SIGKILL)
-            assert await scout.wait() == -signal.SIGKILL
+            try:
+                async with asyncio.timeout(240):  # a hang guard only
+                    while not api.held.is_set() and scout.returncode is None:
+                        await asyncio.sleep(0.05)
+                if not api.held.is_set():
+                    said = errors_of(tmp_path / "first")
+                    raise AssertionError(f"scout run ended before step 10: {said}")
+                before = engine_container(cluster)
+                os.kill(scout.pid, signal.SIGKILL)
+                assert await scout.wait() == -signal.SIGKILL
+            finally:
+                await stopped(scout)
         asked_before = [r["tool"] for r in decider.asked]
         transcript = next((tmp_path / "home" / "transcripts").glob("*.jsonl"))
 
@@ -136,7 +146,10 @@ async def test_a_killed_run_resumes_between_two_approved_steps(cluster, tmp_path
                 "--webhook-url", hook_url, env=scout_env(tmp_path, api.url),
                 logs=tmp_path / "resumed",
             )  # fmt: skip
-            await asyncio.wait_for(resumed.wait(), 240)
+            try:
+                await asyncio.wait_for(resumed.wait(), 240)
+            finally:
+                await stopped(resumed)
             assert api.remaining() == 0, errors_of(tmp_path / "resumed")
 
     first = events_of(tmp_path / "first")
