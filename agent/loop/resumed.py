@@ -25,12 +25,24 @@ class KnownJob:
 
 
 @dataclass
+class GrantedCall:
+    """A call that ran on a step approved with the plan, so the resumed grant can be used up
+    as it was; `ok` is None when the call never finished."""
+
+    call_id: str
+    name: str
+    input: dict[str, Any]
+    ok: bool | None = None
+
+
+@dataclass
 class RebuiltSession:
     session_id: str
     model: str
     messages: list[dict[str, Any]] = field(default_factory=list)
     todo_items: list[dict[str, Any]] = field(default_factory=list)
     interrupted_calls: list[str] = field(default_factory=list)
+    granted_calls: list[GrantedCall] = field(default_factory=list)  # in the order they ran
     state_changes: list[StateChange] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # recorded state not taken back, and why
     ledger: CallLedger = field(default_factory=CallLedger)  # every call, for stubs and recall

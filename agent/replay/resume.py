@@ -8,7 +8,9 @@ those the live session sent. A call that was announced but never got a result is
 an error that tells the model its effect is unknown, so every `tool_use` keeps exactly one
 `tool_result`.
 A plan counts as approved again only when the transcript also holds the approval decision the
-gate recorded for exactly that plan; an edited transcript cannot approve one by itself.
+gate recorded for exactly that plan; an edited transcript cannot approve one by itself. The
+calls that ran on a step approved with the plan are listed in order, with how they ended, so the
+resumed grant is used up exactly as the live one was (agent/runtime/grant_uses.py).
 A transcript is a file anyone may have edited: todo items that do not validate are left out
 with a warning in `problems`, never a traceback.
 """
@@ -34,8 +36,9 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.loop.resumed import KnownJob, RebuiltSession
+from agent.loop.resumed import GrantedCall, KnownJob, RebuiltSession
 from agent.loop.transcript import read_transcript
+from agent.safety.gate import PLAN_APPROVAL
 from tools.deploy.state import PlanApproved, StateChange
 from tools.text.validation import validation_problems
 from tools.todo import TodoItem
@@ -62,6 +65,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
     pending: list[str] = []
     results: dict[str, dict[str, Any]] = {}
     approved_plans: set[str] = set()
+    calls: dict[str, ToolCallEvent] = {}
+    granted: dict[str, GrantedCall] = {}  # calls that ran on a step approved with the plan
 
     def flush_results() -> None:
         if not pending:
@@ -89,8 +94,11 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 pending.extend(b["id"] for b in event.content if b.get("type") == "tool_use")
         elif isinstance(event, ToolCallEvent):
             rebuilt.ledger.called(event)
+            calls[event.id] = event
         elif isinstance(event, ToolResultEvent):
             rebuilt.ledger.finished(event)
+            if event.id in granted:
+                granted[event.id].ok = not event.is_error
             _started_jobs(event, rebuilt)
             if event.id in pending:
                 results[event.id] = history.tool_result_block(event.id, event.text, event.is_error)
@@ -105,6 +113,10 @@ def rebuild(events: list[Event]) -> RebuiltSession:
                 approved_plans.add(event.fingerprint)
                 if event.approve_steps:
                     approved_plans.add(_WITH_STEPS + event.fingerprint)
+        elif isinstance(event, ApprovalDecisionEvent) and event.decided_by == PLAN_APPROVAL:
+            call = calls.get(event.call_id)
+            if call is not None and event.decision in APPROVING:
+                granted[call.id] = GrantedCall(call.id, call.name, call.input)
         elif isinstance(event, JobEvent):
             key = f"{event.host}/{event.name}"
             command = event.command or (rebuilt.jobs[key].command if key in rebuilt.jobs else "")
@@ -113,9 +125,12 @@ def rebuild(events: list[Event]) -> RebuiltSession:
             refusal = _refusal(event, approved_plans)
             if refusal is None:
                 rebuilt.state_changes.append(_as_decided(event.change, approved_plans))
+                if isinstance(event.change, PlanApproved):
+                    granted.clear()  # a newly approved plan has a grant of its own
             else:
                 rebuilt.refused.append(refusal)
     flush_results()
+    rebuilt.granted_calls = list(granted.values())
     return rebuilt
 
 

@@ -29,6 +29,7 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
+from agent.runtime.grant_uses import use_again
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
@@ -208,11 +209,13 @@ def build_session(
         )
     )
     if resume is not None:
-        _resume(session, state, resume)
+        _resume(session, state, registry, resume)
     return session
 
 
-def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> None:
+def _resume(
+    session: Session, state: SessionState, registry: ToolRegistry, resume: RebuiltSession
+) -> None:
     """Carry the conversation, the todo list and the session state over; say what happened."""
     session.messages = resume.messages
     session.todo.replace([TodoItem.model_validate(item) for item in resume.todo_items])
@@ -223,6 +226,9 @@ def _resume(session: Session, state: SessionState, resume: RebuiltSession) -> No
             f"{len(resume.interrupted_calls)} call(s) had not finished when the session "
             "stopped; the model is told their state is unknown"
         )
+    withdrawn = use_again(state.plan.grant, registry, resume.granted_calls)
+    if withdrawn is not None:
+        notices.append(f"the plan's steps ask again: {withdrawn}")
     if state.plan.approved_hash is not None:
         rollout = state.rollouts.get(state.plan.approved_hash)
         where = f"; its rollout: {rollout.summary()}" if rollout else ""
