@@ -2,7 +2,7 @@
 
 Live, each call that runs on a step approved with the plan takes that step's approvals and,
 when it ends, settles them: passed, or (failed, or never finished) the rest withdrawn
-(tools/plan_approval.py). A resumed session rebuilds the grant from the approved plan, and the
+(tools/plans/approval.py). A resumed session rebuilds the grant from the approved plan, and the
 rollout's records mark the steps it passed; a step run by another call (an ssh_exec of a
 free-form plan's action) or a call a crash left unfinished is only in the transcript. Each
 such call is taken and settled again here, in the order it ran, so a step already used does
@@ -14,7 +14,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from agent.loop.resumed import GrantedCall
-from tools.plan_approval import StepApprovals
+from tools.plans.approval import StepApprovals
 from tools.registry import ToolRegistry
 
 

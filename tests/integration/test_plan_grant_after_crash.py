@@ -1,7 +1,7 @@
 """A crash in the middle of a step the plan's approval covered: resumed, that approval is used.
 
 Live, a step call that used its approval and never finished withdraws what is left of the
-grant (tools/plan_approval.py): its effect is unknown, so nothing more runs unasked. A session
+grant (tools/plans/approval.py): its effect is unknown, so nothing more runs unasked. A session
 resumed from the transcript such a crash leaves (the step's call and its decision, no result)
 must hold the same: the step asks before it runs again, and so do the steps after it.
 """
@@ -22,7 +22,7 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn
 from tests.support.story_script import call_id, story_script, tool_use_turn, turn_index
-from tools.plan import Plan, PlanStep
+from tools.plans.plan import Plan, PlanStep
 
 STORY = "seed-pair-deploy"
 WITH_STEPS = {"kind": "approved", "message": "", "approve_steps": True}
