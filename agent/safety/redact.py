@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.safety.secret_blocks import mask_blocks
 from agent.safety.secret_names import MASK, holds_secret
-from agent.safety.secret_patterns import RULES
+from agent.safety.secret_patterns import apply_rules
 from agent.safety.secret_tokens import TOKEN
 
 __all__ = ["MASK", "Redactor"]
@@ -60,9 +60,7 @@ class Redactor:
         if depth < MAX_DEPTH:
             value = BASE64_BLOB.sub(lambda m: self._wrapped(m.group(), depth), value)
         value = TOKEN.sub(MASK, value)
-        for rule in RULES:
-            value = rule.apply(value)
-        return value
+        return apply_rules(value)
 
     def _wrapped(self, blob: str, depth: int) -> str:
         """A base64 blob whose decoded text holds a secret is masked whole."""

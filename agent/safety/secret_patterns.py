@@ -35,7 +35,9 @@ from agent.safety.secret_names import (
 )
 
 Decide = Callable[[re.Match[str]], bool]
-_STEM = r"(?=[A-Za-z0-9_.\-/:]*?(?i:pass|pwd|secret|token|key|auth|cred|sig|dockerconfig))"
+STEMS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "dockerconfig")
+_ANY_STEM = re.compile(rf"(?i:{'|'.join(STEMS)})")
+_STEM = rf"(?=[A-Za-z0-9_.\-/:]*?{_ANY_STEM.pattern})"
 _NAME = r"[A-Za-z_./][A-Za-z0-9_.\-/]*+"
 _SETTING = r"[A-Za-z_./:][A-Za-z0-9_.\-/:]*+"  # npm's `//registry.npmjs.org/:_authToken`
 _VALUE = (
@@ -53,6 +55,7 @@ class Rule:
     pattern: re.Pattern[str]
     decide: Decide
     rewrite: Callable[[re.Match[str]], str] | None = None
+    named: bool = False  # every match holds a secret name's stem (one of `STEMS`)
 
     def apply(self, text: str) -> str:
         if self.rewrite is not None:
@@ -137,7 +140,23 @@ def _in_jwk(m: re.Match[str]) -> bool:
 
 
 def _rule(pattern: str, decide: Decide = _always) -> Rule:
-    return Rule(re.compile(pattern), decide)
+    return Rule(re.compile(pattern), decide, named=_STEM in pattern)
+
+
+def apply_rules(text: str) -> str:
+    """Every rule in order. A text with no secret name's stem skips the rules that need one
+    unread: a megabyte of output is scanned once for them, not once per rule (masking only
+    writes MASK, which holds no stem, so a later rule cannot gain one). ASCII is lowered and
+    searched as plain words; other text by the pattern, whose case folding `lower` misses."""
+    if text.isascii():
+        lowered = text.lower()
+        stem = any(word in lowered for word in STEMS)
+    else:
+        stem = _ANY_STEM.search(text) is not None
+    for rule in RULES:
+        if stem or not rule.named:
+            text = rule.apply(text)
+    return text
 
 
 _SCHEME = r"(?<![A-Za-z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://"
