@@ -34,6 +34,10 @@ BASE64_BLOB = re.compile(
 )
 TEXT_BYTES = re.compile(r"[\t\n\r\x20-\x7e\u00a0-\uffff]*")
 MAX_DEPTH = 2  # base64 inside base64 inside text
+# A text this long is remembered with its redaction: one event carries a tool input twice (the
+# model's turn, then the call), and a megabyte costs a fifth of a second to read.
+REMEMBER_FROM = 64 * 1024
+REMEMBERED = 4
 
 
 class Redactor:
@@ -41,6 +45,7 @@ class Redactor:
 
     def __init__(self, known_secrets: Iterable[str] = ()) -> None:
         self._known: set[str] = set()
+        self._long: dict[str, str] = {}  # long texts already redacted, newest last
         for secret in known_secrets:
             self.add_secret(secret)
 
@@ -48,9 +53,16 @@ class Redactor:
         """Remember an exact value to mask; short values are ignored to avoid masking noise."""
         if secret and len(secret) >= 6:
             self._known.add(secret)
+            self._long.clear()  # redacted before this secret was known
 
     def text(self, value: str) -> str:
-        return self._text(value, depth=0)
+        if len(value) < REMEMBER_FROM:
+            return self._text(value, depth=0)
+        if value not in self._long:
+            self._long[value] = self._text(value, depth=0)
+            while len(self._long) > REMEMBERED:
+                del self._long[next(iter(self._long))]
+        return self._long[value]
 
     def _text(self, value: str, depth: int) -> str:
         for secret in sorted(self._known, key=len, reverse=True):
