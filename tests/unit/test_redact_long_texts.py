@@ -1,8 +1,11 @@
-"""The redactor's shortcuts for long texts must never change what comes out. The stem gate in
-secret_patterns.apply_rules skips the rules that need a secret name's stem when a text holds none;
-it is checked against every rule run in turn, on texts whose stems are spelt in every case,
-including Unicode letters that fold to ASCII ones under re.IGNORECASE (long s, Kelvin sign).
-A long text is remembered with its redaction, and forgotten when a secret is learnt."""
+"""The redactor's shortcuts for long texts must never change what comes out.
+
+secret_patterns.apply_rules skips, on ASCII text, a rule none of whose words the text holds; it
+is checked against every rule run in turn, on one line of each class of secret in several
+spellings (case, and Unicode letters that fold to ASCII ones under re.IGNORECASE: long s,
+Kelvin sign), each line alone and after 300 characters of other text. A long text is
+remembered with its redaction, and forgotten when a secret is learnt.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +14,33 @@ import pytest
 from agent.safety.redact import MASK, Redactor
 from agent.safety.secret_patterns import RULES, STEMS, apply_rules
 
-SECRET = "hunter2Zq9xW7vB4"
+SECRET = "hunter2Zq9xW7vB4kP"
 SPELLINGS = {
     "lower": lambda w: w,
     "upper": lambda w: w.upper(),
     "long-s": lambda w: w.replace("s", "\u017f"),
     "kelvin": lambda w: w.replace("k", "\u212a"),
 }
-FORMS = ["DB_{}={}", "--{} {}", '"{}": "{}"', "{}: {}\n", "export MY_{}={} # é"]
+NAMED_FORMS = ["DB_{}={}", "--{} {}", '"{}": "{}"', "{}: {}\n", "export MY_{}={} # é"]
+# one line of each class the rules that do not start from a secret name's stem find
+OTHER_FORMS = [
+    "git clone https://user:{}@github.com/x/y",
+    "https://hooks.slack.com/services/T0/B0/{}",
+    "wandb login {}",
+    "curl -H 'Authorization: Bearer {}' http://h",
+    "Proxy-Authorization: Basic {}",
+    "Cookie: session={}; theme=dark",
+    '{{"kty": "oct", "k": "{}"}}',
+    "mysql -u root -p{} db",
+    "login -u me -p {}",
+    "sshpass -p {} ssh host",
+    "ldapsearch -x -D cn=admin -w {}",
+    "smbclient //srv/share -U admin%{}",
+    "redis-cli -h host -a {} ping",
+    "curl -u me:{} https://h",
+    "machine example.com login me password {}",
+    "htpasswd -b .htpasswd me {}",
+]
 
 
 def every_rule(text: str) -> str:
@@ -27,18 +49,23 @@ def every_rule(text: str) -> str:
     return text
 
 
-@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
-@pytest.mark.parametrize("stem", STEMS)
-def test_the_gate_changes_nothing(stem: str, spelling: str) -> None:
-    for form in FORMS:
-        text = "x" * 300 + " " + form.format(SPELLINGS[spelling](stem + "word"), SECRET)
-        assert apply_rules(text) == every_rule(text), text
+def texts() -> list[str]:
+    lines = [form.format(SECRET) for form in OTHER_FORMS]
+    for spell in SPELLINGS.values():
+        lines += [line.upper() for line in lines[: len(OTHER_FORMS)]]
+        lines += [f.format(spell(stem + "word"), SECRET) for stem in STEMS for f in NAMED_FORMS]
+    return [prefix + line for line in lines for prefix in ("", "x" * 300 + " ")]
 
 
-def test_a_named_secret_is_masked_past_a_megabyte() -> None:
-    text = "x" * (1 << 20) + "\nAPI_TOKEN=" + SECRET
-    out = apply_rules(text)
-    assert SECRET not in out and out.endswith("API_TOKEN=" + MASK)
+@pytest.mark.parametrize("text", texts())
+def test_skipping_rules_changes_nothing(text: str) -> None:
+    assert apply_rules(text) == every_rule(text)
+
+
+@pytest.mark.parametrize("form", OTHER_FORMS)
+def test_each_class_is_masked_past_a_megabyte(form: str) -> None:
+    out = apply_rules("x" * (1 << 20) + "\n" + form.format(SECRET))
+    assert SECRET not in out and MASK in out
 
 
 def test_a_long_text_redacted_again_knows_a_secret_learnt_since() -> None:
