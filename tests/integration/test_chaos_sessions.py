@@ -19,9 +19,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from agent.replay.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn
 from tests.support.chaos import drive
 from tests.support.chaos.harness import ChaosWorld
-from tests.support.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn
 
 SESSIONS = int(os.environ.get("SCOUT_CHAOS_SESSIONS", "300"))
 LANES = int(os.environ.get("SCOUT_CHAOS_LANES", "6"))

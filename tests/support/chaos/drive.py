@@ -11,35 +11,9 @@ property where it was drawn, and hypothesis shrinks it as it would without the f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from hypothesis import HealthCheck, Phase, given, seed, settings
-
+from agent.replay.chaos.draw import draw, walk
+from agent.replay.chaos.moves import Story
 from tests.support.chaos.harness import ChaosWorld, Verdict
-from tests.support.chaos.moves import Story, stories
-
-
-def _walk(count: int, at: int, phases: list[Phase], body: Callable[[Story], None]) -> None:
-    @settings(
-        max_examples=count,
-        deadline=None,
-        database=None,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(at)
-    @given(stories())
-    def walk(story: Story) -> None:
-        body(story)
-
-    walk()
-
-
-def draw(count: int, at: int) -> list[Story]:
-    """The stories hypothesis draws for `count` examples from seed `at`, in order."""
-    drawn: list[Story] = []
-    _walk(count, at, [Phase.generate], drawn.append)
-    return drawn
 
 
 class Checked:
@@ -66,5 +40,5 @@ def check(world: ChaosWorld, count: int, at: int) -> Checked:
             verdict = checked.verdicts[repr(story)] = world.run(story)
         assert verdict.broken == [], verdict.broken
 
-    _walk(count, at, [Phase.generate, Phase.shrink], judge)
+    walk(count, at, judge, shrink=True)
     return checked
