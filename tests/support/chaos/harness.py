@@ -115,10 +115,14 @@ class ChaosWorld:
 
         async def work(lane: Lane) -> None:
             for index, story in todo:
-                verdicts[index] = await self._session(lane, story)
+                try:
+                    verdicts[index] = await self._session(lane, story)
+                except Exception:  # the harness's own failure: still that story's verdict
+                    verdicts[index] = Verdict(["traceback: " + traceback.format_exc(limit=-3)])
+                    await lane.fresh()
 
         await asyncio.gather(*(work(lane) for lane in self._lanes))
-        return [v for v in verdicts if v is not None]
+        return [v if v is not None else Verdict(["never played"]) for v in verdicts]
 
     def _call(self, coro: Any, timeout: float = BUDGET_S * 3) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
