@@ -34,10 +34,10 @@ BASE64_BLOB = re.compile(
 )
 TEXT_BYTES = re.compile(r"[\t\n\r\x20-\x7e\u00a0-\uffff]*")
 MAX_DEPTH = 2  # base64 inside base64 inside text
-# A text this long is remembered with its redaction: one event carries a tool input twice (the
-# model's turn, then the call), and a megabyte costs a fifth of a second to read.
-REMEMBER_FROM = 64 * 1024
-REMEMBERED = 4
+# Texts already redacted are remembered, up to this many characters in all, oldest forgotten
+# first: a session writes the same names, commands and tool inputs in event after event (a
+# tool input twice: the model's turn, then the call), and a megabyte costs a fifth of a second.
+REMEMBERED_CHARS = 8 * 1024 * 1024
 
 
 class Redactor:
@@ -45,7 +45,8 @@ class Redactor:
 
     def __init__(self, known_secrets: Iterable[str] = ()) -> None:
         self._known: set[str] = set()
-        self._long: dict[str, str] = {}  # long texts already redacted, newest last
+        self._seen: dict[str, str] = {}  # texts already redacted, oldest first
+        self._seen_chars = 0
         for secret in known_secrets:
             self.add_secret(secret)
 
@@ -53,16 +54,22 @@ class Redactor:
         """Remember an exact value to mask; short values are ignored to avoid masking noise."""
         if secret and len(secret) >= 6:
             self._known.add(secret)
-            self._long.clear()  # redacted before this secret was known
+            self._seen.clear()  # redacted before this secret was known
+            self._seen_chars = 0
 
     def text(self, value: str) -> str:
-        if len(value) < REMEMBER_FROM:
-            return self._text(value, depth=0)
-        if value not in self._long:
-            self._long[value] = self._text(value, depth=0)
-            while len(self._long) > REMEMBERED:
-                del self._long[next(iter(self._long))]
-        return self._long[value]
+        known = self._seen.get(value)
+        if known is not None:
+            return known
+        clean = self._text(value, depth=0)
+        if len(value) <= REMEMBERED_CHARS:
+            self._seen[value] = clean
+            self._seen_chars += len(value)
+            while self._seen_chars > REMEMBERED_CHARS:
+                oldest = next(iter(self._seen))
+                del self._seen[oldest]
+                self._seen_chars -= len(oldest)
+        return clean
 
     def _text(self, value: str, depth: int) -> str:
         for secret in sorted(self._known, key=len, reverse=True):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.safety.redact import MASK, Redactor
+from agent.safety.redact import MASK, REMEMBERED_CHARS, Redactor
 from agent.safety.secret_patterns import RULES, STEMS, apply_rules
 
 SECRET = "hunter2Zq9xW7vB4kP"
@@ -74,3 +74,12 @@ def test_a_long_text_redacted_again_knows_a_secret_learnt_since() -> None:
     assert redactor.text(text) == text
     redactor.add_secret(SECRET)
     assert SECRET not in redactor.text(text)
+
+
+def test_what_it_remembers_stays_within_its_bound() -> None:
+    redactor = Redactor()
+    texts = [f"{n} " + "y" * (1 << 20) for n in range(12)]  # 12 MB against a bound of 8
+    for text in texts:
+        assert redactor.text(text) == text
+    assert redactor._seen_chars == sum(map(len, redactor._seen)) <= REMEMBERED_CHARS
+    assert texts[-1] in redactor._seen and texts[0] not in redactor._seen
