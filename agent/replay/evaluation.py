@@ -148,7 +148,11 @@ async def evaluate(
             after = _hosts(sim)
             events = read_transcript(runtime.transcript_path).events
     changed = sorted(h for h in before if before[h] != after.get(h))
-    return _score(scenario, planner, events, changed, time.perf_counter() - started)
+    score = _score(scenario, planner, events, changed, time.perf_counter() - started)
+    refused = getattr(client, "broken", [])  # the chaos planner: requests the API would refuse
+    if refused:
+        score.note = f"{len(refused)} request(s) the API would refuse: {refused[0][:200]}"
+    return score
 
 
 def _hosts(sim: SimCluster) -> dict[str, str]:
