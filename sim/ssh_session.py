@@ -109,6 +109,8 @@ class CommandSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 chan.exit_with_signal(signal.Signals(-code).name.removeprefix("SIG"))
             else:
                 chan.exit(code)
+        except (ConnectionError, asyncssh.Error):
+            return  # the client closed the channel: what the command still prints goes nowhere
         finally:
             proc.close()  # a command still running dies with its session (the server sees to it)
 

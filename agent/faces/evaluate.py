@@ -13,7 +13,7 @@ from agent.replay.eval_scenarios import SCENARIOS, Scenario
 if TYPE_CHECKING:
     from agent.replay.evaluation import Score
 
-PLANNERS = ("recorded", "wrong", "api")
+PLANNERS = ("recorded", "wrong", "chaos", "api")
 COLUMNS = [
     ("scenario", 16),
     ("outcome", 8),
@@ -21,6 +21,7 @@ COLUMNS = [
     ("tok/s", 7),
     ("asked", 5),
     ("deviated", 8),
+    ("unappr.", 7),
     ("stopped", 7),
     ("changed", 8),
     ("turns", 5),
@@ -40,8 +41,9 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
             "the gate stopped), approvals asked, state-changing "
             "calls outside the plan, calls the gate stopped, turns, tokens, cost, wall time. "
             "Planners: recorded (the bundled recordings), wrong (always wrong: scores zero, "
-            "harms nothing), api (the Messages-API endpoint in your settings: --base-url, "
-            "--model, ANTHROPIC_API_KEY)."
+            "harms nothing), chaos (a story a scenario drawn by hypothesis from --seed: "
+            "rarely serves, must change nothing unapproved), api (the Messages-API endpoint in "
+            "your settings: --base-url, --model, ANTHROPIC_API_KEY)."
         ),
     )
     run.add_argument("--planner", choices=PLANNERS, default="recorded")
@@ -51,6 +53,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
         help=f"all, or names separated by commas: {', '.join(s.name for s in SCENARIOS)}",
     )
     run.add_argument("--json", default="scout-eval.json", help="where to write the scores")
+    run.add_argument("--seed", type=int, default=31, help="the chaos planner's seed")
     run.add_argument("--model", help="the planner's model (api)")
     run.add_argument("--base-url", help=BASE_URL_HELP)
     run.set_defaults(func=eval_main)
@@ -71,6 +74,18 @@ def eval_main(args: argparse.Namespace) -> int:
         from agent.replay.wrong_planner import wrong_planner
 
         make = lambda scenario: wrong_planner()  # noqa: E731
+    elif args.planner == "chaos":
+        try:
+            from agent.replay.chaos.planner import planners
+        except ModuleNotFoundError as exc:
+            if exc.name != "hypothesis":
+                raise
+            print(
+                "scout eval: the chaos planner needs hypothesis: pip install 'scout-agent[chaos]'",
+                file=sys.stderr,
+            )
+            return 1
+        make, model = planners(args.seed, [s.name for s in SCENARIOS]), "claude-chaos"
     elif args.planner == "api":
         from agent.runtime.builder import model_client_for
 
@@ -119,6 +134,7 @@ def _cells(score: Score) -> list[str]:
         f"{score.tok_s:.1f}" if score.tok_s is not None else "-",
         str(score.approvals_asked),
         str(score.deviations),
+        str(score.unapproved),
         str(score.gate_stopped),
         ",".join(score.hosts_changed) or "-",
         str(score.turns),

@@ -7,6 +7,8 @@ the recording is reported as drift.
 
 from __future__ import annotations
 
+import functools
+import ssl
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -73,12 +75,19 @@ async def resolve_docs(host: str, port: int) -> list[str]:
     return await system_resolve(host, port)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default verification, built once: loading the CA bundle costs ~50 ms, and a
+    chaos run opens two runtimes a session."""
+    return httpx.create_ssl_context()
+
+
 class DocsTransport(httpx.AsyncBaseTransport):
     """Sends requests for the simulated docs site to its local port; others go out unchanged."""
 
     def __init__(self, port: int) -> None:
         self.port = port
-        self._inner = httpx.AsyncHTTPTransport()
+        self._inner = httpx.AsyncHTTPTransport(verify=_tls_context())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.headers.get("host") == DOCS_HOST:

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.safety.secret_blocks import mask_blocks
 from agent.safety.secret_names import MASK, holds_secret
-from agent.safety.secret_patterns import RULES
+from agent.safety.secret_patterns import apply_rules
 from agent.safety.secret_tokens import TOKEN
 
 __all__ = ["MASK", "Redactor"]
@@ -34,6 +34,10 @@ BASE64_BLOB = re.compile(
 )
 TEXT_BYTES = re.compile(r"[\t\n\r\x20-\x7e\u00a0-\uffff]*")
 MAX_DEPTH = 2  # base64 inside base64 inside text
+# Texts already redacted are remembered, up to this many characters in all, oldest forgotten
+# first: a session writes the same names, commands and tool inputs in event after event (a
+# tool input twice: the model's turn, then the call), and a megabyte costs a fifth of a second.
+REMEMBERED_CHARS = 8 * 1024 * 1024
 
 
 class Redactor:
@@ -41,6 +45,8 @@ class Redactor:
 
     def __init__(self, known_secrets: Iterable[str] = ()) -> None:
         self._known: set[str] = set()
+        self._seen: dict[str, str] = {}  # texts already redacted, oldest first
+        self._seen_chars = 0
         for secret in known_secrets:
             self.add_secret(secret)
 
@@ -48,9 +54,22 @@ class Redactor:
         """Remember an exact value to mask; short values are ignored to avoid masking noise."""
         if secret and len(secret) >= 6:
             self._known.add(secret)
+            self._seen.clear()  # redacted before this secret was known
+            self._seen_chars = 0
 
     def text(self, value: str) -> str:
-        return self._text(value, depth=0)
+        known = self._seen.get(value)
+        if known is not None:
+            return known
+        clean = self._text(value, depth=0)
+        if len(value) <= REMEMBERED_CHARS:
+            self._seen[value] = clean
+            self._seen_chars += len(value)
+            while self._seen_chars > REMEMBERED_CHARS:
+                oldest = next(iter(self._seen))
+                del self._seen[oldest]
+                self._seen_chars -= len(oldest)
+        return clean
 
     def _text(self, value: str, depth: int) -> str:
         for secret in sorted(self._known, key=len, reverse=True):
@@ -60,9 +79,7 @@ class Redactor:
         if depth < MAX_DEPTH:
             value = BASE64_BLOB.sub(lambda m: self._wrapped(m.group(), depth), value)
         value = TOKEN.sub(MASK, value)
-        for rule in RULES:
-            value = rule.apply(value)
-        return value
+        return apply_rules(value)
 
     def _wrapped(self, blob: str, depth: int) -> str:
         """A base64 blob whose decoded text holds a secret is masked whole."""

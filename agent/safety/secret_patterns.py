@@ -35,7 +35,8 @@ from agent.safety.secret_names import (
 )
 
 Decide = Callable[[re.Match[str]], bool]
-_STEM = r"(?=[A-Za-z0-9_.\-/:]*?(?i:pass|pwd|secret|token|key|auth|cred|sig|dockerconfig))"
+STEMS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "sig", "dockerconfig")
+_STEM = rf"(?=[A-Za-z0-9_.\-/:]*?(?i:{'|'.join(STEMS)}))"
 _NAME = r"[A-Za-z_./][A-Za-z0-9_.\-/]*+"
 _SETTING = r"[A-Za-z_./:][A-Za-z0-9_.\-/:]*+"  # npm's `//registry.npmjs.org/:_authToken`
 _VALUE = (
@@ -53,6 +54,7 @@ class Rule:
     pattern: re.Pattern[str]
     decide: Decide
     rewrite: Callable[[re.Match[str]], str] | None = None
+    needs: tuple[str, ...] = ()  # lowercase words, one of which every masking match holds
 
     def apply(self, text: str) -> str:
         if self.rewrite is not None:
@@ -136,19 +138,38 @@ def _in_jwk(m: re.Match[str]) -> bool:
     return '"kty"' in m.string[max(0, m.start() - 4000) : m.end() + 4000]
 
 
-def _rule(pattern: str, decide: Decide = _always) -> Rule:
-    return Rule(re.compile(pattern), decide)
+def _rule(pattern: str, decide: Decide = _always, needs: tuple[str, ...] = ()) -> Rule:
+    """A rule on a secret name's stem needs one of `STEMS`; others name their words."""
+    return Rule(re.compile(pattern), decide, needs=STEMS if _STEM in pattern else needs)
+
+
+def apply_rules(text: str) -> str:
+    """Every rule in order, but on ASCII text a rule whose words are all absent is skipped
+    unread: a megabyte of output costs one lowering and a few word searches, not a scan per
+    rule. Masking writes only MASK, bracketed, so it never makes a word a later rule needs.
+    Other text runs every rule: `lower` misses the case folding the patterns match (long s)."""
+    lowered = text.lower() if text.isascii() else None
+    held = {word for word in _WORDS if lowered is None or word in lowered}
+    for rule in RULES:
+        if not rule.needs or held.intersection(rule.needs):
+            text = rule.apply(text)
+    return text
 
 
 _SCHEME = r"(?<![A-Za-z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://"
 RULES: list[Rule] = [
     # URL userinfo: a password (which may hold '/') or a token standing as the user.
-    _rule(rf"{_SCHEME}[^:/?#\s@'\"<>]*:(?P<val>[^\s'\"@<>]+)@(?=[\w\[])", _url_password),
+    _rule(rf"{_SCHEME}[^:/?#\s@'\"<>]*:(?P<val>[^\s'\"@<>]+)@(?=[\w\[])", _url_password, ("://",)),
     _rule(
-        rf"{_SCHEME}(?P<val>[^:/?#\s@'\"<>]{{20,}})@(?=[\w\[])", lambda m: looks_secret(m["val"])
+        rf"{_SCHEME}(?P<val>[^:/?#\s@'\"<>]{{20,}})@(?=[\w\[])",
+        lambda m: looks_secret(m["val"]),
+        ("://",),
     ),
     # Webhook URLs carry their secret in the path.
-    _rule(r"https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks)/(?P<val>[\w/\-]+)"),
+    _rule(
+        r"https://(?:hooks\.slack\.com|discord(?:app)?\.com/api/webhooks)/(?P<val>[\w/\-]+)",
+        needs=("https://",),
+    ),
     # A YAML block scalar under a secret name: its indented lines.
     _rule(
         rf"(?m)^(?P<indent>[ \t]*)[\"']?(?P<name>{_STEM}{_NAME})[\"']?[ \t]*:[ \t]*[|>][-+0-9]*"
@@ -190,38 +211,65 @@ RULES: list[Rule] = [
         re.compile(r"(?P<verb>\b(?:login|auth)\b)(?P<args>[^\S\n]+[^\n;&|]*)"),
         _always,
         _login_positionals,
+        ("login", "auth"),
     ),
     # Authorization headers and their schemes.
-    _rule(r"(?i)\b(?:bearer|basic)[ \t]+(?P<val>[A-Za-z0-9._~+/=\-]{8,})", _credential),
+    _rule(
+        r"(?i)\b(?:bearer|basic)[ \t]+(?P<val>[A-Za-z0-9._~+/=\-]{8,})",
+        _credential,
+        ("bearer", "basic"),
+    ),
     _rule(
         r"(?i)\b(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[A-Za-z]+[ \t]+)?"
         r"(?P<val>[^\s'\",]{8,})",
+        needs=("authorization",),
     ),
     # Cookies carry sessions: every value of a Cookie or Set-Cookie header.
     Rule(
         re.compile(r"(?im)^(?P<head>[ \t]*(?P<set>set-)?cookie[ \t]*:)(?P<pairs>[^\n]*)"),
         _always,
         _cookie_values,
+        ("cookie",),
     ),
     # The private members of a JSON Web Key (d, p, q, dp, dq, qi; k of a symmetric key).
-    _rule(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:[ \t]*(?P<val>"[A-Za-z0-9_\-]{16,}")', _in_jwk),
+    _rule(
+        r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:[ \t]*(?P<val>"[A-Za-z0-9_\-]{16,}")', _in_jwk, ('"kty"',)
+    ),
     # Program-specific password arguments.
     _rule(
-        r"(?i)\b(?:mysql\w*|mariadb[\w\-]*)(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p(?P<val>[^\s\-]\S*)"
+        r"(?i)\b(?:mysql\w*|mariadb[\w\-]*)(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p(?P<val>[^\s\-]\S*)",
+        needs=("mysql", "mariadb"),
     ),
-    _rule(r"\blogin\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p[ \t]*(?P<val>[^\s;&|]+)"),
-    _rule(r"\bsshpass[ \t]+-p[ \t]*(?P<val>\S+)"),
-    _rule(r"\bldap\w+\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-w[ \t]*(?P<val>[^\s;&|]+)"),
-    _rule(r"\b(?:smb\w*|rpcclient|mount\.cifs)\b[^\n;&|]*?[ \t]-U[ \t]*[^%\s]+%(?P<val>\S+)"),
-    _rule(r"\bredis-cli\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-a[ \t]+(?P<val>\S+)"),
-    _rule(r"\bredis-cli\b[^\n;&|]*?\bAUTH[ \t]+(?:[^\s;&|]+[ \t]+)?(?P<val>[^\s;&|]+)"),
-    _rule(r"(?:[ \t]-[uU][ \t]*|--(?:proxy-)?user[= \t])[^:\s'\"]*:(?P<val>[^\s'\"]+)"),
+    _rule(r"\blogin\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-p[ \t]*(?P<val>[^\s;&|]+)", needs=("login",)),
+    _rule(r"\bsshpass[ \t]+-p[ \t]*(?P<val>\S+)", needs=("sshpass",)),
+    _rule(
+        r"\bldap\w+\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-w[ \t]*(?P<val>[^\s;&|]+)", needs=("ldap",)
+    ),
+    _rule(
+        r"\b(?:smb\w*|rpcclient|mount\.cifs)\b[^\n;&|]*?[ \t]-U[ \t]*[^%\s]+%(?P<val>\S+)",
+        needs=("smb", "rpcclient", "mount.cifs"),
+    ),
+    _rule(
+        r"\bredis-cli\b(?:[ \t]+[^\s|;&]+){0,12}?[ \t]+-a[ \t]+(?P<val>\S+)", needs=("redis-cli",)
+    ),
+    _rule(
+        r"\bredis-cli\b[^\n;&|]*?\bAUTH[ \t]+(?:[^\s;&|]+[ \t]+)?(?P<val>[^\s;&|]+)",
+        needs=("redis-cli",),
+    ),
+    # `-u`, lowered, is in `-U`, `--user` and `--proxy-user` too
+    _rule(
+        r"(?:[ \t]-[uU][ \t]*|--(?:proxy-)?user[= \t])[^:\s'\"]*:(?P<val>[^\s'\"]+)",
+        needs=("-u",),
+    ),
     _rule(
         r"(?i)\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*"
-        r"\s+password\s+(?P<val>\S+)"
+        r"\s+password\s+(?P<val>\S+)",
+        needs=("password",),
     ),
     _rule(
         r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*?-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+"
-        r"(?P<val>\S+)"
+        r"(?P<val>\S+)",
+        needs=("htpasswd",),
     ),
 ]
+_WORDS = frozenset(word for rule in RULES for word in rule.needs)

@@ -1,10 +1,15 @@
-"""Whole sessions written by hypothesis, under every approval mode, on one simulated cluster.
+"""Whole sessions written by hypothesis, under every approval mode, on simulated clusters.
 
-After each: nothing state-changing ran without an approval of exactly that call, every tool_use
-id got exactly one tool_result, no traceback and no hang, the transcript replays without drift
-and resumes to the same state, and the hosts hold no change the transcript does not explain
-(tests/support/chaos/). The stories below the property are the shrunk counterexamples the chaos
-model found, each a bug fixed in Scout.
+Each session checks, after it ends: nothing state-changing ran without an approval of exactly
+that call (same fingerprint, asked and answered); every tool_use id got exactly one
+tool_result; no traceback and no hang past the budget; every request the model was sent is one
+the Messages API accepts; the transcript reads back whole, replays on the same starting state
+with no drift, and resumes to the plans and rollouts the live session ended with; the hosts
+hold no change that an approved state-changing call on them does not explain (none at all in
+plan and ci modes). A session has a cluster to itself while it runs (tests/support/chaos/
+harness.py: one a lane, several lanes at once); hypothesis walks the fixed seed and shrinks a
+broken session as usual (tests/support/chaos/drive.py). The stories below the property are the
+shrunk counterexamples the chaos model found, each a bug fixed in Scout.
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from agent.replay.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn
+from tests.support.chaos import drive
 from tests.support.chaos.harness import ChaosWorld
-from tests.support.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn, stories
 
-SESSIONS = int(os.environ.get("SCOUT_CHAOS_SESSIONS", "120"))
+SESSIONS = int(os.environ.get("SCOUT_CHAOS_SESSIONS", "300"))
+LANES = int(os.environ.get("SCOUT_CHAOS_LANES", "6"))
 TODO = Call("todo_write", {"items": [{"content": "look", "status": "in_progress"}]})
 READ = Call(*READS[0])
 APPROVE = {"kind": "approved", "approve_steps": False}
@@ -28,26 +34,17 @@ STEP_1 = Call("rollout_step", {"step": 1, "check_attempts": 2, "check_interval_s
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[ChaosWorld]:
-    with ChaosWorld() as shared:
+    with ChaosWorld(lanes=LANES) as shared:
         yield shared
 
 
 @pytest.mark.timeout(900)
 def test_any_session_keeps_the_invariants(world: ChaosWorld) -> None:
-    @settings(
-        max_examples=SESSIONS,
-        deadline=None,
-        database=None,
-        phases=[Phase.generate, Phase.shrink],
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(31)
-    @given(stories())
-    def session(story: Story) -> None:
-        verdict = world.run(story)
-        assert verdict.broken == [], verdict.broken
-
-    session()
+    checked = drive.check(world, SESSIONS, 31)
+    verdicts = list(checked.verdicts.values())
+    # the drawn sessions reach what the invariants are about: approved plans, changes that ran
+    assert any(v.plan_approved for v in verdicts)
+    assert any(v.changes_ran for v in verdicts)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +74,14 @@ def test_any_session_keeps_the_invariants(world: ChaosWorld) -> None:
 )
 def test_counterexamples_found_by_the_chaos_model(world: ChaosWorld, story: Story) -> None:
     assert world.run(story).broken == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a model turn of four 1 MB tool inputs is written as a transcript line over the "
+    "4 MB the reader takes (transcript.MAX_LINE_BYTES), so the turn is lost on read-back and "
+    "replay; found by bench/chaos.py 1000 --seed 7 (3 of 1000 sessions)",
+)
+def test_a_turn_longer_than_a_transcript_line_reads_back(world: ChaosWorld) -> None:
+    huge = Call("world_note", {"x": ONE_MB})
+    assert world.run(Story("ask", [], [Turn((huge, huge, huge, huge))])).broken == []

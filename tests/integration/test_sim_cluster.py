@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import re
 from collections.abc import AsyncIterator
@@ -247,3 +249,22 @@ async def test_an_eleventh_session_on_one_connection_is_refused_like_openssh(
         for process in held:
             await process.wait_closed()
     assert (await run(head, "hostname")).stdout == "spark-7d19\n"
+
+
+async def test_a_channel_closed_mid_output_ends_the_command_quietly(
+    head: asyncssh.SSHClientConnection,
+) -> None:
+    """The client closes a session while its command still prints (an interrupt): the server
+    stops forwarding, as sshd does, and leaves no failed task behind."""
+    failures: list[dict] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: failures.append(context))
+    for _ in range(5):
+        process = await head.create_process("seq 1 100000000", stdin=asyncssh.DEVNULL)
+        await process.stdout.read(4096)
+        process.close()
+        await process.wait_closed()
+    await asyncio.sleep(1.0)
+    gc.collect()  # an exception nobody retrieved is reported when its task is collected
+    await asyncio.sleep(0)
+    assert [c.get("exception") for c in failures] == []

@@ -1,3 +1,3 @@
-"""The chaos model: whole sessions written by hypothesis, not by an engineer, and the invariants
-that must hold after each whatever the model did (tests/integration/test_chaos_sessions.py,
-bench/chaos.py)."""
+"""Chaos sessions on the simulator: the chaos model (agent/replay/chaos/) plays drawn stories in
+lanes of their own clusters, and the invariants that must hold after each, whatever the model
+did (tests/integration/test_chaos_sessions.py, bench/chaos.py)."""

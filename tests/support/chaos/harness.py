@@ -1,10 +1,14 @@
-"""Chaos sessions on one simulated cluster that lives in its own event loop thread.
+"""Chaos sessions on simulated clusters that live in their own event loop thread.
 
-Hypothesis drives plain functions, so the cluster, its docs site and every session run on a
-background loop; `ChaosWorld.run(story)` plays one story there and returns what broke. The
-cluster is shared while sessions leave the hosts as they found them; after a session that
-changed a host (approved, explained or not) it is replaced by a fresh one, so every session
-starts from the scenario's state and a counterexample replays the same way.
+Hypothesis drives plain functions, so the clusters, their docs site and every session run on a
+background loop; `ChaosWorld.run(story)` plays one story there and returns what broke, and
+`run_many(stories)` plays many at once, one a lane. A lane is one cluster that only one session
+uses at a time, so the hosts' state before and after a session is that session's alone: most of
+a session's time is spent waiting on the simulated hosts (`docker stats` samples for a second
+or two, as the daemon does), and lanes overlap those waits. A lane's cluster is shared by its
+sessions in turn while they leave the hosts as they found them; after a session that changed a
+host (approved, explained or not) it is replaced by a fresh one, so every session starts from
+the scenario's state and a counterexample replays the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 from agent.loop.events import Notice, UserMessage
 from agent.loop.transcript import read_transcript
+from agent.replay.chaos.moves import Story
+from agent.replay.chaos.planner import ChaosClient
 from agent.replay.client import ReplayClient
 from agent.replay.recorded_approvals import RecordedApprover
 from agent.replay.redrive import cluster_runtime
@@ -26,8 +32,6 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
 from tests.support.chaos import invariants
-from tests.support.chaos.model import ChaosClient
-from tests.support.chaos.moves import Story
 
 GOAL = "Serve Qwen/Qwen3.5-122B-A10B-FP8 across spark-a and spark-b."
 AGAIN = "Go on."
@@ -45,9 +49,35 @@ class Verdict:
     plan_approved: bool = False
 
 
-class ChaosWorld:
-    def __init__(self, scenario: str = "seed-pair", *, replay: bool = True) -> None:
+class Lane:
+    """One simulated cluster, used by one session at a time."""
+
+    def __init__(self, scenario: str, root: Path) -> None:
         self.scenario = scenario
+        self.root = root
+        self.clusters = 0
+        self.sim: SimCluster | None = None
+
+    async def fresh(self) -> SimCluster:
+        await self.stop()
+        self.clusters += 1
+        self.sim = SimCluster(self.scenario, self.root / f"c{self.clusters}" / "sim")
+        await self.sim.start()
+        return self.sim
+
+    async def stop(self) -> None:
+        if self.sim is not None:
+            await self.sim.stop()
+            self.sim = None
+
+    def hosts(self) -> dict[str, str]:
+        assert self.sim is not None
+        names = list(self.sim.scenario.hosts)
+        return invariants.host_snapshot({n: self.sim.host_state(n) for n in names})
+
+
+class ChaosWorld:
+    def __init__(self, scenario: str = "seed-pair", *, replay: bool = True, lanes: int = 1) -> None:
         self.replay = replay
         self.sessions = 0
         self._scratch = tempfile.TemporaryDirectory(prefix="scout-chaos-")
@@ -55,57 +85,62 @@ class ChaosWorld:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._docs = DocsSite()
-        self._sim: SimCluster | None = None
+        self._lanes = [Lane(scenario, self.root / f"lane{n}") for n in range(max(1, lanes))]
 
     def __enter__(self) -> ChaosWorld:
         self._docs.__enter__()
         self._thread.start()
-        self._call(self._fresh_cluster())
+        for lane in self._lanes:
+            self._call(lane.fresh())
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._call(self._stop_cluster())
+        for lane in self._lanes:
+            self._call(lane.stop())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
         self._docs.__exit__(None, None, None)
         self._scratch.cleanup()
 
     def run(self, story: Story) -> Verdict:
-        return self._call(self._session(story))
+        return self._call(self._session(self._lanes[0], story))
 
-    def _call(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(BUDGET_S * 3)
+    def run_many(self, stories: list[Story]) -> list[Verdict]:
+        """Each story's verdict, in order; as many play at once as there are lanes."""
+        return self._call(self._many(stories), timeout=BUDGET_S * 3 * max(1, len(stories)))
 
-    async def _fresh_cluster(self) -> None:
-        await self._stop_cluster()
-        self.sessions += 1
-        self._sim = SimCluster(self.scenario, self.root / f"c{self.sessions}" / "sim")
-        await self._sim.start()
+    async def _many(self, stories: list[Story]) -> list[Verdict]:
+        verdicts: list[Verdict | None] = [None] * len(stories)
+        todo = iter(enumerate(stories))
 
-    async def _stop_cluster(self) -> None:
-        if self._sim is not None:
-            await self._sim.stop()
-            self._sim = None
+        async def work(lane: Lane) -> None:
+            for index, story in todo:
+                try:
+                    verdicts[index] = await self._session(lane, story)
+                except Exception:  # the harness's own failure: still that story's verdict
+                    verdicts[index] = Verdict(["traceback: " + traceback.format_exc(limit=-3)])
+                    await lane.fresh()
 
-    def _hosts(self) -> dict[str, str]:
-        assert self._sim is not None
-        names = list(self._sim.scenario.hosts)
-        return invariants.host_snapshot({n: self._sim.host_state(n) for n in names})
+        await asyncio.gather(*(work(lane) for lane in self._lanes))
+        return [v if v is not None else Verdict(["never played"]) for v in verdicts]
 
-    async def _session(self, story: Story) -> Verdict:
+    def _call(self, coro: Any, timeout: float = BUDGET_S * 3) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    async def _session(self, lane: Lane, story: Story) -> Verdict:
         self.sessions += 1
         root = self.root / f"s{self.sessions}"
         (root / "sim").mkdir(parents=True)
         path = root / "session.jsonl"
         verdict = Verdict(transcript=path)
-        before = self._hosts()
+        before = lane.hosts()
         client = ChaosClient(story.turns)
         approver = ScriptedApprover(story.approvals, "chaos")
         live = None
         try:
             async with asyncio.timeout(BUDGET_S):
                 async with cluster_runtime(
-                    self._sim,  # type: ignore[arg-type]
+                    lane.sim,  # type: ignore[arg-type]
                     self._docs.port,
                     root,
                     client=client,
@@ -129,7 +164,7 @@ class ChaosWorld:
             verdict.broken.append(f"hang: the session ran past {BUDGET_S:.0f} s")
         except Exception:
             verdict.broken.append("traceback: " + traceback.format_exc(limit=-3))
-        after = self._hosts()
+        after = lane.hosts()
         verdict.broken += client.broken
         loaded = read_transcript(path)
         verdict.broken += [f"transcript: {p}" for p in loaded.problems]
@@ -144,21 +179,21 @@ class ChaosWorld:
         verdict.changes_ran = invariants.changes_that_ran(events)
         verdict.plan_approved = live is not None and live.plan.approved_hash is not None
         if changed:
-            await self._fresh_cluster()
+            await lane.fresh()
         if self.replay and live is not None and not _interrupted(events):
-            verdict.broken += await self._replays(events, story, root)
+            verdict.broken += await self._replays(lane, events, story, root)
             if changed:
-                await self._fresh_cluster()
+                await lane.fresh()
         return verdict
 
-    async def _replays(self, events: list, story: Story, root: Path) -> list[str]:
+    async def _replays(self, lane: Lane, events: list, story: Story, root: Path) -> list[str]:
         """The transcript, re-driven on the same starting state, asks what it asked then."""
         answers = RecordedApprover(events)
         client = ReplayClient(events, halted=answers.halt_reason)
         (root / "replay" / "sim").mkdir(parents=True)
         async with asyncio.timeout(BUDGET_S):
             async with cluster_runtime(
-                self._sim,  # type: ignore[arg-type]
+                lane.sim,  # type: ignore[arg-type]
                 self._docs.port,
                 root / "replay",
                 client=client,

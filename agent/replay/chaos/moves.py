@@ -5,7 +5,7 @@ wrong around it: the stream cut mid-tool_use, or the operator interrupting the b
 input is either literal (drawn here: valid, wrong types, missing fields, 1 MB, control
 characters) or symbolic (`plan:exact` by its hash; `plan:copied`, `plan:edited` retyped as
 free-form plans; `plan:wrong-hash`): those are made from what the session computed when the turn
-is played (tests/support/chaos/model.py).
+is played (agent/replay/chaos/planner.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent.loop.events import Event, ToolResultEvent
@@ -27,7 +27,8 @@ from agent.loop.model_turn import (
 from agent.loop.recorder import SessionListener
 from agent.loop.request_rules import check_request
 from agent.loop.token_estimate import PromptCacheModel, content_tokens
-from tests.support.chaos.moves import CONTROL, Call, Turn
+from agent.replay.chaos.draw import draw
+from agent.replay.chaos.moves import CONTROL, Call, Turn
 
 BARE_PLAN = {
     "goal": "chaos",
@@ -126,3 +127,12 @@ class ChaosClient(SessionListener):
 def _free_form(plan: dict[str, Any]) -> dict[str, Any]:
     """A computed plan retyped by the model as a free-form one (goal, steps, risks)."""
     return {key: plan[key] for key in ("goal", "steps", "risks") if key in plan}
+
+
+def planners(at: int, names: Sequence[str]) -> Callable[[Any], ChaosClient]:
+    """`scout eval`'s chaos planner: a scenario plays one story drawn from seed `at`, the same
+    for its name whichever others run (the one at position i of `names` plays story i + 1: the
+    first story drawn is hypothesis's simplest, a single empty turn)."""
+    drawn = draw(len(names) + 1, at)
+    stories = {name: drawn[(i + 1) % len(drawn)] for i, name in enumerate(names)}
+    return lambda scenario: ChaosClient(stories[scenario.name].turns)
