@@ -82,6 +82,11 @@ def omitted_input(value: Any) -> dict[str, str]:
     return {"omitted": f"an input of {size} characters, not kept"}
 
 
+def is_omitted_input(value: Any) -> bool:
+    """Is `value` such a note (no tool has an `omitted` field): a call holding it never runs."""
+    return isinstance(value, dict) and set(value) == {"omitted"}
+
+
 def add_results(messages: list[Message], blocks: list[dict[str, Any]]) -> None:
     messages.append({"role": "user", "content": blocks})
 

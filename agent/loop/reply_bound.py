@@ -6,8 +6,8 @@ writer serialises it (redacted, UTF-8, JSON escaping included): the largest tool
 become the history's size note first, then the longest text blocks are cut with a note, and a
 block still too large (a huge tool name, an unknown block type) becomes a note itself. The
 session acts on the bounded reply and a replay reads the same one from the transcript, so both
-run the same calls: a call whose input became a note fails validation like any malformed input
-(nothing runs, the model is told).
+run the same calls: a call whose input became a note is refused by the executor before it is
+validated (history.is_omitted_input): nothing runs, the model is told.
 
 MAX_REPLY_BYTES is half a line: room for the event's envelope, and for the `tool_call` and
 `approval_request` events, which carry one of these inputs again with a little more.

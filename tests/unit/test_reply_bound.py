@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from agent.loop.calls import ToolCall
 from agent.loop.events import Event, Notice
+from agent.loop.executor import Executor
+from agent.loop.history import omitted_input
 from agent.loop.model_turn import AssistantTurn
 from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.reply_bound import MAX_REPLY_BYTES, bound_reply, fit_turn, line_bytes
 from agent.loop.transcript import MAX_LINE_BYTES
+from agent.runtime.settings import Settings
 from agent.safety.redact import Redactor
+from tools.base import ToolContext, ToolResult
+from tools.recon.tool import ReconTool
+from tools.registry import ToolRegistry
+from tools.todo import TodoList, TodoWriteTool
 
 
 def use(call_id: str, value: str) -> dict[str, Any]:
@@ -115,3 +124,14 @@ def test_the_session_is_told_what_was_cut() -> None:
         ("reply_too_long", "warning")
     ]
     assert fit_turn(fitted, recorder, Redactor().data) is fitted  # a replayed reply: nothing more
+
+
+def test_no_tool_runs_an_input_replaced_by_its_size_note(tmp_path: Path) -> None:
+    # recon ignores fields it does not know: its Input alone would run the note with defaults
+    registry = ToolRegistry([ReconTool(), TodoWriteTool(TodoList())])
+    context = ToolContext(spill_dir=tmp_path)
+    executor = Executor(registry, context, limits=Settings().executor_limits())
+    for name in registry.names():
+        result = executor.prepare(ToolCall("c1", name, omitted_input("x" * 100_000)))
+        assert isinstance(result, ToolResult) and result.is_error
+        assert result.reason is not None and result.reason.kind == "input_too_long"
