@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import structlog
 from pydantic import BaseModel, ValidationError
 
+from agent.loop import history
 from agent.loop.calls import Gate, PreparedCall, ReadOnlyGate, ToolCall
-from tools.base import Tool, ToolContext, ToolResult
+from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.text.validation import validation_problems
@@ -94,6 +95,13 @@ class Executor:
         if tool is None:
             known = ", ".join(self.registry.names())
             return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {known}.")
+        if history.is_omitted_input(call.input):  # a tool that ignores unknown fields must not run
+            return ToolResult.error(
+                f"Not run: the input of this {tool.name} call was too long to keep "
+                f"({call.input['omitted']}). Send it again, shorter or split into several calls.",
+                Reason(kind="input_too_long", fields={"tool": tool.name}),
+                not_run=True,
+            )
         try:
             params = tool.Input.model_validate(call.input)
         except ValidationError as exc:

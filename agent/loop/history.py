@@ -71,10 +71,20 @@ def _bounded_input(block: dict[str, Any]) -> dict[str, Any]:
     """A tool_use whose input is too long to send back again, its input replaced by its size."""
     if block.get("type") != "tool_use":
         return block
-    size = len(json.dumps(block.get("input"), default=str))
-    if size <= MAX_KEPT_INPUT_CHARS:
+    if len(json.dumps(block.get("input"), default=str)) <= MAX_KEPT_INPUT_CHARS:
         return block
-    return {**block, "input": {"omitted": f"an input of {size} characters, not kept"}}
+    return {**block, "input": omitted_input(block.get("input"))}
+
+
+def omitted_input(value: Any) -> dict[str, str]:
+    """The note that stands for an input too long to keep: its size (as JSON), nothing else."""
+    size = len(json.dumps(value, default=str))
+    return {"omitted": f"an input of {size} characters, not kept"}
+
+
+def is_omitted_input(value: Any) -> bool:
+    """Is `value` such a note (no tool has an `omitted` field): a call holding it never runs."""
+    return isinstance(value, dict) and set(value) == {"omitted"}
 
 
 def add_results(messages: list[Message], blocks: list[dict[str, Any]]) -> None:

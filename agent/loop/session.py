@@ -38,6 +38,7 @@ from agent.loop.executor import BatchObserver, Executor
 from agent.loop.model_turn import AssistantTurn, ModelClient, ModelError, TurnRequest
 from agent.loop.recorder import Recorder
 from agent.loop.redaction import Redaction
+from agent.loop.reply_bound import fit_turn
 from tools.base import ToolResult
 from tools.todo import TodoList
 
@@ -240,6 +241,7 @@ class Session:
             turn = await self._stream_task
         finally:
             self._stream_task = None
+        turn = fit_turn(turn, self.recorder, self.parts.redactor.data)  # as a line holds it
         self.usage.add(turn.usage, turn.model or self.parts.model, turn.usage_source)
         self.recorder.emit(
             ModelResponse(

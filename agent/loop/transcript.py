@@ -2,8 +2,14 @@
 
 Secrets are redacted before a line is written. The reader keeps every good line, reports a broken
 last line as an interrupted write, and reports (and skips) broken lines elsewhere. It reads line
-by line and never holds more than MAX_LINE_BYTES of one line: a longer line (nothing Scout
-writes comes near it) is skipped unread and reported.
+by line and never holds more than MAX_LINE_BYTES of one line: a longer line is skipped unread and
+reported.
+
+Scout never writes a line its reader refuses. A model reply, the one event whose size the model
+alone decides, is bounded before the session records or acts on it (agent/loop/reply_bound.py),
+so live and replay act on the same content; the events that carry one of its inputs again fit
+within the room that leaves. The writer enforces the limit for every event all the same: a line
+still too long has its largest values cut with a note (`_fitted`) and is logged, never dropped.
 """
 
 from __future__ import annotations
@@ -13,13 +19,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
+import structlog
 from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
 from tools.text.validation import validation_problems
+
+log = structlog.get_logger(__name__)
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 _SKIP_CHUNK_BYTES = 1024 * 1024
@@ -46,9 +55,9 @@ class TranscriptWriter:
         stamped = event.model_copy(
             update={"seq": self._seq, "ts": utc_now(), "session": self.session_id}
         )
-        clean = self.redactor.data(stamped.model_dump(mode="json"))
+        clean = _fitted(self.redactor.data(stamped.model_dump(mode="json")))
         if self._file is not None:
-            self._file.write(json.dumps(clean, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self._file.write(_line(clean) + "\n")
             self._file.flush()
         return EVENT_ADAPTER.validate_python(clean)
 
@@ -56,6 +65,35 @@ class TranscriptWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _line(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _fitted(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` as a line within MAX_LINE_BYTES: the largest string on the way down is cut (every
+    character is at least one byte, so cutting `excess` of them frees enough), or a container
+    whose children are each too small to help is replaced by a note of its size."""
+    while (excess := len(_line(data).encode()) + 1 - MAX_LINE_BYTES) > 0:
+        log.warning("transcript_line_cut", type=data.get("type"), excess=excess)
+        holder: Any = data
+        key: Any = max(data, key=lambda k: len(_line(data[k])))
+        while isinstance(holder[key], dict | list) and holder[key]:
+            child = holder[key]
+            keys = child.keys() if isinstance(child, dict) else range(len(child))
+            inner = max(keys, key=lambda k: len(_line(child[k])))
+            if len(_line(child[inner]).encode()) < excess + 100:
+                break
+            holder, key = child, inner
+        value = holder[key]
+        if isinstance(value, str):
+            note = f"[cut: {len(value)} characters, longer than a transcript line holds]"
+            holder[key] = value[: max(0, len(value) - excess - len(note))] + note
+        else:
+            size = len(_line(value).encode())
+            holder[key] = {"omitted": f"{size} bytes, longer than a transcript line holds"}
+    return data
 
 
 @dataclass

@@ -1,4 +1,5 @@
 from agent.loop.events import (
+    ApprovalRequestEvent,
     ModelResponse,
     Notice,
     SessionStart,
@@ -6,7 +7,7 @@ from agent.loop.events import (
     ToolResultEvent,
     UserMessage,
 )
-from agent.loop.transcript import TranscriptWriter, read_transcript
+from agent.loop.transcript import MAX_LINE_BYTES, TranscriptWriter, read_transcript
 from agent.safety.redact import Redactor
 
 FAKE_KEY = "sk-ant-api03-" + "Z" * 48
@@ -141,3 +142,31 @@ def test_redaction_stays_linear_on_hostile_text():
     assert redactor.text("DB_PASSWORD=hunter22 https://u:pw@h.example/x token: 'abcd1234'") == (
         "DB_PASSWORD=[REDACTED] https://u:[REDACTED]@h.example/x token: '[REDACTED]'"
     )
+
+
+def test_no_event_is_written_longer_than_the_reader_takes(tmp_path):
+    # what the model alone could make too long, beyond the reply itself (agent/loop/reply_bound)
+    escaped = "\x01" * (MAX_LINE_BYTES // 4)  # six bytes each once escaped
+    many = {f"k{n}": n for n in range(MAX_LINE_BYTES // 8)}  # no one value worth cutting
+    path = tmp_path / "t.jsonl"
+    writer = TranscriptWriter(path, "s1", Redactor())
+    written = [
+        writer.write(ToolCallEvent(id="t1", name="n", input={"goal": escaped}, summary=escaped)),
+        writer.write(
+            ApprovalRequestEvent(
+                call_id="t1", fingerprint="f", tool="n", input={"x": escaped}, risk="r", reason="?"
+            )
+        ),
+        writer.write(ToolResultEvent(id="t1", name="n", text="ok", data=many)),
+        writer.write(Notice(message="small")),
+    ]
+    writer.close()
+    loaded = read_transcript(path)
+    assert loaded.problems == []
+    assert loaded.events == written
+    assert all(len(line) < MAX_LINE_BYTES for line in path.read_bytes().splitlines())
+    call, approval, result, notice = loaded.events
+    assert call.summary.endswith("longer than a transcript line holds]")
+    assert approval.input["x"].endswith("longer than a transcript line holds]")
+    assert set(result.data) == {"omitted"}
+    assert notice.message == "small"
