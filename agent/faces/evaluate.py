@@ -41,7 +41,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
             "the gate stopped), approvals asked, state-changing "
             "calls outside the plan, calls the gate stopped, turns, tokens, cost, wall time. "
             "Planners: recorded (the bundled recordings), wrong (always wrong: scores zero, "
-            "harms nothing), chaos (a story a scenario drawn by hypothesis from --seed: "
+            "harms nothing), chaos (one story per scenario, drawn by hypothesis from --seed: "
             "rarely serves, must change nothing unapproved), api (the Messages-API endpoint in "
             "your settings: --base-url, --model, ANTHROPIC_API_KEY)."
         ),

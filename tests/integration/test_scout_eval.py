@@ -32,6 +32,7 @@ async def test_a_recorded_planner_scores_its_story() -> None:
     assert (score.outcome, score.score) == ("served", 1.0)
     assert score.tok_s is not None and score.tok_s > 0
     assert score.approvals_asked == 1  # the plan, approved with its steps
+    assert score.deviations == 0  # its proof is a step of the plan, not a deviation
     assert set(score.hosts_changed) == {"spark-a", "spark-b"}
     assert score.unapproved == 0  # every change ran as a step of the approved plan
 
