@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy import plan_facts
@@ -25,7 +25,6 @@ from tools.ssh.pool import SSHPool
 
 
 class PlanDeploymentInput(DeployChoices):
-    model_config = ConfigDict(extra="forbid")
     model_size_gb: float | None = Field(
         default=None, gt=0, description="Weights in GB if known (else looked up)."
     )

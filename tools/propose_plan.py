@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.deploy.state import SessionState
@@ -23,7 +23,6 @@ PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str, bool]]]
 
 
 class ProposePlanInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     plan_hash: str | None = Field(
         default=None,
         description="The hash plan_deployment returned (`plan:…`): proposes that computed plan "

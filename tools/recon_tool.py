@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.checks import GB
@@ -21,7 +21,6 @@ RECON_DEADLINE_S = PROBE_TIMEOUT_S + 30
 
 
 class ReconInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     hosts: list[str] | Literal["all"] = Field(default="all", description='Host names, or "all".')
     model_size_gb: float | None = Field(
         default=None,

@@ -15,7 +15,7 @@ state, which records each step.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.deploy.rollout import run_step
@@ -29,7 +29,6 @@ from tools.ssh.pool import SSHPool
 
 
 class RolloutStepInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     step: int = Field(
         ge=1, description="A plan step (1-based): the next, or any whose needed steps passed."
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from tools.base import Tool, ToolContext, ToolResult
 
@@ -53,7 +53,6 @@ class TodoList:
 
 
 class TodoWriteInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     items: list[TodoItem] = Field(description="The complete new list, in order.")
 
     @field_validator("items")

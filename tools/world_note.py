@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from tools.base import Tool, ToolContext, ToolResult
 
 
 class WorldNoteInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     belief: str = Field(min_length=1, max_length=500, description="One claim.")
     evidence: str = Field(
         min_length=1, max_length=500, description="Why: the tool output or source it rests on."

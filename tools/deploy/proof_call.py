@@ -7,7 +7,7 @@ approved with its steps covers exactly that call and no other sweep.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from tools.deploy.engine_bench import Sweep
 from tools.plans.plan import PlanStep
@@ -16,7 +16,6 @@ DEFAULTS = Sweep()
 
 
 class EndpointCheckInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     host: str = Field(description="The head serving it.")
     port: int = Field(default=8000, ge=1, le=65535)
     model: str | None = Field(default=None, description="Default: the first served.")
