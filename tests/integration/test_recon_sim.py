@@ -114,6 +114,7 @@ async def test_recon_uses_the_inventory_named_in_the_settings(
     assert "spark-a" in out and "GB10" in out
 
 
+@pytest.mark.slow
 async def test_unknown_host_and_missing_inventory_are_clear_errors(
     inventory: Path, tmp_path: Path
 ) -> None:
@@ -123,6 +124,7 @@ async def test_unknown_host_and_missing_inventory_are_clear_errors(
     assert code == 2 and "cannot read inventory" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
     (inventory.parent / "known_hosts").write_text("")
     code, _, err = await scout_recon("--inventory", str(inventory), "--hosts", "spark-a")
