@@ -34,6 +34,7 @@ from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings, SettingsError
+from agent.runtime.settings_rules import read_rules
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
@@ -344,9 +345,9 @@ async def open_runtime(
 
 
 def _rules(settings: Settings, tools: list[Tool]) -> RuleSet:
-    """The settings' rules, each allow rule held to what its tool declares a rule must name."""
+    """The settings' rules, held to Scout's tools (`scout policy check` reads them alike)."""
     try:
-        return RuleSet.from_config(settings.rules, shapes={t.name: t.rule_shape for t in tools})
+        return read_rules(settings.rules, tools)
     except RuleError as exc:
         raise SettingsError(f"settings: rules: {exc}") from None
 

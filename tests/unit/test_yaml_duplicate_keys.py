@@ -70,6 +70,20 @@ def test_a_second_rules_block_in_the_settings_file_is_refused(tmp_path, monkeypa
     )
 
 
+def test_policy_check_refuses_such_a_settings_file_in_one_line(tmp_path, monkeypatch, capsys):
+    """The denied command no longer passes because the deny block was dropped."""
+    path = tmp_path / "settings.yaml"
+    path.write_text(TWO_RULES_BLOCKS)
+    monkeypatch.setenv("SCOUT_SETTINGS", str(path))
+    call = '{"tool": "ssh_exec", "input": {"host": "spark-a", "command": "rm -rf /srv/x"}}'
+    assert main(["policy", "check", "--call", call]) != 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines() == [
+        f"scout: {path} is not valid YAML: key 'rules' appears twice (lines 1 and 5)"
+    ]
+
+
 def test_a_host_listed_twice_in_the_inventory_is_refused(tmp_path):
     path = tmp_path / "inventory.yaml"
     path.write_text(
