@@ -14,6 +14,7 @@ import pytest
 
 from agent.faces.cli import main
 from agent.runtime.settings import SettingsError, load_settings
+from tests.support.example_receiver import receiver
 from tools.deploy.recipe_book.load import RecipeError, parse_recipe
 from tools.ssh import Inventory
 from tools.ssh.errors import InventoryError
@@ -115,6 +116,18 @@ def test_a_recipe_with_a_key_twice_is_refused_naming_the_file():
     with pytest.raises(RecipeError) as raised:
         parse_recipe(text, "op.yaml")
     assert str(raised.value) == "op.yaml: key 'name' appears twice (lines 1 and 3)"
+
+
+def test_the_example_receivers_rules_file_refuses_a_second_deny_block(tmp_path):
+    """It stands alone (copied into other services), so it checks keys itself, PyYAML's way."""
+    path = tmp_path / "rules.yaml"
+    path.write_text("deny:\n  - {risk: destructive}\napprove:\n  - {tool: '*'}\ndeny: []\n")
+    with pytest.raises(ValueError) as raised:
+        receiver.RulesDecider.from_file(path)
+    assert str(raised.value) == f"{path}: key 'deny' appears twice (lines 1 and 5)"
+    path.write_text("approve:\n  - {tool: ssh_exec, risk: read_only, risk: destructive}\n")
+    with pytest.raises(ValueError, match=r"key 'risk' appears twice \(lines 2 and 2\)"):
+        receiver.RulesDecider.from_file(path)
 
 
 def test_every_yaml_reader_in_agent_and_tools_is_the_one_loader():
