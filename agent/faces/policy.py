@@ -128,12 +128,10 @@ def check_line(
     """`RISK DECISION — why` for one call, as the gate would answer after a plan approval:
     `settings_rules` read as a session reads them, then the rules given on the command line."""
     from agent.runtime.settings_rules import read_rules
+    from agent.runtime.settings_rules import settings_rules as read_settings_rules
 
     tool, tool_input, params = _call(call)
-    try:
-        rules = read_rules(settings_rules)
-    except RuleError as exc:
-        raise SettingsError(f"settings: rules: {exc}") from None
+    rules = read_settings_rules(settings_rules)
     try:
         given = read_rules({"allow": allow, "ask": ask, "deny": deny}, source="--rule")
     except RuleError as exc:

@@ -33,12 +33,12 @@ from agent.runtime.grant_uses import use_again
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
-from agent.runtime.settings import Settings, SettingsError
-from agent.runtime.settings_rules import read_rules
+from agent.runtime.settings import Settings
+from agent.runtime.settings_rules import settings_rules
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
-from agent.safety.rules import RuleError, RuleSet
+from agent.safety.rules import RuleSet
 from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
@@ -300,7 +300,7 @@ async def open_runtime(
         WebFetchTool(web_settings),
         ProposePlanTool(state, lambda plan: gate.review_plan(plan)),
     ]
-    rules = _rules(settings, tools)
+    rules = settings_rules(settings.rules, tools)  # as `scout policy check` reads them
     gate = PolicyGate(
         mode=settings.mode,
         rules=rules,
@@ -342,14 +342,6 @@ async def open_runtime(
         if note is not None:
             recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
     return Runtime(session, gate, state, world, transcript_path, web, pool, note)
-
-
-def _rules(settings: Settings, tools: list[Tool]) -> RuleSet:
-    """The settings' rules, held to Scout's tools (`scout policy check` reads them alike)."""
-    try:
-        return read_rules(settings.rules, tools)
-    except RuleError as exc:
-        raise SettingsError(f"settings: rules: {exc}") from None
 
 
 def _ssh_pool(

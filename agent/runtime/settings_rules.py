@@ -10,9 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent.safety.rules import RuleSet
+from agent.runtime.settings import SettingsError
+from agent.safety.rules import RuleError, RuleSet
 from tools.base import Tool
 from tools.catalog import SCOUT_TOOLS
+
+
+def settings_rules(
+    config: dict[str, list[str]] | None, tools: Iterable[Tool | type[Tool]] = ()
+) -> RuleSet:
+    """The settings' rules (`Settings.rules`); SettingsError naming the first rule that Scout
+    cannot hold, as a session refuses to start on it."""
+    try:
+        return read_rules(config, tools)
+    except RuleError as exc:
+        raise SettingsError(f"settings: rules: {exc}") from None
 
 
 def read_rules(
