@@ -16,6 +16,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent.faces.cli import main
+from agent.faces.doctor import run_checks
 from agent.loop.scripted_client import ScriptedClient
 from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings, SettingsError, load_settings
@@ -195,6 +196,23 @@ async def test_policy_check_and_a_session_refuse_a_settings_rule_alike(
     with pytest.raises(SettingsError) as raised:
         await open_runtime(settings, client=ScriptedClient([]), approver_factory=lambda r: None)
     assert str(raised.value) == err.strip().removeprefix("scout: ")
+
+
+async def test_doctor_fails_a_rule_a_session_would_refuse(tmp_path):
+    rule = 'ssh_exec(cmd="apt-get *")'
+    checks = await run_checks(Settings(rules={"deny": [rule]}), None)
+    rules = next(check for check in checks if check.name == "rules")
+    assert not rules.ok
+    assert rules.detail.startswith(f"settings: rules: rule {rule!r}: ssh_exec has no field 'cmd'")
+    checks = await run_checks(Settings(rules={"deny": ['ssh_exec(command="apt-get *")']}), None)
+    assert next(check for check in checks if check.name == "rules").ok
+
+
+@pytest.mark.parametrize("tool", SCOUT_TOOLS, ids=lambda tool: tool.name)
+def test_each_shape_speaks_only_of_its_tools_fields(tool):
+    shape = tool.rule_shape
+    spoken = {*shape.open, *shape.defaults, *shape.required, *shape.named} - {"host"}
+    assert spoken <= set(tool.rule_fields())
 
 
 async def test_the_catalog_holds_every_tool_a_session_is_built_with(tmp_path):
