@@ -76,10 +76,13 @@ class SSHExec(Tool[SSHExecInput]):
         "full text saved to a file it names."
     )
     Input = SSHExecInput
-    # A rule may leave out where and how long; an `env` or `cwd` it covers, it names.
+    # A rule may leave out where and how long; the command, an `env` or `cwd` it covers, it
+    # names (a rule naming no command would allow any command on its hosts).
     rule_shape = RuleShape(
-        open=frozenset({"host", "hosts", "command", "timeout"}),
+        open=frozenset({"host", "hosts", "timeout"}),
         defaults={"env": {}, "cwd": ""},
+        named=("command",),
+        example='ssh_exec(host=spark-*, command="nvidia-smi -pm *")',
     )
 
     def __init__(self, pool: SSHPool, judge: ShellJudge, walls: HostWalls | None = None) -> None:

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
-from agent.runtime.settings import Settings, settings_path
+from agent.runtime.settings import Settings, SettingsError, settings_path
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 from tools.wall import WallSpec
@@ -38,6 +38,17 @@ def check_settings_file() -> Check:
     if path.is_file():
         return Check("settings", True, f"loaded {path}")
     return Check("settings", True, f"no file at {path}: defaults, SCOUT_* variables and flags")
+
+
+def check_rules(settings: Settings) -> Check:
+    """The settings' rules, read as a session reads them: one it would refuse fails here."""
+    from agent.runtime.settings_rules import settings_rules
+
+    try:
+        rules = settings_rules(settings.rules)
+    except SettingsError as exc:
+        return Check("rules", False, str(exc), 'fix the rule (README: "Rule patterns")')
+    return Check("rules", True, f"{plural(len(rules.rules), 'rule')} read as a session reads them")
 
 
 def check_api_key(settings: Settings) -> Check:
@@ -164,7 +175,7 @@ def _ssh_fix(exc: SSHError) -> str:
 
 
 async def run_checks(settings: Settings, inventory_path: Path | None) -> list[Check]:
-    checks = [check_settings_file(), check_api_key(settings)]
+    checks = [check_settings_file(), check_rules(settings), check_api_key(settings)]
     if inventory_path is None:
         checks.append(Check("inventory", False, "no inventory given", "scout init, then edit it"))
         return checks

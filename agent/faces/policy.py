@@ -2,8 +2,9 @@
 
 `classify 'CMD'` prints a command's risk and every reason; `classify --file F` prints
 `label<TAB>command` for each line of F, in order (for audits). `check --call JSON` judges one
-tool call as the gate would after a plan approval (the rules from `--allow/--ask/--deny`, the
-operator's `a` answers from `--session-allow`, the `--mode`) and prints `RISK DECISION — why`.
+tool call as the gate would after a plan approval (the settings file's rules, read as a session
+reads them, with those from `--allow/--ask/--deny`; the operator's `a` answers from
+`--session-allow`; the settings' mode or `--mode`) and prints `RISK DECISION — why`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from agent.loop.executor import describe_validation_error, judge_risk
+from agent.runtime.settings import SettingsError
 from agent.safety.approvals import ApprovalRequest
 from agent.safety.display import visible
 from agent.safety.modes import Mode
@@ -31,6 +33,7 @@ from tools.ssh_exec import SSHExec
 from tools.web_fetch import WebFetchTool
 
 EXIT_OK = 0
+EXIT_ERROR = 1
 EXIT_USAGE = 2
 DISPLAY_LIMIT = 160
 
@@ -83,6 +86,7 @@ def classify_file_main(path: str, out: TextIO | None = None) -> int:
 def check_main(
     call: str,
     *,
+    settings_rules: dict[str, list[str]] | None = None,
     allow: list[str],
     ask: list[str],
     deny: list[str],
@@ -93,11 +97,20 @@ def check_main(
     stream = out or sys.stdout
     try:
         line = check_line(
-            call, allow=allow, ask=ask, deny=deny, session_allow=session_allow, mode=mode
+            call,
+            settings_rules=settings_rules,
+            allow=allow,
+            ask=ask,
+            deny=deny,
+            session_allow=session_allow,
+            mode=mode,
         )
     except CheckError as exc:
         print(f"scout policy check: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SettingsError as exc:  # as a session would refuse to start
+        print(f"scout: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     print(line, file=stream)
     return EXIT_OK
 
@@ -105,19 +118,26 @@ def check_main(
 def check_line(
     call: str,
     *,
+    settings_rules: dict[str, list[str]] | None = None,
     allow: list[str],
     ask: list[str],
     deny: list[str],
     session_allow: list[str],
     mode: Mode,
 ) -> str:
-    """`RISK DECISION — why` for one call, as the gate would answer after a plan approval."""
+    """`RISK DECISION — why` for one call, as the gate would answer after a plan approval:
+    `settings_rules` read as a session reads them, then the rules given on the command line."""
+    from agent.runtime.settings_rules import read_rules
+    from agent.runtime.settings_rules import settings_rules as read_settings_rules
+
     tool, tool_input, params = _call(call)
-    shapes = {name: known.rule_shape for name, known in _tools().items()}
+    rules = read_settings_rules(settings_rules)
     try:
-        rules = RuleSet.from_config({"allow": allow, "ask": ask, "deny": deny}, "--rule", shapes)
+        given = read_rules({"allow": allow, "ask": ask, "deny": deny}, source="--rule")
     except RuleError as exc:
         raise CheckError(str(exc)) from None
+    for rule in given.rules:
+        rules.add(rule)
     for answered in session_allow:
         rules.add(_session_rule(answered, rules))
     assessment = judge_risk(tool, params)

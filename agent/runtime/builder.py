@@ -33,11 +33,12 @@ from agent.runtime.grant_uses import use_again
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
-from agent.runtime.settings import Settings, SettingsError
+from agent.runtime.settings import Settings
+from agent.runtime.settings_rules import settings_rules
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
-from agent.safety.rules import RuleError, RuleSet
+from agent.safety.rules import RuleSet
 from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
@@ -299,7 +300,7 @@ async def open_runtime(
         WebFetchTool(web_settings),
         ProposePlanTool(state, lambda plan: gate.review_plan(plan)),
     ]
-    rules = _rules(settings, tools)
+    rules = settings_rules(settings.rules, tools)  # as `scout policy check` reads them
     gate = PolicyGate(
         mode=settings.mode,
         rules=rules,
@@ -341,14 +342,6 @@ async def open_runtime(
         if note is not None:
             recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
     return Runtime(session, gate, state, world, transcript_path, web, pool, note)
-
-
-def _rules(settings: Settings, tools: list[Tool]) -> RuleSet:
-    """The settings' rules, each allow rule held to what its tool declares a rule must name."""
-    try:
-        return RuleSet.from_config(settings.rules, shapes={t.name: t.rule_shape for t in tools})
-    except RuleError as exc:
-        raise SettingsError(f"settings: rules: {exc}") from None
 
 
 def _ssh_pool(

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -157,11 +158,15 @@ class Settings(BaseSettings):
     @field_validator("rules")
     @classmethod
     def _rules_parse(cls, rules: dict[str, list[str]]) -> dict[str, list[str]]:
-        from agent.safety.rules import RuleSet
+        """Each rule reads (one line naming the rule when not); that its tool and fields are
+        Scout's, and what an allow rule must name, is checked against the tools, which this
+        does not import (runtime/settings_rules.py, at a session's start and `policy check`)."""
+        from agent.safety.rules import RuleError, RuleSet
 
-        # raises RuleError (a ValueError) with the expected form; what each tool requires a
-        # rule to name is checked when the session's tools are known (runtime/builder.py)
-        RuleSet.from_config(rules)
+        try:
+            RuleSet.from_config(rules)
+        except RuleError as exc:  # its own words, without pydantic's "Value error, "
+            raise PydanticCustomError("rule", "{problem}", {"problem": str(exc)}) from None
         return rules
 
 

@@ -7,13 +7,12 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from tools.deploy.recipe_book.community import is_community, read_community
 from tools.deploy.recipe_book.schema import Recipe
 from tools.text.validation import validation_problems
-from tools.text.yaml_files import describe_yaml_error
+from tools.text.yaml_files import YAMLSyntaxError, load_yaml
 
 NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
 
@@ -25,9 +24,9 @@ class RecipeError(ValueError):
 def parse_recipe(text: str, origin: str) -> Recipe:
     """One recipe from a file's text; RecipeError for bad YAML or a bad field."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise RecipeError(f"{origin}: {describe_yaml_error(exc)}") from None
+        data = load_yaml(text)
+    except YAMLSyntaxError as exc:
+        raise RecipeError(f"{origin}: {exc}") from None
     if not isinstance(data, dict):
         raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
     try:
