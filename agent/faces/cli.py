@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.daytwo import add_daytwo_commands
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
 from agent.faces.planner_args import add_planner_flags, planner_flags
@@ -362,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_commands(sub, _load_settings)
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
+    add_daytwo_commands(sub, _load_settings)
     return parser
 
 

@@ -164,7 +164,8 @@ async def cluster_runtime(
         log_file=root / "scout.log",
         web_allowed_hosts=[DOCS_HOST],
         web_cache_dir=root / "web-cache",  # the sim's pages stay out of the user's cache
-        **(settings or {}),
+        # a simulated deployment is no record of the user's (unless a caller names a folder)
+        **{"deployments_dir": root / "deployments", **(settings or {})},
     )
     runtime = await open_runtime(
         settings,

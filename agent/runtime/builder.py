@@ -29,10 +29,12 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
+from agent.runtime.deployment_record import RecordStore
 from agent.runtime.grant_uses import use_again
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
+from agent.runtime.record_keeper import RecordKeeper
 from agent.runtime.settings import Settings
 from agent.runtime.settings_rules import settings_rules
 from agent.safety.approvals import Approver
@@ -269,6 +271,8 @@ async def open_runtime(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
     )
     recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
+    # a proven deployment leaves its record (scout status, scout teardown read it)
+    recorder.listeners.append(RecordKeeper(RecordStore(settings.deployments_dir), transcript_path))
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
     )

@@ -60,6 +60,8 @@ class Settings(BaseSettings):
     transcripts_dir: Path = Field(default_factory=lambda: scout_home() / "transcripts")
     log_file: Path = Field(default_factory=lambda: scout_home() / "logs" / "scout.log")
     web_cache_dir: Path = Field(default_factory=lambda: scout_home() / "web-cache")
+    # one record per proven deployment (agent/runtime/deployment_record.py): scout status reads them
+    deployments_dir: Path = Field(default_factory=lambda: scout_home() / "deployments")
     max_turns: int = Field(60, gt=0)
     max_output_tokens: int = Field(400_000, gt=0)
     max_cost_usd: float = Field(10.0, gt=0)
@@ -136,7 +138,7 @@ class Settings(BaseSettings):
             per_key_concurrency=self.per_key_concurrency,
         )
 
-    @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+    @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir", "deployments_dir")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         return path.expanduser() if path is not None else None
@@ -170,7 +172,7 @@ class Settings(BaseSettings):
         return rules
 
 
-PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir", "deployments_dir")
 
 
 class _SettingsFile(YamlConfigSettingsSource):

@@ -21,6 +21,7 @@ PACKAGES = ("agent", "tools", "sim")
 AGENT_ROOMS: dict[str, set[str] | None] = {
     "faces": None,  # anything below it
     "replay": {"runtime", "safety", "world", "loop"},
+    "daytwo": {"runtime", "safety", "world", "loop"},
     "runtime": {"safety", "world", "loop"},
     "safety": {"loop"},
     "world": {"loop"},
