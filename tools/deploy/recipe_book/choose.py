@@ -10,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from tools.deploy.recipe_book.community import PLANNED
 from tools.deploy.recipe_book.engines import engine_book, launch_data
 from tools.deploy.recipe_book.load import bundled_recipes
+from tools.deploy.recipe_book.runner_template import TemplateError, fill, read_command, words
 from tools.deploy.recipe_book.schema import BadImage, Recipe
 from tools.deploy.recipe_book.versions import split_by_version
 
@@ -94,6 +96,9 @@ def apply_recipe(
             {k: d.value for k, d in recipe.defaults if d is not None}  # type: ignore[union-attr]
         )
     params.update({k: v for k, v in values.items() if v is not None})
+    if recipe is not None and recipe.command is not None:
+        _apply_command(recipe, params, applied)
+        return applied
     flags = [*(recipe.flags if recipe else [])]
     kept, left_out = split_by_version(flags, engine_version)
     for flag in kept:
@@ -117,6 +122,33 @@ def apply_recipe(
             + "; ".join(recipe.not_applied)
         )
     return applied
+
+
+def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRecipe) -> None:
+    """A community recipe as its runner fills it (runner_template.py): the command's flags
+    less those Scout sets and those naming a file Scout cannot provide, the env verbatim."""
+    try:
+        serve = read_command(words(fill(recipe.command or "", params)))
+    except TemplateError as exc:
+        applied.problems.append(str(exc))
+        return
+    dropped = []
+    for group in serve.flags:
+        if group[0] in PLANNED:
+            continue
+        lacking = [recipe.missing_files[w] for w in group[1:] if w in recipe.missing_files]
+        if lacking:
+            dropped.append(f"{shlex.join(group)} ({'; '.join(lacking)})")
+            continue
+        applied.flags.append(shlex.join(group))
+    applied.env = {var.name: var.value for var in recipe.env}
+    if dropped:
+        applied.notes.append("flags left out: " + "; ".join(dropped))
+    if recipe.not_applied:
+        applied.notes.append(
+            "not applied by Scout (approve the plan to proceed without them, or stop): "
+            + "; ".join(recipe.not_applied)
+        )
 
 
 def _fill(text: str, params: Mapping[str, object], problems: list[str]) -> str:

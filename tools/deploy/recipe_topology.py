@@ -1,0 +1,100 @@
+"""The layout an operator's recipe asks for, which wins over Scout's own layout chooser.
+
+A recipe states its topology: `defaults.tensor_parallel` and `pipeline_parallel` (the parallel
+sizes its command is filled with), `cluster_only` (two nodes at least) and `solo_only` (one
+node). Its runner runs it that way (spark-vllm-docker's `run-recipe.py`: the sizes from
+`defaults`, and in solo mode `tensor_parallel` 1 unless the operator passes `--tp`), so a plan
+made from the operator's recipe does too, unless the operator set the sizes or the node count;
+the plan then says where Scout's chooser would have differed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tools.deploy.choices import DeployChoices
+from tools.deploy.recipe_book.schema import Recipe
+from tools.world.facts import HostFacts
+
+
+class TopologyRefusal(ValueError):
+    """The hosts given cannot run the recipe's topology; the message says why."""
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The sizes the recipe asks for here, and why."""
+
+    tensor_parallel: int
+    pipeline_parallel: int
+    nodes: int
+    why: str
+
+    @property
+    def label(self) -> str:
+        tp = f"TP={self.tensor_parallel}"
+        split = tp if self.pipeline_parallel == 1 else f"{tp} × PP={self.pipeline_parallel}"
+        return f"{split} on {self.nodes} node{'s' if self.nodes > 1 else ''}"
+
+
+def asked_topology(
+    recipe: Recipe | None, choices: DeployChoices, hosts: Mapping[str, HostFacts]
+) -> Topology | None:
+    """The recipe's topology for these hosts, or None when it states none or the operator chose
+    the layout; TopologyRefusal when the hosts cannot hold it."""
+    if recipe is None or choices.tensor_parallel or choices.pipeline_parallel or choices.nodes:
+        return None
+    where = f"recipe {recipe.name}"
+    if recipe.max_nodes == 1 or (len(choices.hosts) == 1 and recipe.min_nodes == 1):
+        why = "solo_only" if recipe.max_nodes == 1 else "one host given"
+        return Topology(1, 1, 1, f"{where}: {why}, run solo (its runner's tensor_parallel 1)")
+    tp = _size(recipe, "tensor_parallel")
+    pp = _size(recipe, "pipeline_parallel")
+    if tp is None and pp is None:
+        return None
+    tp, pp = tp or 1, pp or 1
+    gpus = _gpus_per_node(hosts, choices.hosts)
+    if (tp * pp) % gpus:
+        raise TopologyRefusal(
+            f"{where} asks TP={tp} × PP={pp} = {tp * pp} GPUs, not a whole number of "
+            f"{gpus}-GPU nodes; set tensor_parallel and pipeline_parallel yourself"
+        )
+    nodes = max(tp * pp // gpus, recipe.min_nodes)
+    if nodes > len(choices.hosts):
+        raise TopologyRefusal(
+            f"{where} asks TP={tp} × PP={pp} = {tp * pp} GPUs on {nodes} node(s); "
+            f"{len(choices.hosts)} host(s) given: give more hosts, or set tensor_parallel and "
+            "pipeline_parallel yourself"
+        )
+    return Topology(tp, pp, nodes, f"{where}: defaults.tensor_parallel/pipeline_parallel")
+
+
+def apply_topology(choices: DeployChoices, topology: Topology) -> DeployChoices:
+    return choices.model_copy(
+        update={
+            "tensor_parallel": topology.tensor_parallel,
+            "pipeline_parallel": topology.pipeline_parallel,
+            "nodes": topology.nodes,
+        }
+    )
+
+
+def _size(recipe: Recipe, key: str) -> int | None:
+    value = getattr(recipe.defaults, key)
+    if value is None:
+        return None
+    try:
+        size = int(value.value)
+    except (TypeError, ValueError):
+        raise TopologyRefusal(
+            f"recipe {recipe.name}: defaults.{key} `{value.value}` is not a size"
+        ) from None
+    return size if size >= 1 else None
+
+
+def _gpus_per_node(hosts: Mapping[str, HostFacts], order: list[str]) -> int:
+    for host in order:
+        if host in hosts and hosts[host].gpu.gpus:
+            return len(hosts[host].gpu.gpus)
+    return 1
