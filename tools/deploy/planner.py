@@ -32,6 +32,7 @@ from tools.deploy.recipe_topology import (
     Topology,
     TopologyRefusal,
     apply_topology,
+    asked_settings,
     asked_topology,
 )
 from tools.deploy.recipes import build_recipe
@@ -139,12 +140,14 @@ def plan_deployment(
         setup = pick(choices, facts.hosts, measured.given_recipe)
         given = setup.recipe if measured.given_recipe is not None else None
         topology = asked_topology(given, choices, facts.hosts)
+        settings = asked_settings(given, choices)
     except (RecipeError, RecipeMismatch, RecipeRefusal, TopologyRefusal) as exc:
         return PlanRefusal("recipe", problems=(str(exc),))
     choices = choices.model_copy(update={"image": setup.image})
     own = choices
     if topology is not None:
         choices = apply_topology(choices, topology)
+    choices = choices.model_copy(update=settings)
     setup.shape = measured.config_shape
     if setup.shape is None and setup.recipe is not None and setup.recipe.model_shape:
         setup.shape = shape_from_recipe(setup.recipe.model_shape, setup.recipe.name)
@@ -167,9 +170,13 @@ def plan_deployment(
     choices, recipe_notes, unfilled = finish(setup, choices)
     if unfilled:
         return PlanRefusal("recipe-params", problems=tuple(unfilled), preflighted=preflighted)
-    recipe_notes += [s for s in report.settings if s.startswith("--max-model-len")]
+    sized = ("--max-model-len", "--gpu-memory-utilization") if given else ("--max-model-len",)
+    recipe_notes += [s for s in report.settings if s.startswith(sized)]
     if topology is not None:
         recipe_notes.append(_topology_line(topology, facts, measured, size, setup, own))
+    if settings:
+        said = ", ".join(f"{k} {v:g}" for k, v in settings.items())
+        recipe_notes.append(f"{said}: the recipe's defaults, as its runner passes them")
     if line := trade_off(setup, choices, facts.hosts):
         recipe_notes.append(line)
     recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)

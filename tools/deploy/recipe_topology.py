@@ -1,11 +1,12 @@
-"""The layout an operator's recipe asks for, which wins over Scout's own layout chooser.
+"""The layout and engine sizes an operator's recipe asks for, which win over Scout's choosers.
 
 A recipe states its topology: `defaults.tensor_parallel` and `pipeline_parallel` (the parallel
 sizes its command is filled with), `cluster_only` (two nodes at least) and `solo_only` (one
 node). Its runner runs it that way (spark-vllm-docker's `run-recipe.py`: the sizes from
 `defaults`, and in solo mode `tensor_parallel` 1 unless the operator passes `--tp`), so a plan
 made from the operator's recipe does too, unless the operator set the sizes or the node count;
-the plan then says where Scout's chooser would have differed.
+the plan then says where Scout's chooser would have differed. The memory fraction, a numeric
+context and the port its command passes are passed too, unless the operator set them.
 """
 
 from __future__ import annotations
@@ -78,6 +79,37 @@ def apply_topology(choices: DeployChoices, topology: Topology) -> DeployChoices:
             "nodes": topology.nodes,
         }
     )
+
+
+def asked_settings(recipe: Recipe | None, choices: DeployChoices) -> dict[str, float | int]:
+    """The recipe's memory fraction and context, where the operator set neither (`auto`
+    context is left to Scout's sizing, as vLLM's auto sizes it)."""
+    if recipe is None:
+        return {}
+    asked: dict[str, float | int] = {}
+    util, length = recipe.defaults.gpu_memory_utilization, recipe.defaults.max_model_len
+    if choices.gpu_memory_utilization is None and util is not None:
+        fraction = _number(recipe, "gpu_memory_utilization", util.value)
+        if not 0.05 < fraction <= 0.95:
+            raise TopologyRefusal(
+                f"recipe {recipe.name} passes --gpu-memory-utilization {fraction:g}; Scout plans "
+                "a fraction above 0.05 and at most 0.95: set gpu_memory_utilization yourself"
+            )
+        asked["gpu_memory_utilization"] = fraction
+    if choices.max_model_len is None and length is not None and str(length.value) != "auto":
+        asked["max_model_len"] = int(_number(recipe, "max_model_len", length.value))
+    if choices.port is None and "port" in recipe.params:
+        asked["port"] = int(_number(recipe, "port", recipe.params["port"]))
+    return asked
+
+
+def _number(recipe: Recipe, key: str, value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TopologyRefusal(
+            f"recipe {recipe.name}: defaults.{key} `{value}` is not a number"
+        ) from None
 
 
 def _size(recipe: Recipe, key: str) -> int | None:

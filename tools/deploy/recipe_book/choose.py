@@ -95,10 +95,12 @@ def apply_recipe(
         params.update(
             {k: d.value for k, d in recipe.defaults if d is not None}  # type: ignore[union-attr]
         )
-    params.update({k: v for k, v in values.items() if v is not None})
     if recipe is not None and recipe.command is not None:
-        _apply_command(recipe, params, applied)
+        planned = {k: v for k, v in values.items() if v is not None}
+        own = {k: v for k, v in planned.items() if k in recipe.planned_keys or k not in params}
+        _apply_command(recipe, {**params, **own}, applied)
         return applied
+    params.update({k: v for k, v in values.items() if v is not None})
     flags = [*(recipe.flags if recipe else [])]
     kept, left_out = split_by_version(flags, engine_version)
     for flag in kept:
@@ -136,7 +138,7 @@ def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRe
     for group in serve.flags:
         if group[0] in PLANNED:
             continue
-        lacking = [recipe.missing_files[w] for w in group[1:] if w in recipe.missing_files]
+        lacking = [recipe.missing_files[w] for w in group if w in recipe.missing_files]
         if lacking:
             dropped.append(f"{shlex.join(group)} ({'; '.join(lacking)})")
             continue

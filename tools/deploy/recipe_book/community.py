@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.deploy.recipe_book.community_mods import WORKSPACE_FILE, read_mods
-from tools.deploy.recipe_book.runner_template import fill, read_command, words
+from tools.deploy.recipe_book.runner_template import canonical, fill, read_command, words
 from tools.deploy.recipe_book.schema import (
     EnvVar,
     Flag,
@@ -52,23 +52,22 @@ PLANNED = frozenset(
     | {"--model-path", "--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless"}
     | {"--dist-init-addr"}
 )
-DEFAULT_KEYS = (
-    "tensor_parallel",
-    "pipeline_parallel",
-    "gpu_memory_utilization",
-    "max_model_len",
-    "max_num_batched_tokens",
-    "max_num_seqs",
-)
-# what Scout fills for a plan, so a recipe reads before any plan (values are placeholders)
-PLAN_KEYS = {
-    "tensor_parallel": 1,
-    "pipeline_parallel": 1,
-    "gpu_memory_utilization": 0.8,
-    "max_model_len": 4096,
-    "port": 8000,
-    "host": "0.0.0.0",
+# What the filled command asks of the plan, by the flag that carries it.
+ASKED = {
+    "--tensor-parallel-size": "tensor_parallel",
+    "--pipeline-parallel-size": "pipeline_parallel",
+    "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-model-len": "max_model_len",
 }
+OTHER_DEFAULTS = ("max_num_batched_tokens", "max_num_seqs")
+# What Scout fills for a plan, twice with other values: a planned flag whose value is the same
+# in both is the recipe's own (`-tp 1` written out, or filled from `defaults`).
+PLAN_KEYS = (
+    {"tensor_parallel": 1, "pipeline_parallel": 1, "gpu_memory_utilization": 0.5}
+    | {"max_model_len": 1024, "port": 8000, "host": "0.0.0.0"},
+    {"tensor_parallel": 2, "pipeline_parallel": 2, "gpu_memory_utilization": 0.6}
+    | {"max_model_len": 2048, "port": 8001, "host": "127.0.0.1"},
+)
 
 
 def is_community(data: dict[str, Any]) -> bool:
@@ -93,7 +92,7 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
     defaults = _mapping(data, "defaults")
     env = _mapping(data, "env")
     params = {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)}
-    serve = read_command(words(fill(data["command"], {**PLAN_KEYS, **params})))
+    serve, other = (read_command(words(fill(data["command"], {**p, **params}))) for p in PLAN_KEYS)
     model = serve.model or data.get("model")
     if not model:
         raise ValueError("no model (neither `model` nor one in `command`)")
@@ -107,6 +106,14 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
         for value in flag.words()[1:]
         if WORKSPACE_FILE.match(value) and value not in {f.name for f in reading.files}
     }
+    missing |= {
+        flag.flag: f"{flag.flag} is added to vLLM by mod `{reading.flags[flag.flag]}`, which "
+        "Scout cannot apply"
+        for flag in flags
+        if flag.flag in reading.flags
+    }
+    asked = _asked(serve.flags, other.flags)
+    planned_keys = [k for k in PLAN_KEYS[0] if _feeds_only_planned(data["command"], k, params)]
     build = _build(data)
     return Recipe.model_validate(
         {
@@ -117,9 +124,15 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
             "launch": "vllm-ray" if serve.engine == "vllm" else "sglang",
             "image": ImageChoice(ref=data["container"], source=f"{source}: container"),
             "defaults": {
-                key: Sourced(value=defaults[key], source=f"{source}: defaults.{key}")
-                for key in DEFAULT_KEYS
-                if key in defaults
+                **{
+                    key: Sourced(value=defaults[key], source=f"{source}: defaults.{key}")
+                    for key in OTHER_DEFAULTS
+                    if key in defaults
+                },
+                **{
+                    key: Sourced(value=value, source=f"{source}: command `{flag} {value}`")
+                    for flag, (key, value) in asked.items()
+                },
             },
             "flags": flags,
             "env": [
@@ -130,6 +143,7 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
             "params": params,
             "not_applied": [*_version_lines(data), *reading.warnings, *_build_args(data, build)],
             "command": data["command"],
+            "planned_keys": planned_keys,
             "workspace_files": [
                 WorkspaceFile(name=f.name, text=f.text, source=f.source) for f in reading.files
             ],
@@ -138,6 +152,38 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
             "origin": origin,
         }
     )
+
+
+def _asked(
+    one: tuple[tuple[str, ...], ...], two: tuple[tuple[str, ...], ...]
+) -> dict[str, tuple[str, int | float | str]]:
+    """Planned flags with the same single value in both fillings: the recipe's own values."""
+    first = {canonical(g[0]): g[1:] for g in one}
+    second = {canonical(g[0]): g[1:] for g in two}
+    return {
+        flag: (key, _scalar(first[flag][0]))
+        for flag, key in ASKED.items()
+        if len(first.get(flag, ())) == 1 and first[flag] == second.get(flag)
+    }
+
+
+def _feeds_only_planned(template: str, key: str, params: dict[str, Any]) -> bool:
+    """Whether `{key}` fills only flags Scout sets itself (or none): then Scout's value for it
+    may stand in everywhere, as the runner's CLI override would; a key the command uses for
+    another flag (`--gpu-memory-utilization-gb {gpu_memory_utilization}`) keeps the recipe's."""
+    mark = "scout-mark-value"
+    filled = fill(template, {**PLAN_KEYS[0], **params, key: mark})
+    groups = read_command(words(filled)).flags
+    return all(g[0] in PLANNED for g in groups if any(mark in w for w in g))
+
+
+def _scalar(word: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(word)
+        except ValueError:
+            continue
+    return word
 
 
 def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:

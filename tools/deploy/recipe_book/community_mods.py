@@ -8,7 +8,9 @@ copy files of its own folder into that directory (a chat template the recipe the
 `--chat-template unsloth.jinja`): Scout writes the same files into the same directory. A mod
 that patches the engine (`patch`, `git apply`, a download, a background loop) Scout cannot
 apply; a flag naming a file such a mod, or a mod Scout cannot read, would create is dropped,
-with the reason, rather than left to stop vLLM at start.
+with the reason, rather than left to stop vLLM at start. So is a flag such a mod adds to the
+engine: one its script holds as a string of its own (`"--gpu-memory-utilization-gb"`, the
+argument it registers with vLLM's parser).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class ModReading:
     files: list[ModFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     mentions: dict[str, str] = field(default_factory=dict)  # file name → the mod that creates it
+    flags: dict[str, str] = field(default_factory=dict)  # flag → the unapplied mod adding it
 
 
 def repository_of(recipe_path: Path) -> Path | None:
@@ -72,6 +75,8 @@ def read_mods(mods: list[str], recipe_path: Path | None) -> ModReading:
         for dst in _destinations(text):
             reading.mentions[dst] = mod
         if other or not copies:
+            for flag in re.findall(r"[\"'](--[a-z0-9][a-z0-9-]*)[\"']", text):
+                reading.flags[flag] = mod
             what = other[0] if other else "nothing Scout can repeat"
             reading.warnings.append(
                 f"mod `{mod}`: changes the engine inside the container (`{what}`); not "

@@ -131,6 +131,7 @@ class Recipe(Strict):
     max_nodes: int | None = Field(default=None, ge=1)  # the community's `solo_only: true` is 1
     # the community runner's `command` template, filled and read per plan (runner_template.py)
     command: str | None = None
+    planned_keys: list[str] = Field(default_factory=list)  # `{key}`s only Scout's flags use
     workspace_files: list[WorkspaceFile] = Field(default_factory=list)
     missing_files: dict[str, str] = Field(default_factory=dict)  # file → why Scout lacks it
     build: str | None = None  # how the image is built where it cannot be pulled
