@@ -226,8 +226,8 @@ def _topology_line(
     own: DeployChoices,
 ) -> str:
     """The recipe's layout, and Scout's own chooser's where it differs."""
-    line = f"layout: {topology.label}, as {topology.why} asks (it wins over Scout's chooser"
-    line += "; set tensor_parallel, pipeline_parallel or nodes to choose otherwise)"
+    line = f"layout: {topology.label} ({topology.why}; the recipe wins over Scout's chooser: "
+    line += "set tensor_parallel, pipeline_parallel or nodes to choose otherwise)"
     mine = run_preflight(_preflight_input(facts, measured, size, setup), own).layout
     if mine is None:
         return line

@@ -68,7 +68,7 @@ def asked_topology(
             f"{len(choices.hosts)} host(s) given: give more hosts, or set tensor_parallel and "
             "pipeline_parallel yourself"
         )
-    return Topology(tp, pp, nodes, f"{where}: defaults.tensor_parallel/pipeline_parallel")
+    return Topology(tp, pp, nodes, f"{where}: the parallel sizes its command passes")
 
 
 def apply_topology(choices: DeployChoices, topology: Topology) -> DeployChoices:
