@@ -140,6 +140,19 @@ def test_the_minimax_four_spark_recipe_plans_tp4_on_four_nodes_and_says_scouts_o
     assert "wins over Scout's chooser" in line and "Scout's chooser: TP=2 on 2 nodes" in line
 
 
+def test_the_bundled_minimax_recipe_on_four_sparks_is_tp4_where_the_chooser_took_three_nodes():
+    hosts = [f"spark-{i}" for i in range(4)]
+    facts = ClusterFacts({h: spark(h, 10 + i) for i, h in enumerate(hosts)})
+    choices = DeployChoices(model="MiniMaxAI/MiniMax-M2.5", hosts=hosts)
+    plan = plan_deployment(facts, choices, Measured(model_size_bytes=230 * GB))
+    assert isinstance(plan, DeploymentPlan), plan
+    assert (plan.choices.tensor_parallel, plan.choices.pipeline_parallel) == (4, 1)
+    assert plan.choices.hosts == hosts
+    line = next(n for n in plan.recipe_notes if n.startswith("layout: TP=4 on 4 nodes"))
+    assert "NVIDIA through-switch example" in line
+    assert "Scout's chooser: TP=1 × PP=3 on 3 nodes" in line
+
+
 def test_the_qwen397b_int4_four_spark_recipe_plans_at_its_own_utilisation():
     _, plan = _scout("4x-spark-cluster/qwen3.5-397b-int4-autoround.yaml")
     assert plan.choices.gpu_memory_utilization == 0.78

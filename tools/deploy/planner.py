@@ -152,6 +152,8 @@ def plan_deployment(
     if setup.shape is None and setup.recipe is not None and setup.recipe.model_shape:
         setup.shape = shape_from_recipe(setup.recipe.model_shape, setup.recipe.name)
     report = run_preflight(_preflight_input(facts, measured, size, setup), choices)
+    if topology is None and given is None and report.fabric is not None:
+        topology, report = _bundled_layout(setup, own, facts, report, measured, size)
     preflighted = Preflighted(report, size, measured.hub_revision)
     choices = report.choices
     if report.fabric is None:
@@ -214,6 +216,43 @@ def plan_deployment(
         recipe_notes=tuple(recipe_notes),
         provision_notes=tuple(prov.notes),
         peer_targets=_peer_targets(ordered, choices, report, supplies),
+    )
+
+
+def _bundled_layout(
+    setup: RecipeSetup,
+    own: DeployChoices,
+    facts: ClusterFacts,
+    report: PreflightReport,
+    measured: Measured,
+    size: int | None,
+) -> tuple[Topology | None, PreflightReport]:
+    """The bundled recipe's layout where Scout's chooser picked another and the recipe's also
+    passes preflight (MiniMax-M2.5 on four Sparks: TP=4, as NVIDIA and the community run it,
+    not the fewest nodes that hold it); else the chooser's."""
+    try:
+        topology = asked_topology(setup.recipe, own, facts.hosts)
+    except TopologyRefusal:
+        return None, report
+    mine = report.layout
+    if topology is None or mine is None:
+        return None, report
+    if (mine.tensor_parallel, mine.pipeline_parallel, len(mine.hosts)) == (
+        topology.tensor_parallel,
+        topology.pipeline_parallel,
+        topology.nodes,
+    ):
+        return None, report
+    theirs = run_preflight(
+        _preflight_input(facts, measured, size, setup), apply_topology(own, topology)
+    )
+    return (
+        (topology, theirs)
+        if theirs.fabric is not None and not theirs.blockers
+        else (
+            None,
+            report,
+        )
     )
 
 

@@ -68,7 +68,10 @@ def asked_topology(
             f"{len(choices.hosts)} host(s) given: give more hosts, or set tensor_parallel and "
             "pipeline_parallel yourself"
         )
-    return Topology(tp, pp, nodes, f"{where}: the parallel sizes its command passes")
+    said = [
+        d.source for d in (recipe.defaults.tensor_parallel, recipe.defaults.pipeline_parallel) if d
+    ]
+    return Topology(tp, pp, nodes, f"{where}: {'; '.join(said)}")
 
 
 def apply_topology(choices: DeployChoices, topology: Topology) -> DeployChoices:
