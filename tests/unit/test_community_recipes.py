@@ -61,8 +61,8 @@ def _flags(words: list[str]) -> dict[str, str]:
     return found
 
 
-def _scout(name: str) -> tuple[dict, DeploymentPlan]:
-    recipe = read_recipe_file(RECIPES / name)
+def _scout(name: str, folder: Path = RECIPES) -> tuple[dict, DeploymentPlan]:
+    recipe = read_recipe_file(folder / name)
     runner = RUNNER[name]
     hosts = [f"spark-{i}" for i in range(runner["nodes"])]
     image = Image(repository=runner["image"], tag="latest")
@@ -83,11 +83,11 @@ def _scout(name: str) -> tuple[dict, DeploymentPlan]:
     }, plan
 
 
-def compare(name: str) -> list[tuple[str, str]]:
-    """(what differs, the reason Scout names) for one recipe; the reason is "" where Scout
-    names none."""
+def compare(name: str, folder: Path = RECIPES) -> list[tuple[str, str]]:
+    """(what differs, the reason Scout names) for one recipe read from `folder`; the reason is
+    "" where Scout names none."""
     runner = RUNNER[name]
-    scout, plan = _scout(name)
+    scout, plan = _scout(name, folder)
     notes = " ".join(plan.recipe_notes)
     out: list[tuple[str, str]] = []
     for key in ("image", "nodes"):
@@ -121,15 +121,31 @@ def compare(name: str) -> list[tuple[str, str]]:
     return out
 
 
-def test_every_recipe_renders_as_the_runner_renders_it_or_scout_names_why():
+def _table(folder: Path) -> list[str]:
+    """One row per recipe (same, or what differs and why); AssertionError on a difference
+    Scout does not name."""
     rows, unexplained = [], []
     for name in recipe_files():
-        diffs = compare(name)
+        diffs = compare(name, folder)
         unexplained += [f"{name}: {what}" for what, why in diffs if not why]
         named = [f"{what} ({why})" for what, why in diffs if why != RAY_WHY]
         rows.append(f"{name}: " + ("differs: " + "; ".join(named) if named else "same"))
-    print("\n".join(["", f"all: {RAY_WHY}", *rows]))
+        mods = read_recipe_file(folder / name).not_applied
+        rows[-1] += f" [not applied: {len(mods)} mod(s), said in the plan]" if mods else ""
+    print("\n".join(["", f"{folder} (all: {RAY_WHY})", *rows]))
     assert unexplained == []
+    return rows
+
+
+def test_every_recipe_renders_as_the_runner_renders_it_or_scout_names_why():
+    rows = _table(RECIPES)
+    assert sum(": same" in row for row in rows) >= 20
+
+
+@pytest.mark.skipif(not CHECKOUT, reason="SCOUT_SPARK_VLLM_DOCKER names no 358bf26 checkout")
+def test_inside_the_checkout_file_mods_are_applied_and_their_flags_kept():
+    rows = _table(Path(CHECKOUT or ".") / "recipes")
+    assert "qwen3.5-122b-fp8.yaml: same" in rows  # its chat-template mod is applied
 
 
 def test_the_minimax_four_spark_recipe_plans_tp4_on_four_nodes_and_says_scouts_own_choice():
