@@ -40,7 +40,7 @@ def read_entry(path: Path) -> Entry:
     except RecipeError as exc:
         return Entry(str(path), error=str(exc))
     warnings = list(recipe.not_applied)
-    warnings += [f"{why}: the flag naming it is left out" for why in recipe.missing_files.values()]
+    warnings += [f"flag left out: {why}" for why in recipe.left_out.values()]
     if recipe.build is not None:
         warnings.append(
             f"image {recipe.image.ref if recipe.image else '?'} is built, never pulled "

@@ -118,11 +118,7 @@ def apply_recipe(
         )
     for var in recipe.env if recipe else []:
         applied.env[var.name] = _fill(var.value, params, applied.problems)
-    if recipe is not None and recipe.not_applied:
-        applied.notes.append(
-            "not applied by Scout (approve the plan to proceed without them, or stop): "
-            + "; ".join(recipe.not_applied)
-        )
+    _say_not_applied(recipe, applied)
     return applied
 
 
@@ -138,7 +134,7 @@ def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRe
     for group in serve.flags:
         if group[0] in PLANNED:
             continue
-        lacking = [recipe.missing_files[w] for w in group if w in recipe.missing_files]
+        lacking = [recipe.left_out[w] for w in group if w in recipe.left_out]  # flag or file
         if lacking:
             dropped.append(f"{shlex.join(group)} ({'; '.join(lacking)})")
             continue
@@ -146,7 +142,11 @@ def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRe
     applied.env = {var.name: var.value for var in recipe.env}
     if dropped:
         applied.notes.append("flags left out: " + "; ".join(dropped))
-    if recipe.not_applied:
+    _say_not_applied(recipe, applied)
+
+
+def _say_not_applied(recipe: Recipe | None, applied: AppliedRecipe) -> None:
+    if recipe is not None and recipe.not_applied:
         applied.notes.append(
             "not applied by Scout (approve the plan to proceed without them, or stop): "
             + "; ".join(recipe.not_applied)

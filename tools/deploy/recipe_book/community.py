@@ -147,7 +147,7 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
             "workspace_files": [
                 WorkspaceFile(name=f.name, text=f.text, source=f.source) for f in reading.files
             ],
-            "missing_files": missing,
+            "left_out": missing,
             "build": build,
             "origin": origin,
         }

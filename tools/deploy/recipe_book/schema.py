@@ -133,7 +133,8 @@ class Recipe(Strict):
     command: str | None = None
     planned_keys: list[str] = Field(default_factory=list)  # `{key}`s only Scout's flags use
     workspace_files: list[WorkspaceFile] = Field(default_factory=list)
-    missing_files: dict[str, str] = Field(default_factory=dict)  # file → why Scout lacks it
+    # a file a flag names, or a flag, → why Scout leaves the flag out (a mod it cannot apply)
+    left_out: dict[str, str] = Field(default_factory=dict)
     build: str | None = None  # how the image is built where it cannot be pulled
     params: dict[str, int | float | str] = Field(default_factory=dict)  # for `{param}` in values
     not_applied: list[str] = Field(default_factory=list)  # parts Scout cannot apply (community)
