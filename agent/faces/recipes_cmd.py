@@ -32,6 +32,9 @@ def add_recipes_command(sub: argparse._SubParsersAction) -> None:  # type: ignor
     show.add_argument("name", help="a recipe's name, its file's name without .yaml, or a path")
     show.add_argument("--dir", action="append", default=[], type=Path, help=DIR_HELP)
     show.add_argument("--hosts", help="node names, head first, separated by commas")
+    show.add_argument(
+        "--inventory", type=Path, help="an inventory YAML: its hosts, in order, are the nodes"
+    )
     show.set_defaults(func=_show)
     check = actions.add_parser(
         "check", help="read recipe files; exit 1 with one line per file that does not read"
@@ -63,14 +66,30 @@ def _show(args: argparse.Namespace) -> int:
     from tools.deploy.recipe_preview import preview
     from tools.deploy.recipe_topology import TopologyRefusal
 
-    entry = find(args.name, args.dir)
-    if entry is None:
-        print(f"scout recipes show: no recipe called {args.name} (see scout recipes list)")
+    found = find(args.name, args.dir)
+    if len(found) != 1:
+        where = "; ".join(e.path for e in found)
+        why = (
+            f"{len(found)} recipes are called {args.name} ({where}): give its path"
+            if found
+            else (f"no recipe called {args.name} (see scout recipes list)")
+        )
+        print(f"scout recipes show: {why}", file=sys.stderr)
         return EXIT_ERROR
+    entry = found[0]
     if entry.recipe is None:
         print(f"scout recipes show: {entry.error}", file=sys.stderr)
         return EXIT_ERROR
     hosts = [h.strip() for h in args.hosts.split(",") if h.strip()] if args.hosts else None
+    if args.inventory is not None and hosts is None:
+        from tools.ssh.errors import InventoryError
+        from tools.ssh.inventory import Inventory
+
+        try:
+            hosts = Inventory.load(args.inventory).names()
+        except InventoryError as exc:
+            print(f"scout recipes show: {exc}", file=sys.stderr)
+            return EXIT_ERROR
     try:
         print("\n".join(preview(entry.recipe, hosts)))
     except TopologyRefusal as exc:

@@ -195,3 +195,35 @@ def test_check_names_each_file_that_does_not_read_and_exits_1(tmp_path, capsys):
 def test_check_reads_every_recipe_of_the_real_checkout(capsys):
     assert main(["recipes", "check", "-q", str(CHECKOUT)]) == 0
     assert "35 of 35 recipe files read" in capsys.readouterr().out
+
+
+def test_show_renders_a_recipe_on_the_inventorys_hosts_and_names_an_ambiguous_name(
+    tmp_path, capsys
+):
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text(
+        "hosts:\n  spark-a: {address: 10.0.0.10, user: scout}\n"
+        "  spark-b: {address: 10.0.0.11, user: scout}\n"
+    )
+    args = ["recipes", "show", "minimax-m2.5-awq", "--dir", str(RECIPES)]
+    assert main([*args, "--inventory", str(inventory)]) == 0
+    out = capsys.readouterr().out
+    assert "layout: TP=2 on 2 nodes" in out and "nodes spark-a, spark-b" in out
+    assert "image: vllm-node (built, never pulled: `./build-and-copy.sh -t vllm-node`)" in out
+    serve = next(line for line in out.splitlines() if "serve on spark-a:" in line)
+    assert "--tool-call-parser minimax_m2" in serve and "--max-model-len 128000" in serve
+    assert main(["recipes", "show", "MiniMax-M2.5", "--dir", str(RECIPES)]) == 1
+    err = capsys.readouterr().err
+    assert "2 recipes are called MiniMax-M2.5" in err and "bundled/minimax-m2.5" in err
+    assert (
+        main(["recipes", "show", "deepseek-v4-flash", "--dir", str(RECIPES), "--hosts", "a"]) == 1
+    )
+    assert "1 host(s) given: give more hosts" in capsys.readouterr().err
+
+
+def test_list_shows_the_bundled_recipes_and_the_folders(capsys):
+    assert main(["recipes", "list", "--dir", str(RECIPES)]) == 0
+    out = capsys.readouterr().out
+    assert "bundled/qwen3.5-122b-a10b-fp8" in out
+    assert "glm-5.2-nvfp4--tp-8  nvidia/GLM-5.2-NVFP4  vllm  2+ nodes  vllm-node-b12x" in out
+    assert "gemma4-26b-a4b-nvfp4  nvidia/Gemma-4-26B-A4B-NVFP4  vllm  solo  vllm-node" in out

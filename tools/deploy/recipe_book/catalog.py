@@ -66,13 +66,16 @@ def visible(folders: list[Path]) -> list[Entry]:
     return bundled + entries(folders)
 
 
-def find(name: str, folders: list[Path]) -> Entry | None:
-    """The recipe called `name` (its name, or its file's stem), or the file at `name`."""
+def find(name: str, folders: list[Path]) -> list[Entry]:
+    """The recipes called `name` (a recipe's name or its file's stem, in any case), or the
+    file at `name`; more than one when several carry the name."""
     path = Path(name).expanduser()
     if path.is_file():
-        return read_entry(path)
-    for entry in visible(folders):
-        stem = Path(entry.path).stem
-        if entry.recipe is not None and name in (entry.recipe.name, stem):
-            return entry
-    return None
+        return [read_entry(path)]
+    wanted = name.lower()
+    return [
+        entry
+        for entry in visible(folders)
+        if entry.recipe is not None
+        and wanted in (entry.recipe.name.lower(), Path(entry.path).stem.lower())
+    ]
