@@ -234,26 +234,14 @@ def _bundled_layout(
         topology = asked_topology(setup.recipe, own, facts.hosts)
     except TopologyRefusal:
         return None, report
-    mine = report.layout
-    if topology is None or mine is None:
-        return None, report
-    if (mine.tensor_parallel, mine.pipeline_parallel, len(mine.hosts)) == (
-        topology.tensor_parallel,
-        topology.pipeline_parallel,
-        topology.nodes,
-    ):
+    if topology is None or report.layout is None or topology.matches(report.layout):
         return None, report
     theirs = run_preflight(
         _preflight_input(facts, measured, size, setup), apply_topology(own, topology)
     )
-    return (
-        (topology, theirs)
-        if theirs.fabric is not None and not theirs.blockers
-        else (
-            None,
-            report,
-        )
-    )
+    if theirs.fabric is None or len(theirs.blockers) > len(report.blockers):
+        return None, report
+    return topology, theirs
 
 
 def _topology_line(
@@ -271,12 +259,9 @@ def _topology_line(
     if mine is None:
         return line
     label = f"{mine.label} on {len(mine.hosts)} node{'s' if len(mine.hosts) > 1 else ''}"
-    same = (mine.tensor_parallel, mine.pipeline_parallel, len(mine.hosts)) == (
-        topology.tensor_parallel,
-        topology.pipeline_parallel,
-        topology.nodes,
+    return line + (
+        "; Scout's chooser agrees" if topology.matches(mine) else f"; Scout's chooser: {label}"
     )
-    return line + ("; Scout's chooser agrees" if same else f"; Scout's chooser: {label}")
 
 
 def _phases(
@@ -352,11 +337,11 @@ def _provision_input(
         addresses={h: facts.addresses[h] for h in hosts if h in facts.addresses},
         gated=measured.gated,
         token_present=measured.token_present,
-        build=setup.recipe.build if setup.recipe and choices_image(setup) else None,
+        build=setup.recipe.build if setup.recipe and _runs_recipe_image(setup) else None,
     )
 
 
-def choices_image(setup: RecipeSetup) -> bool:
+def _runs_recipe_image(setup: RecipeSetup) -> bool:
     """The plan runs the recipe's own image (not one the operator named instead)."""
     return (
         setup.recipe is not None

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from tools.checks.layout import Layout
 from tools.deploy.choices import DeployChoices
 from tools.deploy.recipe_book.schema import Recipe
 from tools.world.facts import HostFacts
@@ -31,6 +32,14 @@ class Topology:
     pipeline_parallel: int
     nodes: int
     why: str
+
+    def matches(self, layout: Layout) -> bool:
+        """Whether Scout's chooser picked the same split on as many nodes."""
+        return (layout.tensor_parallel, layout.pipeline_parallel, len(layout.hosts)) == (
+            self.tensor_parallel,
+            self.pipeline_parallel,
+            self.nodes,
+        )
 
     @property
     def label(self) -> str:
