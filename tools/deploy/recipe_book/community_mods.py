@@ -20,8 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RUNNER_SCRIPT = "run-recipe.py"
-# lines of a run.sh that change nothing in the container
-_INERT = re.compile(r"^(#.*|set\s+-[a-z]+|echo\s.*|echo)$")
+# lines of a run.sh that change nothing in the container: options, messages, and variables set
+# without running a command (`$(…)` or backticks run one)
+_INERT = re.compile(
+    r"^(#.*|set\s+[-+][a-z]+(\s+-?o?\s*\w+)*|echo\s.*|echo"
+    r"|[A-Za-z_][A-Za-z0-9_]*=(?!.*(\$\(|`))\S.*)$"
+)
 # `cp chat_template.jinja $WORKSPACE_DIR/unsloth.jinja` (the variable braced or quoted, or not)
 _COPY = re.compile(r'^cp\s+"?(?P<src>[\w.-]+)"?\s+"?\$\{?WORKSPACE_DIR\}?/(?P<dst>[\w.-]+)"?$')
 # a relative file a flag names, that the runner's working directory must hold
@@ -79,8 +83,8 @@ def read_mods(mods: list[str], recipe_path: Path | None) -> ModReading:
                 reading.flags[flag] = mod
             what = other[0] if other else "nothing Scout can repeat"
             reading.warnings.append(
-                f"mod `{mod}`: changes the engine inside the container (`{what}`); not "
-                "applied by Scout"
+                f"mod `{mod}`: does more than copy its files into the container (`{what}`); "
+                "not applied by Scout"
             )
             continue
         for src, dst in copies:
