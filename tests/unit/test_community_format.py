@@ -227,3 +227,11 @@ def test_list_shows_the_bundled_recipes_and_the_folders(capsys):
     assert "bundled/qwen3.5-122b-a10b-fp8" in out
     assert "glm-5.2-nvfp4--tp-8  nvidia/GLM-5.2-NVFP4  vllm  2+ nodes  vllm-node-b12x" in out
     assert "gemma4-26b-a4b-nvfp4  nvidia/Gemma-4-26B-A4B-NVFP4  vllm  solo  vllm-node" in out
+
+
+def test_a_recipe_version_the_runner_does_not_support_or_none_is_read_as_1_and_said():
+    newer = parse_recipe(recipe_text().replace('recipe_version: "1"', 'recipe_version: "2"'), "x")
+    assert any("`recipe_version` 2" in line and "supports 1" in line for line in newer.not_applied)
+    bare = parse_recipe(recipe_text().replace('recipe_version: "1"\n', ""), "x.yaml")
+    assert any("`recipe_version` missing" in line for line in bare.not_applied)
+    assert not parse_recipe(recipe_text(), "x.yaml").not_applied
