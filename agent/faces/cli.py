@@ -13,6 +13,7 @@ from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
+from agent.faces.recipes_cmd import add_recipes_command
 
 if TYPE_CHECKING:
     from agent.loop.resumed import RebuiltSession
@@ -364,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
     add_daytwo_commands(sub, _load_settings)
+    add_recipes_command(sub)
     return parser
 
 

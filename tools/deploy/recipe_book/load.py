@@ -21,8 +21,9 @@ class RecipeError(ValueError):
     """A recipe file that cannot be used; `str()` is one line naming the file and what is wrong."""
 
 
-def parse_recipe(text: str, origin: str) -> Recipe:
-    """One recipe from a file's text; RecipeError for bad YAML or a bad field."""
+def parse_recipe(text: str, origin: str, path: Path | None = None) -> Recipe:
+    """One recipe from a file's text; RecipeError for bad YAML or a bad field. `path`: the
+    file on this machine (a community recipe's mods are read from the repository around it)."""
     try:
         data = load_yaml(text)
     except YAMLSyntaxError as exc:
@@ -31,7 +32,7 @@ def parse_recipe(text: str, origin: str) -> Recipe:
         raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
     try:
         if is_community(data):
-            return read_community(data, origin)
+            return read_community(data, origin, path)
         return Recipe.model_validate({**data, "origin": origin})
     except ValidationError as exc:
         raise RecipeError(f"{origin}: {'; '.join(validation_problems(exc))}") from None
@@ -47,7 +48,7 @@ def read_recipe_file(path: str | Path) -> Recipe:
         raise RecipeError(f"{where}: cannot read the recipe ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise RecipeError(f"{where}: not a text file") from None
-    return parse_recipe(text, str(where))
+    return parse_recipe(text, str(where), where)
 
 
 @cache
