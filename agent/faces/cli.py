@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
+from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
 
@@ -362,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_commands(sub, _load_settings)
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
+    add_mcp_commands(sub, _load_settings)
     return parser
 
 

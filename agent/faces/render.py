@@ -17,6 +17,7 @@ from agent.faces.usage_view import usage_line
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
+    ClientCall,
     ErrorEvent,
     Event,
     JobEvent,
@@ -192,6 +193,11 @@ class EventRenderer:
         if event.kind == "end" and (event.exit_code != 0 or self.verbose):
             for line in first_lines(event.tail, 6):
                 self.console.print(Text(f"      {line}", style="dim"))
+
+    def _on_client_call(self, event: ClientCall) -> None:
+        back = f" with approval {event.approval_id}" if event.approval_id else ""
+        who = f"  ⇢ {event.client} ({event.principal}, {event.transport}) calls {event.tool}{back}"
+        self.console.print(Text(clip(who), style="dim"))
 
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"
