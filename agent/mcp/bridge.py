@@ -31,11 +31,12 @@ RuntimeOpener = Callable[[], AbstractAsyncContextManager["Runtime"]]
 
 @dataclass
 class CallOutcome:
-    """What became of a call: `status` is done, error, refused or approval_pending."""
+    """What became of a call: `status` is done, error, refused or approval_pending; `fields`
+    go beside it (the tool's own data under `data`, a refusal's `reason`, or the approval)."""
 
     status: str
     text: str
-    data: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_error(self) -> bool:
@@ -115,11 +116,11 @@ class ScoutBridge:
         text = redactor.text(result.text)
         if ask.pending:
             return _pending_outcome(ask, text)
-        data = redactor.data(result.data) if result.data else {}
+        fields: dict[str, Any] = {"data": redactor.data(result.data)}
         if result.reason is not None:
-            data = {**data, "reason": result.reason.model_dump()}
+            fields["reason"] = result.reason.model_dump()
         status = "refused" if result.meta.get("gated") else "error" if result.is_error else "done"
-        return CallOutcome(status, text, data)
+        return CallOutcome(status, text, fields)
 
     async def resources(self) -> dict[str, tuple[str, str]]:
         """What Scout knows, by URI: (description, JSON text), redacted."""

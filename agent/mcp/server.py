@@ -72,7 +72,7 @@ def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
             )
             return _result("refused", UNASKED_INPUT, {})
         outcome = await bridge.call(params.name, params.arguments or {}, client_name(ctx))
-        return _result(outcome.status, outcome.text, outcome.data)
+        return _result(outcome.status, outcome.text, outcome.fields)
 
     async def list_resources(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -117,8 +117,8 @@ def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
     )
 
 
-def _result(status: str, text: str, data: dict[str, Any]) -> types.CallToolResult:
-    structured = {"status": status, **data}
+def _result(status: str, text: str, fields: dict[str, Any]) -> types.CallToolResult:
+    structured = {**fields, "status": status}
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=json.loads(json.dumps(structured, default=str)),
