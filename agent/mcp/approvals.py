@@ -31,12 +31,13 @@ DECIDED_BY = "scout mcp"
 @dataclass
 class CallAsk:
     """One MCP call as the approver sees it: who sent it, the approval it came back with, and
-    (filled in here) the approval left pending for it."""
+    (filled in here) the approval left pending for it or the decision that refused it."""
 
     principal: str
     client: str
     approval_id: str | None = None
     pending: list[PendingApproval] = field(default_factory=list)
+    refused: list[Decision] = field(default_factory=list)
 
 
 #: the MCP call being run; set by the server for each call (asyncio tasks inherit it)
@@ -79,7 +80,10 @@ class ClientCallApprover:
             return _final(request, "unavailable", "no MCP call is asking")
         if ask.approval_id is None:
             return self._post(request, ask)
-        return self._collect(request, ask, ask.approval_id)
+        decision = self._collect(request, ask, ask.approval_id)
+        if decision.kind != "pending" and not decision.allows:
+            ask.refused.append(decision)
+        return decision
 
     def _post(self, request: ApprovalRequest, ask: CallAsk) -> Decision:
         """A new question: on the desk (or to the webhook), and the call comes back pending."""

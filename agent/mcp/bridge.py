@@ -119,7 +119,8 @@ class ScoutBridge:
         fields: dict[str, Any] = {"data": redactor.data(result.data)}
         if result.reason is not None:
             fields["reason"] = result.reason.model_dump()
-        status = "refused" if result.meta.get("gated") else "error" if result.is_error else "done"
+        refused = result.meta.get("gated") or ask.refused
+        status = "refused" if refused else "error" if result.is_error else "done"
         return CallOutcome(status, text, fields)
 
     async def resources(self) -> dict[str, tuple[str, str]]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,9 @@ def story_calls() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def scout_mcp(home: Path, *args: str, env: dict[str, str] | None = None) -> Client:
+def scout_mcp(
+    home: Path, *args: str, env: dict[str, str] | None = None, elicitation: Any = None
+) -> Client:
     """An SDK client that starts `scout mcp ARGS` on stdio."""
     params = StdioServerParameters(
         command=SCOUT,
@@ -44,7 +48,8 @@ def scout_mcp(home: Path, *args: str, env: dict[str, str] | None = None) -> Clie
         env={**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", **(env or {})},
         cwd=str(ROOT),
     )
-    return Client(params, client_info=Implementation(name="scripted-host", version="1.0"))
+    host = Implementation(name="scripted-host", version="1.0")
+    return Client(params, client_info=host, elicitation_callback=elicitation)
 
 
 def status(result: Any) -> str:
@@ -79,3 +84,35 @@ def ran_state_changes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for e in events
         if e["type"] == "tool_result" and e["id"] in risky and not e["meta"].get("gated")
     ]
+
+
+def at_a_terminal(home: Path, *args: str, answers: list[str]) -> str:
+    """`scout ARGS` on a pseudo-terminal, as a person runs it: each answer typed when the
+    command asks (a prompt ends in ›); returns what the terminal showed."""
+    main, child = os.openpty()
+    env = {**os.environ, "SCOUT_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "120"}
+    process = subprocess.Popen(
+        [SCOUT, *args], stdin=child, stdout=child, stderr=child, env=env, cwd=ROOT
+    )
+    os.close(child)
+    shown, pending = b"", list(answers)
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 0.5)
+            if not ready:
+                if process.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal closed with the command
+                break
+            if not chunk:
+                break
+            shown += chunk
+            if pending and shown.rstrip().endswith("›".encode()):
+                os.write(main, pending.pop(0).encode() + b"\n")
+    finally:
+        process.wait(timeout=60)
+        os.close(main)
+    return shown.decode(errors="replace")
