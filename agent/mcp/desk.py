@@ -75,8 +75,9 @@ class ApprovalDesk:
 
     def answer(self, approval_id: str) -> Decision | None:
         """The decision left for this approval, if one was; a malformed one is no decision."""
+        path = self._decided(approval_id)
         try:
-            return Decision.model_validate(json.loads(self._decided(approval_id).read_text()))
+            return Decision.model_validate(json.loads(path.read_text()))
         except (OSError, ValidationError, ValueError):
             return None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import mcp_types as types
+from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
