@@ -23,22 +23,12 @@ from agent.safety.modes import MODES
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
     from rich.console import Console
 
-    from agent.loop.model_turn import AssistantTurn, RetrySink, TextSink, TurnRequest
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
     from tools.plans.plan import Plan
 
 EXIT_NOT_RUN = 3
-
-
-class _NoModel:
-    """`scout exec` asks no model; a session that tried would be a bug."""
-
-    async def stream(
-        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
-    ) -> AssistantTurn:
-        raise RuntimeError("scout exec asks no model")
 
 
 def add_exec_command(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
@@ -85,6 +75,7 @@ async def exec_one(
     from rich.console import Console
 
     from agent.loop.calls import PreparedCall, ToolCall
+    from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.safety.approvers.terminal import TerminalApprover
 
@@ -98,7 +89,9 @@ async def exec_one(
             return None  # no one to ask: what needs a human is denied
         return TerminalApprover(out, ask, rules)
 
-    runtime = await open_runtime(settings, client=_NoModel(), approver_factory=approver, **builder)
+    runtime = await open_runtime(
+        settings, client=NoModel("scout exec"), approver_factory=approver, **builder
+    )
     runtime.state.plan.approve(_operator_plan(host, command))
     try:
         call_input = {"host": host, "command": command}

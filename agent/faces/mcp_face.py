@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from agent.faces.approvals_desk import add_approvals_command, desk_folder
 
 if TYPE_CHECKING:
-    from agent.loop.model_turn import AssistantTurn, RetrySink, TextSink, TurnRequest
     from agent.runtime.builder import Runtime
     from agent.runtime.settings import Settings
     from agent.safety.approvals import Approver
@@ -34,15 +33,6 @@ NEEDS_EXTRA = (
     "(the `mcp` SDK, 2.3 or newer)"
 )
 PLUGIN = Path(__file__).resolve().parent.parent / "mcp" / "plugin"
-
-
-class NoModel:
-    """An MCP session's model is the client's: a session that asked one here would be a bug."""
-
-    async def stream(
-        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
-    ) -> AssistantTurn:
-        raise RuntimeError("scout mcp asks no model; the client's agent is the model")
 
 
 def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
@@ -191,12 +181,14 @@ async def _runtime(
     settings: Settings, scenario: str | None, approver: Approver, transcript: Path
 ) -> AsyncIterator[Runtime]:
     """The session `scout run` would build, on the inventory's hosts or a fresh simulator."""
+    from agent.loop.model_turn import NoModel
+
     if scenario is not None:
         from agent.replay.redrive import sim_runtime
 
         async with sim_runtime(
             scenario,
-            client=NoModel(),
+            client=NoModel("scout mcp"),
             approver_factory=lambda rules: approver,
             model="mcp-client",
             mode=settings.mode,
@@ -209,7 +201,7 @@ async def _runtime(
 
     runtime = await open_runtime(
         settings,
-        client=NoModel(),
+        client=NoModel("scout mcp"),
         approver_factory=lambda rules: approver,
         transcript_path=transcript,
     )

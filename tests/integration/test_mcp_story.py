@@ -7,6 +7,7 @@ Needs the optional extra: pip install -e '.[mcp,test]' (the `mcp` SDK 2.3).
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
@@ -23,6 +24,7 @@ from tests.support.mcp_kit import (
     transcript_events,
     until_decided,
 )
+from tests.support.scout_cli import scout
 
 SECRET = "webhook-secret-for-mcp-tests-0123456789"
 RULES = "approve:\n  - {tool: propose_plan, approve_steps: true}\n"
@@ -59,6 +61,17 @@ async def test_the_story_over_mcp_reaches_a_proven_endpoint_on_one_decision(tmp_
     assert (plan[-1]["decision"], plan[-1]["decided_by"]) == ("approved", str(rules))
     callers = {(e["client"], e["tool"]) for e in events if e["type"] == "client_call"}
     assert ("scripted-host 1.0", "rollout_step") in callers
+
+    [transcript] = (home / "transcripts").glob("mcp-*.jsonl")
+    shown = await asyncio.to_thread(scout, "replay", str(transcript), home=tmp_path / "replay")
+    assert shown.returncode == 0 and "scripted-host 1.0" in shown.stdout
+    assert "calls endpoint_check" in shown.stdout, shown.stderr
+    again = await asyncio.to_thread(
+        scout, "replay", str(transcript), "--sim", "fresh-pair", home=tmp_path / "replay"
+    )
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    calls = sum(1 for e in events if e["type"] == "client_call")
+    assert f"no drift: {calls} client calls replayed as recorded" in again.stdout
 
 
 @pytest.mark.timeout(120)
