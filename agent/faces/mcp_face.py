@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.faces.approvals_desk import add_approvals_command, desk_folder
+from agent.mcp.bridge import SessionUnavailable
 
 if TYPE_CHECKING:
     from agent.runtime.builder import Runtime
@@ -71,10 +72,6 @@ def _fail(message: str) -> int:
     return 1
 
 
-class SetupError(Exception):
-    """What keeps the session from opening, in one line (settings, inventory, webhook)."""
-
-
 def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> int:
     if args.plugin:
         print(PLUGIN)
@@ -98,7 +95,7 @@ async def _serve(args: argparse.Namespace, load: Callable[..., Settings | None])
         try:
             async with _session(args, load) as runtime:
                 yield runtime
-        except SetupError as exc:
+        except SessionUnavailable as exc:
             print(f"scout mcp: {exc}", file=sys.stderr)
             raise
 
@@ -121,6 +118,7 @@ async def _session(
     args: argparse.Namespace, load: Callable[..., Settings | None]
 ) -> AsyncIterator[Runtime]:
     """The settings, the approver (the desk, or the webhook), then the session."""
+    from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.mcp.approvals import ClientCallApprover
     from agent.mcp.desk import ApprovalDesk
 
@@ -134,12 +132,17 @@ async def _session(
         log=True,
     )
     if settings is None:
-        raise SetupError("the settings could not be loaded (see the line above)")
+        raise SessionUnavailable("the settings could not be loaded (see the line above)")
     if args.sim is None and settings.inventory is None:
-        raise SetupError("no inventory: pass --inventory FILE, or --sim SCENARIO to try it")
+        raise SessionUnavailable("no inventory: pass --inventory FILE, or --sim SCENARIO to try it")
+    problem = transcripts_problem(settings) or (
+        inventory_problem(settings) if args.sim is None else None
+    )
+    if problem is not None:
+        raise SessionUnavailable(problem)
     secret = os.environ.get(settings.webhook_secret_env)
     if args.approvals == "webhook" and (not settings.webhook_url or not secret):
-        raise SetupError(
+        raise SessionUnavailable(
             "--approvals webhook needs --webhook-url and a secret in the variable named by "
             f"--webhook-secret-env ({settings.webhook_secret_env})"
         )
@@ -166,13 +169,17 @@ async def _webhook(settings: Settings, secret: str) -> WebhookApprover:
     from agent.safety.approvers.webhook import WebhookApprover
 
     assert settings.webhook_url is not None
-    approver = WebhookApprover(
-        settings.webhook_url,
-        secret,
-        timeout_s=settings.approval_timeout_s,
-        allow_insecure_http=settings.webhook_allow_insecure_http,
-    )
-    await approver.start()
+    try:
+        approver = WebhookApprover(
+            settings.webhook_url,
+            secret,
+            timeout_s=settings.approval_timeout_s,
+            allow_insecure_http=settings.webhook_allow_insecure_http,
+        )
+        await approver.start()
+    except (ValueError, OSError) as exc:
+        hint = "; pass --webhook-allow-http to accept that" if "plain http" in str(exc) else ""
+        raise SessionUnavailable(f"cannot set up the approval webhook: {exc}{hint}") from None
     return approver
 
 

@@ -29,6 +29,10 @@ NOT_SERVED = frozenset({"todo_write", "recall_result"})
 RuntimeOpener = Callable[[], AbstractAsyncContextManager["Runtime"]]
 
 
+class SessionUnavailable(Exception):
+    """The session cannot open (settings, inventory, webhook); `str()` says why in one line."""
+
+
 @dataclass
 class CallOutcome:
     """What became of a call: `status` is done, error, refused or approval_pending; `fields`
@@ -54,7 +58,7 @@ class ScoutBridge:
 
     async def runtime(self) -> Runtime:
         """The session, opened on first use (a simulated cluster takes seconds to start, and
-        `server/discover` must not wait for it)."""
+        `server/discover` must not wait for it); the opener raises SessionUnavailable."""
         async with self._opening:
             if self._runtime is None:
                 self._runtime = await self._stack.enter_async_context(self.opener())

@@ -11,14 +11,16 @@ they are hints a host may trust, and the gate, not a hint, decides what needs a 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
-from agent.mcp.bridge import ScoutBridge
+from agent.mcp.bridge import ScoutBridge, SessionUnavailable
 
 INSTRUCTIONS = (
     "Scout deploys and proves LLM serving across GPU hosts. Read before you act: recon, then "
@@ -27,6 +29,7 @@ INSTRUCTIONS = (
     "(or Scout's webhook does): tell the user, wait, then call again with the same input and "
     "the approval_id. Never try another way around a refusal."
 )
+Handler = TypeVar("Handler", bound=Callable[..., Awaitable[Any]])
 UNASKED_INPUT = (
     "Not run: this call carries input responses or a requestState, and Scout asked for none. "
     "Approvals are decided by Scout's operator (`scout approvals`), never in the call; call "
@@ -40,6 +43,19 @@ def client_name(ctx: ServerRequestContext[Any, Any]) -> str:
     if isinstance(info, dict) and info.get("name"):
         return f"{info['name']} {info.get('version', '')}".strip()
     return "unnamed client"
+
+
+def said(handler: Handler) -> Handler:
+    """A session that cannot open is the request's error in its own words (the SDK says only
+    "Internal server error" of any other exception)."""
+
+    async def answer(ctx: ServerRequestContext[Any, Any], params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except SessionUnavailable as exc:
+            raise MCPError(types.INTERNAL_ERROR, f"scout mcp: {exc}") from None
+
+    return answer  # type: ignore[return-value]
 
 
 def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
@@ -110,10 +126,10 @@ def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
         title="Scout",
         description="Gated, approved LLM deployment across GPU hosts",
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
+        on_list_tools=said(list_tools),
+        on_call_tool=said(call_tool),
+        on_list_resources=said(list_resources),
+        on_read_resource=said(read_resource),
     )
 
 

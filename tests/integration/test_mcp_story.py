@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="needs the extra: pip install -e '.[mcp,test]' (mcp 2.3)")
 
+from mcp import MCPError
+
 from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving
 from tests.support.mcp_kit import (
@@ -85,3 +87,10 @@ async def test_discover_is_answered_before_the_session_opens(tmp_path):
         assert "propose_plan" in (discovered.instructions or "")
         # nothing opened yet: no simulator, no session, no transcript
         assert not list((home / "transcripts").glob("mcp-*.jsonl"))
+
+
+@pytest.mark.timeout(120)
+async def test_a_setup_problem_is_the_first_requests_error_in_words(tmp_path):
+    async with scout_mcp(tmp_path / "home") as client:  # neither --inventory nor --sim
+        with pytest.raises(MCPError, match="no inventory: pass --inventory FILE"):
+            await client.list_tools()
