@@ -42,10 +42,6 @@ class CallOutcome:
     text: str
     fields: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def is_error(self) -> bool:
-        return self.status != "done"
-
 
 class ScoutBridge:
     def __init__(self, opener: RuntimeOpener, principal: str):
