@@ -163,8 +163,10 @@ class EventRenderer:
 
     def _on_approval_decision(self, event: ApprovalDecisionEvent) -> None:
         ok = event.decision in {"approved", "approved_with_edit"}
-        style = "green" if ok else "red"
-        text = f"  {'✓' if ok else '✗'} {event.decision.replace('_', ' ')}"
+        mark, style = ("✓", "green") if ok else ("✗", "red")
+        if event.decision == "pending":  # asked for over MCP; the client comes back later
+            mark, style = "…", "yellow"
+        text = f"  {mark} {event.decision.replace('_', ' ')}"
         if event.decided_by:
             text += f" by {event.decided_by}"
         if event.message:
