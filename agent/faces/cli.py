@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from agent.faces.daytwo import add_daytwo_commands
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
+from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
 from agent.faces.recipes_cmd import add_recipes_command
@@ -366,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_command(sub)
     add_daytwo_commands(sub, _load_settings)
     add_recipes_command(sub)
+    add_mcp_commands(sub, _load_settings)
     return parser
 
 

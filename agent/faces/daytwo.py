@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent.faces.no_model import NoModel
 from agent.safety.modes import MODES
 
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
@@ -149,6 +148,7 @@ async def takedown(
 
     from agent.daytwo.run_plan import run_plan
     from agent.daytwo.teardown import takedown_plan
+    from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.runtime.deployment_record import RecordStore
     from agent.safety.approvers.terminal import TerminalApprover
@@ -163,7 +163,7 @@ async def takedown(
 
     builder.setdefault("approver_factory", approver)
     plan = takedown_plan(record, "stop" if action == "stop" else "teardown", restore=restore)
-    runtime = await open_runtime(settings, client=NoModel(action), **builder)
+    runtime = await open_runtime(settings, client=NoModel(f"scout {action}"), **builder)
     try:
         run = await run_plan(runtime, plan, verify_hosts=record.hosts())
     finally:

@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent.faces.no_model import NoModel
 from agent.safety.modes import MODES
 
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
@@ -76,6 +75,7 @@ async def exec_one(
     from rich.console import Console
 
     from agent.loop.calls import PreparedCall, ToolCall
+    from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.safety.approvers.terminal import TerminalApprover
 
@@ -90,7 +90,7 @@ async def exec_one(
         return TerminalApprover(out, ask, rules)
 
     runtime = await open_runtime(
-        settings, client=NoModel("exec"), approver_factory=approver, **builder
+        settings, client=NoModel("scout exec"), approver_factory=approver, **builder
     )
     runtime.state.plan.approve(_operator_plan(host, command))
     try:

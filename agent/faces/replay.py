@@ -52,6 +52,7 @@ def _replay_file(path: Path, *, verbose: bool, scenario: str | None) -> int:
 
 
 def _redrive(events: list[Event], scenario: str, renderer: EventRenderer, console: Console) -> int:
+    from agent.replay.client_calls import is_client_session, redrive_client_calls
     from agent.replay.redrive import redrive
     from sim.scenario import ScenarioError
 
@@ -59,6 +60,13 @@ def _redrive(events: list[Event], scenario: str, renderer: EventRenderer, consol
         def on_event(self, event: Event) -> None:
             renderer.render(event)
 
+    if is_client_session(events):  # an MCP client's calls, not a model's turns
+        try:
+            calls = asyncio.run(redrive_client_calls(events, scenario, listeners=[Show()]))
+        except ScenarioError as exc:
+            return _fail(str(exc))
+        console.print(calls.describe())
+        return EXIT_OK if calls.clean else EXIT_ERROR
     try:
         result = asyncio.run(redrive(events, scenario, listeners=[Show()]))
     except ScenarioError as exc:

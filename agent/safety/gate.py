@@ -46,6 +46,8 @@ def decision_words(decision: Decision) -> str:
         return f"Denied{by}{note}. {_DENIAL_ADVICE}"
     if decision.kind == "timed_out":
         return f"No approval arrived in time{note}; treated as denied. {_DENIAL_ADVICE}"
+    if decision.kind == "pending":
+        return f"Not run yet: {decision.message}."
     if decision.kind == "unavailable":
         return f"No approver could be reached{note}; treated as denied (fail closed). Nothing ran."
     return f"Approved{by}{note}."

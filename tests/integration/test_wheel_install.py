@@ -103,6 +103,10 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     assert str(home / ".scout" / "transcripts") in summary
     replay = run(venv / "bin" / "scout", "replay", "sample-batch", cwd=elsewhere, env=env)
     assert replay.returncode == 0 and "session ended: done" in replay.stdout, replay.stderr
+    plugin = run(venv / "bin" / "scout", "mcp", "--plugin", cwd=elsewhere, env=env)
+    folder = Path(plugin.stdout.strip())  # the Claude Code plugin ships in the wheel
+    for part in (".claude-plugin/plugin.json", ".mcp.json", "skills/scout/SKILL.md"):
+        assert (folder / part).is_file(), part
     init = run(venv / "bin" / "scout", "init", cwd=elsewhere, env=env)
     assert init.returncode == 0 and (home / ".scout" / "inventory.yaml").is_file(), init.stderr
 
