@@ -18,7 +18,7 @@ from tests.support.example_receiver import receiver
 from tools.deploy.recipe_book.load import RecipeError, parse_recipe
 from tools.ssh import Inventory
 from tools.ssh.errors import InventoryError
-from tools.text.yaml_files import DuplicateKeyError, load_yaml
+from tools.text.yaml_files import DuplicateKeyError, load_yaml, load_yaml_as_pyyaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -116,6 +116,28 @@ def test_a_recipe_with_a_key_twice_is_refused_naming_the_file():
     with pytest.raises(RecipeError) as raised:
         parse_recipe(text, "op.yaml")
     assert str(raised.value) == "op.yaml: key 'name' appears twice (lines 1 and 3)"
+
+
+def test_a_community_recipe_with_a_key_twice_reads_as_its_runner_reads_it_and_says_so():
+    """spark-vllm-docker's run-recipe.py reads its files with yaml.safe_load, which keeps the
+    last value; a real recipe at 358bf26 (nemotron-3-super-nvfp4) names `container` twice."""
+    text = (
+        "recipe_version: '1'\nname: n\ncontainer: vllm-node\n"
+        "command: vllm serve org/model --port {port}\ndefaults: {port: 8000}\n"
+        "container: nvcr.io/nvidia/vllm:26.05-py3\n"
+    )
+    recipe = parse_recipe(text, "community.yaml")
+    assert recipe.image.ref == "nvcr.io/nvidia/vllm:26.05-py3"
+    assert recipe.not_applied[0] == (
+        "key 'container' appears twice (lines 3 and 6): spark-vllm-docker's run-recipe.py "
+        "keeps the last value, and so does Scout"
+    )
+    data, duplicates = load_yaml_as_pyyaml("a: 1\nb: {c: 1, c: 2}\na: 3\n")
+    assert data == {"a": 3, "b": {"c": 2}}
+    assert [str(d) for d in duplicates] == [
+        "key 'c' in b appears twice (lines 2 and 2)",
+        "key 'a' appears twice (lines 1 and 3)",
+    ]
 
 
 def test_the_example_receivers_rules_file_refuses_a_second_deny_block(tmp_path):

@@ -6,7 +6,9 @@ callers (inventory, settings) put the file's name in front of what this returns.
 A key given twice in one mapping, at any depth, is an error that names the key and both lines:
 PyYAML keeps the last one silently, so a second `rules:` block would drop the first one's deny
 rules. Every YAML file Scout reads (settings, inventory, recipes, its own bundled data) goes
-through `load_yaml` (tests/unit/test_yaml_files.py holds agent/ and tools/ to it).
+through `load_yaml` (tests/unit/test_yaml_files.py holds agent/ and tools/ to it), except a file
+another program defines, read as that program reads it (`load_yaml_as_pyyaml`: a community
+recipe, whose runner keeps the last value; the duplicate is then said, not refused).
 
 The text is UTF-8, or UTF-16/32 with a byte order mark (the encodings YAML 1.2 names; Windows
 PowerShell writes UTF-16 with a mark). Anything else (Latin-1, a stray 0xff) is a syntax error
@@ -60,10 +62,13 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 key = self._scalar_key(key_node)
                 line = key_node.start_mark.line + 1
                 if key is not None and key in first_line:
-                    raise DuplicateKeyError(key, path, (first_line[key], line))
+                    self._duplicate(DuplicateKeyError(key, path, (first_line[key], line)))
                 if key is not None:
                     first_line[key] = line
                 self._refuse_duplicates(value_node, (*path, str(key)), seen)
+
+    def _duplicate(self, error: DuplicateKeyError) -> None:
+        raise error
 
     def _scalar_key(self, key_node: Node) -> Any:
         """The key as the mapping will hold it (`yes` and `true` are one key), or None for a
@@ -76,6 +81,17 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         except TypeError:
             return None
         return key
+
+
+class _LastKeyLoader(_UniqueKeyLoader):
+    """PyYAML's safe loader as it is: the last of a key given twice wins; each one is noted."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[DuplicateKeyError] = []
+
+    def _duplicate(self, error: DuplicateKeyError) -> None:
+        self.duplicates.append(error)
 
 
 _MARKED = (  # longest mark first: UTF-32's little-endian mark begins like UTF-16's
@@ -98,6 +114,19 @@ def load_yaml(text: str) -> Any:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds no objects
     except yaml.YAMLError as exc:
         raise YAMLSyntaxError(describe_yaml_error(exc)) from None
+
+
+def load_yaml_as_pyyaml(text: str) -> tuple[Any, list[DuplicateKeyError]]:
+    """The text as a program that reads it with PyYAML's `safe_load` sees it (a community
+    recipe, read by its own runner): a key given twice keeps its last value, and each such key is
+    returned so that the caller says so, instead of refusing a file its runner accepts."""
+    loader = _LastKeyLoader(text)
+    try:
+        return loader.get_single_data(), loader.duplicates
+    except yaml.YAMLError as exc:
+        raise YAMLSyntaxError(describe_yaml_error(exc)) from None
+    finally:
+        loader.dispose()
 
 
 def decode_text(data: bytes) -> str:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from tools.deploy.recipe_book.community import is_community, read_community
+from tools.deploy.recipe_book.community import RUNNER, is_community, read_community
 from tools.deploy.recipe_book.schema import Recipe
 from tools.text.validation import validation_problems
-from tools.text.yaml_files import YAMLSyntaxError, load_yaml
+from tools.text.yaml_files import YAMLSyntaxError, load_yaml_as_pyyaml
 
 NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
 
@@ -25,14 +25,18 @@ def parse_recipe(text: str, origin: str, path: Path | None = None) -> Recipe:
     """One recipe from a file's text; RecipeError for bad YAML or a bad field. `path`: the
     file on this machine (a community recipe's mods are read from the repository around it)."""
     try:
-        data = load_yaml(text)
+        data, duplicates = load_yaml_as_pyyaml(text)
     except YAMLSyntaxError as exc:
         raise RecipeError(f"{origin}: {exc}") from None
     if not isinstance(data, dict):
         raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
     try:
-        if is_community(data):
-            return read_community(data, origin, path)
+        if is_community(data):  # its runner reads it with yaml.safe_load: the last value wins
+            recipe = read_community(data, origin, path)
+            said = [f"{d}: {RUNNER} keeps the last value, and so does Scout" for d in duplicates]
+            return recipe.model_copy(update={"not_applied": [*said, *recipe.not_applied]})
+        if duplicates:  # Scout's own format: a key given twice is an error, as in settings
+            raise duplicates[0]  # named with the file below
         return Recipe.model_validate({**data, "origin": origin})
     except ValidationError as exc:
         raise RecipeError(f"{origin}: {'; '.join(validation_problems(exc))}") from None
