@@ -27,7 +27,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 echo "stage 1 of 3: the locked versions (uv.lock)"
-bash scripts/install.sh test
+bash scripts/install.sh test mcp
 # AIPerf, the outside client whose numbers tests/integration/test_aiperf_crosscheck.py holds
 # Scout's against, in its own venv (its dependencies are not Scout's); as root like the real parts
 if [ "$(id -u)" = 0 ]; then

@@ -11,7 +11,7 @@ venv=.venv-lowest
 constraints="$venv/constraints.txt"
 [ -x "$venv/bin/python" ] || python3 -m venv --upgrade-deps "$venv"
 "$venv/bin/python" scripts/lowest_versions.py >"$constraints"
-"$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" -e '.[test]'
+"$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" -e '.[test,mcp]'
 "$venv/bin/pip" check >/dev/null
 
 tested=()

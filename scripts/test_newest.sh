@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 venv=.venv-newest
 [ -x "$venv/bin/python" ] || python3 -m venv --upgrade-deps "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[test]'
+"$venv/bin/pip" install -q --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[test,mcp]'
 "$venv/bin/pip" check >/dev/null
 
 drift=$("$venv/bin/python" scripts/lock_drift.py)

@@ -84,7 +84,7 @@ def test_a_dependency_without_a_floor_is_refused(tmp_path: Path) -> None:
 def test_the_readme_test_command_tests_the_lock_then_the_lowest_then_the_newest() -> None:
     script = (ROOT / "scripts/test.sh").read_text(encoding="utf-8")
     stages = [
-        "bash scripts/install.sh test",
+        "bash scripts/install.sh test mcp",
         "bash scripts/test_lowest.sh",
         "bash scripts/test_newest.sh",
     ]
