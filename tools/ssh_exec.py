@@ -3,7 +3,9 @@
 A call that runs without a human (the executor says so: `ctx.wall`) runs inside the wall on
 each host (tools/wall/), with a scratch folder of its own and TCP only to the ports its words
 name on a loopback or inventory address. On a host known to have no wall, only exact read shapes
-stay read-only (tools/wall/narrow.py); anything else asks.
+stay read-only (tools/wall/narrow.py); anything else asks. A daemon's client (docker,
+systemctl) cannot work inside the wall, which closes every Unix socket: only its exact read
+shapes run unasked, outside the wall (tools/wall/daemons.py); any other use asks.
 
 Each distinct output gets one section in the text the model reads, naming its hosts, with the
 exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
@@ -26,8 +28,9 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
+from tools.wall.daemons import daemon_client, daemon_read
 from tools.wall.narrow import allowed_unwalled
-from tools.wall.network import needed_ports
+from tools.wall.network import needed_addresses, needed_ports
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
@@ -92,8 +95,17 @@ class SSHExec(Tool[SSHExecInput]):
         """The command's own risk: running it adds nothing, its env and folder can; where a
         host cannot wall reads, a read that is not an exact read shape asks."""
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
+        if verdict.risk > Risk.READ_ONLY:
+            return verdict
+        client = daemon_client(params.command)
+        if client is not None and not self._daemon_read(params):
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"{client} works through its daemon's socket, which the wall closes; only "
+                "exact daemon read shapes run unasked (outside the wall), so this asks",
+            )
         unwalled = self.walls.unwalled(params.targets())
-        if verdict.risk > Risk.READ_ONLY or not unwalled or self._shape_only(params):
+        if not unwalled or self._shape_only(params) or self._daemon_read(params):
             return verdict
         host, why = next(iter(unwalled.items()))
         return RiskAssessment(
@@ -123,6 +135,11 @@ class SSHExec(Tool[SSHExecInput]):
         return params.env is None and params.cwd is None and allowed_unwalled(params.command)
 
     @staticmethod
+    def _daemon_read(params: SSHExecInput) -> bool:
+        """An exact daemon read shape (tools/wall/daemons.py): it runs outside the wall."""
+        return params.env is None and params.cwd is None and daemon_read(params.command)
+
+    @staticmethod
     async def _run_on(
         pool: SSHPool, host: str, params: SSHExecInput, wall: WallSpec | None
     ) -> CommandResult:
@@ -137,9 +154,10 @@ class SSHExec(Tool[SSHExecInput]):
 
         async def one(host: str) -> CommandResult | SSHError:
             wall = None
-            if ctx.wall and self.walls.unwalled([host]) == {}:
+            if ctx.wall and self.walls.unwalled([host]) == {} and not self._daemon_read(params):
                 ports = needed_ports(params.command, pool.inventory.addresses())
-                wall = WallSpec(ports=ports, scratch=True)
+                addresses = needed_addresses(params.command, pool.inventory.address_book())
+                wall = WallSpec(ports=ports, scratch=True, addresses=addresses)
             try:
                 result = await self._run_on(pool, host, params, wall)
                 if result.unwalled is None:
