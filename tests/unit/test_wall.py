@@ -9,10 +9,13 @@ import pytest
 
 from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
-from tools.wall.host_helper import ARCHES, UNWALLED_MARK, UNWALLED_STATUS, seccomp_program
+from tools.wall.daemons import daemon_client, daemon_read
+from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
+from tools.wall.host_netfilter import program
+from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
 from tools.wall.limits import coverage
 from tools.wall.narrow import allowed_unwalled
-from tools.wall.network import RAY_GCS_PORT, needed_ports
+from tools.wall.network import RAY_GCS_PORT, needed_addresses, needed_ports
 
 
 @pytest.mark.parametrize(
@@ -63,7 +66,7 @@ def test_the_wall_goes_on_after_sudo_and_names_the_helper_by_its_hash() -> None:
     assert split_sudo("sudo ip link") == (False, "sudo ip link")  # may prompt: not split
     assert split_sudo("sudo -n -u bob id") == (False, "sudo -n -u bob id")
     line = walled_line("id", WallSpec(), timeout="timeout 5s", sudo=True, install=False)
-    assert f"wall-{HELPER_HASH}.py" in line
+    assert f"wall-{HELPER_HASH}" in line
     assert line.index("sudo -n") < line.index("timeout 5s") < line.index("python3 -I -S")
     assert "printf" not in line  # the helper is only named, not sent
     assert "printf" in walled_line("id", WallSpec(), timeout="t", sudo=False, install=True)
@@ -92,18 +95,69 @@ def test_the_seccomp_program_is_well_formed(arch: str, tcp: bool) -> None:
     assert last == 0x06  # it ends in a return
 
 
-def test_what_the_wall_stops_grows_with_the_landlock_abi() -> None:
-    old = {c.kind: c.stopped for c in coverage(1)}
-    new = {c.kind: c.stopped for c in coverage(7)}
-    assert old == {
-        "file write": True,
-        "network": True,
-        "root powers": True,
-        "signals": False,
-        "daemon sockets": False,
-        "device ioctls": False,
-    }
-    assert new == {**old, "signals": True}
+@pytest.mark.parametrize("arch", sorted(ARCHES))
+def test_every_refused_call_has_a_number_on_every_arch_that_has_it(arch: str) -> None:
+    numbers = syscall_numbers(arch)
+    for name in ("msgget", "semget", "shmget", "mq_open", "add_key", "keyctl", "socket"):
+        assert name in numbers, (arch, name)
+    assert len(set(numbers.values())) == len(numbers)  # no two names share a number
+    assert {"msgget", "mq_open", "add_key"} <= set(DENIED)
+
+
+def test_only_device_ioctls_stay_open_for_root_on_a_cgroup2_host_at_every_abi() -> None:
+    for abi in (1, 4, 5, 7):
+        open_here = {c.kind for c in coverage(abi) if not c.stopped}
+        assert open_here == {"device ioctls"}, abi
+
+
+def test_without_root_what_stays_open_depends_on_the_abi_and_says_what_it_needs() -> None:
+    old = {c.kind: c for c in coverage(1, root=False)}
+    assert {k for k, c in old.items() if not c.stopped} == {
+        "signals", "tcp port", "tcp address", "device ioctls"
+    }  # fmt: skip
+    assert "Landlock ABI 6" in old["signals"].how and "root" in old["tcp address"].how
+    new = {c.kind for c in coverage(6, root=False) if not c.stopped}
+    assert new == {"tcp address", "device ioctls"}
+
+
+@pytest.mark.parametrize("v6", [False, True])
+def test_the_address_filter_program_jumps_inside_itself_and_ends_in_exit(v6: bool) -> None:
+    code = program(v6, ["10.1.230.180", "fd00::5"], [8000, 6379])
+    count = len(code) // 8
+    for pc in range(count):
+        op, _regs, offset, _imm = struct.unpack("<BBhi", code[pc * 8 : pc * 8 + 8])
+        if op & 0x07 in (0x05, 0x06) and op != 0x95:  # a jump lands inside the program
+            assert 0 <= pc + 1 + offset < count
+    assert code[-8] == 0x95
+
+
+def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
+    book = {"spark-a": "10.1.230.180", "10.1.230.180": "10.1.230.180", "spark-b": "n.example"}
+    assert needed_addresses("curl -s spark-a:30000/v1/models", book) == ("10.1.230.180",)
+    assert needed_addresses("curl http://10.1.230.180:8000/x", book) == ("10.1.230.180",)
+    assert needed_addresses("curl http://203.0.113.7:8000/x", book) == ()
+    assert needed_addresses("curl http://spark-b:8000/x", book) == ()  # no address given
+
+
+@pytest.mark.parametrize(
+    ("command", "client", "read"),
+    [
+        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", True),
+        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", True),
+        ("systemctl status nvidia-persistenced", "systemctl", True),
+        ("docker ps; docker rm -f x", "docker", False),
+        ("curl --unix-socket /var/run/docker.sock http://x/containers/json", None, False),
+        ("FOO=1 /usr/bin/systemctl stop x", "systemctl", False),
+        ("echo $(nmcli c up eth0)", "nmcli", False),
+        ("sudo -n timeout 5 busctl call org.x /x org.x M", "busctl", False),
+        ("grep docker /etc/group", None, False),
+    ],
+)
+def test_daemon_clients_are_found_and_only_exact_reads_pass(
+    command: str, client: str | None, read: bool
+) -> None:
+    assert daemon_client(command) == client
+    assert daemon_read(command) is read
 
 
 def test_a_host_found_without_a_wall_is_news_once() -> None:

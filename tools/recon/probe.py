@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tools.recon.probe_parse import facts_from_sections
-from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
+from tools.recon.sections import OUTSIDE_SECTIONS, SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
 from tools.wall.network import RAY_GCS_PORT
@@ -50,25 +50,32 @@ def _section_lines(name: str, command: str) -> list[str]:
     ]
 
 
-def build_probe_script() -> str:
-    """The whole probe as one script; ethtool runs once per RDMA netdev that ibdev2netdev names.
+def build_probe_script(part: str = "all") -> str:
+    """The probe as one script (`part`: "all", or "inside" / "outside" the wall, see
+    OUTSIDE_SECTIONS); ethtool runs once per RDMA netdev that ibdev2netdev names.
 
     A waiting section runs first, its output held in a pipe that the rest of the probe drains
     with `cat` once it is done, so its wait overlaps the other sections instead of adding to them.
     """
+    chosen = [
+        (name, command)
+        for name, command in SECTIONS
+        if part == "all" or (name in OUTSIDE_SECTIONS) == (part == "outside")
+    ]
     lines: list[str] = []
-    for name, command in SECTIONS:
+    for name, command in chosen:
         if name not in WAITING_SECTIONS:
             lines += _section_lines(name, command)
-    lines.append(
-        "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
-        'if [ "$arrow" = "==>" ]; then '
-        + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
-        + "; fi; done"
-    )
-    lines += _section_lines("wall", WALL_COMMAND)
+    if part != "outside":
+        lines.append(
+            "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
+            'if [ "$arrow" = "==>" ]; then '
+            + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
+            + "; fi; done"
+        )
+        lines += _section_lines("wall", WALL_COMMAND)
     script = "\n".join(lines)
-    for name, command in SECTIONS:
+    for name, command in chosen:
         if name in WAITING_SECTIONS:
             waiting = "; ".join(_section_lines(name, command))
             script = f"{{ {waiting}; }} | {{\n{script}\ncat; }}"
@@ -105,18 +112,28 @@ async def probe_host(
 ) -> HostFacts:
     """Run the probe pack on `host` inside the wall (without, where the host cannot build one:
     the pack is Scout's own and runs anyway) and turn its output into facts; SSH failures raise
-    SSHError."""
-    script = build_probe_script()
+    SSHError. Its sections that need a daemon's socket or another process's /proc entries
+    (OUTSIDE_SECTIONS) run beside it, outside the wall: fixed reads of Scout's own, whose
+    facts would be false inside it."""
+    script = build_probe_script("inside" if wall else "all")
     collected_at = datetime.now(UTC)
-    result = await pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None)
+    if wall:
+        result, outside = await asyncio.gather(
+            pool.run(host, script, timeout=timeout, wall=PROBE_WALL),
+            pool.run(host, build_probe_script("outside"), timeout=timeout),
+        )
+    else:
+        result = outside = await pool.run(host, script, timeout=timeout)
     unwalled = result.unwalled
     sections = split_sections(result.stdout)
     if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
         said = (result.stderr or result.stdout).strip().splitlines()
         unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
     if unwalled is not None:
-        result = await pool.run(host, script, timeout=timeout)
+        result = await pool.run(host, build_probe_script(), timeout=timeout)
         sections = split_sections(result.stdout)
+    elif wall:
+        sections = {**split_sections(outside.stdout), **sections}
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
         raise ProbeError(

@@ -118,6 +118,15 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 # and print when it is done. `docker stats --no-stream` answers only after the daemon's stats
 # collector has sampled twice, one second apart (moby/moby#40437 and #40478: "roughly 2s").
 WAITING_SECTIONS = frozenset({"docker-stats"})
+# Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
+# (the wall closes every Unix socket), `ss -p` names processes only where it may read their
+# /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel
+# log needs CAP_SYSLOG where dmesg_restrict=1. They are Scout's own fixed reads: the probe runs
+# them beside the walled part, outside it (tools/recon/probe.py).
+OUTSIDE_SECTIONS = frozenset(
+    {"docker-version", "docker-info", "docker-ps", "docker-images", "docker-stats",
+     "docker-pids", "ss", "xid"}
+)  # fmt: skip
 
 
 def command_for(name: str) -> str:

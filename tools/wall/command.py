@@ -54,11 +54,15 @@ class WallSpec:
     ports: tuple[int, ...] = ()
     scratch: bool = False
     addresses: tuple[str, ...] = ()
+    # Build the wall as a kernel of this Landlock ABI would (the lower of it and the host's):
+    # how tests show an older kernel's wall on this one. Scout itself never lowers it.
+    max_abi: int | None = None
 
     def encoded(self) -> str:
         ports = ",".join(str(port) for port in self.ports)
         addresses = ",".join(self.addresses)
-        return f"ports={ports} addrs={addresses} scratch={int(self.scratch)}"
+        spec = f"ports={ports} addrs={addresses} scratch={int(self.scratch)}"
+        return spec + (f" abi={self.max_abi}" if self.max_abi is not None else "")
 
 
 def split_sudo(command: str) -> tuple[bool, str]:

@@ -4,7 +4,7 @@ Scout sends this file and its siblings (host_landlock.py, host_seccomp.py, host_
 to a host once, into a folder named by their hash (tools/wall/command.py), and runs
 
     python3 -I -S -c LAUNCH FOLDER run SPEC -- PROGRAM ARGS...
-    (SPEC: `ports=P,Q addrs=A,B scratch=1`)
+    (SPEC: `ports=P,Q addrs=A,B scratch=1`, and `abi=N` to build an older kernel's wall)
 
 `run` forks the command inside the wall and waits for it; the helper stays outside, so it can
 end what the command leaves behind. The wall, all or nothing:
@@ -200,7 +200,7 @@ def run(spec_text: str, argv: list[str]) -> int:
     spec = dict(part.partition("=")[::2] for part in spec_text.split())
     ports = [int(port) for port in spec.get("ports", "").split(",") if port]
     addresses = [address for address in spec.get("addrs", "").split(",") if address]
-    abi = landlock_abi()
+    abi = min(landlock_abi(), int(spec.get("abi") or 99))  # a test's older kernel
     cgroup, parts = None, []
     if ports:
         try:
