@@ -115,24 +115,21 @@ async def probe_host(
     SSHError. Its sections that need a daemon's socket or another process's /proc entries
     (OUTSIDE_SECTIONS) run beside it, outside the wall: fixed reads of Scout's own, whose
     facts would be false inside it."""
-    script = build_probe_script("inside" if wall else "all")
+    script = build_probe_script("inside")
     collected_at = datetime.now(UTC)
-    if wall:
-        result, outside = await asyncio.gather(
-            pool.run(host, script, timeout=timeout, wall=PROBE_WALL),
-            pool.run(host, build_probe_script("outside"), timeout=timeout),
-        )
-    else:
-        result = outside = await pool.run(host, script, timeout=timeout)
+    result, outside = await asyncio.gather(
+        pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None),
+        pool.run(host, build_probe_script("outside"), timeout=timeout),
+    )
     unwalled = result.unwalled
     sections = split_sections(result.stdout)
     if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
         said = (result.stderr or result.stdout).strip().splitlines()
         unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
     if unwalled is not None:
-        result = await pool.run(host, build_probe_script(), timeout=timeout)
+        result = await pool.run(host, script, timeout=timeout)
         sections = split_sections(result.stdout)
-    elif wall:
+    if sections:
         sections = {**split_sections(outside.stdout), **sections}
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
