@@ -29,6 +29,7 @@ from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
 from tools.wall.daemons import daemon_client, daemon_read
+from tools.wall.denied import denied_line
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
 
@@ -176,7 +177,10 @@ class SSHExec(Tool[SSHExecInput]):
         rendered = render_outcomes(
             dict(zip(targets, outcomes, strict=True)), params.timeout, ctx.spill_dir, ctx.redact
         )
-        failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
+        failed = any(
+            not isinstance(o, CommandResult) or not o.ok or (o.walled and denied_line(o.stderr))
+            for o in outcomes
+        )  # a read the wall refused is no answer, whatever it exited with
         meta: dict[str, object] = {
             "hosts": targets,
             "walled": {

@@ -38,7 +38,7 @@ PY = "python3 -c"
 ADD_KEY = (
     f"{PY} 'import ctypes; l = ctypes.CDLL(None, use_errno=True); "
     'n = l.syscall(248, b"user", b"scout-wall-test", b"x", 1, -2); print("OPEN" if n > 0 else '
-    "\"closed\", ctypes.get_errno())'"
+    '"closed", ctypes.get_errno())\''
 )
 MQ_OPEN = (
     f"{PY} 'import ctypes, os; l = ctypes.CDLL(None, use_errno=True); "
@@ -52,7 +52,7 @@ UNIX_CONNECT = (
 )
 SYSLOG = (
     f"{PY} 'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); "
-    "s.sendto(b\"<13>scout-wall-test\", \"{path}\"); print(\"OPEN\")'"
+    's.sendto(b"<13>scout-wall-test", "{path}"); print("OPEN")\''
 )
 DBUS = (
     "dbus-send --bus={address} --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus "
@@ -60,8 +60,8 @@ DBUS = (
 )
 TCP = (
     "curl -s -m 5 http://127.0.0.1:{port}/ >/dev/null && echo LOOPBACK; "
-    f"{PY} 'import socket; socket.create_connection((\"{{address}}\", {{port}}), 5); "
-    "print(\"OPEN\")'"
+    f'{PY} \'import socket; socket.create_connection(("{{address}}", {{port}}), 5); '
+    'print("OPEN")\''
 )
 DEVICE = f'{PY} \'open("/proc/self/root/dev/{{name}}", "rb"); print("OPEN")\''
 LINGER = "setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started"
@@ -86,7 +86,8 @@ async def on_head(pool: SSHPool, command: str, abi: int | None, ports: tuple[int
     result = await pool.run("head", command, timeout=30, wall=wall)
     assert result.unwalled is None, result.unwalled
     if abi is not None:
-        assert f"landlock-abi-{abi}" in (await pool.run("head", 'echo "$SCOUT_WALL"', wall=wall)).stdout
+        said = await pool.run("head", 'echo "$SCOUT_WALL"', wall=wall)
+        assert f"landlock-abi-{abi}" in said.stdout
     return result.stdout + result.stderr
 
 

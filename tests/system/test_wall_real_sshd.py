@@ -173,3 +173,17 @@ async def test_the_probe_pack_reads_the_same_facts_inside_the_wall(
         assert wall.inside and wall.landlock_abi and wall.seccomp, wall
         assert "root-read-only" in (wall.detail or "")
         assert _read(walled.facts[host]) == _read(bare.facts[host])
+
+
+async def test_a_read_the_wall_refused_says_it_could_not_read(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dmesg needs CAP_SYSLOG where dmesg_restrict=1; inside the wall it is refused and
+    `grep -ci xid` prints 0. The user reads that it could not read, not the 0."""
+    if Path("/proc/sys/kernel/dmesg_restrict").read_text().strip() != "1":
+        pytest.skip("the kernel log is open to everyone here (dmesg_restrict=0)")
+    shown = await run(settings, "dmesg -T | grep -ci xid", capsys)
+    assert not shown.startswith("exit 0")
+    assert "could not read inside the wall: dmesg: read kernel buffer failed" in shown
+    shown = await run(settings, "ss -tlnp | head -3; cat /proc/1/environ", capsys)
+    assert "could not read inside the wall:" in shown and "Permission denied" in shown

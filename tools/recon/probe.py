@@ -82,8 +82,9 @@ def build_probe_script(part: str = "all") -> str:
     return script + "\n"
 
 
-def split_sections(stdout: str) -> dict[str, Section]:
-    """Sections by name; a section cut off (timeout, dropped link) has `exit_status` None."""
+def split_sections(stdout: str, walled: bool = False) -> dict[str, Section]:
+    """Sections by name; a section cut off (timeout, dropped link) has `exit_status` None;
+    `walled`: they ran inside the wall."""
     sections: dict[str, Section] = {}
     current: str | None = None
     body: list[str] = []
@@ -91,15 +92,15 @@ def split_sections(stdout: str) -> dict[str, Section]:
         start, end = _START.match(line), _END.match(line)
         if start is not None:
             if current is not None:
-                sections[current] = Section(current, "\n".join(body), None)
+                sections[current] = Section(current, "\n".join(body), None, walled)
             current, body = start["name"], []
         elif end is not None and current == end["name"]:
-            sections[current] = Section(current, "\n".join(body), int(end["status"]))
+            sections[current] = Section(current, "\n".join(body), int(end["status"]), walled)
             current, body = None, []
         elif current is not None:
             body.append(line)
     if current is not None:
-        sections[current] = Section(current, "\n".join(body), None)
+        sections[current] = Section(current, "\n".join(body), None, walled)
     return sections
 
 
@@ -122,7 +123,7 @@ async def probe_host(
         pool.run(host, build_probe_script("outside"), timeout=timeout),
     )
     unwalled = result.unwalled
-    sections = split_sections(result.stdout)
+    sections = split_sections(result.stdout, result.walled)
     if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
         said = (result.stderr or result.stdout).strip().splitlines()
         unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"

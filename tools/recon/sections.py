@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tools.recon.installed_packages import INSTALLED_PACKAGES_COMMAND
 from tools.recon.parsers.missing import is_tool_missing
+from tools.wall.denied import COULD_NOT_READ, denied_line
 
 
 @dataclass(frozen=True)
@@ -13,6 +14,7 @@ class Section:
     name: str
     output: str
     exit_status: int | None
+    walled: bool = False  # it ran inside the wall (tools/wall/)
 
     @property
     def missing(self) -> bool:
@@ -21,6 +23,10 @@ class Section:
 
     def problem(self) -> str:
         """A one-line reason this section gave no fact, quoting what the tool said."""
+        denied = denied_line(self.output)
+        if denied is not None:  # whatever else it printed is not the whole truth
+            said = COULD_NOT_READ if self.walled else "could not read"
+            return f"{self.name} {said}: {denied[:160]}"
         first = next((line.strip() for line in self.output.splitlines() if line.strip()), "")
         said = f": {first[:160]}" if first else " (no output)"
         if self.exit_status is None:

@@ -22,6 +22,7 @@ from tools.ssh.errors import (
 )
 from tools.ssh.remote_command import CommandResult
 from tools.text.bounded import DEFAULT_LIMIT, bound_text
+from tools.wall.denied import COULD_NOT_READ, denied_line
 
 MIN_SECTION_LIMIT = 1_500
 
@@ -115,11 +116,18 @@ def _section(
     )
     status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
     took = f"{result.duration_s:.2f} s" if len(hosts) == 1 else "same output on each"
+    denied = denied_line(result.stderr) if result.walled else None
     lines = [f"== {_names(hosts)} ({status}, {took}) =="]
     if result.timed_out:
         lines.append(
             f"timed out after {timeout:g} s; the command was killed on the host. "
             "Partial output follows."
+        )
+    if denied is not None:  # its stdout is what a refused read printed, not the host's state
+        lines.append(f"{COULD_NOT_READ}: {denied}")
+        lines.append(
+            "(the kernel refused part of this read inside the wall, so its output below is not "
+            "the host's state; run it as an asked step to read it outside the wall)"
         )
     lines.append(stdout.text.rstrip("\n") if stdout.text else "(no output)")
     if stderr.text:

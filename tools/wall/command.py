@@ -80,7 +80,8 @@ def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, instal
         head += f' || {{ echo "{UNWALLED_MARK} cannot write the wall helper to $H"; '
         head += f"exit {UNWALLED_STATUS}; }}; "
     else:
-        head += f'[ -r "$H/host_helper.py" ] || {{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}; '
+        missing = f'{{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}'
+        head += f'[ -r "$H/host_helper.py" ] || {missing}; '
     head += (
         "command -v python3 >/dev/null 2>&1 || "
         f'{{ echo "{UNWALLED_MARK} no python3 on PATH"; exit {UNWALLED_STATUS}; }}; '

@@ -34,7 +34,7 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV  # what a 
 # kernel log is read per descriptor, the tty is the caller's own); drivers that need a writable
 # open to be read (their ioctls: tools/wall/limits.py).
 SINKS = ("/dev/null", "/dev/zero", "/dev/full")
-READ_SAFE_DEVICES = SINKS + ("/dev/random", "/dev/urandom", "/dev/tty", "/dev/kmsg", "/dev/shm")
+READ_SAFE_DEVICES = (*SINKS, "/dev/random", "/dev/urandom", "/dev/tty", "/dev/kmsg", "/dev/shm")
 DEVICE_PREFIXES = ("/dev/nvidia", "/dev/infiniband")
 DEVICE_FILE_SYSTEMS = ("devtmpfs",)
 

@@ -13,6 +13,7 @@ Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py s
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ipaddress
 import os
@@ -156,7 +157,7 @@ def join(folder: str) -> None:
 
 
 def remove(folder: str) -> None:
-    try:
+    """Remove the call's cgroup; one still holding a process stays (empty of files) until the
+    host's init reaps it."""
+    with contextlib.suppress(OSError):
         os.rmdir(folder)
-    except OSError:
-        pass  # a process still in it (the host's init reaps it); the folder is empty of files

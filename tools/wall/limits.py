@@ -39,43 +39,81 @@ SECCOMP = "seccomp"
 # (tests/system/test_wall_channels.py runs one probe per channel over real sshd, at ABI 1, 4, 5
 # and this kernel's).
 MATRIX: dict[str, tuple[Mechanism, ...]] = {
-    "file write": (Mechanism("Landlock: every write right handled, none allowed but the "
-                             "scratch folder; truncate(2), chmod, chown, utime, xattrs by "
-                             f"{SECCOMP}"),),
-    "device open": (Mechanism("Landlock: reading handled, allowed beneath / but device file "
-                              "systems, where only a read-safe list opens (inode-based, so "
-                              "/proc/self/root/dev aliases meet the same rule)"),),
-    "daemon socket": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX): docker's, containerd's "
-                                "and every pathname socket"),),
-    "d-bus": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no bus (system, session or "
-                        "abstract)"),),
+    "file write": (
+        Mechanism(
+            "Landlock: every write right handled, none allowed but the "
+            "scratch folder; truncate(2), chmod, chown, utime, xattrs by "
+            f"{SECCOMP}"
+        ),
+    ),
+    "device open": (
+        Mechanism(
+            "Landlock: reading handled, allowed beneath / but device file "
+            "systems, where only a read-safe list opens (inode-based, so "
+            "/proc/self/root/dev aliases meet the same rule)"
+        ),
+    ),
+    "daemon socket": (
+        Mechanism(
+            f"{SECCOMP}: no socket(AF_UNIX): docker's, containerd's and every pathname socket"
+        ),
+    ),
+    "d-bus": (
+        Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no bus (system, session or abstract)"),
+    ),
     "syslog": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no datagram to /dev/log"),),
-    "abstract socket": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX)"),
-                        Mechanism("Landlock scope", abi=6)),
-    "netlink write": (Mechanism(f"{SECCOMP}: netlink only for route, sock_diag, generic and "
-                                "rdma; their changes need CAP_NET_ADMIN, which is cut"),),
-    "sysv ipc": (Mechanism(f"{SECCOMP}: msgget/semget/shmget and every SysV IPC call "
-                           "refused"),),
-    "posix mqueue": (Mechanism(f"{SECCOMP}: mq_open and every mqueue call refused; "
-                               "/dev/mqueue files by Landlock"),),
+    "abstract socket": (
+        Mechanism(f"{SECCOMP}: no socket(AF_UNIX)"),
+        Mechanism("Landlock scope", abi=6),
+    ),
+    "netlink write": (
+        Mechanism(
+            f"{SECCOMP}: netlink only for route, sock_diag, generic and "
+            "rdma; their changes need CAP_NET_ADMIN, which is cut"
+        ),
+    ),
+    "sysv ipc": (Mechanism(f"{SECCOMP}: msgget/semget/shmget and every SysV IPC call refused"),),
+    "posix mqueue": (
+        Mechanism(
+            f"{SECCOMP}: mq_open and every mqueue call refused; /dev/mqueue files by Landlock"
+        ),
+    ),
     "keyring": (Mechanism(f"{SECCOMP}: add_key, request_key, keyctl refused"),),
-    "lingering process": (Mechanism("PID namespace: the command is its init; when it ends "
-                                    "the kernel kills the rest", root=True),
-                          Mechanism("child subreaper: the helper kills what is left, round "
-                                    "by round")),
-    "signals": (Mechanism("Landlock scope: no signal outside the wall's domain", abi=6),
-                Mechanism("PID namespace: a process outside it has no PID inside",
-                          root=True)),
-    "tcp port": (Mechanism("Landlock: connect only to the ports the call names", abi=4),
-                 Mechanism("cgroup BPF connect hooks: only the named ports", root=True,
-                           cgroup2=True)),
-    "tcp address": (Mechanism("cgroup BPF connect hooks (as systemd's IPAddressAllow=): "
-                              "loopback and the inventory addresses the call names",
-                              root=True, cgroup2=True),),
-    "other sockets": (Mechanism(f"{SECCOMP}: no UDP, raw or packet socket; IPv4/IPv6 only as "
-                                "TCP and only when the call names ports"),),
-    "root powers": (Mechanism("capabilities cut to DAC_OVERRIDE and DAC_READ_SEARCH in every "
-                              "set and the bounding set; no_new_privs (sudo gives none back)"),),
+    "lingering process": (
+        Mechanism(
+            "PID namespace: the command is its init; when it ends the kernel kills the rest",
+            root=True,
+        ),
+        Mechanism("child subreaper: the helper kills what is left, round by round"),
+    ),
+    "signals": (
+        Mechanism("Landlock scope: no signal outside the wall's domain", abi=6),
+        Mechanism("PID namespace: a process outside it has no PID inside", root=True),
+    ),
+    "tcp port": (
+        Mechanism("Landlock: connect only to the ports the call names", abi=4),
+        Mechanism("cgroup BPF connect hooks: only the named ports", root=True, cgroup2=True),
+    ),
+    "tcp address": (
+        Mechanism(
+            "cgroup BPF connect hooks (as systemd's IPAddressAllow=): "
+            "loopback and the inventory addresses the call names",
+            root=True,
+            cgroup2=True,
+        ),
+    ),
+    "other sockets": (
+        Mechanism(
+            f"{SECCOMP}: no UDP, raw or packet socket; IPv4/IPv6 only as "
+            "TCP and only when the call names ports"
+        ),
+    ),
+    "root powers": (
+        Mechanism(
+            "capabilities cut to DAC_OVERRIDE and DAC_READ_SEARCH in every "
+            "set and the bounding set; no_new_privs (sudo gives none back)"
+        ),
+    ),
     "device ioctls": (),  # see DEVICE_IOCTLS: their reads are ioctls on the same nodes
 }
 

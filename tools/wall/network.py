@@ -5,9 +5,9 @@ socket inside the wall (tools/wall/host_helper.py; the addresses: host_netfilter
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
-import ipaddress
 from collections.abc import Collection, Mapping
 
 RAY_GCS_PORT = 6379  # ray start --head's default --port (docs.ray.io, "ray start")
