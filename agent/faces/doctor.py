@@ -19,9 +19,9 @@ from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
 from agent.runtime.settings import Settings, settings_path
 from tools.recon.parsers import docker_access_problem
+from tools.recon.probe import PROBE_WALL
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
-from tools.wall import WallSpec
-from tools.wall.limits import coverage
+from tools.wall.limits import described_coverage
 
 
 @dataclass
@@ -106,7 +106,8 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
 
 async def wall_check(pool: SSHPool, host: str) -> Check:
     """Whether reads run inside the wall there (leaves Scout's helper in ~/.scout if missing)."""
-    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=WallSpec())
+    # with a port named, as the probe's wall, so the address filter is tried too
+    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=PROBE_WALL)
     name = f"{host}: wall"
     if result.unwalled is not None:
         detail = f"reads are not walled: {result.unwalled}; only exact read shapes run unasked"
@@ -115,8 +116,7 @@ async def wall_check(pool: SSHPool, host: str) -> Check:
         said = (result.stderr or result.stdout).strip()[:200] or f"exit {result.exit_status}"
         return Check(name, False, f"the wall could not be tried: {said}", "check `sh` and $HOME")
     parts = result.stdout.strip()
-    abi = re.search(r"landlock-abi-(\d+)", parts)
-    gaps = [c.kind for c in coverage(int(abi[1]) if abi else 1) if not c.stopped]
+    gaps = [c.kind for c in described_coverage(parts) if not c.stopped]
     detail = f"reads run inside the wall ({parts}); not stopped there: {', '.join(gaps)}"
     return Check(name, True, detail)
 

@@ -13,7 +13,7 @@ from tools.wall.daemons import daemon_client, daemon_read
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
-from tools.wall.limits import coverage
+from tools.wall.limits import coverage, described_coverage
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import RAY_GCS_PORT, needed_addresses, needed_ports
 
@@ -166,3 +166,12 @@ def test_a_host_found_without_a_wall_is_news_once() -> None:
     assert walls.record("b", False, "no Landlock") is True
     assert walls.record("b", False, "no Landlock") is False
     assert walls.unwalled(["a", "b", "c"]) == {"b": "no Landlock"}
+
+
+def test_the_doctor_reads_what_a_wall_stops_from_how_the_helper_described_it() -> None:
+    root = "landlock-abi-4,seccomp,no-new-privs,address-filter,pid-namespace,root-read-only"
+    assert [c.kind for c in described_coverage(root) if not c.stopped] == ["device ioctls"]
+    user = "landlock-abi-4,seccomp,no-new-privs,subreaper,tcp-6379"
+    assert [c.kind for c in described_coverage(user) if not c.stopped] == [
+        "signals", "tcp address", "device ioctls"
+    ]  # fmt: skip

@@ -52,6 +52,7 @@ else:  # on a host: the sibling files in the helper's folder
 UNWALLED_STATUS = 199
 UNWALLED_MARK = "@@scout-wall unwalled"
 WALL_ENV = "SCOUT_WALL"  # what the command learns: the wall it runs in
+NO_LANDLOCK = "no Landlock in this kernel (Linux 5.13+, with landlock in lsm=)"
 
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
 PR_SET_CHILD_SUBREAPER, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 36, 47, 4
@@ -103,7 +104,7 @@ def build_wall(abi: int, scratch: str | None, ports: list[int], parts: list[str]
     """Put the wall on this process; return how it is described to the command. `parts`: what
     the parent already built around it (the PID namespace, the address filter)."""
     if abi < 1:
-        raise Unwalled("no Landlock in this kernel (Linux 5.13+, with landlock in lsm=)")
+        raise Unwalled(NO_LANDLOCK)
     if not host_seccomp.seccomp_available():
         raise Unwalled("no seccomp in this kernel")
     root = drop_root_powers()
@@ -201,14 +202,18 @@ def run(spec_text: str, argv: list[str]) -> int:
     ports = [int(port) for port in spec.get("ports", "").split(",") if port]
     addresses = [address for address in spec.get("addrs", "").split(",") if address]
     abi = min(landlock_abi(), int(spec.get("abi") or 99))  # a test's older kernel
+    if abi < 1:
+        raise Unwalled(NO_LANDLOCK)
     cgroup, parts = None, []
-    if ports:
+    if ports and effective_caps():
         try:
             cgroup = host_netfilter.filtered_cgroup(addresses, ports)
             parts.append("address-filter")
         except OSError as exc:  # no address filter: Landlock's ports alone, where it has them
             if abi < 4:
                 raise Unwalled(f"no TCP filter here ({exc.strerror})") from None
+    elif ports and abi < 4:
+        raise Unwalled("no TCP filter here (Landlock ABI < 4 and not root)")
     scratch = make_scratch() if spec.get("scratch") == "1" else None
     parts.append(isolate_processes())
     child = os.fork()

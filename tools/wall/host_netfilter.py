@@ -37,6 +37,7 @@ def _word(raw: bytes) -> int:
 def program(v6: bool, addresses: list[str], ports: list[int]) -> bytes:
     """The connect hook's eBPF: 1 (allow) for a listed address and port, else 0 (EPERM)."""
     import ipaddress  # here: only a call that names ports pays for it
+
     code: list[tuple[int, int, int, int, str | None]] = []  # op, dst, src, imm, label
     labels: dict[str, int] = {}
     v4 = [ipaddress.ip_address(a) for a in addresses if ":" not in a]

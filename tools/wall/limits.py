@@ -11,6 +11,7 @@ reads the matrix for one host; what it says is not stopped stays under the gate'
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -144,6 +145,14 @@ def coverage(abi: int, *, root: bool = True, cgroup2: bool = True) -> list[Cover
             rows.append(Coverage(kind, False, "not stopped: " + ", ".join(DEVICE_IOCTLS)
                                  + " stay under the gate's allow-lists"))  # fmt: skip
     return rows
+
+
+def described_coverage(said: str) -> list[Coverage]:
+    """Coverage of a wall as its helper describes it to the command ($SCOUT_WALL): its ABI,
+    whether it made a PID namespace (root), whether it built the address filter (cgroup2)."""
+    abi = re.search(r"landlock-abi-(\d+)", said)
+    root = "pid-namespace" in said
+    return coverage(int(abi[1]) if abi else 1, root=root, cgroup2="address-filter" in said)
 
 
 def _needs(mechanism: Mechanism) -> str:
