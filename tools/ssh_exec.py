@@ -28,7 +28,7 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
-from tools.wall.daemons import daemon_client, daemon_read
+from tools.wall.daemons import daemon_client, daemon_read, process_detail_reader
 from tools.wall.denied import denied_line
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
@@ -104,6 +104,13 @@ class SSHExec(Tool[SSHExecInput]):
                 Risk.MUTATING,
                 f"{client} works through its daemon's socket, which the wall closes; only "
                 "exact daemon read shapes run unasked (outside the wall), so this asks",
+            )
+        reader = process_detail_reader(params.command)
+        if reader is not None:
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"{reader} reads other processes' /proc entries, which the wall hides (its "
+                "output would leave them out without a word), so this asks",
             )
         unwalled = self.walls.unwalled(params.targets())
         if not unwalled or self._shape_only(params) or self._daemon_read(params):

@@ -9,7 +9,7 @@ import pytest
 
 from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
-from tools.wall.daemons import daemon_client, daemon_read
+from tools.wall.daemons import daemon_client, daemon_read, process_detail_reader
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
@@ -175,3 +175,20 @@ def test_the_doctor_reads_what_a_wall_stops_from_how_the_helper_described_it() -
     assert [c.kind for c in described_coverage(user) if not c.stopped] == [
         "signals", "tcp address", "device ioctls"
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "reader"),
+    [
+        ("ss -tlnp", "ss"),
+        ("ss -tln", None),
+        ("ss --tcp --processes", "ss"),
+        ("cat x | /usr/sbin/lsof -i :8000", "lsof"),
+        ("netstat -tulpn", "netstat"),
+        ("fuser -v /dev/nvidia0", "fuser"),
+        ("grep lsof notes.txt", None),
+        ("ss -tln; ps -p 1", None),
+    ],
+)
+def test_readers_of_other_processes_details_are_found(command: str, reader: str | None) -> None:
+    assert process_detail_reader(command) == reader

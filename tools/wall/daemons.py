@@ -1,4 +1,4 @@
-"""Reads that need a daemon: the wall closes every Unix socket, so these cannot run inside it.
+"""Reads the wall cannot answer truly: a daemon's, and other processes' details.
 
 A client of a daemon (docker, systemctl, nmcli: limits.DAEMON_CLIENTS) reaches its daemon only
 through a Unix socket (docker.sock, D-Bus), and the socket is the whole daemon's power: a POST
@@ -6,6 +6,10 @@ to docker's socket is root. Inside the wall they fail; so a command line that us
 unasked only when it is, whole, one of DAEMON_READ_SHAPES (a fixed read verb, fixed options, a
 `--format` template, which the client renders itself), and then outside the wall, as the probe
 pack's daemon sections do. Any other use of a daemon client is an asked step.
+
+Readers of other processes' details (`ss -p`, `lsof`, `fuser`, `netstat -p`) read
+/proc/PID/fd of processes outside the wall, which Landlock hides from a walled process without
+a word: `ss -tlnp` loses its process column, `lsof -i` prints nothing. They are asked steps.
 """
 
 from __future__ import annotations
@@ -42,25 +46,63 @@ def daemon_read(command: str) -> bool:
 
 
 def daemon_client(command: str) -> str | None:
-    """The first daemon client the line starts as a command, or None. Unparseable text is
-    scanned word by word, so a client hidden in it is still found (unknown raises)."""
+    """The first daemon client the line starts as a command, or None."""
+    words = _words(command)
+    return next(
+        (_name(words[i]) for i in _commands(words) if _name(words[i]) in DAEMON_CLIENTS), None
+    )
+
+
+def process_detail_reader(command: str) -> str | None:
+    """The first program the line starts that reads other processes' /proc details, or None:
+    lsof and fuser always, ss and netstat with -p (in a bundle of short options or long)."""
+    words = _words(command)
+    for index in _commands(words):
+        name = _name(words[index])
+        if name in ("lsof", "fuser"):
+            return name
+        if name not in ("ss", "netstat"):
+            continue
+        for option in words[index + 1 :]:
+            if option in _SEPARATORS:
+                break
+            if option in ("--processes", "--program") or (
+                option[:1] == "-" and option[1:2] != "-" and "p" in option
+            ):
+                return name
+    return None
+
+
+def _words(command: str) -> list[str]:
+    """Shell words and operators; unparseable text word by word (a name in it is still found:
+    unknown raises)."""
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
-        words = list(lexer)
+        return list(lexer)
     except ValueError:
-        words = command.replace(";", " ; ").split()
-    at_command = True
-    for word in words:
-        name = word.rsplit("/", 1)[-1]
-        if word in _SEPARATORS or word.startswith(("$(", "`")):
+        return command.replace(";", " ; ").split()
+
+
+def _name(word: str) -> str:
+    return word.lstrip("$(`").rsplit("/", 1)[-1]
+
+
+def _commands(words: list[str]) -> list[int]:
+    """Indices of the words that start a command: after an operator or a command
+    substitution's opening, past prefixes (sudo -n, timeout N, VAR=value)."""
+    found, at_command = [], True
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
             at_command = True
-            name = word.lstrip("$(`")
-            if name not in DAEMON_CLIENTS:
-                continue
-        if at_command and name in DAEMON_CLIENTS:
-            return name
-        if at_command and (name in _PREFIXES or "=" in word or name.isdigit()):
             continue
+        if word.startswith(("$(", "`")):
+            at_command = True
+        if not at_command:
+            continue
+        name = _name(word)
+        if name in _PREFIXES or "=" in word or name.isdigit() or not name:
+            continue
+        found.append(index)
         at_command = False
-    return None
+    return found
