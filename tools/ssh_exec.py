@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 MAX_TIMEOUT_S = 3600
+WALLED_ONLY = "the operator chose the wall: it runs inside it, unasked, or not at all"
 CONNECT_ALLOWANCE_S = 30.0
 
 
@@ -86,15 +87,27 @@ class SSHExec(Tool[SSHExecInput]):
         defaults={"env": {}, "cwd": ""},
     )
 
-    def __init__(self, pool: SSHPool, judge: ShellJudge, walls: HostWalls | None = None) -> None:
-        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+    def __init__(
+        self,
+        pool: SSHPool,
+        judge: ShellJudge,
+        walls: HostWalls | None = None,
+        *,
+        walled_only: bool = False,
+    ) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory).
+        `walled_only`: every command runs inside the wall, unasked, and nowhere else (`scout
+        exec --walled`: a person typed it and chose the wall)."""
         self.pool = pool
         self.judge = judge
         self.walls = walls or HostWalls()
+        self.walled_only = walled_only
 
     def risk(self, params: SSHExecInput) -> RiskAssessment:
         """The command's own risk: running it adds nothing, its env and folder can; where a
         host cannot wall reads, a read that is not an exact read shape asks."""
+        if self.walled_only:
+            return RiskAssessment(Risk.READ_ONLY, WALLED_ONLY)
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
         if verdict.risk > Risk.READ_ONLY:
             return verdict
@@ -162,7 +175,11 @@ class SSHExec(Tool[SSHExecInput]):
 
         async def one(host: str) -> CommandResult | SSHError:
             wall = None
-            if ctx.wall and self.walls.unwalled([host]) == {} and not self._daemon_read(params):
+            walled = ctx.wall and not self._daemon_read(params)
+            why = self.walls.unwalled([host]).get(host)
+            if self.walled_only and why is not None:
+                return SSHError(f"Not run on {host}: its reads cannot be walled ({why})")
+            if (walled or self.walled_only) and why is None:
                 ports = needed_ports(params.command, pool.inventory.addresses())
                 addresses = needed_addresses(params.command, pool.inventory.address_book())
                 wall = WallSpec(ports=ports, scratch=True, addresses=addresses)
@@ -171,7 +188,7 @@ class SSHExec(Tool[SSHExecInput]):
                 if result.unwalled is None:
                     return result
                 self.walls.record(host, False, result.unwalled)
-                if self._shape_only(params):  # it did not run: the narrow mode lets it run now
+                if self._shape_only(params) and not self.walled_only:  # the narrow mode: now
                     return await self._run_on(pool, host, params, None)
             except SSHError as exc:
                 return exc

@@ -185,5 +185,21 @@ async def test_a_read_the_wall_refused_says_it_could_not_read(
     shown = await run(settings, "dmesg -T | grep -ci xid", capsys)
     assert not shown.startswith("exit 0")
     assert "could not read inside the wall: dmesg: read kernel buffer failed" in shown
-    shown = await run(settings, "ss -tlnp | head -3; cat /proc/1/environ", capsys)
+    shown = await run(settings, "cat /proc/1/environ | wc -c", capsys)
     assert "could not read inside the wall:" in shown and "Permission denied" in shown
+
+
+async def test_scout_exec_walled_runs_a_change_inside_the_wall_and_names_what_it_stopped(
+    settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The operator chose the wall: no classifier, no question (ci mode asks no one), and the
+    command's changes fail, each named as the kernel reported it."""
+    target = tmp_path / "made-by-script"
+    script = f"cat /proc/loadavg; echo x > {target}; ip link set lo mtu 1280"
+    status = await exec_one(settings, "head", script, walled_only=True)
+    out = " ".join(capsys.readouterr().out.split())  # as read, whatever the terminal's width
+    assert "verdict: read_only" in out and "ran inside the wall" in out
+    assert re.search(r"could not read inside the wall: sh: \d+: cannot create \S+made-by", out)
+    assert "stopped by the wall: RTNETLINK answers: Operation not permitted" in out
+    assert status != 0 and not target.exists()
+    assert await exec_one(settings, "head", script) == 3  # without --walled: ci denies it

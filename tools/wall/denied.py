@@ -16,6 +16,11 @@ _DENIED = re.compile(r"Permission denied|Operation not permitted", re.IGNORECASE
 COULD_NOT_READ = "could not read inside the wall"
 
 
+def denied_lines(text: str) -> list[str]:
+    """Every line in which a tool says the kernel refused it: what the wall stopped."""
+    return [line.strip() for line in text.splitlines() if _DENIED.search(line)]
+
+
 def denied_line(text: str) -> str | None:
     """The first line in which a tool says the kernel refused it, or None."""
-    return next((line.strip() for line in text.splitlines() if _DENIED.search(line)), None)
+    return next(iter(denied_lines(text)), None)
