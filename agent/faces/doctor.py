@@ -19,9 +19,10 @@ from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
 from agent.runtime.settings import Settings, settings_path
 from tools.recon.parsers import docker_access_problem
-from tools.recon.probe import PROBE_WALL
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
+from tools.wall import WallSpec
 from tools.wall.limits import described_coverage
+from tools.wall.network import RAY_GCS_PORT
 
 
 @dataclass
@@ -106,8 +107,9 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
 
 async def wall_check(pool: SSHPool, host: str) -> Check:
     """Whether reads run inside the wall there (leaves Scout's helper in ~/.scout if missing)."""
-    # with a port named, as the probe's wall, so the address filter is tried too
-    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=PROBE_WALL)
+    # a port named, so the address filter is tried too (it says whether it was built)
+    wall = WallSpec(ports=(RAY_GCS_PORT,))
+    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=wall)
     name = f"{host}: wall"
     if result.unwalled is not None:
         detail = f"reads are not walled: {result.unwalled}; only exact read shapes run unasked"

@@ -18,16 +18,16 @@ from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import OUTSIDE_SECTIONS, SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
-from tools.wall.network import RAY_GCS_PORT
 from tools.world.facts import HostFacts
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 PROBE_TIMEOUT_S = 90.0
-# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS,
-# and a scratch folder (TMPDIR) for tools that keep temporary files (ray's CLI among them).
-PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,), scratch=True)
+# The probe pack runs inside the wall with a scratch folder (TMPDIR) for tools that keep
+# temporary files; it needs no network (`ray status`, whose GCS may listen on the node's own
+# address, is one of the sections that run beside the wall: OUTSIDE_SECTIONS).
+PROBE_WALL = WallSpec(scratch=True)
 # Whether it ran inside the wall (the wall's parts, Landlock's ABI among them), the kernel, and
 # whether it has seccomp and Scout's helper. Plain reads only: the probe pack must stay what the
 # classifier calls read-only (tests/unit/test_policy_corpus.py).

@@ -127,11 +127,13 @@ WAITING_SECTIONS = frozenset({"docker-stats"})
 # Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
 # (the wall closes every Unix socket), `ss -p` names processes only where it may read their
 # /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel
-# log needs CAP_SYSLOG where dmesg_restrict=1. They are Scout's own fixed reads: the probe runs
-# them beside the walled part, outside it (tools/recon/probe.py).
+# log needs CAP_SYSLOG where dmesg_restrict=1; `ray status` reaches the GCS on the address
+# it was started with, often the node's own, which the wall's address filter does not pass.
+# They are Scout's own fixed reads: the probe runs them beside the walled part, outside it
+# (tools/recon/probe.py).
 OUTSIDE_SECTIONS = frozenset(
     {"docker-version", "docker-info", "docker-ps", "docker-images", "docker-stats",
-     "docker-pids", "ss", "xid"}
+     "docker-pids", "ss", "xid", "ray"}
 )  # fmt: skip
 
 
