@@ -28,7 +28,7 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
-from tools.wall.daemons import daemon_client, daemon_read, process_detail_reader
+from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
 from tools.wall.denied import denied_line
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
@@ -112,21 +112,21 @@ class SSHExec(Tool[SSHExecInput]):
         if verdict.risk > Risk.READ_ONLY:
             return verdict
         client = daemon_client(params.command)
-        if client is not None and not self._daemon_read(params):
+        if client is not None and not self._outside_read(params):
             return RiskAssessment(
                 Risk.MUTATING,
                 f"{client} works through its daemon's socket, which the wall closes; only "
                 "exact daemon read shapes run unasked (outside the wall), so this asks",
             )
         reader = process_detail_reader(params.command)
-        if reader is not None:
+        if reader is not None and not self._outside_read(params):
             return RiskAssessment(
                 Risk.MUTATING,
                 f"{reader} reads other processes' /proc entries, which the wall hides (its "
                 "output would leave them out without a word), so this asks",
             )
         unwalled = self.walls.unwalled(params.targets())
-        if not unwalled or self._shape_only(params) or self._daemon_read(params):
+        if not unwalled or self._shape_only(params) or self._outside_read(params):
             return verdict
         host, why = next(iter(unwalled.items()))
         return RiskAssessment(
@@ -156,9 +156,9 @@ class SSHExec(Tool[SSHExecInput]):
         return params.env is None and params.cwd is None and allowed_unwalled(params.command)
 
     @staticmethod
-    def _daemon_read(params: SSHExecInput) -> bool:
+    def _outside_read(params: SSHExecInput) -> bool:
         """An exact daemon read shape (tools/wall/daemons.py): it runs outside the wall."""
-        return params.env is None and params.cwd is None and daemon_read(params.command)
+        return params.env is None and params.cwd is None and outside_read(params.command)
 
     @staticmethod
     async def _run_on(
@@ -175,7 +175,7 @@ class SSHExec(Tool[SSHExecInput]):
 
         async def one(host: str) -> CommandResult | SSHError:
             wall = None
-            walled = ctx.wall and not self._daemon_read(params)
+            walled = ctx.wall and not self._outside_read(params)
             why = self.walls.unwalled([host]).get(host)
             if self.walled_only and why is not None:
                 return SSHError(f"Not run on {host}: its reads cannot be walled ({why})")

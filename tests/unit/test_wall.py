@@ -4,12 +4,18 @@ that run unwalled, the seccomp program, and what it stops per kernel."""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
+from typing import cast
 
 import pytest
 
+from agent.safety.shell.judge import inventory_judge
+from tools.risk.assessment import Risk
+from tools.ssh.pool import SSHPool
+from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
-from tools.wall.daemons import daemon_client, daemon_read, process_detail_reader
+from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
@@ -146,6 +152,13 @@ def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
         ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", True),
         ("systemctl status nvidia-persistenced", "systemctl", True),
         ("docker ps; docker rm -f x", "docker", False),
+        ("ss -tlnp", None, True),
+        ("ss -K dst 10.0.0.5", None, False),
+        ("fuser -k /dev/nvidia0", None, False),
+        ("kubectl get pods -A", "kubectl", True),
+        ("kubectl delete pod x", "kubectl", False),
+        ("nmcli connection show", "nmcli", True),
+        ("nmcli con up eth0", "nmcli", False),
         ("curl --unix-socket /var/run/docker.sock http://x/containers/json", None, False),
         ("FOO=1 /usr/bin/systemctl stop x", "systemctl", False),
         ("echo $(nmcli c up eth0)", "nmcli", False),
@@ -157,7 +170,7 @@ def test_daemon_clients_are_found_and_only_exact_reads_pass(
     command: str, client: str | None, read: bool
 ) -> None:
     assert daemon_client(command) == client
-    assert daemon_read(command) is read
+    assert outside_read(command) is read
 
 
 def test_a_host_found_without_a_wall_is_news_once() -> None:
@@ -192,3 +205,14 @@ def test_the_doctor_reads_what_a_wall_stops_from_how_the_helper_described_it() -
 )
 def test_readers_of_other_processes_details_are_found(command: str, reader: str | None) -> None:
     assert process_detail_reader(command) == reader
+
+
+def test_everyday_reads_stay_unasked_with_daemons_and_process_details_outside_the_wall() -> None:
+    """The wall closes daemon sockets and hides other processes: their reads run unasked only
+    as exact shapes outside it. The everyday reads must still mostly run unasked (≥ 90 %)."""
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    data = Path(__file__).parent / "data" / "everyday_reads.txt"
+    reads = [line for line in data.read_text().splitlines() if line and line[0] != "#"]
+    kept = [r for r in reads if tool.risk(SSHExecInput(host="h", command=r)).risk == Risk.READ_ONLY]
+    assert len(kept) / len(reads) >= 0.90
+    assert "docker ps" in kept and "ss -tlnp" in kept and "lsof -i :8000" in kept

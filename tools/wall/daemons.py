@@ -1,15 +1,17 @@
 """Reads the wall cannot answer truly: a daemon's, and other processes' details.
 
 A client of a daemon (docker, systemctl, nmcli: limits.DAEMON_CLIENTS) reaches its daemon only
-through a Unix socket (docker.sock, D-Bus), and the socket is the whole daemon's power: a POST
-to docker's socket is root. Inside the wall they fail; so a command line that uses one runs
-unasked only when it is, whole, one of DAEMON_READ_SHAPES (a fixed read verb, fixed options, a
-`--format` template, which the client renders itself), and then outside the wall, as the probe
-pack's daemon sections do. Any other use of a daemon client is an asked step.
+through a socket (docker.sock, D-Bus, the API server), and the socket is the whole daemon's
+power: a POST to docker's socket is root. Inside the wall they fail; so a command line that
+uses one runs unasked only when it is, whole, one of OUTSIDE_READ_SHAPES (a fixed read verb,
+fixed options, a `--format` template, which the client renders itself), and then outside the
+wall, as the probe pack's daemon sections do: the shape is the filter that passes reads alone.
+Any other use of a daemon client is an asked step.
 
 Readers of other processes' details (`ss -p`, `lsof`, `fuser`, `netstat -p`) read
 /proc/PID/fd of processes outside the wall, which Landlock hides from a walled process without
-a word: `ss -tlnp` loses its process column, `lsof -i` prints nothing. They are asked steps.
+a word: `ss -tlnp` loses its process column, `lsof -i` prints nothing. Their exact read shapes
+(no `ss -K`, no `fuser -k`) run outside the wall too; anything else with them asks.
 """
 
 from __future__ import annotations
@@ -21,28 +23,44 @@ from tools.wall.limits import DAEMON_CLIENTS
 
 _TEMPLATE = r"--format(=| )'[^']*'"
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"
-DAEMON_READ_SHAPES = tuple(
+_OUT = r"( -o (wide|json|yaml|name))?"
+OUTSIDE_READ_SHAPES = tuple(
     re.compile(shape)
     for shape in (
         rf"docker (ps|container ls)( -a| --all| --no-trunc| -q| {_TEMPLATE})*",
         rf"docker (images|image ls)( -a| --no-trunc| -q| {_TEMPLATE})*",
-        rf"docker (version|info)( {_TEMPLATE})?",
+        rf"docker (version|info|system df)( {_TEMPLATE})?",
+        rf"docker (network|volume) ls( -q| --no-trunc| {_TEMPLATE})*",
+        rf"docker port {_NAME}( \d{{1,5}}(/(tcp|udp))?)?",
         rf"(timeout \d{{1,3}} )?docker stats --no-stream( --no-trunc| -a| {_TEMPLATE})*",
         rf"docker inspect( {_TEMPLATE})?( {_NAME})+",
         rf"docker logs( --tail \d{{1,6}})? {_NAME}",
-        rf"systemctl (status|is-active|is-enabled|show)( --no-pager| -n \d{{1,4}})*( {_NAME})+",
-        r"systemctl list-units( --no-pager| --type=[a-z]+| --state=[a-z]+)*",
-        rf"journalctl( --no-pager| -n \d{{1,5}}| -u {_NAME}| -b| -k)+",
+        rf"systemctl (status|is-active|is-enabled|show)( --no-pager| -n \d{{1,4}}| -p {_NAME})*"
+        rf"( {_NAME})+",
+        r"systemctl (--failed|list-units( --type=[a-z]+| --state=[a-z]+)*)( --no-pager)?",
+        rf"journalctl( --no-pager| -n \d{{1,5}}| -u {_NAME}| -b( -?\d{{1,3}})?| -k)+",
+        r"(timedatectl|hostnamectl|loginctl)( status)?",
+        r"nmcli (general status|device( status)?|connection( show)?|device show [A-Za-z0-9_.:-]+)",
+        r"crictl (ps|pods|images)( -a)?",
+        rf"kubectl( -n {_NAME})? get [a-z.,]+( {_NAME})?( -A| --all-namespaces| -n {_NAME})*"
+        rf"{_OUT}( -A| -n {_NAME})*",
+        rf"kubectl( -n {_NAME})? (describe [a-z.]+|logs)( -n {_NAME})? {_NAME}"
+        r"( --tail=\d{1,6})?",
+        r"kubectl top (nodes|pods)( -A)?",
+        r"ss -[tulnpaxe4]{1,8}",
+        r"netstat -[tulnpa]{1,6}",
+        r"lsof -i( ?(TCP|UDP)?:\d{1,5})?( -P| -n)*",
+        r"fuser -v /dev/nvidia\d{1,2}",
     )
 )
 _SEPARATORS = {";", "|", "||", "&&", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _PREFIXES = {"sudo", "-n", "timeout", "nice", "env", "exec", "command", "nohup", "setsid"}
 
 
-def daemon_read(command: str) -> bool:
-    """Whether the whole command line is one daemon read shape (spaces collapsed)."""
+def outside_read(command: str) -> bool:
+    """Whether the whole command line is one read shape that runs outside the wall."""
     line = " ".join(command.split())
-    return any(shape.fullmatch(line) for shape in DAEMON_READ_SHAPES)
+    return any(shape.fullmatch(line) for shape in OUTSIDE_READ_SHAPES)
 
 
 def daemon_client(command: str) -> str | None:
