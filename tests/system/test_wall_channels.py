@@ -33,7 +33,7 @@ from tools.wall.limits import coverage
 pytestmark = pytest.mark.system
 
 KERNEL_ABI = landlock_abi()
-ABIS = sorted({1, 4, 5, KERNEL_ABI} - {0})
+ABIS = sorted({abi for abi in (1, 4, 5, KERNEL_ABI) if 0 < abi <= KERNEL_ABI})
 PY = "python3 -c"
 ADD_KEY = (
     f"{PY} 'import ctypes; l = ctypes.CDLL(None, use_errno=True); "

@@ -26,7 +26,7 @@ from tools.wall.limits import coverage
 pytestmark = pytest.mark.system
 
 KERNEL_ABI = host_helper.landlock_abi()
-ABIS = sorted({1, KERNEL_ABI})
+ABIS = sorted({abi for abi in (1, 4, 5, KERNEL_ABI) if 0 < abi <= KERNEL_ABI})
 RUN = (
     "import sys; sys.path.insert(0, sys.argv[1]); import host_helper as h; "
     "sys.exit(h.main(['run', 'abi=' + sys.argv[2], '--', 'sh', '-c', sys.argv[3]]))"
@@ -107,3 +107,22 @@ def test_daemon_sockets_are_stopped(abi: int, tmp_path: Path) -> None:
         connect = f"python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"{path}\")'"
         assert walled(abi, connect).returncode != 0
     assert stopped(abi, "daemon socket")
+
+
+@pytest.mark.parametrize("abi", ABIS)
+def test_abstract_sockets_are_stopped(abi: int) -> None:
+    """An abstract Unix socket (a D-Bus bus, containerd's shim): no path, so no file rule
+    reaches it; seccomp refuses the socket on every ABI, Landlock scopes it from ABI 6."""
+    name = f"scout-wall-abstract-{os.getpid()}-{abi}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind("\0" + name)
+        server.listen()
+        connect = (
+            "python3 -c 'import socket; "
+            f'socket.socket(socket.AF_UNIX).connect("\\0{name}"); print("OPEN")\''
+        )
+        shown = walled(abi, connect)
+        assert shown.returncode != 0 and "OPEN" not in shown.stdout
+        bare = subprocess.run(["sh", "-c", connect], capture_output=True, text=True, timeout=60)
+        assert "OPEN" in bare.stdout
+    assert stopped(abi, "abstract socket")
