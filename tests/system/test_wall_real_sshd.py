@@ -203,3 +203,21 @@ async def test_scout_exec_walled_runs_a_change_inside_the_wall_and_names_what_it
     assert "stopped by the wall: RTNETLINK answers: Operation not permitted" in out
     assert status != 0 and not target.exists()
     assert await exec_one(settings, "head", script) == 3  # without --walled: ci denies it
+
+
+async def test_a_repository_config_runs_no_program_in_a_walled_git_read(
+    settings: Settings, sshd_topology: Topology, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An untrusted repository's .git/config can make `git status` run a program (fsmonitor);
+    inside the wall git runs with that config overridden."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed here")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    hook = "echo FSMONITOR-RAN >&2; false"
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", hook], check=True)
+    walled = await run(settings, f"git -C {repo} status", capsys)
+    assert walled.startswith("exit 0") and "FSMONITOR-RAN" not in walled
+    async with SSHPool(Inventory.load(settings.inventory)) as pool:  # the same, unwalled
+        bare = await pool.run("head", f"git -C {repo} status", timeout=30)
+    assert "FSMONITOR-RAN" in bare.stderr

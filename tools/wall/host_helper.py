@@ -61,6 +61,16 @@ KEPT_CAPS = (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH)
 CAPABILITY_VERSION_3 = 0x20080522
 CLONE_NEWPID = 0x20000000
 SIGKILL = 9
+# git config a repository (or the user) can set to run a program during a read: overridden in
+# the command's environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n, git-config(1), git 2.31+), which
+# wins over every config file. Per-driver keys (diff.<driver>.textconv, filter.<driver>.*)
+# have no one name to override: what they run, runs inside the wall (tools/wall/limits.py).
+NEUTRAL_GIT = (
+    ("core.fsmonitor", "false"), ("core.pager", "cat"), ("core.hooksPath", "/dev/null"),
+    ("core.sshCommand", "false"), ("core.askPass", "false"), ("core.editor", "false"),
+    ("sequence.editor", "false"), ("credential.helper", ""), ("gpg.program", "false"),
+    ("protocol.allow", "never"), ("safe.bareRepository", "explicit"),
+)  # fmt: skip
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -119,6 +129,15 @@ def build_wall(abi: int, scratch: str | None, ports: list[int], parts: list[str]
     if ports:
         said.append("tcp-" + "-".join(str(p) for p in ports))
     return ",".join(said)
+
+
+def neutralise_git(environ: os._Environ[str]) -> None:
+    """Put NEUTRAL_GIT after whatever config the caller's environment already gives git."""
+    start = int(environ.get("GIT_CONFIG_COUNT") or 0)
+    for number, (key, value) in enumerate(NEUTRAL_GIT, start):
+        environ[f"GIT_CONFIG_KEY_{number}"] = key
+        environ[f"GIT_CONFIG_VALUE_{number}"] = value
+    environ["GIT_CONFIG_COUNT"] = str(start + len(NEUTRAL_GIT))
 
 
 def make_scratch() -> str | None:
@@ -225,6 +244,7 @@ def run(spec_text: str, argv: list[str]) -> int:
             os.environ[WALL_ENV] = build_wall(abi, scratch, ports, parts)
             if scratch:
                 os.environ["TMPDIR"] = scratch
+            neutralise_git(os.environ)
             os.execvp(argv[0], argv)
         except Unwalled as exc:
             print(f"{UNWALLED_MARK} {exc}", flush=True)
