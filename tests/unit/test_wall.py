@@ -216,3 +216,18 @@ def test_everyday_reads_stay_unasked_with_daemons_and_process_details_outside_th
     kept = [r for r in reads if tool.risk(SSHExecInput(host="h", command=r)).risk == Risk.READ_ONLY]
     assert len(kept) / len(reads) >= 0.90
     assert "docker ps" in kept and "ss -tlnp" in kept and "lsof -i :8000" in kept
+
+
+def test_reading_is_allowed_beneath_everything_but_device_mounts(tmp_path: Path) -> None:
+    from tools.wall.host_landlock import readable_roots
+
+    (tmp_path / "chroot" / "dev").mkdir(parents=True)
+    (tmp_path / "chroot" / "etc").mkdir()
+    (tmp_path / "logs").mkdir()
+    closed = ["/dev", str(tmp_path / "chroot" / "dev")]
+    roots = readable_roots(closed)
+    assert "/etc" in roots and "/dev" not in roots
+    assert str(tmp_path / "logs") in roots and str(tmp_path / "chroot" / "etc") in roots
+    assert not any(
+        root in closed or any(c.startswith(root + "/") for c in closed) for root in roots
+    )

@@ -86,14 +86,15 @@ def _add_path(ruleset: int, path: str, rights: int) -> None:
 
 
 def device_mounts() -> list[str]:
-    """Where device file systems are mounted (/dev, and any second mount of devtmpfs)."""
-    found = []
+    """/dev (devtmpfs on a host, a tmpfs of device nodes in a container) and wherever else a
+    device file system is mounted."""
+    found = ["/dev"]
     with open("/proc/self/mountinfo") as f:
         for line in f:
             fields, _, rest = line.partition(" - ")
             if rest.split(" ", 1)[0] in DEVICE_FILE_SYSTEMS:
                 found.append(fields.split(" ")[4].replace("\\040", " "))
-    return found or ["/dev"]
+    return sorted(set(found))
 
 
 def readable_roots(closed: list[str]) -> list[str]:
