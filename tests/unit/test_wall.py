@@ -19,7 +19,7 @@ from tools.wall.daemons import daemon_client, outside_read, process_detail_reade
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
-from tools.wall.limits import coverage, described_coverage
+from tools.wall.limits import MATRIX, PROBED_BY, coverage, described_coverage
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import RAY_GCS_PORT, needed_addresses, needed_ports
 
@@ -231,3 +231,13 @@ def test_reading_is_allowed_beneath_everything_but_device_mounts(tmp_path: Path)
     assert not any(
         root in closed or any(c.startswith(root + "/") for c in closed) for root in roots
     )
+
+
+def test_every_channel_the_wall_closes_names_a_test_that_probes_it() -> None:
+    root = Path(__file__).parents[2]
+    for channel, mechanisms in MATRIX.items():
+        if not mechanisms:
+            assert channel not in PROBED_BY  # nothing closes it: nothing to probe
+            continue
+        path, _, test = PROBED_BY[channel].partition("::")
+        assert f"def {test}(" in (root / path).read_text(), channel

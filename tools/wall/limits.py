@@ -36,9 +36,7 @@ class Coverage:
 
 
 SECCOMP = "seccomp"
-# channel -> mechanisms, any of which closes it; the test of each is named beside it
-# (tests/system/test_wall_channels.py runs one probe per channel over real sshd, at ABI 1, 4, 5
-# and this kernel's).
+# channel -> mechanisms, any of which closes it (PROBED_BY names the test that probes it).
 MATRIX: dict[str, tuple[Mechanism, ...]] = {
     "file write": (
         Mechanism(
@@ -116,6 +114,30 @@ MATRIX: dict[str, tuple[Mechanism, ...]] = {
         ),
     ),
     "device ioctls": (),  # see DEVICE_IOCTLS: their reads are ioctls on the same nodes
+}
+
+# channel -> the test that probes it on this machine's kernel inside the wall (and without it,
+# so the test could fail), at Landlock ABI 1, 4, 5 and the kernel's own
+_CHANNELS = "tests/system/test_wall_channels.py::"
+_SSHD = "tests/system/test_wall_real_sshd.py::"
+_PER_ABI = "tests/system/test_wall_per_abi.py::"
+PROBED_BY = {
+    "file write": _PER_ABI + "test_file_writes",
+    "device open": _CHANNELS + "test_devices_beyond_the_read_safe_list_do_not_open",
+    "daemon socket": _CHANNELS + "test_unix_sockets_are_closed",
+    "d-bus": _CHANNELS + "test_d_bus_is_closed",
+    "syslog": _CHANNELS + "test_unix_sockets_are_closed",
+    "abstract socket": _PER_ABI + "test_abstract_sockets_are_stopped",
+    "netlink write": _SSHD + "test_root_cannot_change_a_link_or_a_sysctl",
+    "sysv ipc": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "posix mqueue": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "keyring": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "lingering process": _CHANNELS + "test_nothing_outlives_the_call",
+    "signals": _CHANNELS + "test_no_signal_reaches_an_outside_process",
+    "tcp port": _PER_ABI + "test_network",
+    "tcp address": _CHANNELS + "test_a_named_port_is_reached_on_loopback_only",
+    "other sockets": _SSHD + "test_no_connection_to_a_listener_on_another_address",
+    "root powers": _PER_ABI + "test_root_powers",
 }
 
 # Programs whose changes are ioctls on device nodes the wall must leave open for their reads
