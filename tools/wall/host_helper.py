@@ -42,12 +42,11 @@ import sys
 
 if __package__:  # inside Scout's tree
     from tools.wall import host_landlock, host_netfilter, host_seccomp
-    from tools.wall.host_landlock import Unwalled
-else:  # on a host: the sibling files in the helper's folder
-    import host_landlock
-    import host_netfilter
-    import host_seccomp
-    from host_landlock import Unwalled
+else:  # on a host: the sibling files in the helper's folder, which the launch line put first
+    host_landlock = __import__("host_landlock")  # on sys.path (they are no packages of Scout's)
+    host_netfilter = __import__("host_netfilter")
+    host_seccomp = __import__("host_seccomp")
+Unwalled = host_landlock.Unwalled
 
 UNWALLED_STATUS = 199
 UNWALLED_MARK = "@@scout-wall unwalled"
