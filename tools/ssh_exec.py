@@ -104,8 +104,11 @@ class SSHExec(Tool[SSHExecInput]):
         self.walled_only = walled_only
 
     def risk(self, params: SSHExecInput) -> RiskAssessment:
-        """The command's own risk: running it adds nothing, its env and folder can; where a
-        host cannot wall reads, a read that is not an exact read shape asks."""
+        """The command's own risk: running it adds nothing, its env and folder can. A read
+        the wall cannot answer truly (a daemon's client, a reader of other processes' details)
+        asks unless it is an exact shape that runs outside the wall; where a host cannot wall
+        reads, a read that is not an exact read shape asks. With `walled_only` the person chose
+        the wall: whatever it is, it runs inside it."""
         if self.walled_only:
             return RiskAssessment(Risk.READ_ONLY, WALLED_ONLY)
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
