@@ -21,7 +21,8 @@ from agent.runtime.settings import Settings, SettingsError, settings_path
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 from tools.wall import WallSpec
-from tools.wall.limits import coverage
+from tools.wall.limits import described_coverage
+from tools.wall.network import RAY_GCS_PORT
 
 
 @dataclass
@@ -117,7 +118,9 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
 
 async def wall_check(pool: SSHPool, host: str) -> Check:
     """Whether reads run inside the wall there (leaves Scout's helper in ~/.scout if missing)."""
-    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=WallSpec())
+    # a port named, so the address filter is tried too (it says whether it was built)
+    wall = WallSpec(ports=(RAY_GCS_PORT,))
+    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=wall)
     name = f"{host}: wall"
     if result.unwalled is not None:
         detail = f"reads are not walled: {result.unwalled}; only exact read shapes run unasked"
@@ -126,8 +129,7 @@ async def wall_check(pool: SSHPool, host: str) -> Check:
         said = (result.stderr or result.stdout).strip()[:200] or f"exit {result.exit_status}"
         return Check(name, False, f"the wall could not be tried: {said}", "check `sh` and $HOME")
     parts = result.stdout.strip()
-    abi = re.search(r"landlock-abi-(\d+)", parts)
-    gaps = [c.kind for c in coverage(int(abi[1]) if abi else 1) if not c.stopped]
+    gaps = [c.kind for c in described_coverage(parts) if not c.stopped]
     detail = f"reads run inside the wall ({parts}); not stopped there: {', '.join(gaps)}"
     return Check(name, True, detail)
 

@@ -254,13 +254,15 @@ async def open_runtime(
     resume: RebuiltSession | None = None,
     passphrase_prompt: PassphrasePrompt | None = None,
     judge: ShellJudge | None = None,
+    walled_only: bool = False,
 ) -> Runtime:
     """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
 
     `passphrase_prompt` asks for a protected key's passphrase; without one (headless) such a key
     must be in ssh-agent. `judge` classifies shell for every tool that runs it (by default the
     inventory's judge); only tests pass another (one that calls everything read-only shows what
-    the wall alone stops, tests/system/).
+    the wall alone stops, tests/system/). `walled_only`: ssh_exec runs every command inside the
+    wall, unasked, and nothing outside it (`scout exec --walled`).
     """
     redactor = redactor or redactor_for(settings)
     transcript_path = transcript_path or new_transcript_path(settings)
@@ -286,7 +288,7 @@ async def open_runtime(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
         tools += [
-            SSHExec(pool, judge, walls),
+            SSHExec(pool, judge, walls, walled_only=walled_only),
             DockerCtl(pool, judge),
             ReconTool(pool, walls),
             PlanDeploymentTool(state, pool),

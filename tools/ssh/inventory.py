@@ -177,6 +177,11 @@ class Inventory(BaseModel):
         """Every host's address and name: what a walled read may name as a destination."""
         return {spec.address for spec in self.hosts.values()} | set(self.hosts)
 
+    def address_book(self) -> dict[str, str]:
+        """Each host's name and address, to its address: where a walled read may connect."""
+        book = {spec.address: spec.address for spec in self.hosts.values()}
+        return book | {name: spec.address for name, spec in self.hosts.items()}
+
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
     if path is None:
