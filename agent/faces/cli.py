@@ -12,6 +12,7 @@ from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
+from agent.faces.read import add_read_command
 
 if TYPE_CHECKING:
     from agent.loop.resumed import RebuiltSession
@@ -362,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_commands(sub, _load_settings)
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
+    add_read_command(sub)
     return parser
 
 
