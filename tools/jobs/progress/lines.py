@@ -42,3 +42,30 @@ def said_lines(text: str) -> list[str]:
 def message(line: str) -> str:
     """The message of one log line without who printed it, when and at what level."""
     return peel(line).text
+
+
+# Widths terminals wrap at; a line exactly this long was most likely cut by the terminal.
+_TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 160, 180, 200, 220, 240, 250, 256})
+
+
+def rejoined(lines: list[str]) -> list[str]:
+    """Lines as they were written: a line ending in a continuation backslash joined with the
+    next, and a line exactly a terminal's width long joined with the next when that one is a
+    fragment (no launcher's prefix of its own, so not a line of its own)."""
+    joined: list[str] = []
+    carry = ""
+    for number, line in enumerate(lines):
+        following = lines[number + 1] if number + 1 < len(lines) else None
+        if line.endswith("\\") and following is not None:
+            carry += line[:-1].rstrip() + " "
+        elif len(line) in _TERMINAL_WIDTHS and following is not None and _fragment(following):
+            carry += line
+        else:
+            joined.append(carry + line)
+            carry = ""
+    return joined
+
+
+def _fragment(line: str) -> bool:
+    """A line that continues the one before: none of a log line's prefixes, not indented."""
+    return not line[:1].isspace() and peel(line).text == line.strip()
