@@ -5,7 +5,7 @@ GPU has no GPU memory to offer."""
 from __future__ import annotations
 
 from agent.world.render import host_block
-from tests.support.captured_host import host_from
+from tests.support.captured_host import WHEN, host_from, section
 from tests.support.captures import capture
 from tools.checks import GB, compute_findings
 from tools.checks.budget import NodeBudget
@@ -14,6 +14,8 @@ from tools.checks.layout import LayoutRequest, choose_layout
 from tools.deploy.fixes import by_hand_step
 from tools.recon.parsers import parse_nvidia_smi_table, parse_nvidia_smi_topo
 from tools.recon.parsers.nvidia_smi_q import parse_nvidia_smi_q
+from tools.recon.probe_parse import facts_from_sections
+from tools.recon.sections import Section
 from tools.world.facts import GpuProcessFact
 
 H200 = {
@@ -144,3 +146,29 @@ def test_an_engine_holding_the_gpu_may_be_stopped() -> None:
     assert (
         holder.fix == f"if nothing needs it, stop it (`kill {engine.pid}`, or stop its container)"
     )
+
+
+DRIVER_NOT_LOADED = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+    "that the latest NVIDIA driver is installed and running."
+)
+
+
+def test_a_host_without_a_usable_gpu_stops_a_model_asked_for_with_the_reason() -> None:
+    """nvidia-smi absent (exit 127), no device seen (exit 6), the driver not loaded (exit 9):
+    each is said by the tool and stops a model asked for on that host, with its reason; without
+    a model nothing is asked of the host, and nothing is said."""
+    said = {
+        "nvidia-smi is not installed": Section("nvidia-smi", NO_NVIDIA_SMI["nvidia-smi"], 127),
+        "the driver is loaded but sees no GPU": Section("nvidia-smi", "No devices were found\n", 6),
+        "the NVIDIA driver is not loaded": Section("nvidia-smi", DRIVER_NOT_LOADED + "\n", 9),
+    }
+    for reason, nvidia_smi in said.items():
+        sections = {"meminfo": section("meminfo", "h200_meminfo.txt"), "nvidia-smi": nvidia_smi}
+        host = facts_from_sections("cpu", sections, WHEN)
+
+        absent = [f for f in compute_findings({"cpu": host}, 30 * GB) if f.kind == "no_usable_gpu"]
+
+        assert len(absent) == 1 and absent[0].severity == "blocker", reason
+        assert reason in absent[0].message and "a ~30 GB model" in absent[0].message, absent
+        assert not [f for f in compute_findings({"cpu": host}) if f.kind == "no_usable_gpu"]

@@ -3,11 +3,10 @@ kernel's Xid lines, `nvcc --version`, and the words a host says when it has no u
 
 from __future__ import annotations
 
-import re
-
-from tools.formats.format import Format, Told, sign
+from tools.formats.format import Format, Sign, Told, sign
 from tools.recon.parsers.cuda import parse_nvcc_version
 from tools.recon.parsers.errors import ParseError
+from tools.recon.parsers.gpu_absence import NO_GPU_SIGNS, no_gpu_reasons
 from tools.recon.parsers.gpu_health import parse_xid_lines
 from tools.recon.parsers.gpu_topology import parse_nvidia_smi_topo
 from tools.recon.parsers.nvidia_smi import parse_nvidia_smi_list, parse_nvidia_smi_table
@@ -17,23 +16,6 @@ from tools.recon.parsers.nvidia_smi_q import (
     parse_nvidia_smi_q_xml,
 )
 from tools.recon.parsers.nvidia_smi_query import parse_nvidia_smi_query_csv
-
-# What a host prints when it has no GPU it can use, each with what it means.
-NO_GPU = (
-    (re.compile(r"No devices were found"), "the driver is loaded but sees no GPU"),
-    (
-        re.compile(
-            r"couldn't communicate with the NVIDIA driver|NVIDIA driver is not loaded|"
-            r"NVML: Driver/library version mismatch|Failed to initialize NVML",
-            re.I,
-        ),
-        "the NVIDIA driver is not loaded (or does not match its library)",
-    ),
-    (
-        re.compile(r"nvidia-smi: (?:command )?not found|nvidia-smi.*No such file", re.I),
-        "nvidia-smi is not installed: no NVIDIA driver on this host",
-    ),
-)
 
 
 def _gib(mib: int | None) -> str:
@@ -133,7 +115,7 @@ def _read_nvcc(text: str) -> Told:
 
 
 def _read_no_gpu(text: str) -> Told:
-    meanings = [meaning for pattern, meaning in NO_GPU if pattern.search(text)]
+    meanings = no_gpu_reasons(text)
     if not meanings:
         raise ParseError("a line saying the host has no usable GPU", text)
     return {"usable GPUs": "none"}, [f"no usable GPU: {meaning}" for meaning in meanings]
@@ -189,5 +171,5 @@ FORMATS = (
         (sign(r"nvcc: NVIDIA \(R\) Cuda compiler"), sign(r"\bnvcc not in PATH")),
         _read_nvcc,
     ),
-    Format("no usable GPU", tuple(sign(p.pattern, 1.0, p.flags) for p, _ in NO_GPU), _read_no_gpu),
+    Format("no usable GPU", tuple(Sign(p) for p in NO_GPU_SIGNS), _read_no_gpu),
 )

@@ -96,7 +96,7 @@ def parse_nvidia_smi_table(text: str) -> NvidiaSmiReport:
     """Read the default `nvidia-smi` screen: banner versions, one entry per GPU, processes."""
     banner = _BANNER.search(text)
     unreachable = [line.strip() for line in _UNREACHABLE.findall(text)]
-    if banner is None and unreachable:  # no GPU it could reach: no table at all
+    if banner is None and (unreachable or "No devices were found" in text):  # no table at all
         return NvidiaSmiReport(
             smi_version="", driver_version="", cuda_version=None, gpus=[], processes=[],
             unreachable=unreachable,

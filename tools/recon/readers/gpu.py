@@ -24,6 +24,9 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
     uuids = {entry.index: entry.uuid for entry in listing}
     migs = {entry.index: entry.mig for entry in listing}
     rows = {row.get("index"): row for row in (query.rows if query else [])}
+    if table is not None and not table.gpus and not table.unreachable:
+        said = reader.sections["nvidia-smi"].output.strip().splitlines()
+        reader.note(group, f"nvidia-smi listed no GPU: {said[0][:160] if said else 'no output'}")
     if table is not None:
         group.driver_version = table.driver_version or None
         group.cuda_version = table.cuda_version
