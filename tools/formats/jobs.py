@@ -34,6 +34,8 @@ def read_job_log(text: str) -> Told:
     findings = []
     if progress.error:
         findings.append(f"failed: {progress.error}")
+    if "will_not_finish" in progress.facts:
+        findings.append(f"will not finish: {progress.facts['will_not_finish']}")
     if progress.waiting:
         findings.append(f"stuck waiting: {progress.waiting}")
     return facts, findings
@@ -51,6 +53,15 @@ _ERROR_LINE = (
 )
 
 
+# What a log shows of its tool besides the lines its job reader goes by.
+_EXTRA_SIGNS = {
+    read_engine: (sign(_ENGINE_LINE),),
+    read_hf_download: (
+        sign(r"huggingface_hub/\S+\.py:\d+: |^downloading https://huggingface\.co/"),
+    ),
+}
+
+
 def read_error_log(text: str) -> Told:
     """A log known by its error line alone: what failed, in the log's own words."""
     facts, findings = read_job_log(text)
@@ -65,11 +76,7 @@ def _job(name: str, *signs: Sign) -> Format:
 
 FORMATS = (
     *(
-        _job(
-            name,
-            Sign(_LOG_SIGNS[reader]),
-            *((sign(_ENGINE_LINE),) if reader is read_engine else ()),
-        )
+        _job(name, Sign(_LOG_SIGNS[reader]), *_EXTRA_SIGNS.get(reader, ()))
         for reader, name in _NAMES.items()
     ),
     _job(

@@ -11,6 +11,10 @@ tool printed them at, and they are kept as the cause when a later, vaguer line e
   (PyTorch's `OutOfMemoryError`, TensorRT-LLM's `OutOfMemory`, llama.cpp's failed buffer
   allocation, vLLM's and SGLang's KV-cache checks), and host memory or disk running out.
 
+A third kind of line is no error yet but dooms the job: a tool warning that it cannot finish
+(huggingface_hub's `Not enough free disk space to download the file`, a quota that will be
+exceeded). The job keeps running and may even show a small file at 100 %; it will not finish.
+
 Read from NCCL's net_ib transport, vLLM's worker and KV-cache checks, TensorRT-LLM's allocator
 and llama.cpp's CUDA backend, as their real reports quote them (tests/fixtures/jobs/).
 """
@@ -54,3 +58,15 @@ _MEANINGS = (
 def meaning(text: str) -> str | None:
     """The layer this line says failed (FABRIC or MEMORY), or None for any other line."""
     return next((name for name, pattern in _MEANINGS if pattern.search(text)), None)
+
+
+_CANNOT_FINISH = re.compile(
+    r"not enough (?:free )?(?:disk )?space|insufficient (?:free )?(?:disk )?space|"
+    r"disk quota exceeded|would exceed (?:the )?(?:disk|quota)",
+    re.I,
+)
+
+
+def cannot_finish(messages: list[str]) -> str | None:
+    """The first line warning that the job cannot finish (its message), or None."""
+    return next((line for line in messages if _CANNOT_FINISH.search(line)), None)

@@ -20,6 +20,7 @@ from tools.jobs.progress.engine import read_engine
 from tools.jobs.progress.errors import first_error, may_hold_error
 from tools.jobs.progress.hf import read_hf_download
 from tools.jobs.progress.lines import message, said_lines, screen_lines
+from tools.jobs.progress.meanings import cannot_finish
 from tools.jobs.progress.model import Progress
 from tools.jobs.progress.rsync import read_rsync
 from tools.jobs.progress.stuck import waiting_on
@@ -106,6 +107,11 @@ def _shared(progress: Progress, text: str, exited_ok: bool = False) -> Progress:
         if progress.kind not in ("output", "engine") and not progress.summary.startswith("started"):
             summary += f" (after {progress.summary})"
         return replace(progress, summary=summary)
+    doomed = cannot_finish([message(line) for line in lines])
+    if doomed is not None:
+        facts = {**progress.facts, "will_not_finish": doomed}
+        summary = f"will not finish: {doomed} (after {progress.summary})"
+        return replace(progress, summary=summary, fraction=None, facts=facts)
     waiting = waiting_on(lines)
     if waiting is None:
         return progress
