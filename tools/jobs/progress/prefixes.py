@@ -38,7 +38,8 @@ _HEADS = tuple(
         rf"^\[?{_STAMP}(?:\s+(?:TP|DP|PP|EP)\d+)*(?:\s+(?P<level>[IWEF])\s+\d+\s+\d+)?\]?\s*",
         rf"^\[{_GLOG}\]\s*",
         rf"^{_GLOG}\]\s*",
-        r"^\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+",  # vLLM's date after its level
+        # vLLM's date after its level (or after what a paste left of it: `NING 04-01 …`)
+        rf"^(?:(?!(?:{_LEVELS}) )[A-Z]{{1,8}} )?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+",
         r"^\[[\w./-]+:\d+\]\s*",  # vLLM's [file.py:12]
         r"^[\w./-]+\.(?:py|c|cc|cpp|cu|h|go|rs):\d+\]?:?\s+(?:--\s+)?",  # Ray's scripts.py:1047 --
         r"^-?\s*[\w.]+\s+-\s+(?=(?:" + _LEVELS + r")\s+-\s)",  # logging's `name - LEVEL - `
