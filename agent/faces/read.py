@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.formats import Reading, Unread
 
 EXIT_OK, EXIT_UNREAD, EXIT_USAGE = 0, 1, 2
 
@@ -30,15 +34,22 @@ def _cmd_read(args: argparse.Namespace) -> int:
         print(f"scout read: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
     reading = read_pasted(text)
+    print("\n".join(describe(reading)))
+    return EXIT_UNREAD if isinstance(reading, Unread) else EXIT_OK
+
+
+def describe(reading: Reading | Unread) -> list[str]:
+    """A reading as the lines a person reads: the format, its facts, its findings."""
+    from tools.formats import Unread
+
     if isinstance(reading, Unread):
-        closest = f" (closest: {reading.closest})" if reading.closest else ""
-        print(f"no reader for this{closest}")
-        return EXIT_UNREAD
-    print(f"format: {reading.format}")
-    for key, value in reading.facts.items():
-        if value not in (None, ""):
-            print(f"  {key}: {value}")
-    print("findings:" if reading.findings else "findings: none")
-    for finding in reading.findings:
-        print(f"  - {finding}")
-    return EXIT_OK
+        return [
+            "no reader for this" + (f" (closest: {reading.closest})" if reading.closest else "")
+        ]
+    lines = [f"format: {reading.format}"]
+    lines += [
+        f"  {key}: {value}" for key, value in reading.facts.items() if value not in (None, "")
+    ]
+    lines.append("findings:" if reading.findings else "findings: none")
+    lines += [f"  - {finding}" for finding in reading.findings]
+    return lines

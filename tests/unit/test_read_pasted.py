@@ -101,3 +101,24 @@ def test_scout_read_prints_the_format_and_says_when_it_cannot(tmp_path: Path) ->
     missing = subprocess.run([*run, str(tmp_path / "no")], capture_output=True, text=True, cwd=ROOT)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_chat_reads_a_block_pasted_after_read_without_the_model() -> None:
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from agent.faces.chat import COMMANDS, run_slash
+
+    out = io.StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    topo = capture("generic_nvidia-smi_topo_m_4gpu_pcie_only.txt").expandtabs(8)
+
+    asyncio.run(run_slash("/read\n" + topo, None, console, COMMANDS))  # type: ignore[arg-type]
+    asyncio.run(run_slash("/read", None, console, COMMANDS))  # type: ignore[arg-type]
+
+    said = out.getvalue()
+    assert said.startswith("format: nvidia-smi topo -m\n")
+    assert "no NVLink between GPUs: PCIe only between its 4 GPUs (PHB, SYS)" in said
+    assert "/read FILE, or /read then the output on the lines below it" in said
