@@ -27,6 +27,28 @@ CASES = [
         "vllm_v1_cuda_graph_capture_runtime_error_out_of_memory.txt",
         "RuntimeError: CUDA error: out of memory",
     ),
+    (
+        "ucx_ib_mlx5_transport_retry_count_exceeded.txt",
+        "Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
+    ),
+    (
+        "sglang_tp_gloo_connection_closed_by_peer.txt",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed",
+    ),
+    (
+        "torch_nccl_watchdog_collective_operation_timeout.txt",
+        "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753",
+    ),
+    (
+        "llamacpp_load_cudamalloc_out_of_memory_unable_to_allocate_buffer.txt",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 144817.04 MiB on device 0: "
+        "cudaMalloc failed: out of memory",
+    ),
+    (
+        "ollama_compose_cudamalloc_oom_then_go_panic.txt",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 35533.34 MiB on device 0: "
+        "cudaMalloc failed: out of memory",
+    ),
 ]
 
 

@@ -19,14 +19,15 @@ Told = tuple[Facts, list[str]]
 
 @dataclass(frozen=True)
 class Sign:
-    """A pattern the format's text shows, and how much finding it says."""
+    """Something the format's text shows (a pattern's search, or any test of the text, such as
+    the error grammar finding an error line), and how much finding it says."""
 
-    pattern: re.Pattern[str]
+    shows: Callable[[str], object]
     weight: float = RECOGNISED
 
 
 def sign(pattern: str, weight: float = RECOGNISED, flags: int = re.M) -> Sign:
-    return Sign(re.compile(pattern, flags), weight)
+    return Sign(re.compile(pattern, flags).search, weight)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Format:
     read: Callable[[str], Told]
 
     def score(self, text: str) -> float:
-        return sum(s.weight for s in self.signs if s.pattern.search(text))
+        return sum(s.weight for s in self.signs if s.shows(text))
 
 
 @dataclass(frozen=True)

@@ -171,5 +171,5 @@ FORMATS = (
         (sign(r"nvcc: NVIDIA \(R\) Cuda compiler"), sign(r"\bnvcc not in PATH")),
         _read_nvcc,
     ),
-    Format("no usable GPU", tuple(Sign(p) for p in NO_GPU_SIGNS), _read_no_gpu),
+    Format("no usable GPU", tuple(Sign(p.search) for p in NO_GPU_SIGNS), _read_no_gpu),
 )

@@ -9,7 +9,9 @@ from tools.jobs.progress import read_progress
 from tools.jobs.progress.bench import read_nccl_tests, read_perftest
 from tools.jobs.progress.docker_pull import read_docker_pull
 from tools.jobs.progress.engine import read_engine
+from tools.jobs.progress.errors import first_error, may_hold_error
 from tools.jobs.progress.hf import read_hf_download
+from tools.jobs.progress.lines import screen_lines
 from tools.jobs.progress.readers import READERS
 from tools.jobs.progress.rsync import read_rsync
 from tools.recon.parsers.errors import ParseError
@@ -46,11 +48,6 @@ def read_job_log(text: str) -> Told:
 _ENGINE_LINE = (
     r"^(?:\([\w:]+ pid=\d+[^)]*\) )*(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d "
 )
-# Any line the error grammar can take for an error: a traceback, an exception, a worded error.
-_ERROR_LINE = (
-    r"Traceback \(most recent call last\)|(?:Error|Exception)(?:\([\w.]+\))?: |"
-    r"^(?:[\w./-]+: )?(?:error|Error|ERROR|fatal|FATAL|failed to)\b"
-)
 
 
 # What a log shows of its tool besides the lines its job reader goes by.
@@ -60,6 +57,11 @@ _EXTRA_SIGNS = {
         sign(r"huggingface_hub/\S+\.py:\d+: |^downloading https://huggingface\.co/"),
     ),
 }
+
+
+def _has_error_line(text: str) -> bool:
+    """The error grammar finds an error line in it (errors.py): a log known by its failure."""
+    return may_hold_error(text) and first_error(screen_lines(text)) is not None
 
 
 def read_error_log(text: str) -> Told:
@@ -76,7 +78,7 @@ def _job(name: str, *signs: Sign) -> Format:
 
 FORMATS = (
     *(
-        _job(name, Sign(_LOG_SIGNS[reader]), *_EXTRA_SIGNS.get(reader, ()))
+        _job(name, Sign(_LOG_SIGNS[reader].search), *_EXTRA_SIGNS.get(reader, ()))
         for reader, name in _NAMES.items()
     ),
     _job(
@@ -93,5 +95,5 @@ FORMATS = (
         ),
         sign(r"Looking in indexes: |WARNING: Retrying \(Retry\("),
     ),
-    Format("a log that failed", (sign(_ERROR_LINE),), read_error_log),
+    Format("a log that failed", (Sign(_has_error_line),), read_error_log),
 )

@@ -58,7 +58,8 @@ _NOT_ERRORS = re.compile(
 _MAYBE = re.compile(
     r"rror|xception|fatal|fail|traceback|exit|interrupt|killed|abort|panic|fault|no space|"
     r"cannot allocate|CRITICAL|(?:^|[\s\[:])[EF]\d{4} |\s[EF] \d+ \d+\]|"
-    r"NCCL WARN|NET/|ibv_|UCX|gloo|watchdog|timeout|timed out|OOM|OutOfMemory|No available memory",
+    r"NCCL WARN|NET/|ibv_|UCX|gloo|watchdog|timeout|timed out|OOM|OutOfMemory|No available memory|"
+    r"exceeded|vendor err",
     re.I,
 )
 EXCEPTION, WORDED, OPENING = 3, 2, 1

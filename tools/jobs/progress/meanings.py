@@ -5,8 +5,9 @@ tool printed them at, and they are kept as the cause when a later, vaguer line e
 
 - `FABRIC`: the network between GPUs and the collectives on it. NCCL's transport warnings
   (`NET/IB : Got completion from peer … status=12 … vendor err 129`: the retry counter ran out,
-  a miswired or flapping RoCE/IB link), verbs calls that failed, UCX and Gloo errors, collective
-  timeouts and the watchdog that aborts a communicator.
+  a miswired or flapping RoCE/IB link), UCX's `Transport retry count exceeded` (the same verbs
+  completion status), verbs calls that failed, Gloo's lost peers, collective timeouts and the
+  watchdog that aborts a communicator.
 - `MEMORY`: a resource an engine could not get: CUDA out of memory in any engine family's words
   (PyTorch's `OutOfMemoryError`, TensorRT-LLM's `OutOfMemory`, llama.cpp's failed buffer
   allocation, vLLM's and SGLang's KV-cache checks), and host memory or disk running out.
@@ -32,7 +33,8 @@ _MEANINGS = (
             r"\bNCCL WARN\b.*\b(?:completion|error|failed|fail|timeout|timed out|abort|"
             r"unreachable|closed|refused|mismatch)|"
             r"\bNET/(?:IB|IBP|Socket)\s*:.*\b(?:completion|error|failed)|"
-            r"\bibv_\w+ failed\b|\bUCX\s+(?:ERROR|error)\b|"
+            r"\bibv_\w+ failed\b|\bUCX\s+(?:ERROR|error)\b|retry count exceeded|"
+            r"completion with error|\bvendor err\b|"
             r"\bgloo\b.*\b(?:Connection (?:closed|reset|refused)|timed out|Timeout)|"
             r"Watchdog caught collective operation timeout|collective operation timeout|"
             r"\bNCCL (?:communicator|comm)\b.*\b(?:aborted|timed out)|"

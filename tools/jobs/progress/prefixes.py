@@ -25,7 +25,8 @@ _GLOG = r"(?P<glog>[IWEF])\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?(?:\s+[\w./
 _HEADS = tuple(
     re.compile(pattern)
     for pattern in (
-        r"^[\w.-]+[-_]\d+\s+\|\s?",  # compose service prefix
+        r"^[\w.-]+(?:[-_]\d+\s+|\s{2,})\|\s?",  # compose service prefix (`vllm-1  | `)
+        r"^\[[\w.-]+:\d+:\d+:\d+\]\s*",  # UCX's [host:pid:tid:thread]
         r"^\[(?:rank\d+|\d+,\d+)\](?:<std(?:out|err)>)?:\s*",  # torchrun / mpirun rank tags
         # Ray's and vLLM's process tags: `(RayWorkerWrapper pid=383, ip=…)`, `(VllmWorker rank=3 …)`
         r"^\((?:[\w-]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)(?:, ip=[\w.:-]+)?(?: \+[\w.]+)?\)\s*",
