@@ -76,7 +76,11 @@ def test_topo_aligned_with_spaces_reads_as_with_tabs(name: str) -> None:
 
 
 def test_no_usable_gpu_is_a_finding() -> None:
-    for said in ("No devices were found", "bash: nvidia-smi: command not found"):
+    for said in (
+        "No devices were found",
+        "bash: nvidia-smi: command not found",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+    ):
         assert any("no usable GPU" in f for f in _read(said + "\n").findings)
 
 
