@@ -25,7 +25,7 @@ FORMATS: tuple[Format, ...] = (
 _EXIT_NOTE = re.compile(r"^# exit -?\d+\s*$", re.M)
 # Where one output ends and the next begins in a paste of several: a `---` rule a person put
 # between them, or the prompt line of the next command.
-_BETWEEN = re.compile(r"^(?:-{3,}|(?:[\w.-]+@[\w.-]+:\S*?|\$)[$#]? .*|\$ .*)$", re.M)
+_BETWEEN = re.compile(r"^(?:-{3,}|[\w.-]+@[\w.-]+:\S*[$#] .*|\$ .*)$", re.M)
 
 
 def read_pasted(text: str) -> Reading | Unread:
