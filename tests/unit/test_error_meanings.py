@@ -70,13 +70,28 @@ def test_a_vague_last_error_keeps_the_memory_failure_as_its_cause() -> None:
     )
 
 
-def test_a_line_the_terminal_wrapped_is_read_whole() -> None:
+def test_a_kv_cache_error_the_terminal_wrapped_is_read_whole() -> None:
+    """As the terminal showed it: cut at its width (119 columns), the rest on the next line."""
+    text = job_capture("vllm_v1_kv_cache_check_hard_wrapped_by_terminal.txt")
+
+    progress = read_progress("vllm serve m", text)
+
+    assert progress.error == (
+        "ValueError: To serve at least one request with the model's max seq len (100000), "
+        "(4.26 GiB KV cache is needed, which is larger than the available KV cache memory "
+        "(4.25 GiB). Based on the avai"
+    )
+
+
+def test_a_line_the_terminal_wrapped_at_80_columns_is_read_whole() -> None:
+    """Every line of a real log cut at 80 columns, as an 80-column terminal shows it."""
     text = job_capture("vllm_compose_kv_cache_no_available_memory_for_cache_blocks.txt")
-    *frames, last = text.splitlines()
-    wrapped = [last[i : i + 80] for i in range(0, len(last), 80)]
-    assert len(wrapped) > 1
-    error = first_error([*frames, *wrapped])
-    assert error is not None and error.endswith("when initializing the engine.")
+    shown = [line[i : i + 80] for line in text.splitlines() for i in range(0, len(line), 80)]
+
+    assert first_error(shown) == (
+        "ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine."
+    )
 
 
 def test_a_line_continued_with_a_backslash_is_read_whole() -> None:

@@ -49,7 +49,8 @@ _EXIT_STATUS = re.compile(
     r"[:= ]\s*(?!0\b)-?\d+|\*\*\* .*\bError [1-9]\d*",  # and make's `*** [all] Error 2`
     re.I,
 )
-_FRAME = re.compile(r'^(?:File "|\^+$|~+\^*~*$|During handling of|The above exception)')
+# a traceback's frames, its code lines that raise, its markers and joints
+_FRAME = re.compile(r'^(?:File "|raise \w|\^+$|~+\^*~*$|During handling of|The above exception)')
 _NOT_ERRORS = re.compile(
     r"can be ignored|error_on_|errors?=|error-free|\b0 errors?\b|\bno errors?\b|"
     r"ignore[_-]errors|without errors?",
