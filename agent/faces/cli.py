@@ -14,6 +14,7 @@ from agent.faces.exec_one import add_exec_command
 from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
+from agent.faces.read import add_read_command
 from agent.faces.recipes_cmd import add_recipes_command
 
 if TYPE_CHECKING:
@@ -368,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_daytwo_commands(sub, _load_settings)
     add_recipes_command(sub)
     add_mcp_commands(sub, _load_settings)
+    add_read_command(sub)
     return parser
 
 
