@@ -63,12 +63,16 @@ def _resumed(transcript: str | None) -> RebuiltSession | str | None:
     """The session to resume from `transcript` (warnings on stderr), or why it cannot be."""
     if not transcript:
         return None
+    from agent.loop.transcript import NotATranscript
     from agent.replay.resume import rebuild_file
 
     path = Path(transcript)
     if not path.is_file():
         return f"no such transcript: {path}"
-    resume, problems = rebuild_file(path)
+    try:
+        resume, problems = rebuild_file(path)
+    except NotATranscript as exc:
+        return f"cannot resume: {exc}"
     for problem in problems:
         print(f"warning: {path}: {problem}", file=sys.stderr)
     return resume
@@ -149,12 +153,12 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     import asyncio
-    from datetime import UTC, datetime
 
     from agent.faces.console import screen_console
     from agent.faces.demo import live_demo, replay_demo
     from agent.faces.failures import transcripts_problem
     from agent.replay.recordings import DEMO_RECORDING, missing_message, recording_path
+    from agent.runtime.builder import new_transcript
 
     settings = _load_settings({"model": args.model}, log=True)
     if settings is None:
@@ -162,8 +166,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     problem = transcripts_problem(settings)
     if problem is not None:
         return _fail("demo", problem)
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
+    save_to = new_transcript(settings, "demo")
     console = screen_console()
     if args.live:
         if not settings.can_reach_model:

@@ -17,7 +17,7 @@ from agent.faces.console import screen_console
 from agent.faces.render import EventRenderer, print_report
 from agent.loop.events import Event
 from agent.loop.recorder import SessionListener
-from agent.loop.transcript import read_transcript
+from agent.loop.transcript import NotATranscript, read_session_file
 from agent.replay.recordings import missing_message, recording_path
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -36,13 +36,14 @@ def replay_main(name_or_path: str, *, verbose: bool, scenario: str | None) -> in
 
 
 def _replay_file(path: Path, *, verbose: bool, scenario: str | None) -> int:
-    loaded = read_transcript(path)
+    try:
+        loaded = read_session_file(path)
+    except NotATranscript as exc:
+        return _fail(str(exc))
     console = screen_console()
     err = Console(stderr=True, highlight=False)
     for problem in loaded.problems:
         err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
-    if not loaded.events:
-        return _fail(f"{path} holds no readable events")
     renderer = EventRenderer(console, verbose=verbose)
     if scenario:
         return _redrive(loaded.events, scenario, renderer, console)

@@ -37,7 +37,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.resumed import GrantedCall, KnownJob, RebuiltSession
-from agent.loop.transcript import read_transcript
+from agent.loop.transcript import read_session_file
 from agent.safety.gate import PLAN_APPROVAL
 from tools.deploy.state import PlanApproved, StateChange
 from tools.text.validation import validation_problems
@@ -50,8 +50,9 @@ _WITH_STEPS = "with steps:"  # marks, in the set of approved plans, those approv
 
 
 def rebuild_file(path: Path) -> tuple[RebuiltSession, list[str]]:
-    """The session in a transcript file, and what of the file could not be read or taken."""
-    loaded = read_transcript(path)
+    """The session in a transcript file, and what of the file could not be read or taken;
+    NotATranscript for a file that holds no session at all (as `scout replay` refuses it)."""
+    loaded = read_session_file(path)
     rebuilt = rebuild(loaded.events)
     return rebuilt, [*loaded.problems, *rebuilt.problems]
 

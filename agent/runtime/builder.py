@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +62,7 @@ from tools.rollout_step import RolloutStepTool
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec
+from tools.text.new_files import NewFile
 from tools.todo import TodoItem, TodoList, TodoWriteTool
 from tools.wall import HostWalls
 from tools.web import WebFetcher, WebSettings
@@ -112,9 +112,9 @@ def history_settings(compaction: CompactionPolicy, batch_budget_chars: int) -> d
     }
 
 
-def new_transcript_path(settings: Settings) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return settings.transcripts_dir / f"scout-{stamp}.jsonl"
+def new_transcript(settings: Settings, prefix: str = "scout") -> NewFile:
+    """A transcript of its own in the settings' folder (named when created; never shared)."""
+    return NewFile(settings.transcripts_dir, prefix, ".jsonl")
 
 
 def model_client_for(settings: Settings) -> AnthropicClient:
@@ -134,7 +134,7 @@ def redactor_for(settings: Settings) -> Redactor:
 
 
 def open_recorder(
-    transcript_path: Path | None,
+    transcript_path: Path | NewFile | None,
     redactor: Redactor,
     *,
     listeners: Iterable[SessionListener] = (),
@@ -245,7 +245,7 @@ async def open_runtime(
     *,
     client: ModelClient,
     approver_factory: ApproverFactory,
-    transcript_path: Path | None = None,
+    transcript_path: Path | NewFile | None = None,
     goal: str | None = None,
     redactor: Redactor | None = None,
     listeners: list[SessionListener] | None = None,
@@ -265,9 +265,12 @@ async def open_runtime(
     wall, unasked, and nothing outside it (`scout exec --walled`).
     """
     redactor = redactor or redactor_for(settings)
-    transcript_path = transcript_path or new_transcript_path(settings)
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
-    recorder = open_recorder(transcript_path, redactor, listeners=listeners or ())
+    writer = TranscriptWriter(
+        transcript_path or new_transcript(settings), uuid.uuid4().hex[:12], redactor
+    )
+    recorder = Recorder(writer, writer.session_id, listeners or ())
+    transcript_path = writer.path
     state = SessionState(record=lambda change: recorder.emit(StateChangeEvent(change=change)))
     world = WorldModel(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)

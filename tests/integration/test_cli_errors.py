@@ -97,6 +97,23 @@ CASES |= {
     ),
     "demo-missing-transcript": Case("demo --transcript nope", 1, ("no such transcript: nope",)),
     "chat-resume-missing": Case("chat --resume {d}/gone.jsonl", 1, ("no such transcript",)),
+    "run-resume-empty": Case(
+        "run --resume {d}/empty.jsonl", 1, ("cannot resume: {d}/empty.jsonl is empty",)
+    ),
+    "run-resume-binary": Case(
+        "run --resume /bin/true", 1, ("cannot resume: /bin/true is not a Scout transcript",)
+    ),
+    "run-resume-foreign": Case(
+        "run --resume {d}/foreign.jsonl",
+        1,
+        ("cannot resume: {d}/foreign.jsonl is not a Scout transcript", "line 1: not a valid"),
+    ),
+    "chat-resume-foreign": Case(
+        "chat --resume {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
+    ),
+    "replay-foreign": Case(
+        "replay {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
+    ),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
     "run-base-url-with-v1": Case(
         "run --goal x --base-url http://10.0.0.5:8000/v1",
@@ -165,6 +182,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "keydir.yaml").write_text(
         f"hosts:\n  a: {{address: 10.0.0.1, identity_file: {folder}}}\n"
     )
+    (folder / "empty.jsonl").write_text("")
+    (folder / "foreign.jsonl").write_text('{"level": "info", "msg": "another program"}\n' * 3)
     (folder / "settings-latin1.yaml").write_text("mode: ask # café\n", "latin-1")
     return folder
 
