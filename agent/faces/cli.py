@@ -59,12 +59,17 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     return settings
 
 
-def _resumed(transcript: str | None) -> RebuiltSession | str | None:
-    """The session to resume from `transcript` (warnings on stderr), or why it cannot be."""
+def _resumed(transcript: str | None, settings: Settings) -> RebuiltSession | str | None:
+    """The session to resume from `transcript` (warnings on stderr), or why it cannot be.
+
+    A session that ran on other hosts than the settings' inventory names is refused, not
+    warned about: its plan's step approvals would run unasked on other machines, and its jobs
+    would be looked for where they never ran."""
     if not transcript:
         return None
     from agent.loop.transcript import NotATranscript
-    from agent.replay.resume import rebuild_file
+    from agent.replay.resume import elsewhere, rebuild_file
+    from tools.ssh import Inventory
 
     path = Path(transcript)
     if not path.is_file():
@@ -73,6 +78,15 @@ def _resumed(transcript: str | None) -> RebuiltSession | str | None:
         resume, problems = rebuild_file(path)
     except NotATranscript as exc:
         return f"cannot resume: {exc}"
+    hosts = Inventory.load(settings.inventory).where() if settings.inventory else {}
+    moved = elsewhere(resume, hosts)
+    if moved is not None:
+        return (
+            f"cannot resume {path}: {moved}. Resume with the inventory it ran on, or start a "
+            "new session with --goal"
+        )
+    if resume.hosts is None and hosts:
+        problems.append("it does not record the hosts it ran on; they could not be compared")
     for problem in problems:
         print(f"warning: {path}: {problem}", file=sys.stderr)
     return resume
@@ -103,7 +117,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _fail("run", problem)
     if not args.goal and not args.resume:
         return _fail("run", "say what to do with --goal (or continue a session with --resume)")
-    resume = _resumed(args.resume)
+    resume = _resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("run", resume)
     secret = os.environ.get(settings.webhook_secret_env)
@@ -144,7 +158,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     problem = inventory_problem(settings) or transcripts_problem(settings)
     if problem is not None:
         return _fail("chat", problem)
-    resume = _resumed(args.resume)
+    resume = _resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("chat", resume)
     client = model_client_for(settings)

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from agent.faces.console import screen_console
 from agent.faces.render import EventRenderer, print_report
-from agent.loop.events import Event
+from agent.loop.events import Event, SessionStart
 from agent.loop.recorder import SessionListener
 from agent.loop.transcript import NotATranscript, read_session_file
 from agent.replay.recordings import missing_message, recording_path
@@ -46,6 +46,15 @@ def _replay_file(path: Path, *, verbose: bool, scenario: str | None) -> int:
         err.print(f"warning: {path}: {problem}", style="yellow", markup=False, soft_wrap=True)
     renderer = EventRenderer(console, verbose=verbose)
     if scenario:
+        recorded_on = next((e.scenario for e in loaded.events if isinstance(e, SessionStart)), None)
+        if recorded_on and recorded_on != scenario:  # a question worth asking: a warning only
+            err.print(
+                f"warning: {path} was recorded on scenario {recorded_on}, not {scenario}: "
+                "expect drift",
+                style="yellow",
+                markup=False,
+                soft_wrap=True,
+            )
         return _redrive(loaded.events, scenario, renderer, console)
     for event in loaded.events:
         renderer.render(event)

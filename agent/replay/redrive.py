@@ -184,6 +184,7 @@ async def cluster_runtime(
         listeners=listeners,
         web_resolve=resolve_docs,
         web_transport=DocsTransport(docs_port),
+        scenario=sim.scenario.name,
     )
     try:
         yield runtime

@@ -57,11 +57,35 @@ def rebuild_file(path: Path) -> tuple[RebuiltSession, list[str]]:
     return rebuilt, [*loaded.problems, *rebuilt.problems]
 
 
+def elsewhere(rebuilt: RebuiltSession, hosts: dict[str, str]) -> str | None:
+    """Why resuming `rebuilt` on `hosts` (Inventory.where()) would act on other machines than
+    the session ran on, or None. A host the inventory has in addition is no difference; a host
+    it lost, or a name that now reaches another machine, is: the plan's step approvals and the
+    session's jobs were given for, and started on, those machines."""
+    if not rebuilt.hosts:
+        return None
+    if not hosts:
+        return f"the session ran on {', '.join(rebuilt.hosts)}, and no inventory is given"
+    differences = [
+        f"{name} was {was}, the inventory has no {name}"
+        if name not in hosts
+        else f"{name} was {was}, the inventory says {hosts[name]}"
+        for name, was in rebuilt.hosts.items()
+        if hosts.get(name) != was
+    ]
+    if not differences:
+        return None
+    ran_on = f" (the simulator's scenario {rebuilt.scenario})" if rebuilt.scenario else ""
+    return f"the session ran on other hosts{ran_on}: {'; '.join(differences)}"
+
+
 def rebuild(events: list[Event]) -> RebuiltSession:
     start = next((e for e in events if isinstance(e, SessionStart)), None)
     rebuilt = RebuiltSession(
         session_id=events[0].session if events else "", model=start.model if start else ""
     )
+    if start is not None and (start.hosts or start.scenario):
+        rebuilt.hosts, rebuilt.scenario = start.hosts, start.scenario
     messages = rebuilt.messages
     pending: list[str] = []
     results: dict[str, dict[str, Any]] = {}

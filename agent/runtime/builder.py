@@ -164,6 +164,8 @@ def build_session(
     goal: str | None = None,
     resume: RebuiltSession | None = None,
     state: SessionState | None = None,
+    hosts: dict[str, str] | None = None,
+    scenario: str | None = None,
 ) -> Session:
     """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded.
 
@@ -209,6 +211,8 @@ def build_session(
             goal=goal,
             resumed_from=resume.session_id if resume else None,
             history=history_settings(parts.compaction, parts.batch_budget_chars),
+            hosts=hosts or {},
+            scenario=scenario,
         )
     )
     if resume is not None:
@@ -255,6 +259,7 @@ async def open_runtime(
     passphrase_prompt: PassphrasePrompt | None = None,
     judge: ShellJudge | None = None,
     walled_only: bool = False,
+    scenario: str | None = None,
 ) -> Runtime:
     """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
 
@@ -262,7 +267,8 @@ async def open_runtime(
     must be in ssh-agent. `judge` classifies shell for every tool that runs it (by default the
     inventory's judge); only tests pass another (one that calls everything read-only shows what
     the wall alone stops, tests/system/). `walled_only`: ssh_exec runs every command inside the
-    wall, unasked, and nothing outside it (`scout exec --walled`).
+    wall, unasked, and nothing outside it (`scout exec --walled`). `scenario` is the simulator's,
+    when the hosts are simulated; the session start records it with the hosts.
     """
     redactor = redactor or redactor_for(settings)
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
@@ -342,6 +348,8 @@ async def open_runtime(
         goal=goal,
         resume=resume,
         state=state,
+        hosts=inventory.where() if inventory is not None else None,
+        scenario=scenario,
     )
     for host, container, by in state.created_containers():  # a resume: what Scout created
         world.record_created(host, container, by)
