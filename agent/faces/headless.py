@@ -119,5 +119,6 @@ async def run_goal(
             await approver.close()
         await runtime.aclose()
         await client.close()
-    err.write(f"scout run: {outcome.stop}; transcript: {runtime.transcript_path}\n")
+    why = f": {' '.join(outcome.message.split())}" if outcome.stop == "error" else ""
+    err.write(f"scout run: {outcome.stop}{why}; transcript: {runtime.transcript_path}\n")
     return exit_status(outcome, listener.denials)

@@ -72,9 +72,7 @@ NUMBERS = re.compile(r"[0-9.:,_-]+|0x[0-9a-fA-F]+")  # counts, addresses, versio
 SECRET_SHAPE = re.compile(r"[A-Za-z0-9+/=_\-.~%]{8,}")
 # The C library's message for every errno, longest first, as a whole phrase (optionally quoted).
 _ERROR_TEXTS = sorted({os.strerror(code) for code in errno.errorcode}, key=len, reverse=True)
-SYSTEM_ERROR = re.compile(
-    rf"(?i)[\"']?(?:{'|'.join(map(re.escape, _ERROR_TEXTS))})(?![\w\-])"
-)
+SYSTEM_ERROR = re.compile(rf"(?i)[\"']?(?:{'|'.join(map(re.escape, _ERROR_TEXTS))})(?![\w\-])")
 
 
 def name_words(name: str) -> list[str]:

@@ -114,6 +114,14 @@ CASES |= {
     "replay-foreign": Case(
         "replay {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
     ),
+    "run-dead-endpoint": Case(
+        "run --goal x --base-url http://127.0.0.1:{closed}",
+        1,
+        (
+            "scout run: error: Could not reach the model API at http://127.0.0.1:{closed} "
+            "(connection refused), even after retries",
+        ),
+    ),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
     "run-base-url-with-v1": Case(
         "run --goal x --base-url http://10.0.0.5:8000/v1",
@@ -173,6 +181,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"hosts:\n  a: {{address: 127.0.0.1, port: {port}, identity_file: {key}}}\n"
     )
     (folder / "closed.yaml").write_text(closed)
+    (folder / "closed-port").write_text(str(port))
     (folder / "closed-utf16.yaml").write_text(closed, encoding="utf-16")  # as PowerShell writes
     (folder / "latin1.yaml").write_text("hosts:\n  café: {address: 10.0.0.1}\n", "latin-1")
     (folder / "ff.yaml").write_bytes(b"hosts:\n  a: {address: 10.0.0.1}\n\xff\n")
@@ -189,7 +198,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _in(folder: Path, text: str) -> str:
-    return text.replace("{d}", str(folder))
+    """`text` with `{d}` the prepared folder and `{closed}` a port nothing listens on."""
+    closed = (folder / "closed-port").read_text()
+    return text.replace("{d}", str(folder)).replace("{closed}", closed)
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
