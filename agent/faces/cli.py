@@ -390,6 +390,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _reader_gone() -> int:
+    """stdout's reader left (`scout … | head -1`): stop quietly, as a pipeline expects, with the
+    status rich gives its faces in the same case. stdout then points at /dev/null, so nothing
+    still buffered fails again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_ERROR
+
+
 def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     parser = build_parser()
@@ -398,7 +408,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         from agent.faces.failures import EXIT_INTERRUPTED
 
