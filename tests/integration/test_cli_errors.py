@@ -135,6 +135,11 @@ CASES |= {
     "policy-classify-binary-file": Case(
         "policy classify --file /bin/true", 2, ("/bin/true is not UTF-8 text",)
     ),
+    "policy-classify-5-mb-line": Case(
+        "policy classify --file {d}/5mb.txt",
+        2,
+        ("line 2 of {d}/5mb.txt is 5.0 MiB, longer than a command line can be (128 KiB",),
+    ),
     "recon-utf-16-with-mark-is-read": Case(
         "recon --inventory {d}/closed-utf16.yaml", 1, ("scout recon: a unreachable",)
     ),
@@ -192,6 +197,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"hosts:\n  a: {{address: 10.0.0.1, identity_file: {folder}}}\n"
     )
     (folder / "empty.jsonl").write_text("")
+    (folder / "5mb.txt").write_text("ls\necho " + "a" * 5 * 1024 * 1024 + "\n")
     (folder / "foreign.jsonl").write_text('{"level": "info", "msg": "another program"}\n' * 3)
     (folder / "settings-latin1.yaml").write_text("mode: ask # café\n", "latin-1")
     return folder
