@@ -19,11 +19,15 @@ _HINTS = {
     errno.EACCES: _WRITE_HINT,
     errno.EPERM: _WRITE_HINT,
     errno.EROFS: "that file system is read-only; point SCOUT_HOME to a folder you can write",
-    errno.ENOSPC: "free some space on that disk",
+    errno.ENOSPC: "free some space on the disk",
+    errno.EDQUOT: "your disk quota is used up; free some space on the disk",
     errno.ENOTDIR: "a part of that path is a file, not a folder",
     errno.EEXIST: "something else is already there",
     errno.ENOENT: "check the path",
 }
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)  # a disk that is full: name the folder to clear
 
 
 def explain(exc: BaseException) -> str | None:
@@ -44,6 +48,8 @@ def describe_os_error(exc: OSError, target: str | None = None) -> str:
     where = target or (str(exc.filename) if exc.filename else "a file")
     reason = (exc.strerror or str(exc)).lower()
     hint = _HINTS.get(exc.errno or 0, "check the path and try again")
+    if exc.errno in _FULL and exc.filename:
+        hint = f"{hint} that holds {Path(exc.filename).parent}"
     return f"cannot use {where}: {reason}; {hint}"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from agent.faces.failures import describe_os_error
 from agent.loop.events import ApprovalDecisionEvent, Event
 from agent.loop.recorder import SessionListener
 from agent.loop.resumed import RebuiltSession
@@ -106,7 +107,8 @@ async def run_goal(
             resume=resume,
         )
     except (SSHError, OSError, ValueError) as exc:
-        err.write(f"scout run: {exc}\n")
+        said = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+        err.write(f"scout run: {said}\n")
         await client.close()
         if approver is not None:
             await approver.close()

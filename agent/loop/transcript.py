@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
-from tools.text.new_files import NewFile, create_new
+from tools.text.new_files import NewFile, create_new, on_file
 from tools.text.validation import validation_problems
 
 log = structlog.get_logger(__name__)
@@ -66,14 +66,20 @@ class TranscriptWriter:
         )
         clean = _fitted(self.redactor.data(stamped.model_dump(mode="json")))
         if self._file is not None:
-            self._file.write(_line(clean) + "\n")
-            self._file.flush()
+            try:
+                self._file.write(_line(clean) + "\n")
+                self._file.flush()
+            except OSError as exc:  # disk full: the message names the transcript
+                raise on_file(exc, self.path) from exc
         return EVENT_ADAPTER.validate_python(clean)
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError as exc:  # what a full disk left buffered fails again here
+                raise on_file(exc, self.path) from exc
 
 
 def _line(data: Any) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.deploy.physics import Ceiling
-from tools.text.new_files import create_together
+from tools.text.new_files import create_together, on_file
 
 PERCENTILES = (50, 90, 99)
 
@@ -171,7 +171,14 @@ def write_files(report: Report, folder: Path, prefix: str) -> tuple[Path, Path]:
     """The chart and the JSON, beside the session's transcript, under one stem of their own
     (`prefix`, a stamp, a token), created exclusively: a proof never overwrites another's."""
     (chart, chart_file), (data, data_file) = create_together(folder, prefix, (".html", ".json"))
-    with chart_file, data_file:
-        chart_file.write(chart_html(report))
-        data_file.write(json.dumps(to_json(report), indent=2))
+    writing = chart
+    try:
+        with chart_file, data_file:
+            chart_file.write(chart_html(report))
+            chart_file.flush()
+            writing = data
+            data_file.write(json.dumps(to_json(report), indent=2))
+            data_file.flush()
+    except OSError as exc:  # disk full (also as a file closes): the message names the file
+        raise on_file(exc, writing) from exc
     return chart, data

@@ -134,7 +134,11 @@ async def prove(
         try:
             files = write_files(result, where.folder, f"proof-{where.host}-{where.port}")
         except OSError as exc:
-            report(f"the chart and JSON could not be written to {where.folder}: {exc}")
+            said = (exc.strerror or str(exc)).lower()
+            report(
+                f"the chart and JSON could not be written: {exc.filename or where.folder}: "
+                f"{said} (folder {where.folder})"
+            )
     return Proof(model, models, generation, result, files)
 
 

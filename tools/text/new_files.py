@@ -69,6 +69,14 @@ def create_together(
     )
 
 
+def on_file(exc: OSError, path: Path) -> OSError:
+    """`exc` naming the file it happened on: a failed write or flush (disk full) names none, and
+    a message must say which file and which folder."""
+    if exc.filename:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
+
+
 def _give_up(claimed: list[tuple[Path, TextIO]]) -> None:
     for path, handle in claimed:
         handle.close()
