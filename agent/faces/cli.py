@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.faces.daytwo import add_daytwo_commands
@@ -18,7 +17,6 @@ from agent.faces.read import add_read_command
 from agent.faces.recipes_cmd import add_recipes_command
 
 if TYPE_CHECKING:
-    from agent.loop.resumed import RebuiltSession
     from agent.runtime.settings import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
@@ -59,45 +57,13 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     return settings
 
 
-def _resumed(transcript: str | None, settings: Settings) -> RebuiltSession | str | None:
-    """The session to resume from `transcript` (warnings on stderr), or why it cannot be.
-
-    A session that ran on other hosts than the settings' inventory names is refused, not
-    warned about: its plan's step approvals would run unasked on other machines, and its jobs
-    would be looked for where they never ran."""
-    if not transcript:
-        return None
-    from agent.loop.transcript import NotATranscript
-    from agent.replay.resume import elsewhere, rebuild_file
-    from tools.ssh import Inventory
-
-    path = Path(transcript)
-    if not path.is_file():
-        return f"no such transcript: {path}"
-    try:
-        resume, problems = rebuild_file(path)
-    except NotATranscript as exc:
-        return f"cannot resume: {exc}"
-    hosts = Inventory.load(settings.inventory).where() if settings.inventory else {}
-    moved = elsewhere(resume, hosts)
-    if moved is not None:
-        return (
-            f"cannot resume {path}: {moved}. Resume with the inventory it ran on, or start a "
-            "new session with --goal"
-        )
-    if resume.hosts is None and hosts:
-        problems.append("it does not record the hosts it ran on; they could not be compared")
-    for problem in problems:
-        print(f"warning: {path}: {problem}", file=sys.stderr)
-    return resume
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
     from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.faces.headless import run_goal
+    from agent.faces.resume_file import resumed
 
     settings = _load_settings(
         {
@@ -117,7 +83,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _fail("run", problem)
     if not args.goal and not args.resume:
         return _fail("run", "say what to do with --goal (or continue a session with --resume)")
-    resume = _resumed(args.resume, settings)
+    resume = resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("run", resume)
     secret = os.environ.get(settings.webhook_secret_env)
@@ -138,6 +104,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
     from agent.faces.chat import chat
     from agent.faces.failures import inventory_problem, transcripts_problem
+    from agent.faces.resume_file import resumed
     from agent.runtime.builder import model_client_for
 
     settings = _load_settings(
@@ -158,7 +125,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     problem = inventory_problem(settings) or transcripts_problem(settings)
     if problem is not None:
         return _fail("chat", problem)
-    resume = _resumed(args.resume, settings)
+    resume = resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("chat", resume)
     client = model_client_for(settings)
@@ -390,16 +357,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _reader_gone() -> int:
-    """stdout's reader left (`scout … | head -1`): stop quietly, as a pipeline expects, with the
-    status rich gives its faces in the same case. stdout then points at /dev/null, so nothing
-    still buffered fails again at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-    return EXIT_ERROR
-
-
 def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     parser = build_parser()
@@ -412,7 +369,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
         return code
     except BrokenPipeError:
-        return _reader_gone()
+        from agent.faces.failures import reader_gone
+
+        return reader_gone()
     except KeyboardInterrupt:
         from agent.faces.failures import EXIT_INTERRUPTED
 

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import errno
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +53,16 @@ def describe_os_error(exc: OSError, target: str | None = None) -> str:
     if exc.errno in _FULL and exc.filename:
         hint = f"{hint} that holds {Path(exc.filename).parent}"
     return f"cannot use {where}: {reason}; {hint}"
+
+
+def reader_gone() -> int:
+    """stdout's reader left (`scout … | head -1`): stop quietly, as a pipeline expects, with the
+    status rich gives its faces in the same case (1). stdout then points at /dev/null, so
+    nothing still buffered fails again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1
 
 
 def writable_folder(folder: Path, what: str) -> str | None:
