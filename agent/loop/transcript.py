@@ -129,9 +129,7 @@ def read_session_file(path: Path) -> TranscriptReadResult:
         return loaded
     if not loaded.problems:
         raise NotATranscript(f"{path} is empty, not a Scout transcript")
-    raise NotATranscript(
-        f"{path} is not a Scout transcript: no line of it is a session event ({loaded.problems[0]})"
-    )
+    raise NotATranscript(f"{path} is not a Scout transcript: no line of it is a session event")
 
 
 def read_transcript(path: Path) -> TranscriptReadResult:

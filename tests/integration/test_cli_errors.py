@@ -106,7 +106,7 @@ CASES |= {
     "run-resume-foreign": Case(
         "run --resume {d}/foreign.jsonl",
         1,
-        ("cannot resume: {d}/foreign.jsonl is not a Scout transcript", "line 1: not a valid"),
+        ("cannot resume: {d}/foreign.jsonl is not a Scout transcript: no line of it is a",),
     ),
     "chat-resume-foreign": Case(
         "chat --resume {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
