@@ -24,7 +24,7 @@ from agent.safety.modes import Mode
 from agent.safety.policy import policy_answer
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
-from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.classifier import MAX_COMMAND_BYTES, classify_command, too_long
 from agent.safety.shell.judge import judge_shell
 from tools.base import Tool
 from tools.docker_ctl import DockerCtl
@@ -53,6 +53,8 @@ def classify_main(argv: list[str], out: TextIO | None = None) -> int:
         )
         print("  scout policy classify 'docker rm -f vllm_node'", file=sys.stderr)
         return EXIT_USAGE
+    if too_long(command):
+        return _refuse_size("the command", command)
     verdict = classify_command(command)
     reasons = verdict.reasons or ["no reason recorded"]
     print(f"{verdict.label}: {_display(command)} — {visible(reasons[0])}", file=stream)
@@ -77,10 +79,30 @@ def classify_file_main(path: str, out: TextIO | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if too_long(line):
+            return _refuse_size(f"line {number} of {path}", line)
+    for line in lines:
         if line.strip():
             print(f"{classify_command(line).label}\t{visible(line)}", file=stream)
     return EXIT_OK
+
+
+def _refuse_size(what: str, command: str) -> int:
+    """A command no host could run is not classified: say so by its size, before any parsing."""
+    size = len(command.encode("utf-8", "replace"))
+    print(
+        f"scout policy classify: {what} is {_size(size)}, longer than a command line can be "
+        f"({MAX_COMMAND_BYTES // 1024} KiB: Linux's limit on one argument, as `sh -c` gets it); "
+        "not classified",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KiB"
 
 
 def check_main(

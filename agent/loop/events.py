@@ -34,6 +34,10 @@ class SessionStart(EventBase):
     # The settings that shape what the model reads (compaction, the batch budget), by their
     # Settings names, so a replay edits its history exactly as the recording did.
     history: dict[str, Any] = Field(default_factory=dict)
+    # Where the session ran, so a resume elsewhere is caught: each inventory host as
+    # `user@address:port` (`via` its jump host), and the simulator's scenario when it ran on one.
+    hosts: dict[str, str] = Field(default_factory=dict)
+    scenario: str | None = None
 
 
 class UserMessage(EventBase):

@@ -93,11 +93,16 @@ class PolicyGate:
         )
         if answer.decision == "allow":
             return GateVerdict(allowed=True)
-        if answer.decision == "deny":
-            return _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
+        refusal = _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
+        if answer.decision == "deny" and answer.ground != "ci":
+            return refusal
+        # What needs a human may run on a step a human approved with the plan, ahead of time:
+        # in ci too, where no one can be asked now (a resumed plan's grant holds in every mode).
         step = await self._plan_step_approval(prepared)
         if step is not None:
             return step
+        if answer.decision == "deny":
+            return refusal
         return await self._ask(prepared)
 
     async def _plan_step_approval(self, prepared: PreparedCall) -> GateVerdict | None:
