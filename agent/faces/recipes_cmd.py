@@ -25,10 +25,20 @@ def add_recipes_command(sub: argparse._SubParsersAction) -> None:  # type: ignor
         description="The recipes Scout can see: its bundled ones and the folders you name.",
     )
     actions = recipes.add_subparsers(dest="recipes_cmd", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="every recipe Scout can see, and where from")
+    listing = actions.add_parser(
+        "list",
+        help="every recipe Scout can see, and where from",
+        description="List Scout's bundled recipes, then those in each --dir folder (a "
+        "spark-vllm-docker checkout or its recipes folder), each with its file.",
+    )
     listing.add_argument("--dir", action="append", default=[], type=Path, help=DIR_HELP)
     listing.set_defaults(func=_list)
-    show = actions.add_parser("show", help="one recipe as the commands Scout would run")
+    show = actions.add_parser(
+        "show",
+        help="one recipe as the commands Scout would run",
+        description="Show one recipe as Scout would run it on the named hosts: the image and "
+        "how it arrives, the layout, the container's environment and files, the serve line.",
+    )
     show.add_argument("name", help="a recipe's name, its file's name without .yaml, or a path")
     show.add_argument("--dir", action="append", default=[], type=Path, help=DIR_HELP)
     show.add_argument("--hosts", help="node names, head first, separated by commas")
@@ -37,7 +47,10 @@ def add_recipes_command(sub: argparse._SubParsersAction) -> None:  # type: ignor
     )
     show.set_defaults(func=_show)
     check = actions.add_parser(
-        "check", help="read recipe files; exit 1 with one line per file that does not read"
+        "check",
+        help="read recipe files; exit 1 with one line per file that does not read",
+        description="Read each recipe file (or every one in a folder) as its runner would; exit "
+        "0 when all read, else 1 with one line per file and why. Warnings never fail it.",
     )
     check.add_argument("paths", nargs="+", type=Path, help="recipe files or folders")
     check.add_argument("-q", "--quiet", action="store_true", help="print only the failures")
