@@ -106,6 +106,30 @@ class SignatureCheck:
         return None
 
 
+def _unique(pairs: list[tuple[Any, Any]], path: Path, lines: list[int] | None = None) -> dict:
+    """A mapping that names a key once: a second `deny:` would silently drop the first's rules."""
+    where: dict[Any, int] = {}
+    for index, (key, _) in enumerate(pairs):
+        if key in where:
+            at = f" (lines {lines[where[key]]} and {lines[index]})" if lines else ""
+            raise ValueError(f"{path}: key {key!r} appears twice{at}")
+        where[key] = index
+    return dict(pairs)
+
+
+def _unique_key_loader(yaml: Any, path: Path) -> type:
+    """PyYAML's SafeLoader, refusing a key given twice in one mapping (merge keys aside)."""
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+            own = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
+            keys = [(self.construct_object(k), None) for k, _ in own]
+            _unique(keys, path, [k.start_mark.line + 1 for k, _ in own])
+            return super().construct_mapping(node, deep)
+
+    return Loader
+
+
 class RulesDecider:
     """Decides from approve/deny rules; deny wins, and nothing approved means denied."""
 
@@ -124,10 +148,10 @@ class RulesDecider:
         try:
             import yaml  # PyYAML; JSON is valid YAML too
         except ImportError:
-            rules = json.loads(text)
+            rules = json.loads(text, object_pairs_hook=lambda pairs: _unique(pairs, path))
         else:
             try:
-                rules = yaml.safe_load(text) or {}
+                rules = yaml.load(text, Loader=_unique_key_loader(yaml, path)) or {}
             except yaml.YAMLError as exc:
                 raise ValueError(f"{path}: not valid YAML ({exc})") from None
         if not isinstance(rules, dict):

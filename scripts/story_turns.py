@@ -131,8 +131,8 @@ def seed_pair_script(plan: dict[str, Any]) -> list[dict]:
             f"Done. `{MODEL}` is served with tensor parallelism 2 across spark-a and spark-b, "
             "with NCCL on the RoCE link (both PCIe twins), at http://spark-a:8000. Its "
             "proof ends this session: vLLM's own benchmark, with a chart and JSON beside the "
-            "transcript. To roll back: `docker rm -f "
-            "scout-vllm` on both nodes, then `docker start vllm_node` on spark-a.",
+            "transcript. It is recorded as a deployment: `scout status` reads it live, and "
+            "`scout teardown --restore` takes it down and starts vllm_node again.",
             [],
             stop="end_turn",
         ),
@@ -188,8 +188,8 @@ def spark_trio_script(plan: dict[str, Any]) -> list[dict]:
             f"Done. `{MODEL}` is served with tensor parallelism 2 on spark-a and spark-b, over "
             "the cable between them (NCCL on both PCIe twins of each end), at "
             "http://spark-a:8000; spark-c is untouched. Its proof ends this session: vLLM's "
-            "own benchmark, with a chart and JSON beside the transcript. To roll back: "
-            "`docker rm -f scout-vllm` on spark-a and spark-b.",
+            "own benchmark, with a chart and JSON beside the transcript. It is recorded as a "
+            "deployment: `scout status` reads it live, `scout teardown` takes it down.",
             [],
             stop="end_turn",
         ),
@@ -287,8 +287,9 @@ def fresh_pair_script(plan: dict[str, Any]) -> list[dict]:
             f"Done, from zero. `{MODEL}` is served with tensor parallelism 2 across spark-a and "
             "spark-b (vLLM's multiprocess recipe, NCCL on the RoCE link, whose bandwidth the "
             "fabric test above measured) at http://spark-a:8000. Its proof ends this session: "
-            "vLLM's own benchmark, with a chart and JSON beside the transcript. To roll back: "
-            "`docker rm -f scout-vllm` on both nodes, then `docker start vllm_node` on spark-a.",
+            "vLLM's own benchmark, with a chart and JSON beside the transcript. It is recorded as "
+            "a deployment: `scout status` reads it live, and `scout teardown --restore` takes "
+            "it down and starts vllm_node again on spark-a.",
             [],
             stop="end_turn",
         ),

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Set up everything Scout's tests need on a fresh machine, then run lint and the whole suite.
+# Set up everything Scout's tests need on a fresh machine, then test Scout in three stages:
+#   1. the lock: .venv installed from uv.lock (scripts/install.sh, what the README installs), lint
+#      and the whole suite;
+#   2. the lowest versions pyproject.toml's ranges allow (scripts/test_lowest.sh);
+#   3. the newest versions pip resolves today (scripts/test_newest.sh): a release that breaks Scout
+#      is named there and fails the run, so the lock is refreshed on purpose.
+# Each stage stops the run when it fails. With arguments, only stage 1, passing them to pytest.
 # As root on Debian it also installs the real parts the system tests use (OpenSSH sshd, dockerd,
 # busybox for a local image, tmux, AIPerf in .venv-aiperf), a C compiler for the simulator's
 # fake-tool client, and the awks a host may have (mawk, gawk, the original awk; BusyBox's) for
-# the status program's matrix; without root those tests skip and say why. With no arguments it
-# then tests the lowest dependency versions pyproject.toml allows (scripts/test_lowest.sh).
+# the status program's matrix; without root those tests skip and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,17 +26,20 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
-[ -x .venv/bin/python ] || python3 -m venv --upgrade-deps .venv
-# the newest versions pyproject allows, also in a venv made before they came out
-.venv/bin/pip install -q --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[test]'
+echo "stage 1 of 3: the locked versions (uv.lock)"
+bash scripts/install.sh test mcp
 # AIPerf, the outside client whose numbers tests/integration/test_aiperf_crosscheck.py holds
 # Scout's against, in its own venv (its dependencies are not Scout's); as root like the real parts
 if [ "$(id -u)" = 0 ]; then
   [ -x .venv-aiperf/bin/python ] || python3 -m venv --upgrade-deps .venv-aiperf
-  .venv-aiperf/bin/pip install -q --disable-pip-version-check 'aiperf==0.13.0'
+  .venv/bin/uv pip install --quiet --python .venv-aiperf/bin/python --require-hashes \
+    -r scripts/aiperf-requirements.txt
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
-# the whole suite ran on the newest versions pip resolves; now the lowest that pyproject allows
-[ $# -gt 0 ] || bash scripts/test_lowest.sh
+[ $# -eq 0 ] || exit 0
+echo "stage 2 of 3: the lowest versions pyproject.toml allows"
+bash scripts/test_lowest.sh
+echo "stage 3 of 3: the newest versions pip resolves today"
+bash scripts/test_newest.sh

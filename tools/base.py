@@ -33,6 +33,8 @@ class RuleShape:
     and fields left at None or at their `defaults`. A field the shape does not mention must be
     named, so a field a tool gains later is never covered silently. `required` fields an allow
     rule must name with a literal value to be an allow rule at all (which docker action).
+    `named` fields an allow rule must name, a pattern standing for the value (ssh_exec's
+    command: a rule that leaves it out would allow any command on its hosts).
     `example` is a well-formed allow rule, shown when one is not. The rule the operator's `a`
     adds names the same fields (agent/safety/session_rules.py).
     """
@@ -40,6 +42,7 @@ class RuleShape:
     open: frozenset[str] = frozenset({"host"})
     defaults: Mapping[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
     example: str = ""
 
     def set_fields(self, tool_input: Mapping[str, Any]) -> set[str]:
@@ -155,6 +158,13 @@ class Tool(ABC, Generic[InputT]):
         when it runs no command a plan could name (the gate then never counts it as a plan
         step). The gate, plan matching and step approvals read this, never the tool's name."""
         return None
+
+    @classmethod
+    def rule_fields(cls) -> frozenset[str]:
+        """The fields a rule may name: the input's, and `host` when the tool reaches hosts
+        (a rule's `host=` then holds for every host of the call, `hosts` lists included)."""
+        reaches_hosts = cls.hosts is not Tool.hosts
+        return frozenset(cls.Input.model_fields) | ({"host"} if reaches_hosts else set())
 
     def timeout_s(self, params: InputT) -> float | None:
         """Deadline for the whole call; None lets the executor's default apply."""

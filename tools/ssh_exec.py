@@ -3,7 +3,9 @@
 A call that runs without a human (the executor says so: `ctx.wall`) runs inside the wall on
 each host (tools/wall/), with a scratch folder of its own and TCP only to the ports its words
 name on a loopback or inventory address. On a host known to have no wall, only exact read shapes
-stay read-only (tools/wall/narrow.py); anything else asks.
+stay read-only (tools/wall/narrow.py); anything else asks. A daemon's client (docker,
+systemctl) cannot work inside the wall, which closes every Unix socket: only its exact read
+shapes run unasked, outside the wall (tools/wall/daemons.py); any other use asks.
 
 Each distinct output gets one section in the text the model reads, naming its hosts, with the
 exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
@@ -26,13 +28,16 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
+from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
+from tools.wall.denied import denied_line
 from tools.wall.narrow import allowed_unwalled
-from tools.wall.network import needed_ports
+from tools.wall.network import needed_addresses, needed_ports
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 MAX_TIMEOUT_S = 3600
+WALLED_ONLY = "the operator chose the wall: it runs inside it, unasked, or not at all"
 CONNECT_ALLOWANCE_S = 30.0
 
 
@@ -76,24 +81,58 @@ class SSHExec(Tool[SSHExecInput]):
         "full text saved to a file it names."
     )
     Input = SSHExecInput
-    # A rule may leave out where and how long; an `env` or `cwd` it covers, it names.
+    # A rule may leave out where and how long; the command, an `env` or `cwd` it covers, it
+    # names (a rule naming no command would allow any command on its hosts).
     rule_shape = RuleShape(
-        open=frozenset({"host", "hosts", "command", "timeout"}),
+        open=frozenset({"host", "hosts", "timeout"}),
         defaults={"env": {}, "cwd": ""},
+        named=("command",),
+        example='ssh_exec(host=spark-*, command="nvidia-smi -pm *")',
     )
 
-    def __init__(self, pool: SSHPool, judge: ShellJudge, walls: HostWalls | None = None) -> None:
-        """`pool`: the session's SSH connections (the tool is only made with an inventory)."""
+    def __init__(
+        self,
+        pool: SSHPool,
+        judge: ShellJudge,
+        walls: HostWalls | None = None,
+        *,
+        walled_only: bool = False,
+    ) -> None:
+        """`pool`: the session's SSH connections (the tool is only made with an inventory).
+        `walled_only`: every command runs inside the wall, unasked, and nowhere else (`scout
+        exec --walled`: a person typed it and chose the wall)."""
         self.pool = pool
         self.judge = judge
         self.walls = walls or HostWalls()
+        self.walled_only = walled_only
 
     def risk(self, params: SSHExecInput) -> RiskAssessment:
-        """The command's own risk: running it adds nothing, its env and folder can; where a
-        host cannot wall reads, a read that is not an exact read shape asks."""
+        """The command's own risk: running it adds nothing, its env and folder can. A read
+        the wall cannot answer truly (a daemon's client, a reader of other processes' details)
+        asks unless it is an exact shape that runs outside the wall; where a host cannot wall
+        reads, a read that is not an exact read shape asks. With `walled_only` the person chose
+        the wall: whatever it is, it runs inside it."""
+        if self.walled_only:
+            return RiskAssessment(Risk.READ_ONLY, WALLED_ONLY)
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
+        if verdict.risk > Risk.READ_ONLY:
+            return verdict
+        client = daemon_client(params.command)
+        if client is not None and not self._outside_read(params):
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"{client} works through its daemon's socket, which the wall closes; only "
+                "exact daemon read shapes run unasked (outside the wall), so this asks",
+            )
+        reader = process_detail_reader(params.command)
+        if reader is not None and not self._outside_read(params):
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"{reader} reads other processes' /proc entries, which the wall hides (its "
+                "output would leave them out without a word), so this asks",
+            )
         unwalled = self.walls.unwalled(params.targets())
-        if verdict.risk > Risk.READ_ONLY or not unwalled or self._shape_only(params):
+        if not unwalled or self._shape_only(params) or self._outside_read(params):
             return verdict
         host, why = next(iter(unwalled.items()))
         return RiskAssessment(
@@ -123,6 +162,11 @@ class SSHExec(Tool[SSHExecInput]):
         return params.env is None and params.cwd is None and allowed_unwalled(params.command)
 
     @staticmethod
+    def _outside_read(params: SSHExecInput) -> bool:
+        """An exact daemon read shape (tools/wall/daemons.py): it runs outside the wall."""
+        return params.env is None and params.cwd is None and outside_read(params.command)
+
+    @staticmethod
     async def _run_on(
         pool: SSHPool, host: str, params: SSHExecInput, wall: WallSpec | None
     ) -> CommandResult:
@@ -137,15 +181,20 @@ class SSHExec(Tool[SSHExecInput]):
 
         async def one(host: str) -> CommandResult | SSHError:
             wall = None
-            if ctx.wall and self.walls.unwalled([host]) == {}:
+            walled = ctx.wall and not self._outside_read(params)
+            why = self.walls.unwalled([host]).get(host)
+            if self.walled_only and why is not None:
+                return SSHError(f"Not run on {host}: its reads cannot be walled ({why})")
+            if (walled or self.walled_only) and why is None:
                 ports = needed_ports(params.command, pool.inventory.addresses())
-                wall = WallSpec(ports=ports, scratch=True)
+                addresses = needed_addresses(params.command, pool.inventory.address_book())
+                wall = WallSpec(ports=ports, scratch=True, addresses=addresses)
             try:
                 result = await self._run_on(pool, host, params, wall)
                 if result.unwalled is None:
                     return result
                 self.walls.record(host, False, result.unwalled)
-                if self._shape_only(params):  # it did not run: the narrow mode lets it run now
+                if self._shape_only(params) and not self.walled_only:  # the narrow mode: now
                     return await self._run_on(pool, host, params, None)
             except SSHError as exc:
                 return exc
@@ -158,7 +207,10 @@ class SSHExec(Tool[SSHExecInput]):
         rendered = render_outcomes(
             dict(zip(targets, outcomes, strict=True)), params.timeout, ctx.spill_dir, ctx.redact
         )
-        failed = any(not isinstance(o, CommandResult) or not o.ok for o in outcomes)
+        failed = any(
+            not isinstance(o, CommandResult) or not o.ok or (o.walled and denied_line(o.stderr))
+            for o in outcomes
+        )  # a read the wall refused is no answer, whatever it exited with
         meta: dict[str, object] = {
             "hosts": targets,
             "walled": {

@@ -40,6 +40,7 @@ HELP = """\
 /mode [MODE]   show or set the mode: plan, ask, auto-safe, ci
 /cost          tokens per turn, cache reads and writes, cost, what compaction saved
 /save [PATH]   copy the transcript to PATH
+/read FILE     read a command's output (also pasted: /read, Esc Enter, then the output)
 /help          this help
 /exit          leave (Ctrl-D too)"""
 
@@ -112,6 +113,25 @@ def _cmd_save(runtime: Runtime, console: Console, arg: str) -> None:
     console.print(f"saved the transcript to {target}", markup=False)
 
 
+def _cmd_read(runtime: Runtime, console: Console, arg: str) -> None:
+    """What an output says, read here without the model: pasted after `/read` on the lines
+    that follow it, or in the file it names."""
+    from agent.faces.read import describe
+    from tools.formats import read_pasted
+
+    first, _, pasted = arg.partition("\n")
+    if not pasted.strip():
+        if not first.strip():
+            console.print("/read FILE, or /read then the output on the lines below it")
+            return
+        try:
+            pasted = Path(first.strip()).expanduser().read_text(errors="replace")
+        except OSError as exc:
+            console.print(f"cannot read: {describe_os_error(exc, first.strip())}", markup=False)
+            return
+    console.print("\n".join(describe(read_pasted(pasted))), markup=False)
+
+
 def _cmd_help(runtime: Runtime, console: Console, arg: str) -> None:
     console.print(HELP)
 
@@ -124,6 +144,7 @@ COMMANDS: dict[str, Command] = {
     "/mode": _cmd_mode,
     "/cost": _cmd_cost,
     "/save": _cmd_save,
+    "/read": _cmd_read,
     "/help": _cmd_help,
 }
 
@@ -131,12 +152,15 @@ COMMANDS: dict[str, Command] = {
 async def run_slash(
     line: str, runtime: Runtime, console: Console, commands: dict[str, Command]
 ) -> None:
-    name, _, arg = line.strip().partition(" ")
+    words = line.strip().split(maxsplit=1)
+    name = words[0]
     command = commands.get(name)
     if command is None:
         console.print(f"unknown command {name}; /help lists them")
         return
-    result = command(runtime, console, arg.strip())
+    # what follows the name, its lines kept as they were (a pasted output's tabs and spaces)
+    arg = line.lstrip()[len(name) :].strip(" ").rstrip()
+    result = command(runtime, console, arg)
     if asyncio.iscoroutine(result):
         await result
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.daytwo import add_daytwo_commands
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
+from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
+from agent.faces.read import add_read_command
+from agent.faces.recipes_cmd import add_recipes_command
 
 if TYPE_CHECKING:
-    from agent.loop.resumed import RebuiltSession
     from agent.runtime.settings import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2
@@ -55,27 +57,13 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     return settings
 
 
-def _resumed(transcript: str | None) -> RebuiltSession | str | None:
-    """The session to resume from `transcript` (warnings on stderr), or why it cannot be."""
-    if not transcript:
-        return None
-    from agent.replay.resume import rebuild_file
-
-    path = Path(transcript)
-    if not path.is_file():
-        return f"no such transcript: {path}"
-    resume, problems = rebuild_file(path)
-    for problem in problems:
-        print(f"warning: {path}: {problem}", file=sys.stderr)
-    return resume
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     import os
 
     from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.faces.headless import run_goal
+    from agent.faces.resume_file import resumed
 
     settings = _load_settings(
         {
@@ -95,7 +83,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _fail("run", problem)
     if not args.goal and not args.resume:
         return _fail("run", "say what to do with --goal (or continue a session with --resume)")
-    resume = _resumed(args.resume)
+    resume = resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("run", resume)
     secret = os.environ.get(settings.webhook_secret_env)
@@ -116,6 +104,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
     from agent.faces.chat import chat
     from agent.faces.failures import inventory_problem, transcripts_problem
+    from agent.faces.resume_file import resumed
     from agent.runtime.builder import model_client_for
 
     settings = _load_settings(
@@ -136,7 +125,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     problem = inventory_problem(settings) or transcripts_problem(settings)
     if problem is not None:
         return _fail("chat", problem)
-    resume = _resumed(args.resume)
+    resume = resumed(args.resume, settings)
     if isinstance(resume, str):
         return _fail("chat", resume)
     client = model_client_for(settings)
@@ -145,12 +134,12 @@ def _cmd_chat(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     import asyncio
-    from datetime import UTC, datetime
 
     from agent.faces.console import screen_console
     from agent.faces.demo import live_demo, replay_demo
     from agent.faces.failures import transcripts_problem
     from agent.replay.recordings import DEMO_RECORDING, missing_message, recording_path
+    from agent.runtime.builder import new_transcript
 
     settings = _load_settings({"model": args.model}, log=True)
     if settings is None:
@@ -158,8 +147,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     problem = transcripts_problem(settings)
     if problem is not None:
         return _fail("demo", problem)
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    save_to = settings.transcripts_dir / f"demo-{stamp}.jsonl"
+    save_to = new_transcript(settings, "demo")
     console = screen_console()
     if args.live:
         if not settings.can_reach_model:
@@ -362,6 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_commands(sub, _load_settings)
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
+    add_daytwo_commands(sub, _load_settings)
+    add_recipes_command(sub)
+    add_mcp_commands(sub, _load_settings)
+    add_read_command(sub)
     return parser
 
 
@@ -373,7 +365,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a reader gone shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        from agent.faces.failures import reader_gone
+
+        return reader_gone()
     except KeyboardInterrupt:
         from agent.faces.failures import EXIT_INTERRUPTED
 

@@ -21,7 +21,7 @@ from agent.faces.chat_view import ChatView
 from agent.faces.failures import EXIT_INTERRUPTED
 from agent.faces.interrupt import Interrupted, until_interrupted
 from agent.faces.render import print_report
-from agent.loop.transcript import read_transcript
+from agent.loop.transcript import NotATranscript, read_session_file
 from agent.replay.recorded_approvals import RecordedApprover
 from agent.replay.redrive import RedriveResult, redrive, sim_runtime
 from agent.runtime.settings import Settings
@@ -29,6 +29,7 @@ from agent.safety.approvals import ApprovalRequest, Approver, Decision
 from agent.safety.approvers.terminal import TerminalApprover
 from agent.safety.rules import RuleSet
 from sim.scenario import load_scenario
+from tools.text.new_files import NewFile
 
 DEMO_SCENARIO = "fresh-pair"  # the story from zero (agent/transcripts/fresh-pair-deploy)
 DEMO_GOAL = (
@@ -102,13 +103,14 @@ async def replay_demo(
     interactive: bool,
     transcript: Path,
     pace_s: float,
-    save_to: Path,
+    save_to: NewFile,
     scenario: str | None = None,
 ) -> int:
     load_scenario(scenario or DEMO_SCENARIO)  # an unknown name is a ScenarioError before the banner
-    loaded = read_transcript(transcript)
-    if not loaded.events:
-        console.print(f"the demo transcript {transcript} holds no readable events")
+    try:
+        loaded = read_session_file(transcript)
+    except NotATranscript as exc:
+        console.print(f"the demo transcript: {exc}", markup=False)
         return EXIT_FAILED
     view = ChatView(console)
     recorded = RecordedApprover(loaded.events)
@@ -161,7 +163,7 @@ async def replay_demo(
                 style="yellow",
             )
         )
-        console.print(f"transcript saved: {save_to}", soft_wrap=True)
+        console.print(f"transcript saved in {save_to.folder}", soft_wrap=True)
         return EXIT_INTERRUPTED
     view.settle()
     departure = yours.departure if yours is not None else None
@@ -193,7 +195,7 @@ def _summary(
     return EXIT_VERIFIED if check is not None and result.report.clean else EXIT_FAILED
 
 
-async def live_demo(console: Console, settings: Settings, save_to: Path) -> int:
+async def live_demo(console: Console, settings: Settings, save_to: NewFile) -> int:
     from agent.faces.chat import chat_on_runtime
     from agent.runtime.builder import model_client_for
 

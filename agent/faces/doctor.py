@@ -17,11 +17,12 @@ from rich.text import Text
 
 from agent.faces.passphrase_prompt import terminal_passphrase_prompt
 from agent.faces.wording import plural
-from agent.runtime.settings import Settings, settings_path
+from agent.runtime.settings import Settings, SettingsError, settings_path
 from tools.recon.parsers import docker_access_problem
 from tools.ssh import AuthError, HostKeyError, HostSpec, Inventory, SSHError, SSHPool
 from tools.wall import WallSpec
-from tools.wall.limits import coverage
+from tools.wall.limits import described_coverage
+from tools.wall.network import RAY_GCS_PORT
 
 
 @dataclass
@@ -38,6 +39,17 @@ def check_settings_file() -> Check:
     if path.is_file():
         return Check("settings", True, f"loaded {path}")
     return Check("settings", True, f"no file at {path}: defaults, SCOUT_* variables and flags")
+
+
+def check_rules(settings: Settings) -> Check:
+    """The settings' rules, read as a session reads them: one it would refuse fails here."""
+    from agent.runtime.settings_rules import settings_rules
+
+    try:
+        rules = settings_rules(settings.rules)
+    except SettingsError as exc:
+        return Check("rules", False, str(exc), 'fix the rule (README: "Rule patterns")')
+    return Check("rules", True, f"{plural(len(rules.rules), 'rule')} read as a session reads them")
 
 
 def check_api_key(settings: Settings) -> Check:
@@ -106,7 +118,9 @@ async def check_host(pool: SSHPool, host: str) -> list[Check]:
 
 async def wall_check(pool: SSHPool, host: str) -> Check:
     """Whether reads run inside the wall there (leaves Scout's helper in ~/.scout if missing)."""
-    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=WallSpec())
+    # a port named, so the address filter is tried too (it says whether it was built)
+    wall = WallSpec(ports=(RAY_GCS_PORT,))
+    result = await pool.run(host, 'echo "$SCOUT_WALL"', timeout=20, wall=wall)
     name = f"{host}: wall"
     if result.unwalled is not None:
         detail = f"reads are not walled: {result.unwalled}; only exact read shapes run unasked"
@@ -115,8 +129,7 @@ async def wall_check(pool: SSHPool, host: str) -> Check:
         said = (result.stderr or result.stdout).strip()[:200] or f"exit {result.exit_status}"
         return Check(name, False, f"the wall could not be tried: {said}", "check `sh` and $HOME")
     parts = result.stdout.strip()
-    abi = re.search(r"landlock-abi-(\d+)", parts)
-    gaps = [c.kind for c in coverage(int(abi[1]) if abi else 1) if not c.stopped]
+    gaps = [c.kind for c in described_coverage(parts) if not c.stopped]
     detail = f"reads run inside the wall ({parts}); not stopped there: {', '.join(gaps)}"
     return Check(name, True, detail)
 
@@ -164,7 +177,7 @@ def _ssh_fix(exc: SSHError) -> str:
 
 
 async def run_checks(settings: Settings, inventory_path: Path | None) -> list[Check]:
-    checks = [check_settings_file(), check_api_key(settings)]
+    checks = [check_settings_file(), check_rules(settings), check_api_key(settings)]
     if inventory_path is None:
         checks.append(Check("inventory", False, "no inventory given", "scout init, then edit it"))
         return checks

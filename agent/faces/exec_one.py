@@ -7,6 +7,9 @@ operator's own command: it stands as a one-step plan the operator approved by ty
 change asks (and in `ci` mode is denied) as any approved plan's calls do. It prints the
 verdict, whether the command ran inside the wall, and the output; it exits with the command's
 status, or 3 when the command did not run (refused, denied, or its host could not run it).
+With `--walled` the person chose the wall: the command runs inside it unasked, whatever the
+classifier would say, and nowhere else; the output names each attempt the wall stopped, as the
+kernel reported it (EACCES/EPERM on stderr).
 """
 
 from __future__ import annotations
@@ -23,22 +26,12 @@ from agent.safety.modes import MODES
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
     from rich.console import Console
 
-    from agent.loop.model_turn import AssistantTurn, RetrySink, TextSink, TurnRequest
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
     from tools.plans.plan import Plan
 
 EXIT_NOT_RUN = 3
-
-
-class _NoModel:
-    """`scout exec` asks no model; a session that tried would be a bug."""
-
-    async def stream(
-        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
-    ) -> AssistantTurn:
-        raise RuntimeError("scout exec asks no model")
 
 
 def add_exec_command(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
@@ -53,6 +46,12 @@ def add_exec_command(sub: argparse._SubParsersAction, load: Callable[..., Settin
     )
     parser.add_argument("--inventory", help="inventory YAML (default from settings)")
     parser.add_argument("--mode", choices=MODES, help="safety mode (default from settings)")
+    parser.add_argument(
+        "--walled",
+        action="store_true",
+        help="run it inside the wall, unasked whatever it is (it runs nowhere else); the "
+        "output names what the wall stopped, as the kernel reported it",
+    )
     parser.add_argument("host", metavar="HOST")
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
     parser.set_defaults(func=lambda args: _cmd_exec(args, load))
@@ -69,7 +68,7 @@ def _cmd_exec(args: argparse.Namespace, load: Callable[..., Settings | None]) ->
     if settings.inventory is None:
         print("scout exec: no inventory: pass --inventory FILE", file=sys.stderr)
         return 2
-    return asyncio.run(exec_one(settings, args.host, " ".join(words)))
+    return asyncio.run(exec_one(settings, args.host, " ".join(words), walled_only=args.walled))
 
 
 async def exec_one(
@@ -85,6 +84,7 @@ async def exec_one(
     from rich.console import Console
 
     from agent.loop.calls import PreparedCall, ToolCall
+    from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.safety.approvers.terminal import TerminalApprover
 
@@ -98,7 +98,9 @@ async def exec_one(
             return None  # no one to ask: what needs a human is denied
         return TerminalApprover(out, ask, rules)
 
-    runtime = await open_runtime(settings, client=_NoModel(), approver_factory=approver, **builder)
+    runtime = await open_runtime(
+        settings, client=NoModel("scout exec"), approver_factory=approver, **builder
+    )
     runtime.state.plan.approve(_operator_plan(host, command))
     try:
         call_input = {"host": host, "command": command}
@@ -109,7 +111,7 @@ async def exec_one(
         [result] = await runtime.session.run_operator_calls([call])
         why = (result.meta.get("unwalled") or {}).get(host)
         ran = result.meta.get("exit_status") is not None or result.meta.get("gated")
-        if why is not None and not ran:
+        if why is not None and not ran and not builder.get("walled_only"):
             # The host cannot wall reads, so the command did not run; sent again, it is no
             # longer a read that may run unasked there, and the gate asks (or, in ci, denies).
             out.print(f"{host} cannot wall reads ({why}): asking as for a change", markup=False)

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import errno
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,11 +21,15 @@ _HINTS = {
     errno.EACCES: _WRITE_HINT,
     errno.EPERM: _WRITE_HINT,
     errno.EROFS: "that file system is read-only; point SCOUT_HOME to a folder you can write",
-    errno.ENOSPC: "free some space on that disk",
+    errno.ENOSPC: "free some space on the disk",
+    errno.EDQUOT: "your disk quota is used up; free some space on the disk",
     errno.ENOTDIR: "a part of that path is a file, not a folder",
     errno.EEXIST: "something else is already there",
     errno.ENOENT: "check the path",
 }
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)  # a disk that is full: name the folder to clear
 
 
 def explain(exc: BaseException) -> str | None:
@@ -44,7 +50,19 @@ def describe_os_error(exc: OSError, target: str | None = None) -> str:
     where = target or (str(exc.filename) if exc.filename else "a file")
     reason = (exc.strerror or str(exc)).lower()
     hint = _HINTS.get(exc.errno or 0, "check the path and try again")
+    if exc.errno in _FULL and exc.filename:
+        hint = f"{hint} that holds {Path(exc.filename).parent}"
     return f"cannot use {where}: {reason}; {hint}"
+
+
+def reader_gone() -> int:
+    """stdout's reader left (`scout … | head -1`): stop quietly, as a pipeline expects, with the
+    status rich gives its faces in the same case (1). stdout then points at /dev/null, so
+    nothing still buffered fails again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1
 
 
 def writable_folder(folder: Path, what: str) -> str | None:

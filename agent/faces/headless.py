@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from agent.faces.failures import describe_os_error
 from agent.loop.events import ApprovalDecisionEvent, Event
 from agent.loop.recorder import SessionListener
 from agent.loop.resumed import RebuiltSession
@@ -106,7 +107,8 @@ async def run_goal(
             resume=resume,
         )
     except (SSHError, OSError, ValueError) as exc:
-        err.write(f"scout run: {exc}\n")
+        said = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
+        err.write(f"scout run: {said}\n")
         await client.close()
         if approver is not None:
             await approver.close()
@@ -119,5 +121,6 @@ async def run_goal(
             await approver.close()
         await runtime.aclose()
         await client.close()
-    err.write(f"scout run: {outcome.stop}; transcript: {runtime.transcript_path}\n")
+    why = f": {' '.join(outcome.message.split())}" if outcome.stop == "error" else ""
+    err.write(f"scout run: {outcome.stop}{why}; transcript: {runtime.transcript_path}\n")
     return exit_status(outcome, listener.denials)

@@ -2,8 +2,9 @@
 
 `classify 'CMD'` prints a command's risk and every reason; `classify --file F` prints
 `label<TAB>command` for each line of F, in order (for audits). `check --call JSON` judges one
-tool call as the gate would after a plan approval (the rules from `--allow/--ask/--deny`, the
-operator's `a` answers from `--session-allow`, the `--mode`) and prints `RISK DECISION — why`.
+tool call as the gate would after a plan approval (the settings file's rules, read as a session
+reads them, with those from `--allow/--ask/--deny`; the operator's `a` answers from
+`--session-allow`; the settings' mode or `--mode`) and prints `RISK DECISION — why`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from agent.loop.executor import describe_validation_error, judge_risk
+from agent.runtime.settings import SettingsError
 from agent.safety.approvals import ApprovalRequest
 from agent.safety.display import visible
 from agent.safety.modes import Mode
 from agent.safety.policy import policy_answer
 from agent.safety.rules import ApprovalRule, RuleError, RuleSet
 from agent.safety.session_rules import session_rule
-from agent.safety.shell.classifier import classify_command
+from agent.safety.shell.classifier import MAX_COMMAND_BYTES, classify_command, too_long
 from agent.safety.shell.judge import judge_shell
 from tools.base import Tool
 from tools.docker_ctl import DockerCtl
@@ -31,6 +33,7 @@ from tools.ssh_exec import SSHExec
 from tools.web_fetch import WebFetchTool
 
 EXIT_OK = 0
+EXIT_ERROR = 1
 EXIT_USAGE = 2
 DISPLAY_LIMIT = 160
 
@@ -50,6 +53,8 @@ def classify_main(argv: list[str], out: TextIO | None = None) -> int:
         )
         print("  scout policy classify 'docker rm -f vllm_node'", file=sys.stderr)
         return EXIT_USAGE
+    if too_long(command):
+        return _refuse_size("the command", command)
     verdict = classify_command(command)
     reasons = verdict.reasons or ["no reason recorded"]
     print(f"{verdict.label}: {_display(command)} — {visible(reasons[0])}", file=stream)
@@ -74,15 +79,36 @@ def classify_file_main(path: str, out: TextIO | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if too_long(line):
+            return _refuse_size(f"line {number} of {path}", line)
+    for line in lines:
         if line.strip():
             print(f"{classify_command(line).label}\t{visible(line)}", file=stream)
     return EXIT_OK
 
 
+def _refuse_size(what: str, command: str) -> int:
+    """A command no host could run is not classified: say so by its size, before any parsing."""
+    size = len(command.encode("utf-8", "replace"))
+    print(
+        f"scout policy classify: {what} is {_size(size)}, longer than a command line can be "
+        f"({MAX_COMMAND_BYTES // 1024} KiB: Linux's limit on one argument, as `sh -c` gets it); "
+        "not classified",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KiB"
+
+
 def check_main(
     call: str,
     *,
+    settings_rules: dict[str, list[str]] | None = None,
     allow: list[str],
     ask: list[str],
     deny: list[str],
@@ -93,11 +119,20 @@ def check_main(
     stream = out or sys.stdout
     try:
         line = check_line(
-            call, allow=allow, ask=ask, deny=deny, session_allow=session_allow, mode=mode
+            call,
+            settings_rules=settings_rules,
+            allow=allow,
+            ask=ask,
+            deny=deny,
+            session_allow=session_allow,
+            mode=mode,
         )
     except CheckError as exc:
         print(f"scout policy check: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SettingsError as exc:  # as a session would refuse to start
+        print(f"scout: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     print(line, file=stream)
     return EXIT_OK
 
@@ -105,19 +140,26 @@ def check_main(
 def check_line(
     call: str,
     *,
+    settings_rules: dict[str, list[str]] | None = None,
     allow: list[str],
     ask: list[str],
     deny: list[str],
     session_allow: list[str],
     mode: Mode,
 ) -> str:
-    """`RISK DECISION — why` for one call, as the gate would answer after a plan approval."""
+    """`RISK DECISION — why` for one call, as the gate would answer after a plan approval:
+    `settings_rules` read as a session reads them, then the rules given on the command line."""
+    from agent.runtime.settings_rules import read_rules
+    from agent.runtime.settings_rules import settings_rules as read_settings_rules
+
     tool, tool_input, params = _call(call)
-    shapes = {name: known.rule_shape for name, known in _tools().items()}
+    rules = read_settings_rules(settings_rules)
     try:
-        rules = RuleSet.from_config({"allow": allow, "ask": ask, "deny": deny}, "--rule", shapes)
+        given = read_rules({"allow": allow, "ask": ask, "deny": deny}, source="--rule")
     except RuleError as exc:
         raise CheckError(str(exc)) from None
+    for rule in given.rules:
+        rules.add(rule)
     for answered in session_allow:
         rules.add(_session_rule(answered, rules))
     assessment = judge_risk(tool, params)

@@ -26,16 +26,21 @@ def _cmd_policy_classify(args: argparse.Namespace) -> int:
     return classify_main(args.command)
 
 
-def _cmd_policy_check(args: argparse.Namespace) -> int:
+def _cmd_policy_check(args: argparse.Namespace, load_settings: SettingsLoader) -> int:
+    """The settings file's rules and mode, as a session reads them, then the flags'."""
     from agent.faces.policy import check_main
 
+    settings = load_settings({"mode": args.mode})
+    if settings is None:
+        return EXIT_ERROR
     return check_main(
         args.call,
+        settings_rules=settings.rules,
         allow=args.allow,
         ask=args.ask,
         deny=args.deny,
         session_allow=args.session_allow,
-        mode=args.mode,
+        mode=settings.mode,
     )
 
 
@@ -70,8 +75,9 @@ def add_policy_commands(sub: Any, load_settings: SettingsLoader) -> None:
         "check",
         help="judge one tool call against rules and a mode: RISK allow|ask|deny — why",
         description="Judge a tool call the way the gate would once a plan is approved, and print "
-        "one line: `RISK DECISION — why` (DECISION is allow, ask or deny). Rules use the "
-        'settings syntax, e.g. ssh_exec(host=spark-*, command="docker restart vllm_*").',
+        "one line: `RISK DECISION — why` (DECISION is allow, ask or deny). The settings file's "
+        "rules and mode apply as in a session; --allow/--ask/--deny add rules in the settings "
+        'syntax, e.g. ssh_exec(host=spark-*, command="docker restart vllm_*").',
     )
     check.add_argument(
         "--call", required=True, metavar="JSON", help='{"tool": "ssh_exec", "input": {…}}'
@@ -88,9 +94,11 @@ def add_policy_commands(sub: Any, load_settings: SettingsLoader) -> None:
         help="a call the operator answered `a` (allow exactly this) to, as for --call",
     )
     check.add_argument(
-        "--mode", choices=["plan", "ask", "auto-safe", "ci"], default="ask", help="approval mode"
+        "--mode",
+        choices=["plan", "ask", "auto-safe", "ci"],
+        help="approval mode (default: the settings')",
     )
-    check.set_defaults(func=_cmd_policy_check)
+    check.set_defaults(func=lambda args: _cmd_policy_check(args, load_settings))
 
     redact = sub.add_parser(
         "redact",

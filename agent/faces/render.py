@@ -17,6 +17,7 @@ from agent.faces.usage_view import usage_line
 from agent.loop.events import (
     ApprovalDecisionEvent,
     ApprovalRequestEvent,
+    ClientCall,
     ErrorEvent,
     Event,
     JobEvent,
@@ -162,8 +163,10 @@ class EventRenderer:
 
     def _on_approval_decision(self, event: ApprovalDecisionEvent) -> None:
         ok = event.decision in {"approved", "approved_with_edit"}
-        style = "green" if ok else "red"
-        text = f"  {'✓' if ok else '✗'} {event.decision.replace('_', ' ')}"
+        mark, style = ("✓", "green") if ok else ("✗", "red")
+        if event.decision == "pending":  # asked for over MCP; the client comes back later
+            mark, style = "…", "yellow"
+        text = f"  {mark} {event.decision.replace('_', ' ')}"
         if event.decided_by:
             text += f" by {event.decided_by}"
         if event.message:
@@ -192,6 +195,11 @@ class EventRenderer:
         if event.kind == "end" and (event.exit_code != 0 or self.verbose):
             for line in first_lines(event.tail, 6):
                 self.console.print(Text(f"      {line}", style="dim"))
+
+    def _on_client_call(self, event: ClientCall) -> None:
+        back = f" with approval {event.approval_id}" if event.approval_id else ""
+        who = f"  ⇢ {event.client} ({event.principal}, {event.transport}) calls {event.tool}{back}"
+        self.console.print(Text(clip(who), style="dim"))
 
     def _on_notice(self, event: Notice) -> None:
         style = "yellow" if event.level == "warning" else "dim"

@@ -34,6 +34,10 @@ class SessionStart(EventBase):
     # The settings that shape what the model reads (compaction, the batch budget), by their
     # Settings names, so a replay edits its history exactly as the recording did.
     history: dict[str, Any] = Field(default_factory=dict)
+    # Where the session ran, so a resume elsewhere is caught: each inventory host as
+    # `user@address:port` (`via` its jump host), and the simulator's scenario when it ran on one.
+    hosts: dict[str, str] = Field(default_factory=dict)
+    scenario: str | None = None
 
 
 class UserMessage(EventBase):
@@ -73,6 +77,21 @@ class ToolCallEvent(EventBase):
     summary: str = ""
 
 
+class ClientCall(EventBase):
+    """A call another agent sent over MCP (agent/mcp/), recorded before the call's own events:
+    `client` is what the client says it is (unverified), `principal` whom the server vouches
+    for (on stdio, the account the server runs as), `approval_id` the approval it came back
+    with."""
+
+    type: Literal["client_call"] = "client_call"
+    call_id: str
+    tool: str
+    client: str
+    principal: str
+    transport: str = "stdio"
+    approval_id: str | None = None
+
+
 class ApprovalRequestEvent(EventBase):
     type: Literal["approval_request"] = "approval_request"
     call_id: str
@@ -88,7 +107,9 @@ class ApprovalDecisionEvent(EventBase):
     type: Literal["approval_decision"] = "approval_decision"
     call_id: str
     fingerprint: str
-    decision: Literal["approved", "approved_with_edit", "denied", "timed_out", "unavailable"]
+    decision: Literal[
+        "approved", "approved_with_edit", "denied", "timed_out", "unavailable", "pending"
+    ]
     message: str = ""
     edited_input: dict[str, Any] | None = None
     decided_by: str = ""
@@ -189,6 +210,7 @@ Event = Annotated[
     | ModelRequest
     | ModelResponse
     | ToolCallEvent
+    | ClientCall
     | ApprovalRequestEvent
     | ApprovalDecisionEvent
     | ToolResultEvent

@@ -12,6 +12,7 @@ what a broken read raises (2.15 lets `httpx2.RemoteProtocolError` through, 2.17 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import anthropic
@@ -92,13 +93,29 @@ def explain_api_error(exc: BaseException) -> str:
         )
     if isinstance(exc, anthropic.APIConnectionError):
         return (
-            f"Could not reach the model API at {_origin(exc.request.url)} even after "
-            "retries; check the network or ANTHROPIC_BASE_URL, then send your message again."
+            f"Could not reach the model API at {_origin(exc.request.url)} ({_root_cause(exc)}), "
+            "even after retries; check the network or ANTHROPIC_BASE_URL, then send your "
+            "message again."
         )
     return f"The model call failed: {type(exc).__name__}: {exc}"
 
 
 ANTHROPIC_ORIGIN = "https://api.anthropic.com"
+
+
+def _root_cause(exc: BaseException) -> str:
+    """Why a connection failed, in the system's words (`connection refused`: nothing listens
+    there; `name or service not known`: no such host), from the innermost cause."""
+    seen: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in seen:
+        seen.append(cause)
+        if isinstance(cause, OSError) and (cause.errno or cause.strerror):
+            said = os.strerror(cause.errno) if isinstance(cause.errno, int) else cause.strerror
+            return str(said).lower()
+        cause = cause.__cause__ or cause.__context__
+    innermost = seen[-1]
+    return str(innermost) or type(innermost).__name__
 
 
 def _origin(url: httpx2.URL) -> str:

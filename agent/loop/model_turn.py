@@ -78,6 +78,19 @@ class ModelClient(Protocol):
     ) -> AssistantTurn: ...
 
 
+class NoModel:
+    """The client of a session that calls its tools directly (`scout exec`, `scout mcp` and its
+    replay): no model is asked there, so a session that tried would be a bug."""
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+
+    async def stream(
+        self, request: TurnRequest, on_text: TextSink, on_retry: RetrySink | None = None
+    ) -> AssistantTurn:
+        raise RuntimeError(f"{self.who} asks no model")
+
+
 def cached_request_params(request: TurnRequest) -> dict[str, Any]:
     """The request with its cache breakpoints (at most the four the API allows).
 

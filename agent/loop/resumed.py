@@ -49,3 +49,5 @@ class RebuiltSession:
     last_seq: int = 0
     problems: list[str] = field(default_factory=list)  # parts of the transcript left out
     jobs: dict[str, KnownJob] = field(default_factory=dict)  # by "host/name", to find again
+    hosts: dict[str, str] | None = None  # where it ran (SessionStart.hosts); None: not recorded
+    scenario: str | None = None  # the simulator's scenario it ran on, if any

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from agent.loop.events import EVENT_ADAPTER, Event
 from agent.loop.redaction import Redaction
+from tools.text.new_files import NewFile, create_new, on_file
 from tools.text.validation import validation_problems
 
 log = structlog.get_logger(__name__)
@@ -41,13 +42,21 @@ def utc_now() -> str:
 class TranscriptWriter:
     """Appends events to a transcript file, numbering and stamping them, secrets masked."""
 
-    def __init__(self, path: Path, session_id: str, redactor: Redaction, *, start_seq: int = 0):
-        self.path = path
+    def __init__(
+        self,
+        target: Path | NewFile,
+        session_id: str,
+        redactor: Redaction,
+        *,
+        start_seq: int = 0,
+    ):
+        """Create the transcript file `target` names: a transcript is never appended to a file
+        that exists (another session's, or anything else), so it is created exclusively."""
         self.session_id = session_id
         self.redactor = redactor
         self._seq = start_seq
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = path.open("a", encoding="utf-8")
+        self.path, file = create_new(target)
+        self._file: IO[str] | None = file
 
     def write(self, event: Event) -> Event:
         """Stamp, redact and append `event`; returns the stamped (redacted) event."""
@@ -57,14 +66,20 @@ class TranscriptWriter:
         )
         clean = _fitted(self.redactor.data(stamped.model_dump(mode="json")))
         if self._file is not None:
-            self._file.write(_line(clean) + "\n")
-            self._file.flush()
+            try:
+                self._file.write(_line(clean) + "\n")
+                self._file.flush()
+            except OSError as exc:  # disk full: the message names the transcript
+                raise on_file(exc, self.path) from exc
         return EVENT_ADAPTER.validate_python(clean)
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError as exc:  # what a full disk left buffered fails again here
+                raise on_file(exc, self.path) from exc
 
 
 def _line(data: Any) -> str:
@@ -100,6 +115,21 @@ def _fitted(data: dict[str, Any]) -> dict[str, Any]:
 class TranscriptReadResult:
     events: list[Event] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+
+class NotATranscript(ValueError):
+    """A file with no session event in it: empty, binary, or another program's."""
+
+
+def read_session_file(path: Path) -> TranscriptReadResult:
+    """`read_transcript`, refusing a file that holds no readable event at all: replaying or
+    resuming it would show nothing, or start a session with no goal and no history."""
+    loaded = read_transcript(path)
+    if loaded.events:
+        return loaded
+    if not loaded.problems:
+        raise NotATranscript(f"{path} is empty, not a Scout transcript")
+    raise NotATranscript(f"{path} is not a Scout transcript: no line of it is a session event")
 
 
 def read_transcript(path: Path) -> TranscriptReadResult:

@@ -33,6 +33,7 @@ from agent.runtime.settings import Settings
 from agent.safety.modes import MODES, Mode
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
+from tools.text.new_files import NewFile
 from tools.web.ssrf import system_resolve
 
 DOCS_HOST = "docs.spark.sim"
@@ -108,7 +109,7 @@ async def sim_runtime(
     mode: Mode = "ask",
     goal: str | None = None,
     listeners: list[SessionListener] | None = None,
-    transcript_path: Path | None = None,
+    transcript_path: Path | NewFile | None = None,
     settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Runtime]:
     """A live session on a fresh simulated cluster (and its docs site), torn down on exit.
@@ -136,6 +137,13 @@ async def sim_runtime(
             yield runtime
 
 
+def _folder(transcript: Path | NewFile | None) -> Path | None:
+    """The folder the transcript goes to, for the session's other files (spills, reports)."""
+    if transcript is None:
+        return None
+    return transcript.folder if isinstance(transcript, NewFile) else transcript.parent
+
+
 @asynccontextmanager
 async def cluster_runtime(
     sim: SimCluster,
@@ -148,7 +156,7 @@ async def cluster_runtime(
     mode: Mode = "ask",
     goal: str | None = None,
     listeners: list[SessionListener] | None = None,
-    transcript_path: Path | None = None,
+    transcript_path: Path | NewFile | None = None,
     settings: dict[str, Any] | None = None,
 ) -> AsyncIterator[Runtime]:
     """A live session on a running simulated cluster, its scratch files under `root`.
@@ -160,11 +168,12 @@ async def cluster_runtime(
         model=model,
         mode=mode,
         inventory=sim.write_inventory(root / "sim" / "inventory.yaml"),
-        transcripts_dir=transcript_path.parent if transcript_path else root / "t",
+        transcripts_dir=_folder(transcript_path) or root / "t",
         log_file=root / "scout.log",
         web_allowed_hosts=[DOCS_HOST],
         web_cache_dir=root / "web-cache",  # the sim's pages stay out of the user's cache
-        **(settings or {}),
+        # a simulated deployment is no record of the user's (unless a caller names a folder)
+        **{"deployments_dir": root / "deployments", **(settings or {})},
     )
     runtime = await open_runtime(
         settings,
@@ -175,6 +184,7 @@ async def cluster_runtime(
         listeners=listeners,
         web_resolve=resolve_docs,
         web_transport=DocsTransport(docs_port),
+        scenario=sim.scenario.name,
     )
     try:
         yield runtime
@@ -190,7 +200,7 @@ async def redrive(
     approver_factory: ApproverFactory | None = None,
     answers: RecordedApprover | None = None,
     pace_s: float = 0.0,
-    transcript_path: Path | None = None,
+    transcript_path: Path | NewFile | None = None,
     stop_on_drift: bool = False,
     serve: Callable[[ReplayClient], ModelClient] | None = None,
 ) -> RedriveResult:

@@ -37,7 +37,7 @@ from agent.loop.events import (
     UserMessage,
 )
 from agent.loop.resumed import GrantedCall, KnownJob, RebuiltSession
-from agent.loop.transcript import read_transcript
+from agent.loop.transcript import read_session_file
 from agent.safety.gate import PLAN_APPROVAL
 from tools.deploy.state import PlanApproved, StateChange
 from tools.text.validation import validation_problems
@@ -50,10 +50,33 @@ _WITH_STEPS = "with steps:"  # marks, in the set of approved plans, those approv
 
 
 def rebuild_file(path: Path) -> tuple[RebuiltSession, list[str]]:
-    """The session in a transcript file, and what of the file could not be read or taken."""
-    loaded = read_transcript(path)
+    """The session in a transcript file, and what of the file could not be read or taken;
+    NotATranscript for a file that holds no session at all (as `scout replay` refuses it)."""
+    loaded = read_session_file(path)
     rebuilt = rebuild(loaded.events)
     return rebuilt, [*loaded.problems, *rebuilt.problems]
+
+
+def elsewhere(rebuilt: RebuiltSession, hosts: dict[str, str]) -> str | None:
+    """Why resuming `rebuilt` on `hosts` (Inventory.where()) would act on other machines than
+    the session ran on, or None. A host the inventory has in addition is no difference; a host
+    it lost, or a name that now reaches another machine, is: the plan's step approvals and the
+    session's jobs were given for, and started on, those machines."""
+    if not rebuilt.hosts:
+        return None
+    if not hosts:
+        return f"the session ran on {', '.join(rebuilt.hosts)}, and no inventory is given"
+    differences = [
+        f"{name} was {was}, the inventory has no {name}"
+        if name not in hosts
+        else f"{name} was {was}, the inventory says {hosts[name]}"
+        for name, was in rebuilt.hosts.items()
+        if hosts.get(name) != was
+    ]
+    if not differences:
+        return None
+    ran_on = f" (the simulator's scenario {rebuilt.scenario})" if rebuilt.scenario else ""
+    return f"the session ran on other hosts{ran_on}: {'; '.join(differences)}"
 
 
 def rebuild(events: list[Event]) -> RebuiltSession:
@@ -61,6 +84,8 @@ def rebuild(events: list[Event]) -> RebuiltSession:
     rebuilt = RebuiltSession(
         session_id=events[0].session if events else "", model=start.model if start else ""
     )
+    if start is not None and (start.hosts or start.scenario):
+        rebuilt.hosts, rebuilt.scenario = start.hosts, start.scenario
     messages = rebuilt.messages
     pending: list[str] = []
     results: dict[str, dict[str, Any]] = {}

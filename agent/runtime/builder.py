@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,15 +28,18 @@ from agent.loop.recorder import Recorder, SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import Budgets, Session, SessionParts
 from agent.loop.transcript import TranscriptWriter
+from agent.runtime.deployment_record import RecordStore
 from agent.runtime.grant_uses import use_again
 from agent.runtime.own_work import OwnWork
 from agent.runtime.prompts import system_prompt
 from agent.runtime.reattach import reattach_jobs
-from agent.runtime.settings import Settings, SettingsError
+from agent.runtime.record_keeper import RecordKeeper
+from agent.runtime.settings import Settings
+from agent.runtime.settings_rules import settings_rules
 from agent.safety.approvals import Approver
 from agent.safety.gate import PolicyGate
 from agent.safety.redact import Redactor
-from agent.safety.rules import RuleError, RuleSet
+from agent.safety.rules import RuleSet
 from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
@@ -60,6 +62,7 @@ from tools.rollout_step import RolloutStepTool
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.passphrase import PassphrasePrompt
 from tools.ssh_exec import SSHExec
+from tools.text.new_files import NewFile
 from tools.todo import TodoItem, TodoList, TodoWriteTool
 from tools.wall import HostWalls
 from tools.web import WebFetcher, WebSettings
@@ -109,9 +112,9 @@ def history_settings(compaction: CompactionPolicy, batch_budget_chars: int) -> d
     }
 
 
-def new_transcript_path(settings: Settings) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return settings.transcripts_dir / f"scout-{stamp}.jsonl"
+def new_transcript(settings: Settings, prefix: str = "scout") -> NewFile:
+    """A transcript of its own in the settings' folder (named when created; never shared)."""
+    return NewFile(settings.transcripts_dir, prefix, ".jsonl")
 
 
 def model_client_for(settings: Settings) -> AnthropicClient:
@@ -131,7 +134,7 @@ def redactor_for(settings: Settings) -> Redactor:
 
 
 def open_recorder(
-    transcript_path: Path | None,
+    transcript_path: Path | NewFile | None,
     redactor: Redactor,
     *,
     listeners: Iterable[SessionListener] = (),
@@ -161,6 +164,8 @@ def build_session(
     goal: str | None = None,
     resume: RebuiltSession | None = None,
     state: SessionState | None = None,
+    hosts: dict[str, str] | None = None,
+    scenario: str | None = None,
 ) -> Session:
     """A ready session (plus todo_write and recall_result), resumed if asked, its start recorded.
 
@@ -206,6 +211,8 @@ def build_session(
             goal=goal,
             resumed_from=resume.session_id if resume else None,
             history=history_settings(parts.compaction, parts.batch_budget_chars),
+            hosts=hosts or {},
+            scenario=scenario,
         )
     )
     if resume is not None:
@@ -242,7 +249,7 @@ async def open_runtime(
     *,
     client: ModelClient,
     approver_factory: ApproverFactory,
-    transcript_path: Path | None = None,
+    transcript_path: Path | NewFile | None = None,
     goal: str | None = None,
     redactor: Redactor | None = None,
     listeners: list[SessionListener] | None = None,
@@ -251,23 +258,32 @@ async def open_runtime(
     resume: RebuiltSession | None = None,
     passphrase_prompt: PassphrasePrompt | None = None,
     judge: ShellJudge | None = None,
+    walled_only: bool = False,
+    scenario: str | None = None,
 ) -> Runtime:
     """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
 
     `passphrase_prompt` asks for a protected key's passphrase; without one (headless) such a key
     must be in ssh-agent. `judge` classifies shell for every tool that runs it (by default the
     inventory's judge); only tests pass another (one that calls everything read-only shows what
-    the wall alone stops, tests/system/).
+    the wall alone stops, tests/system/). `walled_only`: ssh_exec runs every command inside the
+    wall, unasked, and nothing outside it (`scout exec --walled`). `scenario` is the simulator's,
+    when the hosts are simulated; the session start records it with the hosts.
     """
     redactor = redactor or redactor_for(settings)
-    transcript_path = transcript_path or new_transcript_path(settings)
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
-    recorder = open_recorder(transcript_path, redactor, listeners=listeners or ())
+    writer = TranscriptWriter(
+        transcript_path or new_transcript(settings), uuid.uuid4().hex[:12], redactor
+    )
+    recorder = Recorder(writer, writer.session_id, listeners or ())
+    transcript_path = writer.path
     state = SessionState(record=lambda change: recorder.emit(StateChangeEvent(change=change)))
     world = WorldModel(
         on_change=transcript_listener(recorder.emit), on_job=job_event_listener(recorder.emit)
     )
     recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
+    # a proven deployment leaves its record (scout status, scout teardown read it)
+    recorder.listeners.append(RecordKeeper(RecordStore(settings.deployments_dir), transcript_path))
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
     )
@@ -281,7 +297,7 @@ async def open_runtime(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
         tools += [
-            SSHExec(pool, judge, walls),
+            SSHExec(pool, judge, walls, walled_only=walled_only),
             DockerCtl(pool, judge),
             ReconTool(pool, walls),
             PlanDeploymentTool(state, pool),
@@ -299,7 +315,7 @@ async def open_runtime(
         WebFetchTool(web_settings),
         ProposePlanTool(state, lambda plan: gate.review_plan(plan)),
     ]
-    rules = _rules(settings, tools)
+    rules = settings_rules(settings.rules, tools)  # as `scout policy check` reads them
     gate = PolicyGate(
         mode=settings.mode,
         rules=rules,
@@ -332,6 +348,8 @@ async def open_runtime(
         goal=goal,
         resume=resume,
         state=state,
+        hosts=inventory.where() if inventory is not None else None,
+        scenario=scenario,
     )
     for host, container, by in state.created_containers():  # a resume: what Scout created
         world.record_created(host, container, by)
@@ -341,14 +359,6 @@ async def open_runtime(
         if note is not None:
             recorder.emit(Notice(level="info", kind="jobs_resumed", message=note))
     return Runtime(session, gate, state, world, transcript_path, web, pool, note)
-
-
-def _rules(settings: Settings, tools: list[Tool]) -> RuleSet:
-    """The settings' rules, each allow rule held to what its tool declares a rule must name."""
-    try:
-        return RuleSet.from_config(settings.rules, shapes={t.name: t.rule_shape for t in tools})
-    except RuleError as exc:
-        raise SettingsError(f"settings: rules: {exc}") from None
 
 
 def _ssh_pool(

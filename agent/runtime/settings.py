@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -59,6 +60,8 @@ class Settings(BaseSettings):
     transcripts_dir: Path = Field(default_factory=lambda: scout_home() / "transcripts")
     log_file: Path = Field(default_factory=lambda: scout_home() / "logs" / "scout.log")
     web_cache_dir: Path = Field(default_factory=lambda: scout_home() / "web-cache")
+    # one record per proven deployment (agent/runtime/deployment_record.py): scout status reads them
+    deployments_dir: Path = Field(default_factory=lambda: scout_home() / "deployments")
     max_turns: int = Field(60, gt=0)
     max_output_tokens: int = Field(400_000, gt=0)
     max_cost_usd: float = Field(10.0, gt=0)
@@ -135,7 +138,7 @@ class Settings(BaseSettings):
             per_key_concurrency=self.per_key_concurrency,
         )
 
-    @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+    @field_validator("inventory", "transcripts_dir", "log_file", "web_cache_dir", "deployments_dir")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         return path.expanduser() if path is not None else None
@@ -157,15 +160,19 @@ class Settings(BaseSettings):
     @field_validator("rules")
     @classmethod
     def _rules_parse(cls, rules: dict[str, list[str]]) -> dict[str, list[str]]:
-        from agent.safety.rules import RuleSet
+        """Each rule reads (one line naming the rule when not); that its tool and fields are
+        Scout's, and what an allow rule must name, is checked against the tools, which this
+        does not import (runtime/settings_rules.py, at a session's start and `policy check`)."""
+        from agent.safety.rules import RuleError, RuleSet
 
-        # raises RuleError (a ValueError) with the expected form; what each tool requires a
-        # rule to name is checked when the session's tools are known (runtime/builder.py)
-        RuleSet.from_config(rules)
+        try:
+            RuleSet.from_config(rules)
+        except RuleError as exc:  # its own words, without pydantic's "Value error, "
+            raise PydanticCustomError("rule", "{problem}", {"problem": str(exc)}) from None
         return rules
 
 
-PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir")
+PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir", "deployments_dir")
 
 
 class _SettingsFile(YamlConfigSettingsSource):

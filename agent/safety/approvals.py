@@ -14,7 +14,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-DecisionKind = Literal["approved", "approved_with_edit", "denied", "timed_out", "unavailable"]
+# pending: asked for and not decided yet; the call did not run, and asking again with the
+# approval's id runs it once a person (or the webhook) has decided (agent/mcp/approvals.py)
+DecisionKind = Literal[
+    "approved", "approved_with_edit", "denied", "timed_out", "unavailable", "pending"
+]
 
 
 def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:

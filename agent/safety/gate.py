@@ -46,6 +46,8 @@ def decision_words(decision: Decision) -> str:
         return f"Denied{by}{note}. {_DENIAL_ADVICE}"
     if decision.kind == "timed_out":
         return f"No approval arrived in time{note}; treated as denied. {_DENIAL_ADVICE}"
+    if decision.kind == "pending":
+        return f"Not run yet: {decision.message}."
     if decision.kind == "unavailable":
         return f"No approver could be reached{note}; treated as denied (fail closed). Nothing ran."
     return f"Approved{by}{note}."
@@ -91,11 +93,16 @@ class PolicyGate:
         )
         if answer.decision == "allow":
             return GateVerdict(allowed=True)
-        if answer.decision == "deny":
-            return _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
+        refusal = _refuse(_refusal_words(answer, risk, reason), answer.ground, risk=risk.label)
+        if answer.decision == "deny" and answer.ground != "ci":
+            return refusal
+        # What needs a human may run on a step a human approved with the plan, ahead of time:
+        # in ci too, where no one can be asked now (a resumed plan's grant holds in every mode).
         step = await self._plan_step_approval(prepared)
         if step is not None:
             return step
+        if answer.decision == "deny":
+            return refusal
         return await self._ask(prepared)
 
     async def _plan_step_approval(self, prepared: PreparedCall) -> GateVerdict | None:

@@ -8,8 +8,11 @@ Deny and ask rules are the careful direction: they match when any command the li
 (even inside `sudo` or `sh -c`) fits, or when the text itself does. What an allow rule must
 name is the tool's own declaration (`tools.base.RuleShape`, given by the session's tools): the
 fields it requires, and every field the call sets that the tool does not leave open. A tool
-with no declaration here is covered by no allow rule. Rules come from the settings file and
-from the operator during a session; nothing the model or a web page says can add one.
+with no declaration here is covered by no allow rule. Given the tools' vocabulary (each tool's
+name and the fields a rule may name, `Tool.rule_fields`), a rule naming a tool or a field that is
+not there is refused when it is read: such a rule would match nothing, and a deny rule that
+matches nothing lets the call through. Rules come from the settings file and from the operator
+during a session; nothing the model or a web page says can add one.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from tools.base import RuleShape
 RuleEffect = Literal["allow", "ask", "deny"]
 #: each tool's RuleShape by tool name, as the session's tools declare them
 Shapes = Mapping[str, RuleShape]
+#: the fields a rule may name, by tool name
+Vocabulary = Mapping[str, frozenset[str]]
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*-]+)\s*(?:\((?P<args>.*)\))?\s*$", re.S)
 
@@ -53,28 +58,22 @@ class ApprovalRule:
         text: str,
         source: str = "settings",
         shapes: Shapes | None = None,
+        vocabulary: Vocabulary | None = None,
     ) -> ApprovalRule:
         """The rule, or a RuleError; with `shapes`, an allow rule for a known tool must name
         the fields that tool requires (a rule for a tool not among them parses and covers
-        nothing until such a tool is there: no allow rule covers a tool without a shape)."""
+        nothing until such a tool is there: no allow rule covers a tool without a shape); with
+        `vocabulary`, its tool and each field it names must be there."""
         match = _RULE.match(text)
         if not match:
             raise RuleError(
                 f"cannot read rule {text!r}; write it as tool(field=pattern, ...), for example "
                 'ssh_exec(host=spark-*, command="nvidia-smi *")'
             )
-        fields: list[tuple[str, str]] = []
-        args = (match.group("args") or "").strip()
-        if args:
-            lexer = shlex.shlex(args, posix=True)
-            lexer.whitespace = ","
-            lexer.whitespace_split = True
-            for part in lexer:
-                key, sep, pattern = part.strip().partition("=")
-                if not sep or not key.strip():
-                    raise RuleError(f"rule {text!r}: expected field=pattern, got {part.strip()!r}")
-                fields.append((key.strip(), pattern.strip()))
+        fields = _fields(text, (match.group("args") or "").strip())
         tool = match.group("tool")
+        if vocabulary is not None:
+            _refuse_unknown_names(text, tool, fields, vocabulary)
         command = None
         pattern = dict(fields).get("command")
         if pattern is not None:
@@ -115,10 +114,55 @@ class ApprovalRule:
         return not _unnamed_required(shape, self.fields) and shape.set_fields(tool_input) <= named
 
 
+def _fields(text: str, args: str) -> list[tuple[str, str]]:
+    """`field=pattern` pairs split on commas outside quotes; RuleError naming the rule when
+    they cannot be (a quote left open, a part without `=`, a field named twice)."""
+    lexer = shlex.shlex(args, posix=True)
+    lexer.whitespace = ","
+    lexer.whitespace_split = True
+    try:
+        parts = list(lexer) if args else []
+    except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
+        problem = {"No closing quotation": "a quote is not closed"}.get(str(exc), str(exc))
+        raise RuleError(f"rule {text!r}: {problem}") from None
+    fields: list[tuple[str, str]] = []
+    for part in parts:
+        key, sep, pattern = part.strip().partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"rule {text!r}: expected field=pattern, got {part.strip()!r}")
+        if key.strip() in dict(fields):
+            raise RuleError(f"rule {text!r}: names the field {key.strip()!r} twice")
+        fields.append((key.strip(), pattern.strip()))
+    return fields
+
+
+def _refuse_unknown_names(
+    text: str, tool: str, fields: Iterable[tuple[str, str]], vocabulary: Vocabulary
+) -> None:
+    """RuleError unless the tool pattern matches a tool and each field is one of its fields
+    (for a wildcard tool, a field of at least one tool it matches)."""
+    tools = [name for name in vocabulary if fnmatch.fnmatchcase(name, tool)]
+    if not tools:
+        known = ", ".join(sorted(vocabulary))
+        raise RuleError(f"rule {text!r}: there is no tool {tool!r} (the tools: {known})")
+    known_fields = frozenset().union(*(vocabulary[name] for name in tools))
+    for key, _ in fields:
+        if key in known_fields:
+            continue
+        if tools != [tool]:  # a wildcard: the fields of every tool it matches are too many
+            raise RuleError(f"rule {text!r}: no tool that {tool!r} matches has a field {key!r}")
+        listed = ", ".join(sorted(known_fields))
+        raise RuleError(f"rule {text!r}: {tool} has no field {key!r} (its fields: {listed})")
+
+
 def _unnamed_required(shape: RuleShape, fields: Iterable[tuple[str, str]]) -> list[str]:
-    """The required fields a rule does not name with one literal value (`action=*` names none)."""
+    """The fields an allow rule must name that it does not: each `required` one by one literal
+    value (`action=*` names none), each `named` one by any pattern."""
     named = dict(fields)
-    return [key for key in shape.required if not named.get(key) or re.search(r"[*?\[]", named[key])]
+    literal = [
+        key for key in shape.required if not named.get(key) or re.search(r"[*?\[]", named[key])
+    ]
+    return literal + [key for key in shape.named if not named.get(key)]
 
 
 def _field_fits(effect: RuleEffect, value: str, pattern: str) -> bool:
@@ -162,11 +206,12 @@ class RuleSet:
         config: dict[str, list[str]] | None,
         source: str = "settings",
         shapes: Shapes | None = None,
+        vocabulary: Vocabulary | None = None,
     ) -> RuleSet:
         rules: list[ApprovalRule] = []
         for effect in ("deny", "ask", "allow"):
             for text in (config or {}).get(effect, []) or []:
-                rules.append(ApprovalRule.parse(effect, text, source, shapes))
+                rules.append(ApprovalRule.parse(effect, text, source, shapes, vocabulary))
         return cls(rules, dict(shapes or {}))
 
     def add(self, rule: ApprovalRule) -> None:

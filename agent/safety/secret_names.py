@@ -9,11 +9,16 @@ or `monkey` stay ordinary:
 - *key-like* names (`key`, `--key`, `ssh_key`, `sig`) hold a secret only when the value looks
   like one (long, no path, no label such as `nvidia.com/gpu`, not a plain word);
 - a tokenizer's special tokens (`eos_token`, `pad_token`: their values are `<|im_end|>`) are not
-  secrets.
+  secrets;
+- a system error message is not a secret: programs (and Scout) print what failed, a colon, then
+  the C library's words for the error (`open token: Permission denied`, `aurora@a's password:
+  Permission denied, please try again.`, `cannot use ~/.scout/token: permission denied`).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 
 MASK = "[REDACTED]"  # what every masked secret reads as
@@ -65,6 +70,9 @@ LABEL = re.compile(
 )
 NUMBERS = re.compile(r"[0-9.:,_-]+|0x[0-9a-fA-F]+")  # counts, addresses, versions, hex
 SECRET_SHAPE = re.compile(r"[A-Za-z0-9+/=_\-.~%]{8,}")
+# The C library's message for every errno, longest first, as a whole phrase (optionally quoted).
+_ERROR_TEXTS = sorted({os.strerror(code) for code in errno.errorcode}, key=len, reverse=True)
+SYSTEM_ERROR = re.compile(rf"(?i)[\"']?(?:{'|'.join(map(re.escape, _ERROR_TEXTS))})(?![\w\-])")
 
 
 def name_words(name: str) -> list[str]:
@@ -108,6 +116,11 @@ def looks_secret(value: str) -> bool:
         and not LABEL.fullmatch(value)
         and not NUMBERS.fullmatch(value)
     )
+
+
+def system_error_at(text: str, pos: int) -> bool:
+    """Whether `text` at `pos` (where a value starts) is a system error message."""
+    return SYSTEM_ERROR.match(text, pos) is not None
 
 
 def not_a_secret(value: str) -> bool:

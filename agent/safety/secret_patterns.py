@@ -32,6 +32,7 @@ from agent.safety.secret_names import (
     looks_secret,
     name_kind,
     not_a_secret,
+    system_error_at,
 )
 
 Decide = Callable[[re.Match[str]], bool]
@@ -88,11 +89,17 @@ def _unquoted(value: str) -> str:
 
 
 def _named(m: re.Match[str]) -> bool:
-    return holds_secret(m["name"], _unquoted(m["val"]))
+    return holds_secret(m["name"], _unquoted(m["val"])) and not _error_message(m)
 
 
 def _shaped(m: re.Match[str]) -> bool:
-    return name_kind(m["name"]) is not None and looks_secret(m["val"])
+    return name_kind(m["name"]) is not None and looks_secret(m["val"]) and not _error_message(m)
+
+
+def _error_message(m: re.Match[str]) -> bool:
+    """`token: Permission denied`: the value is where a program said what went wrong (read on
+    from the value's start, as a value group may hold only its first word)."""
+    return system_error_at(m.string, m.start("val"))
 
 
 def _always(m: re.Match[str]) -> bool:

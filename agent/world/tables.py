@@ -11,7 +11,7 @@ from rich.table import Table
 from agent.world.grouping import FindingLine, HostGroup, aggregate_findings, group_hosts, name_span
 from agent.world.render import gib_text, host_order, host_shape, or_unknown
 from tools.checks import gb
-from tools.world.facts import HostFacts
+from tools.world.facts import HostFacts, MemoryFacts
 from tools.world.store import WorldStore
 
 _SEVERITY_STYLES = {"blocker": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
@@ -55,6 +55,20 @@ def _label(group: HostGroup, order: Sequence[str]) -> str:
     return f"{name_span(group.members, order)} ({len(group.members)} hosts)"
 
 
+def _memory_cell(memory: MemoryFacts) -> str:
+    """What a model can use, as the budget counts it: unified memory on a GB10, else the GPU
+    memory an engine can use (MIG: an instance), with the host's RAM named as such."""
+    ram = f"{gib_text(memory.total_bytes)} total, {gib_text(memory.available_bytes)} avail"
+    if memory.unified_memory:
+        return f"{ram} (unified)"
+    if memory.gpu_total_bytes is None or memory.gpu_free_bytes is None:
+        return f"host RAM {ram}"
+    return (
+        f"GPU {gib_text(memory.gpu_free_bytes)} free of {gib_text(memory.gpu_total_bytes)}"
+        f" · host RAM {gib_text(memory.total_bytes)}"
+    )
+
+
 def _hosts_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str]) -> Table:
     table = Table(title="hosts")
     for column in ("host", "hostname", "arch", "OS / DGX", "GPU", "driver", "CUDA", "memory"):
@@ -62,9 +76,7 @@ def _hosts_table(world: WorldStore, groups: list[HostGroup], order: Sequence[str
     for group in groups:
         f = world.hosts[group.members[0]]
         dgx = f.os.dgx_ota_version or f.os.dgx_swbuild_version
-        mem = f"{gib_text(f.memory.total_bytes)} total, {gib_text(f.memory.available_bytes)} avail"
-        if f.memory.unified_memory:
-            mem += " (unified)"
+        mem = _memory_cell(f.memory)
         hostname = "(per host)" if "hostname" in group.differ else f.identity.hostname
         table.add_row(
             _label(group, order),

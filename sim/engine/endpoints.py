@@ -21,13 +21,28 @@ ENDPOINTS_FILE = Path("engine") / "endpoints.json"
 
 
 def serving_records(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Served port → `serve` record, for every running container with a started API server."""
+    """Served port → `serve` record, for every running container with a started API server
+    whose process still lives: an engine that died inside a running container (its main process
+    is `sleep infinity`, the server a `docker exec`) serves nothing (sim/SOURCES.md)."""
     found = {}
     for c in state["docker"]["containers"].values():
         record = c.get("serve") or {}
-        if c["state"] == "running" and record.get("role") == "api":
+        if c["state"] == "running" and record.get("role") == "api" and _alive(record.get("pid")):
             found[int(record["port"])] = {**record, "container_id": c["id"]}
     return found
+
+
+def _alive(pid: object) -> bool:
+    """Whether the server's process exists (a record without a pid is taken as alive)."""
+    if not isinstance(pid, int):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
 
 
 class Endpoints:

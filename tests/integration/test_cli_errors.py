@@ -99,6 +99,31 @@ CASES |= {
     ),
     "demo-missing-transcript": Case("demo --transcript nope", 1, ("no such transcript: nope",)),
     "chat-resume-missing": Case("chat --resume {d}/gone.jsonl", 1, ("no such transcript",)),
+    "run-resume-empty": Case(
+        "run --resume {d}/empty.jsonl", 1, ("cannot resume: {d}/empty.jsonl is empty",)
+    ),
+    "run-resume-binary": Case(
+        "run --resume /bin/true", 1, ("cannot resume: /bin/true is not a Scout transcript",)
+    ),
+    "run-resume-foreign": Case(
+        "run --resume {d}/foreign.jsonl",
+        1,
+        ("cannot resume: {d}/foreign.jsonl is not a Scout transcript: no line of it is a",),
+    ),
+    "chat-resume-foreign": Case(
+        "chat --resume {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
+    ),
+    "replay-foreign": Case(
+        "replay {d}/foreign.jsonl", 1, ("{d}/foreign.jsonl is not a Scout transcript",)
+    ),
+    "run-dead-endpoint": Case(
+        "run --goal x --base-url http://127.0.0.1:{closed}",
+        1,
+        (
+            "scout run: error: Could not reach the model API at http://127.0.0.1:{closed} "
+            "(connection refused), even after retries",
+        ),
+    ),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),
     "run-base-url-with-v1": Case(
         "run --goal x --base-url http://10.0.0.5:8000/v1",
@@ -111,6 +136,11 @@ CASES |= {
     "demo-unknown-scenario": Case("demo --fast --sim nope", 1, ("unknown scenario 'nope'",)),
     "policy-classify-binary-file": Case(
         "policy classify --file /bin/true", 2, ("/bin/true is not UTF-8 text",)
+    ),
+    "policy-classify-5-mb-line": Case(
+        "policy classify --file {d}/5mb.txt",
+        2,
+        ("line 2 of {d}/5mb.txt is 5.0 MiB, longer than a command line can be (128 KiB",),
     ),
     "recon-utf-16-with-mark-is-read": Case(
         "recon --inventory {d}/closed-utf16.yaml", 1, ("scout recon: a unreachable",)
@@ -158,6 +188,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"hosts:\n  a: {{address: 127.0.0.1, port: {port}, identity_file: {key}}}\n"
     )
     (folder / "closed.yaml").write_text(closed)
+    (folder / "closed-port").write_text(str(port))
     (folder / "closed-utf16.yaml").write_text(closed, encoding="utf-16")  # as PowerShell writes
     (folder / "latin1.yaml").write_text("hosts:\n  café: {address: 10.0.0.1}\n", "latin-1")
     (folder / "ff.yaml").write_bytes(b"hosts:\n  a: {address: 10.0.0.1}\n\xff\n")
@@ -167,12 +198,17 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "keydir.yaml").write_text(
         f"hosts:\n  a: {{address: 10.0.0.1, identity_file: {folder}}}\n"
     )
+    (folder / "empty.jsonl").write_text("")
+    (folder / "5mb.txt").write_text("ls\necho " + "a" * 5 * 1024 * 1024 + "\n")
+    (folder / "foreign.jsonl").write_text('{"level": "info", "msg": "another program"}\n' * 3)
     (folder / "settings-latin1.yaml").write_text("mode: ask # café\n", "latin-1")
     return folder
 
 
 def _in(folder: Path, text: str) -> str:
-    return text.replace("{d}", str(folder))
+    """`text` with `{d}` the prepared folder and `{closed}` a port nothing listens on."""
+    closed = (folder / "closed-port").read_text()
+    return text.replace("{d}", str(folder)).replace("{closed}", closed)
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())

@@ -75,4 +75,6 @@ async def test_an_api_that_cannot_be_reached_is_named_and_not_called_a_drop() ->
 
     assert retries == []  # nothing was answered, so nothing dropped mid-answer
     where = f"http://127.0.0.1:{port}"
-    assert str(failed.value).startswith(f"Could not reach the model API at {where} even after")
+    assert str(failed.value).startswith(
+        f"Could not reach the model API at {where} (connection refused), even after retries"
+    )

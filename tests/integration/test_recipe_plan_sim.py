@@ -5,6 +5,7 @@ apply (mods, build_args)."""
 import pytest
 
 from tests.integration.test_deploy_variants_sim import plan_on
+from tests.support.runner_table import RECIPES
 from tests.unit.test_recipe_book import COMMUNITY
 from tools.recon.probe import probe_hosts
 
@@ -87,3 +88,19 @@ async def test_recon_notices_a_spark_vllm_docker_checkout_and_says_how_to_use_it
     assert head.spark_vllm_docker.endswith("/spark-vllm-docker/recipes") and head.recipes == 2
     assert probe_round.facts["spark-b"].kits.spark_vllm_docker is None
     assert f"recipe_file=spark-a:{head.spark_vllm_docker}/NAME.yaml" in head.words("spark-a")
+
+
+async def test_the_communitys_own_recipe_plans_with_its_image_copied_from_the_head_not_pulled():
+    """spark-vllm-docker's real qwen3.5-122b-fp8 recipe (358bf26) on the seed pair: its image
+    vllm-node, which the runner builds and no registry holds, is on the head only."""
+    path = RECIPES / "qwen3.5-122b-fp8.yaml"
+    plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
+    result = await plan_on("seed-pair", {**plan, "recipe_file": str(path)})
+    text = result["content"]
+    assert not result.get("is_error"), text[:2000]
+    assert "docker pull vllm-node" not in text
+    assert "vllm-node:latest (built, never pulled) copied from spark-a" in text
+    serve = next(line for line in text.splitlines() if "vllm serve" in line and "--port" in line)
+    assert "--tensor-parallel-size 2" in serve and "--gpu-memory-utilization 0.8" in serve
+    assert "--chat-template" not in serve  # its mod is not around the copied file
+    assert "--chat-template unsloth.jinja (unsloth.jinja is a file" in text

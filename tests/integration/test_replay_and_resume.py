@@ -1,5 +1,8 @@
 """Recorded sessions: re-driven through ReplayClient with drift reports, and resumed."""
 
+import json
+from pathlib import Path
+
 from agent.loop.events import (
     ModelResponse,
     SessionStart,
@@ -14,6 +17,7 @@ from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import build_session, open_recorder
 from agent.safety.redact import Redactor
 from tests.support.probe_tools import EchoTool, FailTool
+from tests.support.scout_cli import scout
 from tests.support.session_kit import make_session, text_turn, tool_turn
 from tools.base import ToolContext
 
@@ -166,3 +170,19 @@ async def test_resuming_with_an_invalid_todo_item_warns_instead_of_crashing(tmp_
     notices = [e for e in read_transcript(transcript).events if e.type == "notice"]
     assert [n.level for n in notices] == ["warning"] * 3
     assert "left it out of the resumed todo list" in notices[0].message
+
+
+def test_a_redrive_on_another_scenario_than_the_recordings_says_so(tmp_path):
+    """The session start records the simulator's scenario; `replay --sim` on another warns
+    (a re-drive only reads a simulator: a question worth asking, not a refusal)."""
+    bundled = Path(__file__).parents[2] / "agent" / "transcripts" / "sample-batch.jsonl"
+    lines = bundled.read_text().splitlines()
+    start = json.loads(lines[0])
+    assert start["type"] == "session_start"
+    recorded = tmp_path / "recorded.jsonl"
+    recorded.write_text("\n".join([json.dumps({**start, "scenario": "fresh-pair"}), *lines[1:]]))
+    done = scout("replay", str(recorded), "--sim", "seed-pair", home=tmp_path / "home")
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: {recorded} was recorded on scenario fresh-pair, not seed-pair: expect drift"
+    ]

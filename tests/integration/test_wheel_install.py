@@ -103,19 +103,25 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     assert str(home / ".scout" / "transcripts") in summary
     replay = run(venv / "bin" / "scout", "replay", "sample-batch", cwd=elsewhere, env=env)
     assert replay.returncode == 0 and "session ended: done" in replay.stdout, replay.stderr
+    plugin = run(venv / "bin" / "scout", "mcp", "--plugin", cwd=elsewhere, env=env)
+    folder = Path(plugin.stdout.strip())  # the Claude Code plugin ships in the wheel
+    for part in (".claude-plugin/plugin.json", ".mcp.json", "skills/scout/SKILL.md"):
+        assert (folder / part).is_file(), part
     init = run(venv / "bin" / "scout", "init", cwd=elsewhere, env=env)
     assert init.returncode == 0 and (home / ".scout" / "inventory.yaml").is_file(), init.stderr
 
 
-def test_the_readme_editable_install_prints_nothing_under_quiet(tmp_path: Path) -> None:
-    """`pip install -q -e .` from the README: no build backend warnings (a license table, an
-    editable finder's notice) between the user and the demo."""
-    ensure_build_needs()
-    venv = tmp_path / "fresh"
-    assert run(sys.executable, "-m", "venv", venv).returncode == 0
-    python = venv / "bin" / "python"
-    assert offline_pip(python, "install", "-q", "-U", *BUILD_NEEDS[1:]).returncode == 0
-    installed = offline_pip(python, "install", "-q", "--no-deps", "-e", copy_source(tmp_path))
+def test_the_readme_install_is_the_lock_quietly(tmp_path: Path) -> None:
+    """README command 1's install (`bash scripts/install.sh`) in a fresh copy of the checkout:
+    nothing printed between the user and the demo, and every package at the version uv.lock pins,
+    not the newest of the day."""
+    source = copy_source(tmp_path)
+    installed = run("bash", source / "scripts" / "install.sh", cwd=source)
     output = installed.stdout + installed.stderr
     assert installed.returncode == 0, output
     assert [line for line in output.splitlines() if ENVIRONMENT_NOISE not in line] == []
+    python = source / ".venv" / "bin" / "python"
+    drift = run(python, source / "scripts" / "lock_drift.py")
+    assert (drift.returncode, drift.stdout) == (0, ""), drift.stdout + drift.stderr
+    scout = run(source / ".venv" / "bin" / "scout", "--help")
+    assert scout.returncode == 0 and scout.stdout.startswith("usage: scout"), scout.stderr

@@ -161,7 +161,12 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
             f"SCOUT_WALL_DIR={host.workdir / 'wall'}",
         ],
     )
-    start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
+    # `ip netns exec` mounts a fresh /sys without the cgroup file systems; a real host has
+    # cgroup2 at /sys/fs/cgroup (the wall's address filter needs it), so mount it there again.
+    cgroup2 = "mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null; "
+    start = (
+        f"{cgroup2}hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
+    )
     run(["ip", "netns", "exec", host.namespace, "unshare", "--uts", "sh", "-c", start])
     undo.append(lambda: _stop_namespace_processes(host))
     deadline = time.monotonic() + 10

@@ -173,3 +173,51 @@ async def test_the_probe_pack_reads_the_same_facts_inside_the_wall(
         assert wall.inside and wall.landlock_abi and wall.seccomp, wall
         assert "root-read-only" in (wall.detail or "")
         assert _read(walled.facts[host]) == _read(bare.facts[host])
+
+
+async def test_a_read_the_wall_refused_says_it_could_not_read(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dmesg needs CAP_SYSLOG where dmesg_restrict=1; inside the wall it is refused and
+    `grep -ci xid` prints 0. The user reads that it could not read, not the 0."""
+    if Path("/proc/sys/kernel/dmesg_restrict").read_text().strip() != "1":
+        pytest.skip("the kernel log is open to everyone here (dmesg_restrict=0)")
+    shown = await run(settings, "dmesg -T | grep -ci xid", capsys)
+    assert not shown.startswith("exit 0")
+    assert "could not read inside the wall: dmesg: read kernel buffer failed" in shown
+    shown = await run(settings, "cat /proc/1/environ | wc -c", capsys)
+    assert "could not read inside the wall:" in shown and "Permission denied" in shown
+
+
+async def test_scout_exec_walled_runs_a_change_inside_the_wall_and_names_what_it_stopped(
+    settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The operator chose the wall: no classifier, no question (ci mode asks no one), and the
+    command's changes fail, each named as the kernel reported it."""
+    target = tmp_path / "made-by-script"
+    script = f"cat /proc/loadavg; echo x > {target}; ip link set lo mtu 1280"
+    status = await exec_one(settings, "head", script, walled_only=True)
+    out = " ".join(capsys.readouterr().out.split())  # as read, whatever the terminal's width
+    assert "verdict: read_only" in out and "ran inside the wall" in out
+    assert re.search(r"could not read inside the wall: sh: \d+: cannot create \S+made-by", out)
+    assert "stopped by the wall: RTNETLINK answers: Operation not permitted" in out
+    assert status != 0 and not target.exists()
+    assert await exec_one(settings, "head", script) == 3  # without --walled: ci denies it
+
+
+async def test_a_repository_config_runs_no_program_in_a_walled_git_read(
+    settings: Settings, sshd_topology: Topology, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An untrusted repository's .git/config can make `git status` run a program (fsmonitor);
+    inside the wall git runs with that config overridden."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed here")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30)
+    hook = "echo FSMONITOR-RAN >&2; false"
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", hook], check=True)
+    walled = await run(settings, f"git -C {repo} status", capsys)
+    assert walled.startswith("exit 0") and "FSMONITOR-RAN" not in walled
+    async with SSHPool(Inventory.load(settings.inventory)) as pool:  # the same, unwalled
+        bare = await pool.run("head", f"git -C {repo} status", timeout=30)
+    assert "FSMONITOR-RAN" in bare.stderr

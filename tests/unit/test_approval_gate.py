@@ -150,7 +150,8 @@ async def test_ci_mode_denies_whatever_needs_a_human(tmp_path):
 
 
 async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(tmp_path):
-    rules = ruleset({"allow": ["ssh_exec(host=spark-*)"]})
+    rules = ruleset({"allow": ["ssh_exec(host=spark-*, command=docker run *)",
+                               "ssh_exec(host=spark-*, command=rm -rf *)"]})  # fmt: skip
     g, approver, _ = gate(mode="auto-safe", rules=rules, answers=[("denied", "no")])
     assert (await g.check(prepared("docker run x", tmp_path=tmp_path))).allowed
     assert not (await g.check(prepared("rm -rf /x", tmp_path=tmp_path))).allowed
@@ -158,7 +159,8 @@ async def test_auto_safe_lets_rules_allow_mutating_but_destructive_always_asks(t
 
 
 async def test_deny_rule_beats_allow_and_read_only(tmp_path):
-    rules = ruleset({"deny": ["ssh_exec(host=spark-b)"], "allow": ["ssh_exec(host=spark-*)"]})
+    allow = "ssh_exec(host=spark-*, command=nvidia-smi)"
+    rules = ruleset({"deny": ["ssh_exec(host=spark-b)"], "allow": [allow]})
     g, _, _ = gate(rules=rules)
     verdict = await g.check(prepared("nvidia-smi", host="spark-b", tmp_path=tmp_path))
     assert not verdict.allowed and "ssh_exec(host=spark-b)" in verdict.message

@@ -1,8 +1,10 @@
-"""The dependency range pyproject.toml claims is the one the tests see.
+"""The dependency range pyproject.toml claims is the one the tests see, and the lock sits inside it.
 
+scripts/test.sh runs the whole suite on the versions uv.lock pins (what the README installs), then
 scripts/test_lowest.sh tests every runtime dependency at the floor that scripts/lowest_versions.py
-reads from pyproject; the whole suite runs on the newest. That proves the range only for packages
-pyproject names, so every package Scout's code imports must be named there, with a floor.
+reads from pyproject, and scripts/test_newest.sh at the newest pip resolves. That proves the range
+only for packages pyproject names, so every package Scout's code imports must be named there, with
+a floor, and the lock must pin each of them inside its range.
 """
 
 from __future__ import annotations
@@ -79,6 +81,43 @@ def test_a_dependency_without_a_floor_is_refused(tmp_path: Path) -> None:
         _lowest_versions().floors(pyproject)
 
 
-def test_the_readme_test_command_also_tests_the_lowest_versions() -> None:
+def test_the_readme_test_command_tests_the_lock_then_the_lowest_then_the_newest() -> None:
     script = (ROOT / "scripts/test.sh").read_text(encoding="utf-8")
-    assert "bash scripts/test_lowest.sh" in script
+    stages = [
+        "bash scripts/install.sh test mcp",
+        "bash scripts/test_lowest.sh",
+        "bash scripts/test_newest.sh",
+    ]
+    assert all(stage in script for stage in stages)
+    assert sorted(stages, key=script.index) == stages
+
+
+def _lock_drift():
+    spec = importlib.util.spec_from_file_location("lock_drift", ROOT / "scripts/lock_drift.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_lock_pins_every_dependency_inside_its_range() -> None:
+    from packaging.requirements import Requirement
+
+    locked = _lock_drift().locked_versions()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project.get("optional-dependencies", {})
+    requirements = [*project["dependencies"], *(r for group in extras.values() for r in group)]
+    outside = {}
+    for requirement in map(Requirement, requirements):
+        version = locked.get(_canonical(requirement.name))
+        if version is None or not requirement.specifier.contains(version, prereleases=True):
+            outside[requirement.name] = (str(requirement.specifier), version)
+    assert outside == {}
+
+
+def test_lock_drift_names_the_packages_that_moved() -> None:
+    drift = _lock_drift()
+    locked = {"cryptography": "46.0.3", "rich": "15.0.0", "scout-agent": "0.1.0"}
+    installed = {"cryptography": "51.0.1", "rich": "15.0.0", "pip": "26.0"}
+    assert drift.moved(locked, installed) == [("cryptography", "46.0.3", "51.0.1")]
+    assert drift.canonical("Prompt_Toolkit") == "prompt-toolkit"

@@ -5,13 +5,18 @@ GPU has no GPU memory to offer."""
 from __future__ import annotations
 
 from agent.world.render import host_block
-from tests.support.captured_host import host_from
+from tests.support.captured_host import WHEN, host_from, section
 from tests.support.captures import capture
 from tools.checks import GB, compute_findings
 from tools.checks.budget import NodeBudget
 from tools.checks.fabric import PairLink
 from tools.checks.layout import LayoutRequest, choose_layout
-from tools.recon.parsers import parse_nvidia_smi_topo
+from tools.deploy.fixes import by_hand_step
+from tools.recon.parsers import parse_nvidia_smi_table, parse_nvidia_smi_topo
+from tools.recon.parsers.nvidia_smi_q import parse_nvidia_smi_q
+from tools.recon.probe_parse import facts_from_sections
+from tools.recon.sections import Section
+from tools.world.facts import GpuProcessFact
 
 H200 = {
     "nvidia-smi": "h200_nvidia-smi.txt",
@@ -33,8 +38,8 @@ def test_the_process_holding_gpu_memory_is_named_with_what_freeing_it_allows() -
 
     assert _kinds(findings, "gpu_process_holds_memory") == [
         "python3 (pid 498) holds ~44 GB of GPU memory on h200; stopping it would let a ~119 GB "
-        "model fit (~151 GB free then); if nothing needs it, stop it (`kill 498`, or stop its "
-        "container)"
+        "model fit (~151 GB free then); python3 is not a serving engine Scout knows, so Scout "
+        "will not stop it: ask whoever runs pid 498 to free the GPU, or choose another host"
     ]
     assert _kinds(findings, "model_exceeds_cluster") == [
         "a ~119 GB model exceeds the 107 GB available on h200"
@@ -98,3 +103,72 @@ def test_one_gpu_has_no_interconnect_to_report() -> None:
 
 def _no_link(_a: str, _b: str) -> PairLink:
     raise AssertionError("a one-node layout asks about no link")
+
+
+def _holding(facts, *processes: tuple[int, str, int]):
+    """The H200 host with these (pid, name, MiB) on its GPU instead of its own."""
+    held = facts.model_copy(deep=True)
+    held.gpu.processes = [
+        GpuProcessFact(pid=pid, name=name, memory_bytes=mib * 1024**2)
+        for pid, name, mib in processes
+    ]
+    return held
+
+
+def test_the_desktop_and_unknown_processes_are_named_never_killed() -> None:
+    """The graphics processes of a real TITAN V workstation (`nvidia-smi -q`,
+    generic_nvidia-smi_q_titanv_560.35.03.txt) on a discrete host: named, no `kill`."""
+    desktop = parse_nvidia_smi_q(capture("generic_nvidia-smi_q_titanv_560.35.03.txt"))
+    on_gpu = [(p.pid, p.name, p.memory_used_mib or 0) for p in desktop.gpus[0].processes]
+    assert [name for _pid, name, _mib in on_gpu] == [
+        "/usr/lib/xorg/Xorg", "/usr/bin/gnome-shell", "/opt/test"
+    ]  # fmt: skip
+    host = _holding(host_from("h200", H200), *on_gpu)
+
+    findings = [f for f in compute_findings({"h200": host}) if f.kind == "gpu_process_holds_memory"]
+
+    assert [f.message.split(" (pid")[0] for f in findings] == [name for _p, name, _m in on_gpu]
+    assert all(f.fix and "kill" not in f.fix and "will not stop it" in f.fix for f in findings)
+    assert not any("kill" in " ".join(by_hand_step(f).actions) for f in findings)
+
+
+def test_an_engine_holding_the_gpu_may_be_stopped() -> None:
+    """vLLM's engine titles its process `VLLM::EngineCore` (spark_nvidia-smi_580.126.09_
+    enginecore_memory_cut.txt); on a discrete host the plan may propose stopping it."""
+    table = parse_nvidia_smi_table(capture("spark_nvidia-smi_580.126.09_enginecore_memory_cut.txt"))
+    engine = next(p for p in table.processes if p.name.startswith("VLLM::"))
+    host = _holding(host_from("h200", H200), (engine.pid, engine.name, 40000))
+
+    holder = next(
+        f for f in compute_findings({"h200": host}) if f.kind == "gpu_process_holds_memory"
+    )
+
+    assert (
+        holder.fix == f"if nothing needs it, stop it (`kill {engine.pid}`, or stop its container)"
+    )
+
+
+DRIVER_NOT_LOADED = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+    "that the latest NVIDIA driver is installed and running."
+)
+
+
+def test_a_host_without_a_usable_gpu_stops_a_model_asked_for_with_the_reason() -> None:
+    """nvidia-smi absent (exit 127), no device seen (exit 6), the driver not loaded (exit 9):
+    each is said by the tool and stops a model asked for on that host, with its reason; without
+    a model nothing is asked of the host, and nothing is said."""
+    said = {
+        "nvidia-smi is not installed": Section("nvidia-smi", NO_NVIDIA_SMI["nvidia-smi"], 127),
+        "the driver is loaded but sees no GPU": Section("nvidia-smi", "No devices were found\n", 6),
+        "the NVIDIA driver is not loaded": Section("nvidia-smi", DRIVER_NOT_LOADED + "\n", 9),
+    }
+    for reason, nvidia_smi in said.items():
+        sections = {"meminfo": section("meminfo", "h200_meminfo.txt"), "nvidia-smi": nvidia_smi}
+        host = facts_from_sections("cpu", sections, WHEN)
+
+        absent = [f for f in compute_findings({"cpu": host}, 30 * GB) if f.kind == "no_usable_gpu"]
+
+        assert len(absent) == 1 and absent[0].severity == "blocker", reason
+        assert reason in absent[0].message and "a ~30 GB model" in absent[0].message, absent
+        assert not [f for f in compute_findings({"cpu": host}) if f.kind == "no_usable_gpu"]

@@ -96,3 +96,15 @@ def test_fewer_gpus_than_an_earlier_probe_saw() -> None:
 
     assert world.hosts["a30"].gpu.gpus_before == 8
     assert "shows 6 GPU(s) on a30, 8 before" in missing[0].message
+
+
+def test_a_kernel_log_read_the_wall_refused_is_no_finding_and_says_it_could_not_read() -> None:
+    """`dmesg | grep 'NVRM: Xid' | tail` inside the wall: dmesg is refused (dmesg_restrict=1,
+    no CAP_SYSLOG), grep finds nothing, the pipeline exits 0: that is not "no Xid errors"."""
+    refused = "dmesg: read kernel buffer failed: Operation not permitted"
+    sections = {"xid": Section("xid", refused, 0, walled=True)}
+    host = facts_from_sections("a30", sections, WHEN)
+    assert _found({"a30": host}, "gpu_xid_errors") == []
+    assert f"xid could not read inside the wall: {refused}" in (host.gpu.problem or "")
+    read = host_from("a30", {"xid": XID_119})  # the same read, allowed: the finding is there
+    assert _found({"a30": read}, "gpu_xid_errors")

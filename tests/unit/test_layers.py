@@ -20,7 +20,9 @@ PACKAGES = ("agent", "tools", "sim")
 # Inside agent/: the rooms each room may import besides itself (and tools/).
 AGENT_ROOMS: dict[str, set[str] | None] = {
     "faces": None,  # anything below it
+    "mcp": {"runtime", "safety", "world", "loop"},
     "replay": {"runtime", "safety", "world", "loop"},
+    "daytwo": {"runtime", "safety", "world", "loop"},
     "runtime": {"safety", "world", "loop"},
     "safety": {"loop"},
     "world": {"loop"},

@@ -101,3 +101,13 @@ def test_deep_nesting_stops_and_is_mutating():
     assert verdict.risk == Risk.MUTATING
     assert "nested too deeply to follow" in verdict.reasons[0]
     assert classify_command(nested_substitutions(5)).risk == Risk.READ_ONLY
+
+
+@pytest.mark.parametrize("filler", ["a", "é"])
+def test_a_command_longer_than_a_host_runs_is_destructive_unread(filler):
+    """Over 128 KiB (as UTF-8) no `sh -c` can take it: not parsed, so it never runs unasked."""
+    fits = "echo " + filler * ((128 * 1024 - 5) // len(filler.encode()))
+    assert classify_command(fits).risk == Risk.READ_ONLY
+    verdict = classify_command(fits + filler)
+    assert verdict.risk == Risk.DESTRUCTIVE
+    assert verdict.reasons == ["longer than a command line can be (128 KiB); not read"]

@@ -10,9 +10,12 @@ certificates, environment dumps (`PWD=`, `SSH_AUTH_SOCK=`), command lines naming
 from __future__ import annotations
 
 import base64
+import errno
 import io
 import json
+import os
 import random
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +23,9 @@ from pathlib import Path
 import pytest
 
 from agent.faces.cli import main
+from agent.faces.failures import describe_os_error
 from agent.safety.redact import Redactor
+from tests.support.scout_cli import SCOUT
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CAPTURES = sorted(p for folder in ("recon", "jobs") for p in (FIXTURES / folder).iterdir())
@@ -217,3 +222,43 @@ def empty_secret_lines():
 @pytest.mark.parametrize("text", list(empty_secret_lines()))
 def test_a_mask_never_crosses_a_line(text):
     assert Redactor().text(text) == text
+
+
+MESSAGE_NAMES = ("password", "Password", "token", "HF_TOKEN", "passphrase", "secret", "auth", "key")
+MESSAGE_ERRNOS = (errno.EACCES, errno.ENOENT, errno.EPERM, errno.ENOSPC, errno.ECONNREFUSED)
+
+
+def error_messages() -> Iterator[str]:
+    """What failed, a colon, the C library's words for why: programs' messages and Scout's own
+    (`describe_os_error`), after a name that announces a secret."""
+    for code in MESSAGE_ERRNOS:
+        said = os.strerror(code)
+        for name in MESSAGE_NAMES:
+            yield f"{name}: {said}"
+            yield f"cannot read the {name}: {said}"
+            yield f"aurora@spark-a's {name}: {said}, please try again."
+            yield f"{name}: {said} (publickey,password)."
+            yield f'{{"error": "open {name}: {said}"}}'
+            yield describe_os_error(OSError(code, said, f"/home/aurora/.scout/{name}"))
+
+
+def test_scout_redact_leaves_error_messages_after_secret_names_alone(tmp_path):
+    text = "".join(f"{line}\n" for line in error_messages())
+    done = subprocess.run(
+        [SCOUT, "redact"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SCOUT_HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == text
+
+
+@pytest.mark.parametrize("name", MESSAGE_NAMES)
+@pytest.mark.parametrize(
+    "secret", ["hunter2hunter2", "Permission-denied-2024", "Permission deniedX9"]
+)
+def test_a_secret_that_starts_like_an_error_message_is_still_masked(name, secret):
+    assert secret.split()[0] not in Redactor().text(f"{name}: {secret}\n").removeprefix(name)

@@ -4,15 +4,24 @@ that run unwalled, the seccomp program, and what it stops per kernel."""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
+from typing import cast
 
 import pytest
 
+from agent.safety.shell.judge import inventory_judge
+from tools.risk.assessment import Risk
+from tools.ssh.pool import SSHPool
+from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
-from tools.wall.host_helper import ARCHES, UNWALLED_MARK, UNWALLED_STATUS, seccomp_program
-from tools.wall.limits import coverage
+from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
+from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
+from tools.wall.host_netfilter import program
+from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
+from tools.wall.limits import MATRIX, PROBED_BY, coverage, described_coverage
 from tools.wall.narrow import allowed_unwalled
-from tools.wall.network import RAY_GCS_PORT, needed_ports
+from tools.wall.network import RAY_GCS_PORT, needed_addresses, needed_ports
 
 
 @pytest.mark.parametrize(
@@ -63,7 +72,7 @@ def test_the_wall_goes_on_after_sudo_and_names_the_helper_by_its_hash() -> None:
     assert split_sudo("sudo ip link") == (False, "sudo ip link")  # may prompt: not split
     assert split_sudo("sudo -n -u bob id") == (False, "sudo -n -u bob id")
     line = walled_line("id", WallSpec(), timeout="timeout 5s", sudo=True, install=False)
-    assert f"wall-{HELPER_HASH}.py" in line
+    assert f"wall-{HELPER_HASH}" in line
     assert line.index("sudo -n") < line.index("timeout 5s") < line.index("python3 -I -S")
     assert "printf" not in line  # the helper is only named, not sent
     assert "printf" in walled_line("id", WallSpec(), timeout="t", sudo=False, install=True)
@@ -92,18 +101,76 @@ def test_the_seccomp_program_is_well_formed(arch: str, tcp: bool) -> None:
     assert last == 0x06  # it ends in a return
 
 
-def test_what_the_wall_stops_grows_with_the_landlock_abi() -> None:
-    old = {c.kind: c.stopped for c in coverage(1)}
-    new = {c.kind: c.stopped for c in coverage(7)}
-    assert old == {
-        "file write": True,
-        "network": True,
-        "root powers": True,
-        "signals": False,
-        "daemon sockets": False,
-        "device ioctls": False,
-    }
-    assert new == {**old, "signals": True}
+@pytest.mark.parametrize("arch", sorted(ARCHES))
+def test_every_refused_call_has_a_number_on_every_arch_that_has_it(arch: str) -> None:
+    numbers = syscall_numbers(arch)
+    for name in ("msgget", "semget", "shmget", "mq_open", "add_key", "keyctl", "socket"):
+        assert name in numbers, (arch, name)
+    assert len(set(numbers.values())) == len(numbers)  # no two names share a number
+    assert {"msgget", "mq_open", "add_key"} <= set(DENIED)
+
+
+def test_only_device_ioctls_stay_open_for_root_on_a_cgroup2_host_at_every_abi() -> None:
+    for abi in (1, 4, 5, 7):
+        open_here = {c.kind for c in coverage(abi) if not c.stopped}
+        assert open_here == {"device ioctls"}, abi
+
+
+def test_without_root_what_stays_open_depends_on_the_abi_and_says_what_it_needs() -> None:
+    old = {c.kind: c for c in coverage(1, root=False)}
+    assert {k for k, c in old.items() if not c.stopped} == {
+        "signals", "tcp port", "tcp address", "device ioctls"
+    }  # fmt: skip
+    assert "Landlock ABI 6" in old["signals"].how and "root" in old["tcp address"].how
+    new = {c.kind for c in coverage(6, root=False) if not c.stopped}
+    assert new == {"tcp address", "device ioctls"}
+
+
+@pytest.mark.parametrize("v6", [False, True])
+def test_the_address_filter_program_jumps_inside_itself_and_ends_in_exit(v6: bool) -> None:
+    code = program(v6, ["10.1.230.180", "fd00::5"], [8000, 6379])
+    count = len(code) // 8
+    for pc in range(count):
+        op, _regs, offset, _imm = struct.unpack("<BBhi", code[pc * 8 : pc * 8 + 8])
+        if op & 0x07 in (0x05, 0x06) and op != 0x95:  # a jump lands inside the program
+            assert 0 <= pc + 1 + offset < count
+    assert code[-8] == 0x95
+
+
+def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
+    book = {"spark-a": "10.1.230.180", "10.1.230.180": "10.1.230.180", "spark-b": "n.example"}
+    assert needed_addresses("curl -s spark-a:30000/v1/models", book) == ("10.1.230.180",)
+    assert needed_addresses("curl http://10.1.230.180:8000/x", book) == ("10.1.230.180",)
+    assert needed_addresses("curl http://203.0.113.7:8000/x", book) == ()
+    assert needed_addresses("curl http://spark-b:8000/x", book) == ()  # no address given
+
+
+@pytest.mark.parametrize(
+    ("command", "client", "read"),
+    [
+        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", True),
+        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", True),
+        ("systemctl status nvidia-persistenced", "systemctl", True),
+        ("docker ps; docker rm -f x", "docker", False),
+        ("ss -tlnp", None, True),
+        ("ss -K dst 10.0.0.5", None, False),
+        ("fuser -k /dev/nvidia0", None, False),
+        ("kubectl get pods -A", "kubectl", True),
+        ("kubectl delete pod x", "kubectl", False),
+        ("nmcli connection show", "nmcli", True),
+        ("nmcli con up eth0", "nmcli", False),
+        ("curl --unix-socket /var/run/docker.sock http://x/containers/json", None, False),
+        ("FOO=1 /usr/bin/systemctl stop x", "systemctl", False),
+        ("echo $(nmcli c up eth0)", "nmcli", False),
+        ("sudo -n timeout 5 busctl call org.x /x org.x M", "busctl", False),
+        ("grep docker /etc/group", None, False),
+    ],
+)
+def test_daemon_clients_are_found_and_only_exact_reads_pass(
+    command: str, client: str | None, read: bool
+) -> None:
+    assert daemon_client(command) == client
+    assert outside_read(command) is read
 
 
 def test_a_host_found_without_a_wall_is_news_once() -> None:
@@ -112,3 +179,65 @@ def test_a_host_found_without_a_wall_is_news_once() -> None:
     assert walls.record("b", False, "no Landlock") is True
     assert walls.record("b", False, "no Landlock") is False
     assert walls.unwalled(["a", "b", "c"]) == {"b": "no Landlock"}
+
+
+def test_the_doctor_reads_what_a_wall_stops_from_how_the_helper_described_it() -> None:
+    root = "landlock-abi-4,seccomp,no-new-privs,address-filter,pid-namespace,root-read-only"
+    assert [c.kind for c in described_coverage(root) if not c.stopped] == ["device ioctls"]
+    user = "landlock-abi-4,seccomp,no-new-privs,subreaper,tcp-6379"
+    assert [c.kind for c in described_coverage(user) if not c.stopped] == [
+        "signals", "tcp address", "device ioctls"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "reader"),
+    [
+        ("ss -tlnp", "ss"),
+        ("ss -tln", None),
+        ("ss --tcp --processes", "ss"),
+        ("cat x | /usr/sbin/lsof -i :8000", "lsof"),
+        ("netstat -tulpn", "netstat"),
+        ("fuser -v /dev/nvidia0", "fuser"),
+        ("grep lsof notes.txt", None),
+        ("ss -tln; ps -p 1", None),
+    ],
+)
+def test_readers_of_other_processes_details_are_found(command: str, reader: str | None) -> None:
+    assert process_detail_reader(command) == reader
+
+
+def test_everyday_reads_stay_unasked_with_daemons_and_process_details_outside_the_wall() -> None:
+    """The wall closes daemon sockets and hides other processes: their reads run unasked only
+    as exact shapes outside it. The everyday reads must still mostly run unasked (≥ 90 %)."""
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    data = Path(__file__).parent / "data" / "everyday_reads.txt"
+    reads = [line for line in data.read_text().splitlines() if line and line[0] != "#"]
+    kept = [r for r in reads if tool.risk(SSHExecInput(host="h", command=r)).risk == Risk.READ_ONLY]
+    assert len(kept) / len(reads) >= 0.90
+    assert "docker ps" in kept and "ss -tlnp" in kept and "lsof -i :8000" in kept
+
+
+def test_reading_is_allowed_beneath_everything_but_device_mounts(tmp_path: Path) -> None:
+    from tools.wall.host_landlock import readable_roots
+
+    (tmp_path / "chroot" / "dev").mkdir(parents=True)
+    (tmp_path / "chroot" / "etc").mkdir()
+    (tmp_path / "logs").mkdir()
+    closed = ["/dev", str(tmp_path / "chroot" / "dev")]
+    roots = readable_roots(closed)
+    assert "/etc" in roots and "/dev" not in roots
+    assert str(tmp_path / "logs") in roots and str(tmp_path / "chroot" / "etc") in roots
+    assert not any(
+        root in closed or any(c.startswith(root + "/") for c in closed) for root in roots
+    )
+
+
+def test_every_channel_the_wall_closes_names_a_test_that_probes_it() -> None:
+    root = Path(__file__).parents[2]
+    for channel, mechanisms in MATRIX.items():
+        if not mechanisms:
+            assert channel not in PROBED_BY  # nothing closes it: nothing to probe
+            continue
+        path, _, test = PROBED_BY[channel].partition("::")
+        assert f"def {test}(" in (root / path).read_text(), channel

@@ -3,7 +3,9 @@
 What nvidia-smi lists under Processes holds GPU memory whether it runs in a container or not
 (a real H200 host: `python3` pid 498 holding 41,570 MiB, tests/fixtures/recon/h200_*.txt). A
 careful operator names it, how much it holds, and what stopping it would make possible for the
-model asked about. On unified memory (GB10) the memory check reports the containers instead,
+model asked about. It proposes stopping a process only when it is a serving engine
+(engine_processes.py); any other holder is named with what it holds, and left to its owner.
+On unified memory (GB10) the memory check reports the containers instead,
 and nvidia-smi does not report per-process memory there.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tools.checks.budget import DEFAULT_UTILIZATION, usable_bytes
+from tools.checks.engine_processes import is_engine
 from tools.world.facts import GpuProcessFact, HostFacts
 from tools.world.findings import Finding, gb
 
@@ -56,9 +59,18 @@ def _holder(name: str, facts: HostFacts, proc: GpuProcessFact, size: int | None)
         kind="gpu_process_holds_memory",
         hosts=[name],
         message=message,
-        fix=f"if nothing needs it, stop it (`kill {proc.pid}`, or stop its container)",
+        fix=_fix(proc),
         evidence=[
             f"{s.host}: {s.command}: pid {proc.pid} {proc.name} {held // 1024**2} MiB"
             for s in facts.gpu.sources[:1]
         ],
+    )
+
+
+def _fix(proc: GpuProcessFact) -> str:
+    if is_engine(proc.name):
+        return f"if nothing needs it, stop it (`kill {proc.pid}`, or stop its container)"
+    return (
+        f"{proc.name} is not a serving engine Scout knows, so Scout will not stop it: ask "
+        f"whoever runs pid {proc.pid} to free the GPU, or choose another host"
     )

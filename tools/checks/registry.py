@@ -14,6 +14,7 @@ from tools.checks.cluster_leftovers import leftover_findings
 from tools.checks.docker import docker_findings
 from tools.checks.fabric import fabric_findings, rdma_findings
 from tools.checks.fabric_mtu import mtu_findings
+from tools.checks.gpu_absent import absent_gpu_findings
 from tools.checks.gpu_health import gpu_health_findings
 from tools.checks.gpu_holders import gpu_holder_findings
 from tools.checks.memory import memory_findings
@@ -47,6 +48,7 @@ CHECKS: tuple[Check, ...] = (
     Check("memory", memory_findings),
     Check("gpu_holders", gpu_holder_findings),
     Check("gpu", _facts_only(gpu_health_findings), "every GPU reachable, none lost, MIG off"),
+    Check("gpu_absent", absent_gpu_findings),
     Check("rdma", _facts_only(rdma_findings), "RDMA devices present on every node"),
     Check("fabric", _facts_only(fabric_findings)),
     Check("mtu", _facts_only(mtu_findings)),

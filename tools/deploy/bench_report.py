@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.deploy.physics import Ceiling
+from tools.text.new_files import create_together, on_file
 
 PERCENTILES = (50, 90, 99)
 
@@ -166,10 +167,18 @@ def chart_html(report: Report) -> str:
     )
 
 
-def write_files(report: Report, folder: Path, stem: str) -> tuple[Path, Path]:
-    """The chart and the JSON, beside the session's transcript."""
-    folder.mkdir(parents=True, exist_ok=True)
-    chart, data = folder / f"{stem}.html", folder / f"{stem}.json"
-    chart.write_text(chart_html(report))
-    data.write_text(json.dumps(to_json(report), indent=2))
+def write_files(report: Report, folder: Path, prefix: str) -> tuple[Path, Path]:
+    """The chart and the JSON, beside the session's transcript, under one stem of their own
+    (`prefix`, a stamp, a token), created exclusively: a proof never overwrites another's."""
+    (chart, chart_file), (data, data_file) = create_together(folder, prefix, (".html", ".json"))
+    writing = chart
+    try:
+        with chart_file, data_file:
+            chart_file.write(chart_html(report))
+            chart_file.flush()
+            writing = data
+            data_file.write(json.dumps(to_json(report), indent=2))
+            data_file.flush()
+    except OSError as exc:  # disk full (also as a file closes): the message names the file
+        raise on_file(exc, writing) from exc
     return chart, data

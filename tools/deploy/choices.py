@@ -80,6 +80,8 @@ class DeployChoices(BaseModel):
     # filled by plan_deployment from the chosen recipe, never by the caller
     serve_flags: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
     serve_env: SkipJsonSchema[dict[str, str]] = Field(default_factory=dict, exclude=True)
+    # files the serve command names by a relative path (a community mod's chat template)
+    serve_files: SkipJsonSchema[dict[str, str]] = Field(default_factory=dict, exclude=True)
 
     @field_validator("hosts")
     @classmethod

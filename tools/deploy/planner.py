@@ -28,6 +28,13 @@ from tools.deploy.recipe_book.load import RecipeError
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_plan import RecipeRefusal, RecipeSetup, finish, pick, trade_off
+from tools.deploy.recipe_topology import (
+    Topology,
+    TopologyRefusal,
+    apply_topology,
+    asked_settings,
+    asked_topology,
+)
 from tools.deploy.recipes import build_recipe
 from tools.deploy.ring_nccl import ring_nccl
 from tools.deploy.rollout import order_steps
@@ -131,19 +138,28 @@ def plan_deployment(
         size = max((v for v in _cached_sizes(facts, choices, measured) if v), default=None)
     try:
         setup = pick(choices, facts.hosts, measured.given_recipe)
-    except (RecipeError, RecipeMismatch, RecipeRefusal) as exc:
+        given = setup.recipe if measured.given_recipe is not None else None
+        topology = asked_topology(given, choices, facts.hosts)
+        settings = asked_settings(given, choices)
+    except (RecipeError, RecipeMismatch, RecipeRefusal, TopologyRefusal) as exc:
         return PlanRefusal("recipe", problems=(str(exc),))
     choices = choices.model_copy(update={"image": setup.image})
+    own = choices
+    if topology is not None:
+        choices = apply_topology(choices, topology)
+    choices = choices.model_copy(update=settings)
     setup.shape = measured.config_shape
     if setup.shape is None and setup.recipe is not None and setup.recipe.model_shape:
         setup.shape = shape_from_recipe(setup.recipe.model_shape, setup.recipe.name)
     report = run_preflight(_preflight_input(facts, measured, size, setup), choices)
+    if topology is None and given is None and report.fabric is not None:
+        topology, report = _bundled_layout(setup, own, facts, report, measured, size)
     preflighted = Preflighted(report, size, measured.hub_revision)
     choices = report.choices
     if report.fabric is None:
         return PlanRefusal("preflight", tuple(report.blockers), preflighted=preflighted)
     fixes, unresolved = fix_steps(report, choices)
-    supplies = _provision_input(facts, report, measured)
+    supplies = _provision_input(facts, report, measured, setup)
     prov = provision(supplies, choices)
     unresolved += prov.blockers
     stoppers = tuple(f for f in unresolved if f.check == "weights")
@@ -156,7 +172,13 @@ def plan_deployment(
     choices, recipe_notes, unfilled = finish(setup, choices)
     if unfilled:
         return PlanRefusal("recipe-params", problems=tuple(unfilled), preflighted=preflighted)
-    recipe_notes += [s for s in report.settings if s.startswith("--max-model-len")]
+    sized = ("--max-model-len", "--gpu-memory-utilization") if given else ("--max-model-len",)
+    recipe_notes += [s for s in report.settings if s.startswith(sized)]
+    if topology is not None:
+        recipe_notes.append(_topology_line(topology, facts, measured, size, setup, own))
+    if settings:
+        said = ", ".join(f"{k} {v:g}" for k, v in settings.items())
+        recipe_notes.append(f"{said}: the recipe's defaults, as its runner passes them")
     if line := trade_off(setup, choices, facts.hosts):
         recipe_notes.append(line)
     recipe = build_recipe(choices, report.fabric, install_ray=prov.install_ray)
@@ -194,6 +216,51 @@ def plan_deployment(
         recipe_notes=tuple(recipe_notes),
         provision_notes=tuple(prov.notes),
         peer_targets=_peer_targets(ordered, choices, report, supplies),
+    )
+
+
+def _bundled_layout(
+    setup: RecipeSetup,
+    own: DeployChoices,
+    facts: ClusterFacts,
+    report: PreflightReport,
+    measured: Measured,
+    size: int | None,
+) -> tuple[Topology | None, PreflightReport]:
+    """The bundled recipe's layout where Scout's chooser picked another and the recipe's also
+    passes preflight (MiniMax-M2.5 on four Sparks: TP=4, as NVIDIA and the community run it,
+    not the fewest nodes that hold it); else the chooser's."""
+    try:
+        topology = asked_topology(setup.recipe, own, facts.hosts)
+    except TopologyRefusal:
+        return None, report
+    if topology is None or report.layout is None or topology.matches(report.layout):
+        return None, report
+    theirs = run_preflight(
+        _preflight_input(facts, measured, size, setup), apply_topology(own, topology)
+    )
+    if theirs.fabric is None or len(theirs.blockers) > len(report.blockers):
+        return None, report
+    return topology, theirs
+
+
+def _topology_line(
+    topology: Topology,
+    facts: ClusterFacts,
+    measured: Measured,
+    size: int | None,
+    setup: RecipeSetup,
+    own: DeployChoices,
+) -> str:
+    """The recipe's layout, and Scout's own chooser's where it differs."""
+    line = f"layout: {topology.label} ({topology.why}; the recipe wins over Scout's chooser: "
+    line += "set tensor_parallel, pipeline_parallel or nodes to choose otherwise)"
+    mine = run_preflight(_preflight_input(facts, measured, size, setup), own).layout
+    if mine is None:
+        return line
+    label = f"{mine.label} on {len(mine.hosts)} node{'s' if len(mine.hosts) > 1 else ''}"
+    return line + (
+        "; Scout's chooser agrees" if topology.matches(mine) else f"; Scout's chooser: {label}"
     )
 
 
@@ -251,7 +318,7 @@ def _preflight_input(
 
 
 def _provision_input(
-    facts: ClusterFacts, report: PreflightReport, measured: Measured
+    facts: ClusterFacts, report: PreflightReport, measured: Measured, setup: RecipeSetup
 ) -> ProvisionInput:
     """Which nodes need the weights (preflight said so), which reach the internet only
     through a jump host (the inventory says so), and whether a token is at hand."""
@@ -270,6 +337,16 @@ def _provision_input(
         addresses={h: facts.addresses[h] for h in hosts if h in facts.addresses},
         gated=measured.gated,
         token_present=measured.token_present,
+        build=setup.recipe.build if setup.recipe and _runs_recipe_image(setup) else None,
+    )
+
+
+def _runs_recipe_image(setup: RecipeSetup) -> bool:
+    """The plan runs the recipe's own image (not one the operator named instead)."""
+    return (
+        setup.recipe is not None
+        and setup.recipe.image is not None
+        and (setup.image == setup.recipe.image.ref)
     )
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -132,11 +131,14 @@ async def prove(
         result.flag = result.ceiling.judge(single.tok_s_per_user)
     files = None
     if where.folder is not None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
         try:
-            files = write_files(result, where.folder, f"proof-{where.host}-{where.port}-{stamp}")
+            files = write_files(result, where.folder, f"proof-{where.host}-{where.port}")
         except OSError as exc:
-            report(f"the chart and JSON could not be written to {where.folder}: {exc}")
+            said = (exc.strerror or str(exc)).lower()
+            report(
+                f"the chart and JSON could not be written: {exc.filename or where.folder}: "
+                f"{said} (folder {where.folder})"
+            )
     return Proof(model, models, generation, result, files)
 
 

@@ -36,6 +36,7 @@ from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
+from tools.deploy.image_build import build_blocker
 from tools.deploy.image_skew import skewed_nodes
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.image_probe import contents_command
@@ -69,6 +70,7 @@ class ProvisionInput:
     addresses: Mapping[str, str] = field(default_factory=dict)
     gated: bool = False
     token_present: bool = False
+    build: str | None = None  # how the image is built where no registry holds it (a recipe's)
 
 
 def image_name(image: str) -> str:
@@ -137,6 +139,13 @@ def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> 
             "load`, so every node runs the same engine (its old one is tagged back on rollback)"
         )
     if not missing:
+        return
+    if data.build is not None:  # the recipe's runner builds it: no registry has it
+        if choices.head in missing:
+            result.blockers.append(build_blocker(wanted, choices, data.build, missing))
+            return
+        result.steps += [_copy_image_step(choices.head, h, wanted, data, False) for h in missing]
+        result.notes.append(f"image: {wanted} (built, never pulled) copied from {choices.head}")
         return
     pulls = [h for h in missing if h not in data.offline]
     for host in pulls:

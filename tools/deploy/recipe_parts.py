@@ -105,7 +105,10 @@ def container_step(
         id=f"container:{host}",
         title=f"start the engine container {name}",
         host=host,
-        actions=[docker_run(choices, env)],
+        actions=[
+            docker_run(choices, env),
+            *(write_file(name, text, choices) for name, text in choices.serve_files.items()),
+        ],
         check=StepCheck(
             host=host,
             command="docker ps --format '{{.Names}} {{.Status}}'",
@@ -116,6 +119,16 @@ def container_step(
         needs=needs,
         creates=name,
     )
+
+
+def write_file(name: str, text: str, choices: DeployChoices) -> str:
+    """Write `name` into the container's working directory, where the engine starts and reads
+    it by that relative name (as spark-vllm-docker's mods put it in `$WORKSPACE_DIR`)."""
+    end = "SCOUT_FILE"
+    while end in text.splitlines():
+        end += "_"
+    body = text[:-1] if text.endswith("\n") else text
+    return f"docker exec -i {choices.container} sh -c 'cat > {name}' <<'{end}'\n{body}\n{end}"
 
 
 SERVE_JOB = "scout-serve"

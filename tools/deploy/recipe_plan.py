@@ -69,9 +69,35 @@ def pick(
         kept, _ = split_by_version(recipe.flags, version)
         fp8 = any(f.flag == "--kv-cache-dtype" and (f.value or "").startswith("fp8") for f in kept)
         setup.element_bytes = 1 if fp8 else 2
-        target = recipe.defaults.max_model_len
-        setup.target = int(target.value) if target is not None else None
+        setup.target = _context_target(recipe, setup.notes)
+    if recipe is not None and recipe.max_nodes is not None:
+        asked = params.nodes or (params.tensor_parallel or 1) * (params.pipeline_parallel or 1)
+        if asked > recipe.max_nodes:
+            raise RecipeRefusal(
+                f"recipe {recipe.name} runs on one node only (solo_only; its runner refuses a "
+                "cluster): leave nodes, tensor_parallel and pipeline_parallel unset"
+            )
     return setup
+
+
+def _context_target(recipe: Recipe, notes: list[str]) -> int | None:
+    """The recipe's `max_model_len`: a number, or `auto` (vLLM sizes it to the KV cache; so
+    does Scout, and says so)."""
+    target = recipe.defaults.max_model_len
+    if target is None:
+        return None
+    if str(target.value).strip().lower() == "auto":
+        notes.append(
+            f"max_model_len auto ({target.source}): Scout sizes the context to the KV cache "
+            "left, as vLLM's auto does, and states the number"
+        )
+        return None
+    try:
+        return int(target.value)
+    except (TypeError, ValueError):
+        raise RecipeRefusal(
+            f"recipe {recipe.name}: max_model_len `{target.value}` is neither a number nor auto"
+        ) from None
 
 
 def _engine_version(
@@ -112,7 +138,10 @@ def finish(
     applied = apply_recipe(
         setup.recipe, setup.why, choices.recipe, setup.engine_version, setup.version_from, values
     )
-    done = choices.model_copy(update={"serve_flags": applied.flags, "serve_env": applied.env})
+    files = {f.name: f.text for f in setup.recipe.workspace_files} if setup.recipe else {}
+    done = choices.model_copy(
+        update={"serve_flags": applied.flags, "serve_env": applied.env, "serve_files": files}
+    )
     return done, [*applied.notes, *setup.notes], applied.problems
 
 

@@ -37,8 +37,12 @@ def _settled(record: JobRecord, pattern: str | None) -> bool:
 
 
 def _stuck(record: JobRecord) -> bool:
-    """A running job whose log says it waits on what will not come: waiting longer is futile."""
-    return not record.finished and record.progress is not None and bool(record.progress.waiting)
+    """A running job whose log says it waits on what will not come, or that it cannot finish
+    (no disk for what it fetches): waiting longer is futile."""
+    progress = record.progress
+    if record.finished or progress is None:
+        return False
+    return bool(progress.waiting) or "will_not_finish" in progress.facts
 
 
 async def wait_for_jobs(

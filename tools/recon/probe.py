@@ -15,19 +15,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from tools.recon.probe_parse import facts_from_sections
-from tools.recon.sections import SECTIONS, WAITING_SECTIONS, Section
+from tools.recon.sections import OUTSIDE_SECTIONS, SECTIONS, WAITING_SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
-from tools.wall.network import RAY_GCS_PORT
 from tools.world.facts import HostFacts
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
 
 PROBE_TIMEOUT_S = 90.0
-# The probe pack runs inside the wall; of the network it needs only `ray status` to the GCS,
-# and a scratch folder (TMPDIR) for tools that keep temporary files (ray's CLI among them).
-PROBE_WALL = WallSpec(ports=(RAY_GCS_PORT,), scratch=True)
+# The probe pack runs inside the wall with a scratch folder (TMPDIR) for tools that keep
+# temporary files; it needs no network (`ray status`, whose GCS may listen on the node's own
+# address, is one of the sections that run beside the wall: OUTSIDE_SECTIONS).
+PROBE_WALL = WallSpec(scratch=True)
 # Whether it ran inside the wall (the wall's parts, Landlock's ABI among them), the kernel, and
 # whether it has seccomp and Scout's helper. Plain reads only: the probe pack must stay what the
 # classifier calls read-only (tests/unit/test_policy_corpus.py).
@@ -50,33 +50,41 @@ def _section_lines(name: str, command: str) -> list[str]:
     ]
 
 
-def build_probe_script() -> str:
-    """The whole probe as one script; ethtool runs once per RDMA netdev that ibdev2netdev names.
+def build_probe_script(part: str = "all") -> str:
+    """The probe as one script (`part`: "all", or "inside" / "outside" the wall, see
+    OUTSIDE_SECTIONS); ethtool runs once per RDMA netdev that ibdev2netdev names.
 
     A waiting section runs first, its output held in a pipe that the rest of the probe drains
     with `cat` once it is done, so its wait overlaps the other sections instead of adding to them.
     """
+    chosen = [
+        (name, command)
+        for name, command in SECTIONS
+        if part == "all" or (name in OUTSIDE_SECTIONS) == (part == "outside")
+    ]
     lines: list[str] = []
-    for name, command in SECTIONS:
+    for name, command in chosen:
         if name not in WAITING_SECTIONS:
             lines += _section_lines(name, command)
-    lines.append(
-        "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
-        'if [ "$arrow" = "==>" ]; then '
-        + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
-        + "; fi; done"
-    )
-    lines += _section_lines("wall", WALL_COMMAND)
+    if part != "outside":
+        lines.append(
+            "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
+            'if [ "$arrow" = "==>" ]; then '
+            + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
+            + "; fi; done"
+        )
+        lines += _section_lines("wall", WALL_COMMAND)
     script = "\n".join(lines)
-    for name, command in SECTIONS:
+    for name, command in chosen:
         if name in WAITING_SECTIONS:
             waiting = "; ".join(_section_lines(name, command))
             script = f"{{ {waiting}; }} | {{\n{script}\ncat; }}"
     return script + "\n"
 
 
-def split_sections(stdout: str) -> dict[str, Section]:
-    """Sections by name; a section cut off (timeout, dropped link) has `exit_status` None."""
+def split_sections(stdout: str, walled: bool = False) -> dict[str, Section]:
+    """Sections by name; a section cut off (timeout, dropped link) has `exit_status` None;
+    `walled`: they ran inside the wall."""
     sections: dict[str, Section] = {}
     current: str | None = None
     body: list[str] = []
@@ -84,15 +92,15 @@ def split_sections(stdout: str) -> dict[str, Section]:
         start, end = _START.match(line), _END.match(line)
         if start is not None:
             if current is not None:
-                sections[current] = Section(current, "\n".join(body), None)
+                sections[current] = Section(current, "\n".join(body), None, walled)
             current, body = start["name"], []
         elif end is not None and current == end["name"]:
-            sections[current] = Section(current, "\n".join(body), int(end["status"]))
+            sections[current] = Section(current, "\n".join(body), int(end["status"]), walled)
             current, body = None, []
         elif current is not None:
             body.append(line)
     if current is not None:
-        sections[current] = Section(current, "\n".join(body), None)
+        sections[current] = Section(current, "\n".join(body), None, walled)
     return sections
 
 
@@ -105,18 +113,25 @@ async def probe_host(
 ) -> HostFacts:
     """Run the probe pack on `host` inside the wall (without, where the host cannot build one:
     the pack is Scout's own and runs anyway) and turn its output into facts; SSH failures raise
-    SSHError."""
-    script = build_probe_script()
+    SSHError. Its sections that need a daemon's socket or another process's /proc entries
+    (OUTSIDE_SECTIONS) run beside it, outside the wall: fixed reads of Scout's own, whose
+    facts would be false inside it."""
+    script = build_probe_script("inside")
     collected_at = datetime.now(UTC)
-    result = await pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None)
+    result, outside = await asyncio.gather(
+        pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None),
+        pool.run(host, build_probe_script("outside"), timeout=timeout),
+    )
     unwalled = result.unwalled
-    sections = split_sections(result.stdout)
+    sections = split_sections(result.stdout, result.walled)
     if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
         said = (result.stderr or result.stdout).strip().splitlines()
         unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
     if unwalled is not None:
         result = await pool.run(host, script, timeout=timeout)
         sections = split_sections(result.stdout)
+    if sections:
+        sections = {**split_sections(outside.stdout), **sections}
     if not sections:
         said = (result.stderr or result.stdout).strip()[:300] or "nothing"
         raise ProbeError(

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tools.recon.installed_packages import INSTALLED_PACKAGES_COMMAND
 from tools.recon.parsers.missing import is_tool_missing
+from tools.wall.denied import COULD_NOT_READ, denied_line
 
 
 @dataclass(frozen=True)
@@ -13,6 +14,7 @@ class Section:
     name: str
     output: str
     exit_status: int | None
+    walled: bool = False  # it ran inside the wall (tools/wall/)
 
     @property
     def missing(self) -> bool:
@@ -21,6 +23,10 @@ class Section:
 
     def problem(self) -> str:
         """A one-line reason this section gave no fact, quoting what the tool said."""
+        denied = denied_line(self.output)
+        if denied is not None:  # whatever else it printed is not the whole truth
+            said = COULD_NOT_READ if self.walled else "could not read"
+            return f"{self.name} {said}: {denied[:160]}"
         first = next((line.strip() for line in self.output.splitlines() if line.strip()), "")
         said = f": {first[:160]}" if first else " (no output)"
         if self.exit_status is None:
@@ -118,6 +124,17 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 # and print when it is done. `docker stats --no-stream` answers only after the daemon's stats
 # collector has sampled twice, one second apart (moby/moby#40437 and #40478: "roughly 2s").
 WAITING_SECTIONS = frozenset({"docker-stats"})
+# Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
+# (the wall closes every Unix socket), `ss -p` names processes only where it may read their
+# /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel
+# log needs CAP_SYSLOG where dmesg_restrict=1; `ray status` reaches the GCS on the address
+# it was started with, often the node's own, which the wall's address filter does not pass.
+# They are Scout's own fixed reads: the probe runs them beside the walled part, outside it
+# (tools/recon/probe.py).
+OUTSIDE_SECTIONS = frozenset(
+    {"docker-version", "docker-info", "docker-ps", "docker-images", "docker-stats",
+     "docker-pids", "ss", "xid", "ray"}
+)  # fmt: skip
 
 
 def command_for(name: str) -> str:

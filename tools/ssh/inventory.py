@@ -173,9 +173,22 @@ class Inventory(BaseModel):
     def names(self) -> list[str]:
         return list(self.hosts)
 
+    def where(self) -> dict[str, str]:
+        """Each host as `user@address:port`, `via` its jump host: which machine a name reaches,
+        as a session's transcript records it (a resume elsewhere is caught by comparing)."""
+        return {
+            name: f"{spec.user}@{spec.endpoint}" + (f" via {spec.jump}" if spec.jump else "")
+            for name, spec in self.hosts.items()
+        }
+
     def addresses(self) -> set[str]:
         """Every host's address and name: what a walled read may name as a destination."""
         return {spec.address for spec in self.hosts.values()} | set(self.hosts)
+
+    def address_book(self) -> dict[str, str]:
+        """Each host's name and address, to its address: where a walled read may connect."""
+        book = {spec.address: spec.address for spec in self.hosts.values()}
+        return book | {name: spec.address for name, spec in self.hosts.items()}
 
 
 def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:

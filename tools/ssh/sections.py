@@ -22,8 +22,10 @@ from tools.ssh.errors import (
 )
 from tools.ssh.remote_command import CommandResult
 from tools.text.bounded import DEFAULT_LIMIT, bound_text
+from tools.wall.denied import COULD_NOT_READ, denied_lines
 
 MIN_SECTION_LIMIT = 1_500
+MAX_DENIALS_SHOWN = 10  # lines naming what the wall stopped, in a walled call's section
 
 
 def failure_kind(error: SSHError) -> str:
@@ -115,12 +117,21 @@ def _section(
     )
     status = f"timed out after {timeout:g} s" if result.timed_out else f"exit {result.exit_status}"
     took = f"{result.duration_s:.2f} s" if len(hosts) == 1 else "same output on each"
+    denied = denied_lines(result.stderr) if result.walled else []
     lines = [f"== {_names(hosts)} ({status}, {took}) =="]
     if result.timed_out:
         lines.append(
             f"timed out after {timeout:g} s; the command was killed on the host. "
             "Partial output follows."
         )
+    if denied:  # its stdout is what a refused read printed, not the host's state
+        lines.append(f"{COULD_NOT_READ}: {denied[0]}")
+        lines.append(
+            "(the kernel refused part of this read inside the wall, so its output below is not "
+            "the host's state; run it as an asked step to read it outside the wall)"
+        )
+        shown = denied[:MAX_DENIALS_SHOWN]
+        lines += [f"stopped by the wall: {line}" for line in shown[1:]]
     lines.append(stdout.text.rstrip("\n") if stdout.text else "(no output)")
     if stderr.text:
         lines += ["-- stderr --", stderr.text.rstrip("\n")]

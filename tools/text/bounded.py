@@ -34,15 +34,20 @@ def bound_text(
     """
     if len(text) <= limit:
         return BoundedText(text, False, len(text), None)
-    spill_path = None
+    spill_path, where = None, ""
     if spill_dir is not None:
-        spill_dir.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:12]
-        spill_path = spill_dir / f"{label}-{digest}.txt"
-        spill_path.write_text(redact(text), encoding="utf-8", errors="replace")
+        target = spill_dir / f"{label}-{digest}.txt"
+        try:
+            spill_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(redact(text), encoding="utf-8", errors="replace")
+        except OSError as exc:  # disk full: the cut says where it could not go, and why
+            said = (exc.strerror or str(exc)).lower()
+            where = f"; the full output could not be saved to {target}: {said} ({spill_dir})"
+        else:
+            spill_path, where = target, f"; full output saved to {target}"
     head_len = limit * 2 // 3
     tail_len = limit - head_len
     omitted = len(text) - head_len - tail_len
-    where = f"; full output saved to {spill_path}" if spill_path else ""
     marker = f"\n[... {omitted} characters omitted{where} ...]\n"
     return BoundedText(text[:head_len] + marker + text[-tail_len:], True, len(text), spill_path)

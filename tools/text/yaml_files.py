@@ -3,6 +3,13 @@
 PyYAML's own message cites `"<unicode string>"` and draws a caret under a copy of the line; the
 callers (inventory, settings) put the file's name in front of what this returns.
 
+A key given twice in one mapping, at any depth, is an error that names the key and both lines:
+PyYAML keeps the last one silently, so a second `rules:` block would drop the first one's deny
+rules. Every YAML file Scout reads (settings, inventory, recipes, its own bundled data) goes
+through `load_yaml` (tests/unit/test_yaml_files.py holds agent/ and tools/ to it), except a file
+another program defines, read as that program reads it (`load_yaml_as_pyyaml`: a community
+recipe, whose runner keeps the last value; the duplicate is then said, not refused).
+
 The text is UTF-8, or UTF-16/32 with a byte order mark (the encodings YAML 1.2 names; Windows
 PowerShell writes UTF-16 with a mark). Anything else (Latin-1, a stray 0xff) is a syntax error
 that names the first byte that is not UTF-8 and says to save the file as UTF-8.
@@ -15,10 +22,76 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 
 class YAMLSyntaxError(ValueError):
     """The text is not valid YAML; `str()` is `line L, column C: what the parser expected`."""
+
+
+class DuplicateKeyError(YAMLSyntaxError):
+    """A mapping names one key twice; `str()` names the key, where it sits and both lines."""
+
+    def __init__(self, key: Any, path: tuple[str, ...], lines: tuple[int, int]) -> None:
+        self.key, self.path, self.lines = key, path, lines
+        where = f" in {'.'.join(path).replace('.[', '[')}" if path else ""
+        super().__init__(f"key {str(key)!r}{where} appears twice (lines {lines[0]} and {lines[1]})")
+
+
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that refuses a key given twice in one mapping, before it builds
+    the document (the node tree still holds every key with its line; the dict would not)."""
+
+    def construct_document(self, node: Node) -> Any:
+        self._refuse_duplicates(node, (), set())
+        return super().construct_document(node)
+
+    def _refuse_duplicates(self, node: Node, path: tuple[str, ...], seen: set[int]) -> None:
+        if id(node) in seen:  # an alias: its anchor's nodes were checked where they stand
+            return
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            for index, item in enumerate(node.value):
+                self._refuse_duplicates(item, (*path, f"[{index}]"), seen)
+        elif isinstance(node, MappingNode):
+            first_line: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                key = self._scalar_key(key_node)
+                line = key_node.start_mark.line + 1
+                if key is not None and key in first_line:
+                    self._duplicate(DuplicateKeyError(key, path, (first_line[key], line)))
+                if key is not None:
+                    first_line[key] = line
+                self._refuse_duplicates(value_node, (*path, str(key)), seen)
+
+    def _duplicate(self, error: DuplicateKeyError) -> None:
+        raise error
+
+    def _scalar_key(self, key_node: Node) -> Any:
+        """The key as the mapping will hold it (`yes` and `true` are one key), or None for a
+        merge (`<<`, whose keys an explicit one may override) or a key that is not a scalar."""
+        if not isinstance(key_node, ScalarNode) or key_node.tag == MERGE_TAG:
+            return None
+        key = self.construct_object(key_node)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+
+class _LastKeyLoader(_UniqueKeyLoader):
+    """PyYAML's safe loader as it is: the last of a key given twice wins; each one is noted."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[DuplicateKeyError] = []
+
+    def _duplicate(self, error: DuplicateKeyError) -> None:
+        self.duplicates.append(error)
 
 
 _MARKED = (  # longest mark first: UTF-32's little-endian mark begins like UTF-16's
@@ -32,11 +105,28 @@ _MARKED = (  # longest mark first: UTF-32's little-endian mark begins like UTF-1
 
 def read_yaml(path: Path) -> Any:
     """The parsed file; OSError as raised by reading it, YAMLSyntaxError for bad syntax."""
-    text = decode_text(path.read_bytes())
+    return load_yaml(decode_text(path.read_bytes()))
+
+
+def load_yaml(text: str) -> Any:
+    """The parsed text; YAMLSyntaxError for bad syntax, DuplicateKeyError for a key given twice."""
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: builds no objects
     except yaml.YAMLError as exc:
         raise YAMLSyntaxError(describe_yaml_error(exc)) from None
+
+
+def load_yaml_as_pyyaml(text: str) -> tuple[Any, list[DuplicateKeyError]]:
+    """The text as a program that reads it with PyYAML's `safe_load` sees it (a community
+    recipe, read by its own runner): a key given twice keeps its last value, and each such key is
+    returned so that the caller says so, instead of refusing a file its runner accepts."""
+    loader = _LastKeyLoader(text)
+    try:
+        return loader.get_single_data(), loader.duplicates
+    except yaml.YAMLError as exc:
+        raise YAMLSyntaxError(describe_yaml_error(exc)) from None
+    finally:
+        loader.dispose()
 
 
 def decode_text(data: bytes) -> str:

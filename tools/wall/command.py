@@ -1,11 +1,13 @@
 """A command line inside the wall: the helper named by its hash on the host, sent once.
 
-As the jobs' status program is (tools/jobs/status_script.py), the helper is left on the host
-under a name carrying its hash, `~/.scout/wall-HASH.py` (or in `$SCOUT_WALL_DIR` where the
-host's environment sets it), so a changed helper is a new file and
-a call only names it: one round trip. Where the file is missing the line prints MISSING_MARK and
-exits before anything ran, and the caller sends the same line once more with the helper inline
-(`install=True`), which writes it (atomically: a temporary name, then `mv`) and runs the call.
+As the jobs' status program is (tools/jobs/status_script.py), the helper's files are left on
+the host in a folder carrying their hash, `~/.scout/wall-HASH/` (or in `$SCOUT_WALL_DIR` where
+the host's environment sets it), so a changed helper is a new folder and a call only names it:
+one round trip. The call imports the helper from there, so the host's python keeps their
+bytecode beside them (`__pycache__`) and no call compiles them again. Where the folder is
+missing the line prints MISSING_MARK and exits before anything ran, and the caller sends the
+same line once more with the files inline (`install=True`), which writes them (atomically: a
+temporary folder, then `mv -T`) and runs the call.
 
 A read that needs root comes as `sudo -n COMMAND`: the wall then goes on after sudo (`sudo -n
 timeout … python3 HELPER run …`), so the helper starts as root and keeps only the capabilities
@@ -22,26 +24,45 @@ from pathlib import Path
 
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
-HELPER_SOURCE = Path(__file__).with_name("host_helper.py").read_text()
-HELPER_HASH = hashlib.sha256(HELPER_SOURCE.encode()).hexdigest()[:12]
+HELPER_FILES = ("host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py")
+HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
+HELPER_HASH = hashlib.sha256(
+    "".join(name + "\0" + text for name, text in HELPER_SOURCES.items()).encode()
+).hexdigest()[:12]
 HELPER_DIR = "${SCOUT_WALL_DIR:-$HOME/.scout}"
-HELPER_PATH = f"{HELPER_DIR}/wall-{HELPER_HASH}.py"  # a shell word inside double quotes
+HELPER_PATH = f"{HELPER_DIR}/wall-{HELPER_HASH}"  # a shell word inside double quotes
 MISSING_MARK = "@@scout-wall missing"
 _SUDO = re.compile(r"\A\s*sudo\s+-n\s+(?=[^\s-])")
-_INSTALL = 'mkdir -p "${2%/*}" && printf "%s" "$1" > "$2.$$" && mv -f "$2.$$" "$2"'
+# sh -c _INSTALL scout-wall FOLDER NAME TEXT NAME TEXT ...: a concurrent install that won the
+# rename leaves the same files, so losing it is success.
+_INSTALL = (
+    'd=$1; t="$d.$$"; shift; mkdir -p "$t" || exit 1; '
+    'while [ $# -gt 1 ]; do printf "%s" "$2" > "$t/$1" || exit 1; shift 2; done; '
+    'mv -T "$t" "$d" 2>/dev/null || rm -rf "$t"; [ -r "$d/host_helper.py" ]'
+)
+_LAUNCH = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import host_helper; "
+    "sys.exit(host_helper.main(sys.argv[2:]))"
+)
 
 
 @dataclass(frozen=True)
 class WallSpec:
-    """What a walled call may do beyond reading: connect to these TCP ports, write a scratch
-    folder of its own (TMPDIR, removed when it ends)."""
+    """What a walled call may do beyond reading: connect to these TCP ports on loopback or
+    these addresses, write a scratch folder of its own (TMPDIR, removed when it ends)."""
 
     ports: tuple[int, ...] = ()
     scratch: bool = False
+    addresses: tuple[str, ...] = ()
+    # Build the wall as a kernel of this Landlock ABI would (the lower of it and the host's):
+    # how tests show an older kernel's wall on this one. Scout itself never lowers it.
+    max_abi: int | None = None
 
     def encoded(self) -> str:
         ports = ",".join(str(port) for port in self.ports)
-        return f"ports={ports} scratch={int(self.scratch)}"
+        addresses = ",".join(self.addresses)
+        spec = f"ports={ports} addrs={addresses} scratch={int(self.scratch)}"
+        return spec + (f" abi={self.max_abi}" if self.max_abi is not None else "")
 
 
 def split_sudo(command: str) -> tuple[bool, str]:
@@ -54,11 +75,13 @@ def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, instal
     """The host command line that runs `sh -c script` inside the wall under `timeout`."""
     head = f'H="{HELPER_PATH}"; '
     if install:
-        head += f"sh -c {shlex.quote(_INSTALL)} scout-wall {shlex.quote(HELPER_SOURCE)} " + '"$H"'
+        files = " ".join(f"{name} {shlex.quote(text)}" for name, text in HELPER_SOURCES.items())
+        head += f'sh -c {shlex.quote(_INSTALL)} scout-wall "$H" {files}'
         head += f' || {{ echo "{UNWALLED_MARK} cannot write the wall helper to $H"; '
         head += f"exit {UNWALLED_STATUS}; }}; "
     else:
-        head += f'[ -r "$H" ] || {{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}; '
+        missing = f'{{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}'
+        head += f'[ -r "$H/host_helper.py" ] || {missing}; '
     head += (
         "command -v python3 >/dev/null 2>&1 || "
         f'{{ echo "{UNWALLED_MARK} no python3 on PATH"; exit {UNWALLED_STATUS}; }}; '
@@ -66,7 +89,7 @@ def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, instal
     run = [
         *(["sudo", "-n"] if sudo else []),
         timeout,
-        'python3 -I -S "$H" run',
+        f'python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" run',
         shlex.quote(spec.encoded()),
         "-- sh -c",
         shlex.quote(script),

@@ -1,15 +1,31 @@
-"""What the wall stops, per class, on a given kernel, and what it cannot stop on any.
+"""The wall's matrix: per channel, the kernel mechanism that closes it, and where it cannot.
 
-Landlock's rights grow with its ABI (Documentation/userspace-api/landlock.rst): 1 (5.13) the file
-system, 3 (6.2) truncate, 4 (6.7) TCP ports, 5 (6.10) device ioctls, 6 (6.12) signal and abstract
-socket scopes. The seccomp filter and dropped capabilities hold on every kernel Scout walls.
-What no ABI covers is listed per program: those programs' reads stay under the gate's
-allow-lists (the classifier and the rules), never under the wall alone.
+A channel is one way a command could change a host or reach past it. Each row is data: the
+mechanism and the condition it needs, the Landlock ABI (Documentation/userspace-api/
+landlock.rst: 1 (5.13) files, 3 (6.2) truncate, 4 (6.7) TCP ports, 5 (6.10) device ioctls,
+6 (6.12) signal and abstract-socket scopes) and whether the helper runs as root (a PID
+namespace and cgroup BPF need CAP_SYS_ADMIN; a root login or `sudo -n` gives it). `coverage()`
+reads the matrix for one host; what it says is not stopped stays under the gate's allow-lists
+(the classifier and the rules), never under the wall alone.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One way to close a channel: how, and what it needs (Landlock ABI, root, cgroup2)."""
+
+    how: str
+    abi: int = 1
+    root: bool = False
+    cgroup2: bool = False
+
+    def holds(self, abi: int, root: bool, cgroup2: bool) -> bool:
+        return abi >= self.abi and (root or not self.root) and (cgroup2 or not self.cgroup2)
 
 
 @dataclass(frozen=True)
@@ -19,31 +35,150 @@ class Coverage:
     how: str
 
 
-def coverage(abi: int) -> list[Coverage]:
-    """Per class, whether a command inside the wall is stopped on a kernel of Landlock `abi`."""
-    return [
-        Coverage("file write", abi >= 1, "Landlock: every write right handled, none allowed "
-                 "but the scratch folder; truncate(2), chmod, chown, utime and xattrs by seccomp"),
-        Coverage("network", abi >= 1, "seccomp: no IPv4/IPv6/packet socket (only Unix and "
-                 "netlink); a read that names a loopback or inventory URL gets TCP streams, "
-                 + ("which Landlock lets connect only to the ports it names (to any address: "
-                    "Landlock rules are per port)" if abi >= 4 else "to any address and port "
-                    "(no Landlock network rules before ABI 4)")),
-        Coverage("root powers", abi >= 1, "capabilities cut to DAC_OVERRIDE and DAC_READ_SEARCH "
-                 "in every set and the bounding set, no_new_privs (sudo cannot give them back)"),
-        Coverage("signals", abi >= 6, "Landlock scope: no signal to a process outside the wall"
-                 if abi >= 6 else "not scoped before Landlock ABI 6: a read may signal its "
-                 "user's other processes (root's powers are gone, so only its own user's)"),
-        Coverage("daemon sockets", False, "not stopped: a pathname Unix socket (docker, D-Bus, "
-                 "containerd, nvidia-persistenced) is reachable; " + ", ".join(DAEMON_SOCKETS)
-                 + " stay under the gate's allow-lists"),
-        Coverage("device ioctls", False, "not stopped on the GPU and RDMA nodes their drivers "
-                 "open read-write to be read at all; " + ", ".join(DEVICE_IOCTLS) + " stay "
-                 "under the gate's allow-lists (root-only ioctls are stopped by the cut powers)"),
-    ]  # fmt: skip
+SECCOMP = "seccomp"
+# channel -> mechanisms, any of which closes it (PROBED_BY names the test that probes it).
+MATRIX: dict[str, tuple[Mechanism, ...]] = {
+    "file write": (
+        Mechanism(
+            "Landlock: every write right handled, none allowed but the "
+            "scratch folder; truncate(2), chmod, chown, utime, xattrs by "
+            f"{SECCOMP}"
+        ),
+    ),
+    "device open": (
+        Mechanism(
+            "Landlock: reading handled, allowed beneath / but device file "
+            "systems, where only a read-safe list opens (inode-based, so "
+            "/proc/self/root/dev aliases meet the same rule)"
+        ),
+    ),
+    "daemon socket": (
+        Mechanism(
+            f"{SECCOMP}: no socket(AF_UNIX): docker's, containerd's and every pathname socket"
+        ),
+    ),
+    "d-bus": (
+        Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no bus (system, session or abstract)"),
+    ),
+    "syslog": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no datagram to /dev/log"),),
+    "abstract socket": (
+        Mechanism(f"{SECCOMP}: no socket(AF_UNIX)"),
+        Mechanism("Landlock scope", abi=6),
+    ),
+    "netlink write": (
+        Mechanism(
+            f"{SECCOMP}: netlink only for route, sock_diag, generic and "
+            "rdma; their changes need CAP_NET_ADMIN, which is cut"
+        ),
+    ),
+    "sysv ipc": (Mechanism(f"{SECCOMP}: msgget/semget/shmget and every SysV IPC call refused"),),
+    "posix mqueue": (
+        Mechanism(
+            f"{SECCOMP}: mq_open and every mqueue call refused; /dev/mqueue files by Landlock"
+        ),
+    ),
+    "keyring": (Mechanism(f"{SECCOMP}: add_key, request_key, keyctl refused"),),
+    "lingering process": (
+        Mechanism(
+            "PID namespace: the command is its init; when it ends the kernel kills the rest",
+            root=True,
+        ),
+        Mechanism("child subreaper: the helper kills what is left, round by round"),
+    ),
+    "signals": (
+        Mechanism("Landlock scope: no signal outside the wall's domain", abi=6),
+        Mechanism("PID namespace: a process outside it has no PID inside", root=True),
+    ),
+    "tcp port": (
+        Mechanism("Landlock: connect only to the ports the call names", abi=4),
+        Mechanism("cgroup BPF connect hooks: only the named ports", root=True, cgroup2=True),
+    ),
+    "tcp address": (
+        Mechanism(
+            "cgroup BPF connect hooks (as systemd's IPAddressAllow=): "
+            "loopback and the inventory addresses the call names",
+            root=True,
+            cgroup2=True,
+        ),
+    ),
+    "other sockets": (
+        Mechanism(
+            f"{SECCOMP}: no UDP, raw or packet socket; IPv4/IPv6 only as "
+            "TCP and only when the call names ports"
+        ),
+    ),
+    "root powers": (
+        Mechanism(
+            "capabilities cut to DAC_OVERRIDE and DAC_READ_SEARCH in every "
+            "set and the bounding set; no_new_privs (sudo gives none back)"
+        ),
+    ),
+    "device ioctls": (),  # see DEVICE_IOCTLS: their reads are ioctls on the same nodes
+}
 
+# channel -> the test that probes it on this machine's kernel inside the wall (and without it,
+# so the test could fail), at Landlock ABI 1, 4, 5 and the kernel's own
+_CHANNELS = "tests/system/test_wall_channels.py::"
+_SSHD = "tests/system/test_wall_real_sshd.py::"
+_PER_ABI = "tests/system/test_wall_per_abi.py::"
+PROBED_BY = {
+    "file write": _PER_ABI + "test_file_writes",
+    "device open": _CHANNELS + "test_devices_beyond_the_read_safe_list_do_not_open",
+    "daemon socket": _CHANNELS + "test_unix_sockets_are_closed",
+    "d-bus": _CHANNELS + "test_d_bus_is_closed",
+    "syslog": _CHANNELS + "test_unix_sockets_are_closed",
+    "abstract socket": _PER_ABI + "test_abstract_sockets_are_stopped",
+    "netlink write": _SSHD + "test_root_cannot_change_a_link_or_a_sysctl",
+    "sysv ipc": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "posix mqueue": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "keyring": _CHANNELS + "test_ipc_objects_and_keys_cannot_be_made",
+    "lingering process": _CHANNELS + "test_nothing_outlives_the_call",
+    "signals": _CHANNELS + "test_no_signal_reaches_an_outside_process",
+    "tcp port": _PER_ABI + "test_network",
+    "tcp address": _CHANNELS + "test_a_named_port_is_reached_on_loopback_only",
+    "other sockets": _SSHD + "test_no_connection_to_a_listener_on_another_address",
+    "root powers": _PER_ABI + "test_root_powers",
+}
 
-# Programs whose changes go through a daemon's control socket the wall cannot close.
-DAEMON_SOCKETS = ("docker", "systemctl", "journalctl", "containerd/ctr", "nvidia-persistenced")
-# Programs whose changes are ioctls on device nodes the wall must leave open for their reads.
+# Programs whose changes are ioctls on device nodes the wall must leave open for their reads
+# (root-only ioctls are stopped by the cut powers; the rest no kernel rule tells from a read).
 DEVICE_IOCTLS = ("nvidia-smi", "nvidia-settings", "dcgmi", "ibv_devinfo", "ibstat", "perftest")
+# Programs that only work through a daemon's socket, which the wall closes: their reads are
+# asked steps (tools/wall/daemons.py), or Scout's own probe runs them (tools/recon/probe.py).
+DAEMON_CLIENTS = (
+    "docker", "podman", "ctr", "nerdctl", "crictl", "kubectl", "systemctl", "journalctl",
+    "loginctl", "hostnamectl", "timedatectl", "resolvectl", "networkctl", "busctl",
+    "dbus-send", "gdbus", "nmcli", "logger", "snap",
+)  # fmt: skip
+
+
+def coverage(abi: int, *, root: bool = True, cgroup2: bool = True) -> list[Coverage]:
+    """Per channel, whether a command inside the wall is stopped on a host with Landlock `abi`,
+    the helper running as root or not, and a cgroup2 mount or not."""
+    rows = []
+    for kind, mechanisms in MATRIX.items():
+        holding = [m.how for m in mechanisms if m.holds(abi, root, cgroup2)]
+        if holding:
+            rows.append(Coverage(kind, True, "; ".join(holding)))
+        elif mechanisms:
+            rows.append(Coverage(kind, False, "not stopped here: needs " + " or ".join(
+                _needs(m) for m in mechanisms)))  # fmt: skip
+        else:
+            rows.append(Coverage(kind, False, "not stopped: " + ", ".join(DEVICE_IOCTLS)
+                                 + " stay under the gate's allow-lists"))  # fmt: skip
+    return rows
+
+
+def described_coverage(said: str) -> list[Coverage]:
+    """Coverage of a wall as its helper describes it to the command ($SCOUT_WALL): its ABI,
+    whether it made a PID namespace (root), whether it built the address filter (cgroup2)."""
+    abi = re.search(r"landlock-abi-(\d+)", said)
+    root = "pid-namespace" in said
+    return coverage(int(abi[1]) if abi else 1, root=root, cgroup2="address-filter" in said)
+
+
+def _needs(mechanism: Mechanism) -> str:
+    wants = [f"Landlock ABI {mechanism.abi}"] if mechanism.abi > 1 else []
+    wants += ["root"] if mechanism.root else []
+    wants += ["a cgroup2 mount"] if mechanism.cgroup2 else []
+    return f"{mechanism.how.split(':')[0]} ({', '.join(wants)})"

@@ -1,12 +1,14 @@
-"""Which TCP ports a walled read may connect to: only those its own words name, on a literal
+"""Where a walled read may connect: only the TCP ports its own words name, on a literal
 loopback or inventory address (`curl http://127.0.0.1:8000/health`, `ray status` to the local
-GCS). Nothing else gets a network socket inside the wall (tools/wall/host_helper.py)."""
+GCS), and only to loopback and the inventory addresses it names. Nothing else gets a network
+socket inside the wall (tools/wall/host_helper.py; the addresses: host_netfilter.py)."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 RAY_GCS_PORT = 6379  # ray start --head's default --port (docs.ray.io, "ray start")
 _URL = re.compile(
@@ -32,3 +34,23 @@ def needed_ports(command: str, addresses: Collection[str] = ()) -> tuple[int, ..
             default = 443 if word.startswith("https") else 80
             ports.add(int(url["port"] or default))
     return tuple(sorted(port for port in ports if 0 < port < 65536))
+
+
+def needed_addresses(command: str, inventory: Mapping[str, str]) -> tuple[str, ...]:
+    """The IP addresses of the inventory hosts the command's URLs name (`inventory`: a host's
+    name or address to its address); loopback is always reachable and needs none."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ()
+    found: set[str] = set()
+    for word in words:
+        url = _URL.match(word)
+        if url is None or not (url["scheme"] or url["port"]):
+            continue
+        address = inventory.get(url["host"].strip("[]"), inventory.get(url["host"], ""))
+        try:
+            found.add(str(ipaddress.ip_address(address)))
+        except ValueError:
+            continue  # a name the inventory does not give as an address: not reachable
+    return tuple(sorted(found))

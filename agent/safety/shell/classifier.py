@@ -38,6 +38,10 @@ from agent.safety.shell.variables import Variables, working_dir_after
 from tools.risk.assessment import Risk
 
 MAX_DEPTH = 12
+# The longest command line a host can run: `sh -c COMMAND` gets it as one argument, and Linux's
+# execve refuses a single argument over MAX_ARG_STRLEN (32 pages, 128 KiB; E2BIG). A longer one
+# is not parsed at all (megabytes of shell would cost the parser seconds and gigabytes).
+MAX_COMMAND_BYTES = 128 * 1024
 # Programs that name device files without reading them, or read them with their own grammar.
 NAMES_DEVICES = word_set(  # name or stat a device file, never open it
     "ls dir stat readlink realpath basename dirname test [ [[ du df tree find echo printf lsblk "
@@ -79,14 +83,27 @@ def classify_command(
     cannot tell (None); without it every `>` target counts as possibly existing, so truncating it
     is destructive. `cwd` is the folder the command starts in (relative paths land there).
     """
+    if too_long(cmd):
+        return Classification(
+            Risk.DESTRUCTIVE,
+            [f"longer than a command line can be ({MAX_COMMAND_BYTES // 1024} KiB); not read"],
+        )
     findings = _Judge(path_exists, cwd).source(cmd, via=(), depth=0)
     worst = max(f.risk for f in findings)
     reasons = list(dict.fromkeys(f.reason for f in findings if f.risk == worst))
     return Classification(worst, reasons)
 
 
+def too_long(cmd: str) -> bool:
+    """Whether `cmd` is over MAX_COMMAND_BYTES (as UTF-8), so no host could run it."""
+    return len(cmd) > MAX_COMMAND_BYTES or len(cmd.encode("utf-8", "replace")) > MAX_COMMAND_BYTES
+
+
 def commands_run(cmd: str) -> list[list[str]]:
-    """Every command line `cmd` would run, wrappers and `sh -c` followed (for deny rules)."""
+    """Every command line `cmd` would run, wrappers and `sh -c` followed (for deny rules); none
+    for a command too long to run (it is destructive, unread: it always asks)."""
+    if too_long(cmd):
+        return []
     judge = _Judge(None, None)
     judge.source(cmd, via=(), depth=0)
     return judge.seen

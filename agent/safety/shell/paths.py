@@ -29,6 +29,11 @@ READABLE_DEVICE_RE = re.compile(r"^/dev/(fd/\d+|shm(/.*)?|infiniband|disk(/by-[a
 DEVICE_MENTION_RE = re.compile(r"dev/|/proc/k")
 GLOB_RE = re.compile(r"[*?\[]")
 OPENED_SPECIAL = frozenset({"/proc/kmsg", "/proc/sysrq-trigger", "/proc/kcore"})
+# Aliases the kernel resolves: a process's root is a path from / (for this judgement, the
+# host's; a container's /dev holds device files too); its cwd, descriptors and mapped files
+# lead to places only known on the host at run time.
+PROC_ROOT_RE = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/root(?=/|$)")
+PROC_OPAQUE_RE = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/(cwd|fd|map_files)/")
 
 
 def resolve(path: str) -> str:
@@ -42,8 +47,14 @@ def resolve(path: str) -> str:
 
 
 def normalised(path: str) -> str:
-    """`path` made absolute where known, repeated slashes and `..` resolved (before any match)."""
-    return posixpath.normpath(re.sub(r"/+", "/", resolve(path))) if path else path
+    """`path` made absolute where known, repeated slashes and `..` resolved, and a process's
+    root (`/proc/self/root/dev/x` is `/dev/x`) taken off, before any match."""
+    if not path:
+        return path
+    clean = posixpath.normpath(re.sub(r"/+", "/", resolve(path)))
+    while root := PROC_ROOT_RE.match(clean):
+        clean = clean[root.end() :] or "/"
+    return clean
 
 
 def device_problem(path: str, *, block_devices: bool = False) -> str | None:
@@ -63,6 +74,8 @@ def device_problem(path: str, *, block_devices: bool = False) -> str | None:
         return None
     if clean in OPENED_SPECIAL:
         return f"reading {clean} acts on the kernel"
+    if PROC_OPAQUE_RE.match(clean):
+        return f"{clean} opens whatever a process holds there, which may be a device"
     if not clean.startswith("/dev/") or clean in READABLE_DEVICES:
         return None
     if READABLE_DEVICE_RE.match(clean):

@@ -23,6 +23,7 @@ from agent.safety.shell.outcomes import (
     read_only,
     written_file,
 )
+from agent.safety.shell.paths import normalised
 from agent.safety.shell.shell_words import RuntimeText
 from tools.risk.assessment import Risk
 
@@ -317,8 +318,25 @@ def _busybox(name: str, args: list[str]) -> list[Outcome]:
     return [RunsCommand(tuple(args), "busybox")]
 
 
+def _found_file(args: list[str]) -> str:
+    """What `{}` stands for, as a path the readers' rules can judge: a file beneath the start
+    folders, and beneath /dev where one of them holds it (`/`, `/proc/self/root`)."""
+    starts = []
+    for arg in args:
+        if isinstance(arg, RuntimeText):
+            return "/dev/{}"  # a folder only known at run time
+        if arg.startswith(("-", "(", "!")):
+            break
+        starts.append(normalised(arg).rstrip("/") or "/")
+    for start in starts or ["."]:
+        if start == "/" or start == "/dev" or start.startswith("/dev/"):
+            return "/dev/{}" if start in ("/", "/dev") else f"{start}/{{}}"
+    return f"{(starts or ['.'])[0]}/{{}}"
+
+
 def _find(name: str, args: list[str]) -> list[Outcome]:
     outcomes: list[Outcome] = []
+    found = _found_file(args)
     index = 0
     while index < len(args):
         arg = args[index]
@@ -328,7 +346,14 @@ def _find(name: str, args: list[str]) -> list[Outcome]:
             end = _exec_end(args, index + 1)
             if end is None or end == index + 1:
                 return mutating(f"'find {arg}' without a command or its ';'")
-            outcomes.append(RunsCommand(tuple(args[index + 1 : end]), f"find {arg}"))
+            # find puts each file name in place of `{}` wherever it stands in a word (GNU
+            # find's -exec ... ;), so a word holding it inside other text is data spliced
+            # into it, only known at run time: in `sh -c 'cat {}'` a file name is code.
+            command = tuple(
+                found if word == "{}" else RuntimeText(word) if "{}" in word else word
+                for word in args[index + 1 : end]
+            )
+            outcomes.append(RunsCommand(command, f"find {arg}"))
             index = end
         elif arg == "-delete":
             outcomes.append(Verdict(Risk.DESTRUCTIVE, "'find -delete' deletes what it finds"))

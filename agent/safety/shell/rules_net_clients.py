@@ -139,8 +139,15 @@ def _curl(name: str, args: list[str]) -> list[Outcome]:
     method = (parsed.value("-X") or "GET").upper()
     if method not in SAFE_METHODS:
         return mutating(f"'curl -X {method}' changes something on the server")
-    if any(h.startswith("@") for h in parsed.values("-H", "--proxy-header")):
+    headers = parsed.values("-H", "--proxy-header")
+    if any(h.startswith("@") for h in headers):
         return mutating("'curl -H @FILE' sends a file's contents as headers")
+    for header in headers:  # a method the server takes from a header, not the request line
+        name, _, value = header.partition(":")
+        if name.strip().lower() in METHOD_HEADERS and value.strip().upper() not in SAFE_METHODS:
+            return mutating(f"'curl -H {name.strip()}' asks the server for another method")
+    if (target := parsed.value("--request-target")) is not None and not _plain_target(target):
+        return mutating(f"'curl --request-target {target}' sends a request line the URL hides")
     if "%output{" in (parsed.value("-w") or ""):
         return mutating("'curl -w %output{…}' writes a file")
     default = (parsed.value("--proto-default") or "http").lower()
@@ -154,6 +161,20 @@ def _curl(name: str, args: list[str]) -> list[Outcome]:
     if parsed.has("--resolve", "--connect-to"):
         return mutating("'curl --resolve/--connect-to' sends the request to another address")
     return read_only("'curl' GET to a loopback or inventory address only reads")
+
+
+METHOD_HEADERS = frozenset({"x-http-method-override", "x-http-method", "x-method-override"})
+
+
+def _plain_target(target: str) -> bool:
+    """A request target that is only a path and query (origin-form, RFC 9112 §3.2.1): no
+    absolute URL a proxy would forward, no authority, no `*`, nothing only known at run time."""
+    return (
+        not isinstance(target, RuntimeText)
+        and target.startswith("/")
+        and not target.startswith("//")
+        and not any(c.isspace() or ord(c) < 32 for c in target)
+    )
 
 
 CURL_ROUTES = ("-x", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname")

@@ -10,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from tools.deploy.recipe_book.community import PLANNED
 from tools.deploy.recipe_book.engines import engine_book, launch_data
 from tools.deploy.recipe_book.load import bundled_recipes
+from tools.deploy.recipe_book.runner_template import TemplateError, fill, read_command, words
 from tools.deploy.recipe_book.schema import BadImage, Recipe
 from tools.deploy.recipe_book.versions import split_by_version
 
@@ -93,6 +95,11 @@ def apply_recipe(
         params.update(
             {k: d.value for k, d in recipe.defaults if d is not None}  # type: ignore[union-attr]
         )
+    if recipe is not None and recipe.command is not None:
+        planned = {k: v for k, v in values.items() if v is not None}
+        own = {k: v for k, v in planned.items() if k in recipe.planned_keys or k not in params}
+        _apply_command(recipe, {**params, **own}, applied)
+        return applied
     params.update({k: v for k, v in values.items() if v is not None})
     flags = [*(recipe.flags if recipe else [])]
     kept, left_out = split_by_version(flags, engine_version)
@@ -111,12 +118,39 @@ def apply_recipe(
         )
     for var in recipe.env if recipe else []:
         applied.env[var.name] = _fill(var.value, params, applied.problems)
+    _say_not_applied(recipe, applied)
+    return applied
+
+
+def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRecipe) -> None:
+    """A community recipe as its runner fills it (runner_template.py): the command's flags
+    less those Scout sets and those naming a file Scout cannot provide, the env verbatim."""
+    try:
+        serve = read_command(words(fill(recipe.command or "", params)))
+    except TemplateError as exc:
+        applied.problems.append(str(exc))
+        return
+    dropped = []
+    for group in serve.flags:
+        if group[0] in PLANNED:
+            continue
+        lacking = [recipe.left_out[w] for w in group if w in recipe.left_out]  # flag or file
+        if lacking:
+            dropped.append(f"{shlex.join(group)} ({'; '.join(lacking)})")
+            continue
+        applied.flags.append(shlex.join(group))
+    applied.env = {var.name: var.value for var in recipe.env}
+    if dropped:
+        applied.notes.append("flags left out: " + "; ".join(dropped))
+    _say_not_applied(recipe, applied)
+
+
+def _say_not_applied(recipe: Recipe | None, applied: AppliedRecipe) -> None:
     if recipe is not None and recipe.not_applied:
         applied.notes.append(
             "not applied by Scout (approve the plan to proceed without them, or stop): "
             + "; ".join(recipe.not_applied)
         )
-    return applied
 
 
 def _fill(text: str, params: Mapping[str, object], problems: list[str]) -> str:

@@ -1,29 +1,49 @@
-"""spark-vllm-docker's recipe format, read into a Scout recipe.
+"""spark-vllm-docker's recipe format, read into a Scout recipe as that repository's runner reads it.
 
-The format (eugr/spark-vllm-docker `recipes/README.md`, "Recipe Format"): required `name`,
-`container` (a docker image) and `command` (the serve command, `{param}` placeholders filled from
-`defaults` or the runner's overrides); optional `description`, `model`, `cluster_only` (too large
-for one node), `build_args` (flags for its build-and-copy.sh), `mods` (patches its launcher
-applies inside the container), `defaults` (port, host, tensor_parallel, gpu_memory_utilization,
-max_model_len, …) and `env`.
+The definition is the runner's source (eugr/spark-vllm-docker `run-recipe.py`, `load_recipe` and
+`generate_launch_script`, at 358bf26), not its README: required `name`, `recipe_version`,
+`container` and `command`; optional `description`, `model`, `mods`, `defaults`, `env`,
+`build_args`, `cluster_only` and `solo_only`. The runner knows no other key.
 
-What Scout plans itself (the parallel sizes, memory fraction, context, host and port, the
-executor) is taken over from the command; every other flag is kept with its `{param}`s, filled
-when the plan is made. `mods` and `build_args` cannot be applied by Scout: they are listed as
-not applied, and the plan says so.
+How Scout honours each: `command` is kept as the runner's template and filled per plan with
+`str.format` semantics (runner_template.py), Scout's own values (parallel sizes, memory, context,
+host, port) overlaying `defaults` as the runner's CLI overrides do; the flags Scout sets itself
+are taken out of the filled command. `env` is exported verbatim (the runner does not template
+it). `defaults.tensor_parallel`/`pipeline_parallel`, `cluster_only` and `solo_only` are the
+recipe's topology (recipe_topology.py). `mods` are applied where Scout can (community_mods.py).
+A `container` with no registry is the image the runner builds (`build-and-copy.sh -t NAME`),
+never pulled. `recipe_version` other than the runner's "1", or missing, is read as version 1
+and said.
 """
 
 from __future__ import annotations
 
-import shlex
+from pathlib import Path
 from typing import Any
 
-from tools.deploy.recipe_book.schema import EnvVar, Flag, ImageChoice, Recipe, Sourced
-
-FIELDS = frozenset(
-    {"name", "description", "model", "container", "cluster_only", "build_args", "mods"}
-    | {"defaults", "env", "command"}
+from tools.deploy.recipe_book.community_mods import WORKSPACE_FILE, read_mods
+from tools.deploy.recipe_book.runner_template import canonical, fill, read_command, words
+from tools.deploy.recipe_book.schema import (
+    EnvVar,
+    Flag,
+    ImageChoice,
+    Recipe,
+    Sourced,
+    WorkspaceFile,
 )
+
+RUNNER = "spark-vllm-docker's run-recipe.py"
+REQUIRED = ("name", "recipe_version", "container", "command")
+FIELDS = (
+    frozenset(REQUIRED)
+    | {"description", "model", "mods", "defaults", "env"}
+    | {
+        "build_args",
+        "cluster_only",
+        "solo_only",
+    }
+)
+SUPPORTED_VERSIONS = ("1",)
 # Flags Scout computes for every plan (parallel_flags, engine_flags, the launch's own).
 PLANNED = frozenset(
     {"--port", "--host", "-tp", "--tensor-parallel-size", "-pp", "--pipeline-parallel-size"}
@@ -32,7 +52,22 @@ PLANNED = frozenset(
     | {"--model-path", "--nnodes", "--node-rank", "--master-addr", "--master-port", "--headless"}
     | {"--dist-init-addr"}
 )
-DEFAULT_KEYS = ("tensor_parallel", "gpu_memory_utilization", "max_model_len")
+# What the filled command asks of the plan, by the flag that carries it.
+ASKED = {
+    "--tensor-parallel-size": "tensor_parallel",
+    "--pipeline-parallel-size": "pipeline_parallel",
+    "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-model-len": "max_model_len",
+}
+OTHER_DEFAULTS = ("max_num_batched_tokens", "max_num_seqs")
+# What Scout fills for a plan, twice with other values: a planned flag whose value is the same
+# in both is the recipe's own (`-tp 1` written out, or filled from `defaults`).
+PLAN_KEYS = (
+    {"tensor_parallel": 1, "pipeline_parallel": 1, "gpu_memory_utilization": 0.5}
+    | {"max_model_len": 1024, "port": 8000, "host": "0.0.0.0"},
+    {"tensor_parallel": 2, "pipeline_parallel": 2, "gpu_memory_utilization": 0.6}
+    | {"max_model_len": 2048, "port": 8001, "host": "127.0.0.1"},
+)
 
 
 def is_community(data: dict[str, Any]) -> bool:
@@ -40,90 +75,162 @@ def is_community(data: dict[str, Any]) -> bool:
     return "command" in data
 
 
-def read_community(data: dict[str, Any], origin: str) -> Recipe:
+def read_community(data: dict[str, Any], origin: str, path: Path | None = None) -> Recipe:
+    """The recipe; ValueError (one line) for what the runner would refuse. `path`: the file on
+    this machine, so its repository's mods can be read."""
     unknown = sorted(set(data) - FIELDS)
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)} in a community recipe")
+        raise ValueError(
+            f"unknown key(s) {', '.join(unknown)} in a community recipe ({RUNNER} knows "
+            f"{', '.join(sorted(FIELDS))})"
+        )
     for key in ("name", "container", "command"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise ValueError(f"`{key}` is required (a string)")
-    words = shlex.split(data["command"].replace("\\\n", " "))
-    engine, model, rest = _engine_and_model(words, origin)
-    model = data.get("model") or model
+    if data.get("cluster_only") and data.get("solo_only"):
+        raise ValueError("`cluster_only` and `solo_only` are both true: no layout can run it")
+    defaults = _mapping(data, "defaults")
+    env = _mapping(data, "env")
+    params = {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)}
+    serve, other = (read_command(words(fill(data["command"], {**p, **params}))) for p in PLAN_KEYS)
+    model = serve.model or data.get("model")
     if not model:
         raise ValueError("no model (neither `model` nor one in `command`)")
     source = f"community recipe {origin} ({data['name']})"
-    defaults = data.get("defaults") or {}
-    if not isinstance(defaults, dict):
-        raise ValueError("`defaults` must be a mapping")
-    env = data.get("env") or {}
-    if not isinstance(env, dict):
-        raise ValueError("`env` must be a mapping")
+    mods = [str(m) for m in data.get("mods") or []]
+    reading = read_mods(mods, path)
+    flags = [_flag(group, f"{source}: command") for group in serve.flags if group[0] not in PLANNED]
+    missing = {
+        value: _why_missing(value, reading.mentions)
+        for flag in flags
+        for value in flag.words()[1:]
+        if WORKSPACE_FILE.match(value) and value not in {f.name for f in reading.files}
+    }
+    missing |= {
+        flag.flag: f"{flag.flag} is added to vLLM by mod `{reading.flags[flag.flag]}`, which "
+        "Scout cannot apply"
+        for flag in flags
+        if flag.flag in reading.flags
+    }
+    asked = _asked(serve.flags, other.flags)
+    planned_keys = [k for k in PLAN_KEYS[0] if _feeds_only_planned(data["command"], k, params)]
+    build = _build(data)
     return Recipe.model_validate(
         {
             "name": _slug(data["name"]),
             "description": str(data.get("description") or data["name"]),
-            "models": [model],
-            "engine": engine,
-            "launch": "vllm-ray" if engine == "vllm" else "sglang",
+            "models": list(dict.fromkeys(m for m in (serve.model, data.get("model")) if m)),
+            "engine": serve.engine,
+            "launch": "vllm-ray" if serve.engine == "vllm" else "sglang",
             "image": ImageChoice(ref=data["container"], source=f"{source}: container"),
             "defaults": {
-                key: Sourced(value=defaults[key], source=f"{source}: defaults.{key}")
-                for key in DEFAULT_KEYS
-                if key in defaults
+                **{
+                    key: Sourced(value=defaults[key], source=f"{source}: defaults.{key}")
+                    for key in OTHER_DEFAULTS
+                    if key in defaults
+                },
+                **{
+                    key: Sourced(value=value, source=f"{source}: command `{flag} {value}`")
+                    for flag, (key, value) in asked.items()
+                },
             },
-            "flags": _flags(rest, f"{source}: command"),
+            "flags": flags,
             "env": [
                 EnvVar(name=str(k), value=str(v), source=f"{source}: env") for k, v in env.items()
             ],
             "min_nodes": 2 if data.get("cluster_only") else 1,
-            "params": {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)},
-            "not_applied": _not_applied(data),
+            "max_nodes": 1 if data.get("solo_only") else None,
+            "params": params,
+            "not_applied": [*_version_lines(data), *reading.warnings, *_build_args(data, build)],
+            "command": data["command"],
+            "planned_keys": planned_keys,
+            "workspace_files": [
+                WorkspaceFile(name=f.name, text=f.text, source=f.source) for f in reading.files
+            ],
+            "left_out": missing,
+            "build": build,
             "origin": origin,
         }
     )
 
 
-def _engine_and_model(words: list[str], origin: str) -> tuple[str, str | None, list[str]]:
-    """`vllm serve MODEL …` or `python3 -m sglang.launch_server --model-path MODEL …`."""
-    if "serve" in words and words[0].endswith("vllm"):
-        at = words.index("serve") + 1
-        if at < len(words) and not words[at].startswith("-"):
-            return "vllm", words[at], words[at + 1 :]
-        return "vllm", None, words[at:]
-    if "sglang.launch_server" in words:
-        rest = words[words.index("sglang.launch_server") + 1 :]
-        model = next((rest[i + 1] for i, w in enumerate(rest[:-1]) if w == "--model-path"), None)
-        return "sglang", model, rest
-    raise ValueError("`command` runs neither `vllm serve` nor sglang.launch_server")
+def _asked(
+    one: tuple[tuple[str, ...], ...], two: tuple[tuple[str, ...], ...]
+) -> dict[str, tuple[str, int | float | str]]:
+    """Planned flags with the same single value in both fillings: the recipe's own values."""
+    first = {canonical(g[0]): g[1:] for g in one}
+    second = {canonical(g[0]): g[1:] for g in two}
+    return {
+        flag: (key, _scalar(first[flag][0]))
+        for flag, key in ASKED.items()
+        if len(first.get(flag, ())) == 1 and first[flag] == second.get(flag)
+    }
 
 
-def _flags(words: list[str], source: str) -> list[Flag]:
-    """Each `--flag [value]` of the command, less what Scout plans itself."""
-    flags: list[Flag] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if not word.startswith("-"):
-            raise ValueError(f"{source}: `{word}` follows no flag")
-        name, eq, value = word.partition("=")
-        if not eq and i + 1 < len(words) and not words[i + 1].startswith("-"):
-            value, i = words[i + 1], i + 1
-        i += 1
-        if name not in PLANNED:
-            flags.append(Flag(flag=name, value=value or None, source=source))
-    return flags
+def _feeds_only_planned(template: str, key: str, params: dict[str, Any]) -> bool:
+    """Whether `{key}` fills only flags Scout sets itself (or none): then Scout's value for it
+    may stand in everywhere, as the runner's CLI override would; a key the command uses for
+    another flag (`--gpu-memory-utilization-gb {gpu_memory_utilization}`) keeps the recipe's."""
+    mark = "scout-mark-value"
+    filled = fill(template, {**PLAN_KEYS[0], **params, key: mark})
+    groups = read_command(words(filled)).flags
+    return all(g[0] in PLANNED for g in groups if any(mark in w for w in g))
 
 
-def _not_applied(data: dict[str, Any]) -> list[str]:
-    lines = [
-        f"mod `{mod}`: a patch spark-vllm-docker's launcher applies inside the container"
-        for mod in data.get("mods") or []
-    ]
-    if data.get("build_args"):
-        args = " ".join(str(a) for a in data["build_args"])
-        lines.append(f"build_args `{args}`: options of spark-vllm-docker's image build")
-    return lines
+def _scalar(word: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(word)
+        except ValueError:
+            continue
+    return word
+
+
+def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key) or {}  # `env:` with nothing under it is YAML null, as the runner sees
+    if not isinstance(value, dict):
+        raise ValueError(f"`{key}` must be a mapping")
+    return value
+
+
+def _flag(group: tuple[str, ...], source: str) -> Flag:
+    name, *values = group
+    return Flag(flag=name, value=values[0] if values else None, more=values[1:], source=source)
+
+
+def _why_missing(name: str, mentions: dict[str, str]) -> str:
+    mod = mentions.get(name)
+    if mod is not None:
+        return f"{name} is written by mod `{mod}`, which Scout cannot apply"
+    return f"{name} is a file the runner's working directory must hold; no mod Scout read makes it"
+
+
+def _version_lines(data: dict[str, Any]) -> list[str]:
+    if "recipe_version" not in data:
+        return [f"`recipe_version` missing ({RUNNER} requires it): read as version 1"]
+    version = str(data["recipe_version"])
+    if version not in SUPPORTED_VERSIONS:
+        return [
+            f"`recipe_version` {version}: {RUNNER} supports {', '.join(SUPPORTED_VERSIONS)}; "
+            "read as version 1 (some features may not work)"
+        ]
+    return []
+
+
+def _build(data: dict[str, Any]) -> str | None:
+    """How the runner gets a `container` without a registry: it builds it, never pulls it."""
+    image = str(data["container"])
+    if "/" in image:
+        return None
+    args = " ".join(str(a) for a in data.get("build_args") or [])
+    return f"./build-and-copy.sh -t {image}{' ' + args if args else ''}"
+
+
+def _build_args(data: dict[str, Any], build: str | None) -> list[str]:
+    if not data.get("build_args") or build is not None:
+        return []
+    args = " ".join(str(a) for a in data["build_args"])
+    return [f"build_args `{args}`: options of spark-vllm-docker's image build"]
 
 
 def _slug(name: str) -> str:

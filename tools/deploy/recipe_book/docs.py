@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-import yaml
-
 from tools.deploy.recipe_book.engines import engine_book
 from tools.deploy.recipe_book.load import bundled_recipes
 from tools.deploy.recipe_book.schema import Recipe
+from tools.text.yaml_files import load_yaml
 
 HEADER = """\
 # Scout's deployment commands, flag by flag, against the playbooks they follow
@@ -55,7 +54,7 @@ def _engines() -> list[str]:
 def _practice() -> list[str]:
     text = files("tools.deploy.recipe_book").joinpath("bundled/practice.yaml").read_text()
     lines: list[str] = []
-    for section in yaml.safe_load(text)["sections"]:
+    for section in load_yaml(text)["sections"]:
         lines += [f"## {section['title']}", "", *_table(section["columns"], section["rows"]), ""]
     return lines
 

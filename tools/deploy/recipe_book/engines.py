@@ -7,10 +7,10 @@ from __future__ import annotations
 from functools import cache
 from importlib.resources import files
 
-import yaml
 from pydantic import Field
 
 from tools.deploy.recipe_book.schema import BadImage, Engine, EnvVar, Flag, ImageChoice, Strict
+from tools.text.yaml_files import load_yaml
 
 
 class Sourced(Strict):
@@ -37,7 +37,7 @@ class EngineBook(Strict):
 @cache
 def engine_book() -> EngineBook:
     text = files("tools.deploy.recipe_book").joinpath("bundled/engines.yaml").read_text()
-    return EngineBook.model_validate(yaml.safe_load(text))
+    return EngineBook.model_validate(load_yaml(text))
 
 
 def launch_data(launch: str) -> LaunchData:

@@ -7,13 +7,12 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
-from tools.deploy.recipe_book.community import is_community, read_community
+from tools.deploy.recipe_book.community import RUNNER, is_community, read_community
 from tools.deploy.recipe_book.schema import Recipe
 from tools.text.validation import validation_problems
-from tools.text.yaml_files import describe_yaml_error
+from tools.text.yaml_files import YAMLSyntaxError, load_yaml_as_pyyaml
 
 NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
 
@@ -22,17 +21,22 @@ class RecipeError(ValueError):
     """A recipe file that cannot be used; `str()` is one line naming the file and what is wrong."""
 
 
-def parse_recipe(text: str, origin: str) -> Recipe:
-    """One recipe from a file's text; RecipeError for bad YAML or a bad field."""
+def parse_recipe(text: str, origin: str, path: Path | None = None) -> Recipe:
+    """One recipe from a file's text; RecipeError for bad YAML or a bad field. `path`: the
+    file on this machine (a community recipe's mods are read from the repository around it)."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise RecipeError(f"{origin}: {describe_yaml_error(exc)}") from None
+        data, duplicates = load_yaml_as_pyyaml(text)
+    except YAMLSyntaxError as exc:
+        raise RecipeError(f"{origin}: {exc}") from None
     if not isinstance(data, dict):
         raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
     try:
-        if is_community(data):
-            return read_community(data, origin)
+        if is_community(data):  # its runner reads it with yaml.safe_load: the last value wins
+            recipe = read_community(data, origin, path)
+            said = [f"{d}: {RUNNER} keeps the last value, and so does Scout" for d in duplicates]
+            return recipe.model_copy(update={"not_applied": [*said, *recipe.not_applied]})
+        if duplicates:  # Scout's own format: a key given twice is an error, as in settings
+            raise duplicates[0]  # named with the file below
         return Recipe.model_validate({**data, "origin": origin})
     except ValidationError as exc:
         raise RecipeError(f"{origin}: {'; '.join(validation_problems(exc))}") from None
@@ -48,7 +52,7 @@ def read_recipe_file(path: str | Path) -> Recipe:
         raise RecipeError(f"{where}: cannot read the recipe ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise RecipeError(f"{where}: not a text file") from None
-    return parse_recipe(text, str(where))
+    return parse_recipe(text, str(where), where)
 
 
 @cache

@@ -19,20 +19,22 @@ class Strict(BaseModel):
 
 
 class Flag(Strict):
-    """One serve flag: `--enable-prefix-caching`, or `--tool-call-parser` with `qwen3_coder`.
+    """One serve flag: `--enable-prefix-caching`, or `--tool-call-parser` with `qwen3_coder`,
+    or one with several values (`--cudagraph-capture-sizes 5 10 15 20`: `more` holds 10 15 20).
 
     `since`: the first engine version that knows the flag (left out, and said, on older ones).
     """
 
     flag: str = Field(pattern=r"^-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*$")
     value: str | None = None
+    more: list[str] = Field(default_factory=list)
     since: str | None = None
     need: str | None = None  # what the model needs it for: tool calling, reasoning, remote code
     why: str = ""
     source: str = Field(min_length=3)
 
     def words(self) -> list[str]:
-        return [self.flag] if self.value is None else [self.flag, self.value]
+        return [self.flag] if self.value is None else [self.flag, self.value, *self.more]
 
     def text(self) -> str:
         return " ".join(self.words())
@@ -90,6 +92,15 @@ class Alternative(Strict):
     source: str = Field(min_length=3)
 
 
+class WorkspaceFile(Strict):
+    """A file the serve command names by a relative path, written into the engine container's
+    working directory first (a community mod's chat template)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_][\w.-]*$")
+    text: str
+    source: str = Field(min_length=3)
+
+
 class Defaults(Strict):
     tensor_parallel: Sourced | None = None
     pipeline_parallel: Sourced | None = None
@@ -117,6 +128,14 @@ class Recipe(Strict):
     model_shape: ModelShape | None = None
     alternatives: list[Alternative] = Field(default_factory=list)
     min_nodes: int = Field(default=1, ge=1)  # the community's `cluster_only: true` is 2
+    max_nodes: int | None = Field(default=None, ge=1)  # the community's `solo_only: true` is 1
+    # the community runner's `command` template, filled and read per plan (runner_template.py)
+    command: str | None = None
+    planned_keys: list[str] = Field(default_factory=list)  # `{key}`s only Scout's flags use
+    workspace_files: list[WorkspaceFile] = Field(default_factory=list)
+    # a file a flag names, or a flag, → why Scout leaves the flag out (a mod it cannot apply)
+    left_out: dict[str, str] = Field(default_factory=dict)
+    build: str | None = None  # how the image is built where it cannot be pulled
     params: dict[str, int | float | str] = Field(default_factory=dict)  # for `{param}` in values
     not_applied: list[str] = Field(default_factory=list)  # parts Scout cannot apply (community)
     origin: str = "bundled"  # the file it came from

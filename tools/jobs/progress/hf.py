@@ -16,7 +16,7 @@ import re
 
 from tools.jobs.progress.lines import said_lines, segments
 from tools.jobs.progress.model import Progress, percent
-from tools.jobs.progress.tqdm import bars, clock, human_bytes
+from tools.jobs.progress.tqdm import Bar, bars, clock, human_bytes
 
 KIND = "hf_download"
 _STARTED = re.compile(r"Downloading '(?P<file>[^']+)' to '")
@@ -30,9 +30,7 @@ _LAST_LINES = 6  # the path is among the last lines: bars and a wrapper's echo m
 def read_hf_download(tail: str, milestones: str) -> Progress:
     states = bars(segments(tail))
     files = next((b for b in reversed(states) if b.desc.startswith("Fetching")), None)
-    transfer = next(
-        (b for b in reversed(states) if b.counts_bytes and not b.desc.startswith("Fetching")), None
-    )
+    transfer = _main_transfer(states)
     lines = said_lines(milestones + "\n" + tail)
     pieces = list(segments(milestones + "\n" + tail))
     started = {m["file"] for piece in pieces for m in _STARTED.finditer(piece)}
@@ -81,6 +79,23 @@ def read_hf_download(tail: str, milestones: str) -> Progress:
         ready=complete,
         facts=facts,
     )
+
+
+def _main_transfer(states: list[Bar]) -> Bar | None:
+    """The bar of the main transfer: the whole download's when the client prints one, else the
+    largest file's latest state, never the small file (a config, a tokenizer) that happened to
+    print last: its 100 % says nothing of the weights still coming."""
+    latest: dict[str, Bar] = {}
+    for bar in states:
+        if bar.counts_bytes and not bar.desc.startswith("Fetching"):
+            latest.pop(bar.desc, None)
+            latest[bar.desc] = bar
+    if not latest:
+        return None
+    whole = [b for b in latest.values() if b.desc.startswith(("Downloading", "Download complete"))]
+    if whole:
+        return whole[-1]
+    return max(reversed(latest.values()), key=lambda b: b.total or b.done)
 
 
 def _local_path(lines: list[str]) -> str | None:

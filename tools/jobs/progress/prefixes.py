@@ -25,20 +25,24 @@ _GLOG = r"(?P<glog>[IWEF])\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?(?:\s+[\w./
 _HEADS = tuple(
     re.compile(pattern)
     for pattern in (
-        r"^[\w.-]+[-_]\d+\s+\|\s?",  # compose service prefix
+        r"^[\w.-]+(?:[-_]\d+\s+|\s{2,})\|\s?",  # compose service prefix (`vllm-1  | `)
+        r"^\[[\w.-]+:\d+:\d+:\d+\]\s*",  # UCX's [host:pid:tid:thread]
         r"^\[(?:rank\d+|\d+,\d+)\](?:<std(?:out|err)>)?:\s*",  # torchrun / mpirun rank tags
-        r"^\((?:[\w-]+(?: pid=\d+)?|pid=\d+)(?:, ip=[\w.:-]+)?(?: \+[\w.]+)?\)\s*",  # Ray
+        # Ray's and vLLM's process tags: `(RayWorkerWrapper pid=383, ip=…)`, `(VllmWorker rank=3 …)`
+        r"^\((?:[\w-]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)(?:, ip=[\w.:-]+)?(?: \+[\w.]+)?\)\s*",
         r"^\[pod/[^\]]+\]\s*",  # kubectl logs --prefix
         r"^\[(?:(?:TP|DP|PP|EP)\d+\s*)+\]\s*",  # SGLang's rank tags alone
         r"^[\w.-]+:\d+:\d+ \[\d+\]\s*",  # NCCL's host:pid:tid [gpu]
         r"^NCCL (?P<level>INFO)\b\s*",  # NCCL's INFO (its WARN lines report errors)
+        r"^\[[A-Za-z][\w.-]*\](?=\[)",  # a library's tag before its level: [TensorRT-LLM][ERROR]
         r"^#\d+ \d+\.\d+\s+",  # BuildKit step and seconds
         rf"^\[?{_STAMP}(?:\s+(?:TP|DP|PP|EP)\d+)*(?:\s+(?P<level>[IWEF])\s+\d+\s+\d+)?\]?\s*",
         rf"^\[{_GLOG}\]\s*",
         rf"^{_GLOG}\]\s*",
-        r"^\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+",  # vLLM's date after its level
+        # vLLM's date after its level (or after what a paste left of it: `NING 04-01 …`)
+        rf"^(?:(?!(?:{_LEVELS}) )[A-Z]{{1,8}} )?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+",
         r"^\[[\w./-]+:\d+\]\s*",  # vLLM's [file.py:12]
-        r"^[\w./-]+\.(?:py|cc|cpp|cu|h|go|rs):\d+\]?:?\s+(?:--\s+)?",  # Ray's scripts.py:1047 --
+        r"^[\w./-]+\.(?:py|c|cc|cpp|cu|h|go|rs):\d+\]?:?\s+(?:--\s+)?",  # Ray's scripts.py:1047 --
         r"^-?\s*[\w.]+\s+-\s+(?=(?:" + _LEVELS + r")\s+-\s)",  # logging's `name - LEVEL - `
         rf"^\[\s*(?P<level>{_LEVELS})\s*\]:?\s*",
         rf"^(?P<level>{_LEVELS})(?::\s*|\s+-\s+|\s+(?=\S))",

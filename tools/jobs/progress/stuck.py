@@ -7,6 +7,10 @@ dpkg's lock (`Waiting for cache lock: Could not get lock …`), scripts on a por
 (`Waiting for port 8000…`, `waiting for the head node`). Such a wait is a state once it is the
 log's latest news and has run past its bound: the same wait said `REPEATS` times, or a wait
 that counts its own seconds past `BOUND_S`. The reason is the wait's first sentence.
+
+A wait is stuck at once, within its bound, when the job said before it that what it waits for
+is not there (vLLM: `The number of required GPUs exceeds the total number of available GPUs in
+the placement group.`): the reason is that line, since it says why the wait will not end.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ _WAIT = re.compile(
     r"\bis held by process\b",
     re.I,
 )
+# the job asks for more than there is: `required … exceeds … available …`
+_LACKS = re.compile(r"\b(?:required|requested)\b.{0,60}\bexceeds?\b.{0,60}\bavailable\b", re.I)
 _SECONDS = re.compile(r"(?:for|elapsed:?)\s+(?P<n>\d+(?:\.\d+)?)\s*(?:s\b|sec|seconds)", re.I)
 _NUMBERS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -41,6 +47,14 @@ def waiting_on(lines: list[str]) -> str | None:
     repeats = sum(1 for text in said if _NUMBERS.sub("#", text) == shape)
     seconds = max((float(m["n"]) for m in _SECONDS.finditer(wait)), default=0.0)
     if repeats < REPEATS and seconds < BOUND_S:
-        return None
+        return _lacking(said[:last], said[last:])
     reason = re.split(r"(?<=[^.\d])\.\s", wait, maxsplit=1)[0].strip().rstrip(".")
     return reason[:200] + (f" (said {repeats} times)" if repeats >= REPEATS else "")
+
+
+def _lacking(before: list[str], waits: list[str]) -> str | None:
+    """The line saying what the job waits for is not there, when only waits followed it."""
+    lack = next((text for text in reversed(before) if _LACKS.search(text)), None)
+    if lack is None or not all(_WAIT.search(text) for text in before[before.index(lack) + 1 :]):
+        return None
+    return lack.strip().rstrip(".")[:200] if all(_WAIT.search(t) for t in waits) else None

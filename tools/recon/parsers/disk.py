@@ -10,7 +10,13 @@ from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.units import parse_size_bytes
 
 _DU_ROW = re.compile(r"^\s*(?P<size>\d+)\s+(?P<path>.+?)\s*$")
-_BLOCK_SIZES = {"1K-blocks": 1024, "1B-blocks": 1, "1M-blocks": 1024**2, "1024-blocks": 1024}
+_BLOCK_SIZES = {
+    "1K-blocks": 1024,
+    "1B-blocks": 1,
+    "1-blocks": 1,
+    "1M-blocks": 1024**2,
+    "1024-blocks": 1024,
+}
 
 
 class DiskUsage(BaseModel):

@@ -6,6 +6,7 @@ Recon and docker_ctl both ask for `--format '{{json .}}'` and read the rows with
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -75,6 +76,66 @@ def _container_from_json(obj: dict[str, Any]) -> DockerContainer:
         networks=_split_list(obj.get("Networks")),
         mounts=_split_list(obj.get("Mounts")),
     )
+
+
+_TABLE_COLUMNS = {
+    "CONTAINER ID": "id",
+    "IMAGE": "image",
+    "COMMAND": "command",
+    "CREATED": "running_for",
+    "STATUS": "status",
+    "PORTS": "ports",
+    "NAMES": "names",
+    "STATE": "state",
+}
+
+
+def parse_docker_ps_table(text: str) -> list[DockerContainer]:
+    """Read the `docker ps` table (default or `--format table …`) by the header's column starts.
+
+    A `…`-truncated COMMAND can push the rest of its row off the header's columns; each cell
+    start is nudged to the nearest word start and the drift carries along the row.
+    """
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    if not lines or "IMAGE" not in lines[0] or "NAMES" not in lines[0]:
+        raise ParseError("a `docker ps` table with IMAGE and NAMES columns", text)
+    header = lines[0]
+    starts = [match.start() for match in re.finditer(r"(?:(?<=\s\s)|^)\S", header)]
+    ends = [*starts[1:], None]
+    titles = [header[start:end].strip() for start, end in zip(starts, ends, strict=True)]
+    containers = []
+    for line in lines[1:]:
+        bounds = [*_cell_starts(line, starts), None]
+        cells = {
+            _TABLE_COLUMNS.get(title, title): line[start:end].strip()
+            for title, start, end in zip(titles, bounds[:-1], bounds[1:], strict=True)
+        }
+        names = cells.pop("names", "")
+        containers.append(
+            DockerContainer(
+                names=_split_list(names),
+                **{key: value or None for key, value in cells.items() if key in _FIELD_NAMES},
+            )
+        )
+    return containers
+
+
+_NUDGES = (0, -1, 1, -2, 2, -3, 3)
+
+
+def _cell_starts(line: str, header_starts: list[int]) -> list[int]:
+    starts, drift = [], 0
+    for header_start in header_starts:
+        for nudge in _NUDGES:
+            start = max(header_start + drift + nudge, 0)
+            if start == 0 or start >= len(line) or line[start - 1] == " ":
+                drift += nudge
+                break
+        starts.append(min(max(header_start + drift, 0), len(line)))
+    return starts
+
+
+_FIELD_NAMES = set(DockerContainer.model_fields) - {"names"}
 
 
 class DockerImage(BaseModel):

@@ -1,4 +1,4 @@
-"""`ethtool <if>`: speed, duplex, link.
+"""`ethtool <if>` (speed, duplex, link) and `ethtool --show-fec <if>`.
 
 A Spark pair through a switch that negotiated 100G instead of 200G shows up as `speed_mbps`.
 """
@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tools.recon.parsers.errors import ParseError
 
 _SETTINGS_HEADER = re.compile(r"^Settings for (?P<name>\S+):$")
+_FEC_HEADER = re.compile(r"^FEC parameters for (?P<name>\S+):$")
 _SPEED = re.compile(r"^(?P<number>\d+)\s*Mb/s$")
 
 
@@ -56,4 +57,31 @@ def parse_ethtool(text: str) -> EthtoolInfo:
         auto_negotiation=_yes_no(values.get("Auto-negotiation")),
         port=values.get("Port"),
         link_detected=_yes_no(values.get("Link detected")),
+    )
+
+
+class EthtoolFec(BaseModel):
+    """`active_encoding` is as printed: `RS`, `BaseR`, or the word `None` (FEC off)."""
+
+    interface: str | None = None
+    configured_encodings: list[str] = Field(default_factory=list)
+    active_encoding: str | None = None
+
+
+def parse_ethtool_fec(text: str) -> EthtoolFec:
+    """Read `ethtool --show-fec <if>`."""
+    header = next(
+        (m for m in (_FEC_HEADER.match(line.strip()) for line in text.splitlines()) if m), None
+    )
+    values = dict(_key_values(text))
+    configured = values.get(
+        "Supported/Configured FEC encodings", values.get("Configured FEC encodings")
+    )
+    active = values.get("Active FEC encoding", values.get("Active FEC encodings"))
+    if configured is None and active is None:
+        raise ParseError("`ethtool --show-fec` output ('Active FEC encoding:')", text)
+    return EthtoolFec(
+        interface=header["name"] if header else None,
+        configured_encodings=(configured or "").split(),
+        active_encoding=active,
     )

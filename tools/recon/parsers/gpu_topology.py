@@ -18,6 +18,7 @@ from tools.recon.parsers.errors import ParseError
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _GPU = re.compile(r"^GPU(\d+)$")
 _NVLINK = re.compile(r"^NV(\d+)$")
+_DEVICE = re.compile(r"^(?:GPU|NIC|mlx5_|CPU$)\w*$")
 
 
 class GpuTopology(BaseModel):
@@ -47,23 +48,30 @@ class GpuTopology(BaseModel):
 
 
 def parse_nvidia_smi_topo(text: str) -> GpuTopology:
-    lines = [_ANSI.sub("", line) for line in text.splitlines()]
-    header = next((line.split("\t") for line in lines if "\tGPU0" in line), None)
+    """Read the matrix by its words, not its tabs: pasted or logged, the columns are aligned with
+    spaces, and every cell (`X`, `NV18`, `PHB`) is one word, so a row's words line up with the
+    header's device names (GPUs, then NICs) whatever the spacing."""
+    lines = [_ANSI.sub("", line).split() for line in text.splitlines()]
+    header = next((words for words in lines if words[:1] == ["GPU0"] and not _is_row(words)), None)
     if header is None:
         raise ParseError("the `nvidia-smi topo -m` matrix (a GPU0 column)", text)
-    columns = [cell.strip() for cell in header]
-    gpu_columns = {i: int(m[1]) for i, c in enumerate(columns) if (m := _GPU.match(c))}
+    devices = header[: next((i for i, w in enumerate(header) if not _DEVICE.match(w)), len(header))]
+    gpu_columns = {i: int(m[1]) for i, c in enumerate(devices) if (m := _GPU.match(c))}
     links: dict[tuple[int, int], str] = {}
     rows = 0
-    for line in lines:
-        cells = line.split("\t")
-        row = _GPU.match(cells[0].strip())
-        if row is None:
+    for words in lines:
+        if not _is_row(words):
             continue
         rows += 1
+        row, cells = int(words[0][3:]), words[1:]
         for position, other in gpu_columns.items():
-            if position < len(cells) and other > int(row[1]):
-                links[(int(row[1]), other)] = cells[position].strip()
+            if position < len(cells) and other > row:
+                links[(row, other)] = cells[position]
     if rows == 0:
         raise ParseError("GPU rows in the `nvidia-smi topo -m` matrix", text)
     return GpuTopology(gpus=rows, links=links)
+
+
+def _is_row(words: list[str]) -> bool:
+    """A GPU's row: its name, then a cell (`X` on the diagonal, a link elsewhere)."""
+    return len(words) > 1 and bool(_GPU.match(words[0])) and not _DEVICE.match(words[1])

@@ -7,7 +7,7 @@ import re
 COMMAND_NOT_FOUND_STATUS = 127
 _MISSING_PATTERNS = re.compile(
     r"command not found|not found in PATH|not in PATH|No such file or directory|Permission denied"
-    r"|executable file not found",
+    r"|Operation not permitted|executable file not found",
     re.IGNORECASE,
 )
 

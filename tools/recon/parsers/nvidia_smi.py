@@ -96,13 +96,19 @@ def parse_nvidia_smi_table(text: str) -> NvidiaSmiReport:
     """Read the default `nvidia-smi` screen: banner versions, one entry per GPU, processes."""
     banner = _BANNER.search(text)
     unreachable = [line.strip() for line in _UNREACHABLE.findall(text)]
-    if banner is None and unreachable:  # no GPU it could reach: no table at all
+    if banner is None and (unreachable or "No devices were found" in text):  # no table at all
         return NvidiaSmiReport(
             smi_version="", driver_version="", cuda_version=None, gpus=[], processes=[],
             unreachable=unreachable,
         )  # fmt: skip
-    if banner is None:
-        raise ParseError("the `nvidia-smi` table (a banner with 'Driver Version:')", text)
+    if banner is None:  # a paste of the GPU rows alone (its header cut): versions unknown
+        gpus = _parse_gpu_blocks(text, headed=False)
+        if not gpus:
+            raise ParseError("the `nvidia-smi` table (a banner with 'Driver Version:')", text)
+        return NvidiaSmiReport(
+            smi_version="", driver_version="", cuda_version=None, gpus=gpus, processes=[],
+            unreachable=unreachable,
+        )  # fmt: skip
     gpu_part, _, process_part = text.partition("Processes:")
     cuda = banner["cuda"]
     return NvidiaSmiReport(
@@ -119,11 +125,14 @@ def _cells(line: str) -> list[str]:
     return line.strip().strip("|").split("|")
 
 
-def _parse_gpu_blocks(text: str) -> list[GpuInfo]:
-    """Each GPU is a run of boxed rows between `+---+` rules after the `===` header rule."""
+def _parse_gpu_blocks(text: str, *, headed: bool = True) -> list[GpuInfo]:
+    """Each GPU is a run of boxed rows between `+---+` rules after the `===` header rule (or
+    from the start, for rows pasted without their header)."""
     _, sep, body = text.partition("|====")
     if not sep:
-        return []
+        if headed:
+            return []
+        body = "\n" + text
     blocks: list[list[list[str]]] = [[]]
     for line in (raw.strip() for raw in body.splitlines()[1:]):
         if line.startswith("+"):

@@ -17,6 +17,7 @@ QueryValue = int | float | str | None
 _HEADER_UNIT = re.compile(r"^(?P<field>[A-Za-z_][\w.]*)(?:\s*\[(?P<unit>[^\]]+)\])?$")
 _VALUE_UNIT = re.compile(r"^(?P<number>-?\d+(?:\.\d+)?)(?:\s*(?:%|[KMG]?i?B|W|MHz|C|KB/s))?$")
 _PLAIN_FIELDS = {"index", "name", "uuid", "serial", "count", "timestamp", "driver_version"}
+_PLAIN_FIELDS |= {"pid", "process_name", "used_gpu_memory", "used_memory", "gpu_uuid", "gpu_name"}
 _UNSUPPORTED = {"[N/A]", "N/A", "[Not Supported]", "Not Supported", "[Unknown Error]", ""}
 
 

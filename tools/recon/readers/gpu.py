@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tools.recon import parsers as p
 from tools.recon.parsers.gpu_health import count_pci_gpus, parse_xid_lines
 from tools.recon.readers.section_reader import SectionReader
@@ -13,6 +15,7 @@ from tools.world.facts import (
 )
 
 MIB = 1024**2
+_PROFILE = re.compile(r"\.(\d+(?:\.\d+)?)gb$", re.I)
 
 
 def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, int | None]]:
@@ -24,6 +27,9 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
     uuids = {entry.index: entry.uuid for entry in listing}
     migs = {entry.index: entry.mig for entry in listing}
     rows = {row.get("index"): row for row in (query.rows if query else [])}
+    if table is not None and not table.gpus and not table.unreachable:
+        said = reader.sections["nvidia-smi"].output.strip().splitlines()
+        reader.note(group, f"nvidia-smi listed no GPU: {said[0][:160] if said else 'no output'}")
     if table is not None:
         group.driver_version = table.driver_version or None
         group.cuda_version = table.cuda_version
@@ -71,11 +77,32 @@ def read_gpu(reader: SectionReader) -> tuple[GpuFacts, bool, tuple[int | None, i
     _read_health(reader, group)
     healthy = [gpu for gpu in group.gpus if not gpu.faulted]  # a lost GPU gives no memory
     unified = any(not gpu.memory_supported or "GB10" in gpu.name for gpu in healthy)
-    totals = [gpu.memory_total_bytes for gpu in healthy if gpu.memory_total_bytes]
-    used = [gpu.memory_used_bytes or 0 for gpu in healthy if gpu.memory_total_bytes]
-    gpu_total = sum(totals) if totals and not unified else None
-    gpu_free = gpu_total - sum(used) if gpu_total is not None else None
-    return group, unified, (gpu_total, gpu_free)
+    if unified:
+        return group, unified, (None, None)
+    return group, unified, usable_gpu_memory(healthy)
+
+
+def usable_gpu_memory(gpus: list[Gpu]) -> tuple[int | None, int | None]:
+    """(total, free) bytes of GPU memory one engine can use: the whole GPUs' memory; a GPU in
+    MIG mode offers only its instances, each a device of its own that an engine uses alone, so
+    where every GPU is split the most an engine gets is the largest instance (its profile's
+    size, `3g.40gb`: 40 GB, a little under the instance's real size)."""
+    split = [gpu for gpu in gpus if gpu.mig_mode == "Enabled" or gpu.mig_instances]
+    whole = [gpu for gpu in gpus if gpu not in split and gpu.memory_total_bytes]
+    if whole:
+        total = sum(gpu.memory_total_bytes or 0 for gpu in whole)
+        return total, total - sum(gpu.memory_used_bytes or 0 for gpu in whole)
+    instances = [_instance_bytes(p) for gpu in split for p in gpu.mig_instances]
+    if split:
+        largest = max((size for size in instances if size), default=0)
+        return largest, largest
+    return None, None
+
+
+def _instance_bytes(profile: str) -> int | None:
+    """A MIG profile's memory (`3g.40gb` → 40 GB), None when the name does not say."""
+    match = _PROFILE.search(profile)
+    return round(float(match[1]) * 1e9) if match else None
 
 
 def _read_health(reader: SectionReader, group: GpuFacts) -> None:

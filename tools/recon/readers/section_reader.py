@@ -55,6 +55,10 @@ class SectionReader:
             exit_status=section.exit_status,
         )
 
+    def note(self, group: FactGroup, problem: str) -> None:
+        """Record what a section said that leaves a fact unknown though it parsed."""
+        self._note(group, problem)
+
     @staticmethod
     def _note(group: FactGroup, problem: str) -> None:
         group.problem = problem if group.problem is None else f"{group.problem}; {problem}"

@@ -1,0 +1,126 @@
+"""Reads the wall cannot answer truly: a daemon's, and other processes' details.
+
+A client of a daemon (docker, systemctl, nmcli: limits.DAEMON_CLIENTS) reaches its daemon only
+through a socket (docker.sock, D-Bus, the API server), and the socket is the whole daemon's
+power: a POST to docker's socket is root. Inside the wall they fail; so a command line that
+uses one runs unasked only when it is, whole, one of OUTSIDE_READ_SHAPES (a fixed read verb,
+fixed options, a `--format` template, which the client renders itself), and then outside the
+wall, as the probe pack's daemon sections do: the shape is the filter that passes reads alone.
+Any other use of a daemon client is an asked step.
+
+Readers of other processes' details (`ss -p`, `lsof`, `fuser`, `netstat -p`) read
+/proc/PID/fd of processes outside the wall, which Landlock hides from a walled process without
+a word: `ss -tlnp` loses its process column, `lsof -i` prints nothing. Their exact read shapes
+(no `ss -K`, no `fuser -k`) run outside the wall too; anything else with them asks.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from tools.wall.limits import DAEMON_CLIENTS
+
+_TEMPLATE = r"--format(=| )'[^']*'"
+_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"
+_OUT = r"( -o (wide|json|yaml|name))?"
+OUTSIDE_READ_SHAPES = tuple(
+    re.compile(shape)
+    for shape in (
+        rf"docker (ps|container ls)( -a| --all| --no-trunc| -q| {_TEMPLATE})*",
+        rf"docker (images|image ls)( -a| --no-trunc| -q| {_TEMPLATE})*",
+        rf"docker (version|info|system df)( {_TEMPLATE})?",
+        rf"docker (network|volume) ls( -q| --no-trunc| {_TEMPLATE})*",
+        rf"docker port {_NAME}( \d{{1,5}}(/(tcp|udp))?)?",
+        rf"(timeout \d{{1,3}} )?docker stats --no-stream( --no-trunc| -a| {_TEMPLATE})*",
+        rf"docker inspect( {_TEMPLATE})?( {_NAME})+",
+        rf"docker logs( --tail \d{{1,6}})? {_NAME}",
+        rf"systemctl (status|is-active|is-enabled|show)( --no-pager| -n \d{{1,4}}| -p {_NAME})*"
+        rf"( {_NAME})+",
+        r"systemctl (--failed|list-units( --type=[a-z]+| --state=[a-z]+)*)( --no-pager)?",
+        rf"journalctl( --no-pager| -n \d{{1,5}}| -u {_NAME}| -b( -?\d{{1,3}})?| -k)+",
+        r"(timedatectl|hostnamectl|loginctl)( status)?",
+        r"nmcli (general status|device( status)?|connection( show)?|device show [A-Za-z0-9_.:-]+)",
+        r"crictl (ps|pods|images)( -a)?",
+        rf"kubectl( -n {_NAME})? get [a-z.,]+( {_NAME})?( -A| --all-namespaces| -n {_NAME})*"
+        rf"{_OUT}( -A| -n {_NAME})*",
+        rf"kubectl( -n {_NAME})? (describe [a-z.]+|logs)( -n {_NAME})? {_NAME}"
+        r"( --tail=\d{1,6})?",
+        r"kubectl top (nodes|pods)( -A)?",
+        r"ss -[tulnpaxe4]{1,8}",
+        r"netstat -[tulnpa]{1,6}",
+        r"lsof -i( ?(TCP|UDP)?:\d{1,5})?( -P| -n)*",
+        r"fuser -v /dev/nvidia\d{1,2}",
+    )
+)
+_SEPARATORS = {";", "|", "||", "&&", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
+_PREFIXES = {"sudo", "-n", "timeout", "nice", "env", "exec", "command", "nohup", "setsid"}
+
+
+def outside_read(command: str) -> bool:
+    """Whether the whole command line is one read shape that runs outside the wall."""
+    line = " ".join(command.split())
+    return any(shape.fullmatch(line) for shape in OUTSIDE_READ_SHAPES)
+
+
+def daemon_client(command: str) -> str | None:
+    """The first daemon client the line starts as a command, or None."""
+    words = _words(command)
+    return next(
+        (_name(words[i]) for i in _commands(words) if _name(words[i]) in DAEMON_CLIENTS), None
+    )
+
+
+def process_detail_reader(command: str) -> str | None:
+    """The first program the line starts that reads other processes' /proc details, or None:
+    lsof and fuser always, ss and netstat with -p (in a bundle of short options or long)."""
+    words = _words(command)
+    for index in _commands(words):
+        name = _name(words[index])
+        if name in ("lsof", "fuser"):
+            return name
+        if name not in ("ss", "netstat"):
+            continue
+        for option in words[index + 1 :]:
+            if option in _SEPARATORS:
+                break
+            if option in ("--processes", "--program") or (
+                option[:1] == "-" and option[1:2] != "-" and "p" in option
+            ):
+                return name
+    return None
+
+
+def _words(command: str) -> list[str]:
+    """Shell words and operators; unparseable text word by word (a name in it is still found:
+    unknown raises)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return command.replace(";", " ; ").split()
+
+
+def _name(word: str) -> str:
+    return word.lstrip("$(`").rsplit("/", 1)[-1]
+
+
+def _commands(words: list[str]) -> list[int]:
+    """Indices of the words that start a command: after an operator or a command
+    substitution's opening, past prefixes (sudo -n, timeout N, VAR=value)."""
+    found, at_command = [], True
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
+            at_command = True
+            continue
+        if word.startswith(("$(", "`")):
+            at_command = True
+        if not at_command:
+            continue
+        name = _name(word)
+        if name in _PREFIXES or "=" in word or name.isdigit() or not name:
+            continue
+        found.append(index)
+        at_command = False
+    return found
