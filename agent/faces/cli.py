@@ -48,13 +48,12 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     if log:
         from agent.faces.failures import writable_folder
         from agent.faces.logs import configure_logging
-        from agent.runtime.builder import redactor_for
 
         problem = writable_folder(settings.log_file.parent, "the log folder")
         if problem is not None:
             print(f"scout: {problem}", file=sys.stderr)
             return None
-        configure_logging(settings.log_file, redactor_for(settings))
+        configure_logging(settings.log_file, settings.redactor())
     return settings
 
 
