@@ -39,7 +39,7 @@ def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_host
             return _fail(str(UnknownHostError(name, inventory.names())))
     if args.model_size_gb is not None and args.model_size_gb <= 0:
         return _fail("--model-size-gb must be a positive number of gigabytes")
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, emoji=False)
     world = asyncio.run(_probe(inventory, names, trust_new_hosts, err))
     if args.model_size_gb is not None:
         world.set_model_size(round(args.model_size_gb * GB))
