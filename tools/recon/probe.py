@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tools.recon.probe_parse import facts_from_sections
 from tools.recon.sections import OUTSIDE_SECTIONS, SECTION_GROUPS, SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
-from tools.world.facts import HostFacts
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
+    from tools.world.facts import HostFacts
 
 PROBE_TIMEOUT_S = 90.0
 # The probe pack runs inside the wall with a scratch folder (TMPDIR) for tools that keep
@@ -147,6 +146,9 @@ async def probe_host(
             f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
             "works on the host for this user."
         )
+    # the parsers load once the host has answered: `scout recon` imports them meanwhile
+    from tools.recon.probe_parse import facts_from_sections
+
     return facts_from_sections(host, sections, collected_at, unwalled)
 
 
@@ -168,13 +170,13 @@ async def probe_hosts(
     )
     probe_round = ProbeRound()
     for host, outcome in zip(hosts, results, strict=True):
-        if isinstance(outcome, HostFacts):
-            probe_round.facts[host] = outcome
-        elif isinstance(outcome, SSHError):
+        if isinstance(outcome, SSHError):
             probe_round.failures[host] = str(outcome)
         elif isinstance(outcome, Exception):
             kind = type(outcome).__name__
             probe_round.failures[host] = f"recon of {host} failed: {kind}: {outcome}"
-        else:
+        elif isinstance(outcome, BaseException):
             raise outcome
+        else:
+            probe_round.facts[host] = outcome
     return probe_round

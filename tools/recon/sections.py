@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tools.recon.installed_packages import INSTALLED_PACKAGES_COMMAND
-from tools.recon.parsers.missing import is_tool_missing
 from tools.wall.denied import COULD_NOT_READ, denied_line
 
 
@@ -19,6 +18,8 @@ class Section:
     @property
     def missing(self) -> bool:
         """The tool or file is absent or not permitted: the fact is unknown, not an error."""
+        from tools.recon.parsers.missing import is_tool_missing  # the parsers load with facts
+
         return is_tool_missing(self.output, self.exit_status)
 
     def problem(self) -> str:
