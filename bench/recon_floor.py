@@ -121,11 +121,12 @@ def sim_target(root: Path) -> Iterator[Target]:
 
 
 @contextlib.contextmanager
-def target(sshd: str | None) -> Iterator[Target]:
-    """Real sshd where it can run here (root, installed or named), else the simulator."""
+def target(sshd: str | None, *, sim: bool = False) -> Iterator[Target]:
+    """Real sshd where it can run here (root, installed or named), else (or with `sim`) the
+    simulator."""
     with tempfile.TemporaryDirectory(prefix="scout-bench-floor-") as tmp:
         chosen = sshd or SSHD
-        if os.geteuid() == 0 and Path(chosen).exists():
+        if not sim and os.geteuid() == 0 and Path(chosen).exists():
             with sshd_target(Path(tmp), chosen) as found:
                 yield found
         else:

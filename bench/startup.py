@@ -8,7 +8,7 @@ one live host against its floor, one `ssh host true` plus the slowest probe sect
 (bench/recon_floor.py: OpenSSH sshd where it can run, else the simulator). Last line:
 `recon of one host / floor: R` (goal: R <= 1.5).
 
-    .venv/bin/python bench/startup.py [--reps 9] [--sshd PATH]
+    .venv/bin/python bench/startup.py [--reps 9] [--sshd PATH | --sim]
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--sshd", help="an sshd binary for the live host (default /usr/sbin/sshd)")
+    parser.add_argument("--sim", action="store_true", help="the simulator's head even with sshd")
     args = parser.parse_args()
     cmd = command()
     subprocess.run(cmd, check=True, capture_output=True)  # warm the file cache once
@@ -89,7 +90,7 @@ def main() -> None:
     print(f"command: {' '.join(cmd)}")
     print(f"bare python start-up: {bare_s:.3f} s")
     print(f"startup scout --help: {help_s:.2f} s")
-    with target(args.sshd) as found:
+    with target(args.sshd, sim=args.sim) as found:
         recon_s, floor = measure(found, max(3, args.reps // 2))
     print(f"live host: {found.kind}")
     print(
