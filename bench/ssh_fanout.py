@@ -47,8 +47,9 @@ def free_port() -> int:
 class SshdFarm:
     """N sshd processes on loopback; stopped by the PIDs in their pid files."""
 
-    def __init__(self, root: Path, count: int) -> None:
+    def __init__(self, root: Path, count: int, sshd: str = SSHD) -> None:
         self.root = root
+        self.sshd = sshd
         self.key = root / "id_ed25519"
         self.known_hosts = root / "known_hosts"
         self.ports: list[int] = []
@@ -79,7 +80,7 @@ class SshdFarm:
             f"SCOUT_WALL_DIR={folder / 'wall'}\n"
             "MaxStartups 100:30:200\n"
         )
-        subprocess.run([SSHD, "-f", config, "-E", folder / "sshd.log"], check=True)
+        subprocess.run([self.sshd, "-f", config, "-E", folder / "sshd.log"], check=True)
         self.pid_files.append(pid_file)
         return port, " ".join(host_key.with_suffix(".pub").read_text().split()[:2])
 

@@ -1,10 +1,14 @@
-"""Start-up benchmark: how long `scout --help` takes as a fresh process (heavy imports deferred).
+"""Start-up benchmark: `scout --help`, recon of a host that is down, recon of one host vs its floor.
 
 Runs the installed `scout` entry point (or `python -m agent.faces.cli`) several times and reports
-the median wall time. Before it, `scout recon` of one unreachable host (a loopback port nothing
-listens on), as it runs and with the anthropic SDK imported first, as a ratio: what recon would
-pay for importing a model client it never uses. Last line: `startup scout --help: X.XX s` (goal:
-under 0.5 s).
+the median wall time of `--help` (goal: under 0.5 s); `scout recon` of one unreachable host (a
+loopback port nothing listens on), as it runs and with the anthropic SDK imported first, as a
+ratio: what recon would pay for importing a model client it never uses. Last, `scout recon` of
+one live host against its floor, one `ssh host true` plus the slowest probe section
+(bench/recon_floor.py: OpenSSH sshd where it can run, else the simulator). Last line:
+`recon of one host / floor: R` (goal: R <= 1.5).
+
+    .venv/bin/python bench/startup.py [--reps 9] [--sshd PATH | --sim]
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.recon_floor import measure, target
 
 # `scout ARGV…` in one process, optionally after importing the SDK (argv[1] says which).
 RECON = """
@@ -67,6 +75,8 @@ def recon_unreachable(reps: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--sshd", help="an sshd binary for the live host (default /usr/sbin/sshd)")
+    parser.add_argument("--sim", action="store_true", help="the simulator's head even with sshd")
     args = parser.parse_args()
     cmd = command()
     subprocess.run(cmd, check=True, capture_output=True)  # warm the file cache once
@@ -80,6 +90,14 @@ def main() -> None:
     print(f"command: {' '.join(cmd)}")
     print(f"bare python start-up: {bare_s:.3f} s")
     print(f"startup scout --help: {help_s:.2f} s")
+    with target(args.sshd, sim=args.sim) as found:
+        recon_s, floor = measure(found, max(3, args.reps // 2))
+    print(f"live host: {found.kind}")
+    print(
+        f"recon of one host: {recon_s:.2f} s; floor {floor.total_s:.2f} s = ssh true "
+        f"{floor.ssh_true_s:.2f} s + slowest section ({floor.slowest}) {floor.slowest_s:.2f} s"
+    )
+    print(f"recon of one host / floor: {recon_s / floor.total_s:.2f}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.faces.daytwo import add_daytwo_commands
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
+from agent.faces.library_warnings import route_library_warnings
 from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
@@ -47,13 +48,12 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
     if log:
         from agent.faces.failures import writable_folder
         from agent.faces.logs import configure_logging
-        from agent.runtime.builder import redactor_for
 
         problem = writable_folder(settings.log_file.parent, "the log folder")
         if problem is not None:
             print(f"scout: {problem}", file=sys.stderr)
             return None
-        configure_logging(settings.log_file, redactor_for(settings))
+        configure_logging(settings.log_file, settings.redactor())
     return settings
 
 
@@ -358,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    route_library_warnings()  # before any command imports a library that warns as it loads
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -42,8 +42,12 @@ class TrimmedWriter(io.TextIOBase):
 
 
 def screen_console(*, stderr: bool = False) -> Console:
-    """A console on stdout (or stderr): live and padded on a terminal, trimmed elsewhere."""
+    """A console on stdout (or stderr): live and padded on a terminal, trimmed elsewhere.
+
+    No emoji codes: a host's `:fire:` is printed as the host wrote it, and the first table
+    does not load rich's table of three thousand emoji names.
+    """
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty():
-        return Console(file=stream, highlight=False)
-    return Console(file=TrimmedWriter(stream), highlight=False)
+        return Console(file=stream, highlight=False, emoji=False)
+    return Console(file=TrimmedWriter(stream), highlight=False, emoji=False)

@@ -14,7 +14,7 @@ from agent.loop.events import ApprovalDecisionEvent, Event
 from agent.loop.recorder import SessionListener
 from agent.loop.resumed import RebuiltSession
 from agent.loop.session import TurnOutcome
-from agent.runtime.builder import model_client_for, open_runtime, redactor_for
+from agent.runtime.builder import model_client_for, open_runtime
 from agent.runtime.settings import Settings
 from agent.safety.approvers.webhook import WebhookApprover, insecure_http_problem
 from tools.ssh import SSHError
@@ -93,7 +93,7 @@ async def run_goal(
         settings = settings.model_copy(update={"mode": "ci"})
     client = model_client_for(settings)
     listener = JsonLinesListener(out)
-    redactor = redactor_for(settings)
+    redactor = settings.redactor()
     if webhook_secret:
         redactor.add_secret(webhook_secret)
     try:

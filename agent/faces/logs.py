@@ -7,6 +7,7 @@ from pathlib import Path
 
 import structlog
 
+from agent.faces.library_warnings import release_held_warnings
 from agent.safety.redact import Redactor
 
 
@@ -45,3 +46,4 @@ def configure_logging(path: Path, redactor: Redactor, level: int = logging.INFO)
     root.setLevel(level)
     for noisy in ("asyncssh", "httpx", "httpx2", "anthropic", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    release_held_warnings()  # libraries' warnings raised before the file existed (imports)

@@ -45,12 +45,10 @@ def _cmd_policy_check(args: argparse.Namespace, load_settings: SettingsLoader) -
 
 
 def _cmd_redact(args: argparse.Namespace, load_settings: SettingsLoader) -> int:
-    from agent.runtime.builder import redactor_for
-
     settings = load_settings({})
     if settings is None:
         return EXIT_ERROR
-    sys.stdout.write(redactor_for(settings).text(sys.stdin.read()))
+    sys.stdout.write(settings.redactor().text(sys.stdin.read()))
     return EXIT_OK
 
 

@@ -126,13 +126,6 @@ def model_client_for(settings: Settings) -> AnthropicClient:
     return AnthropicClient(api_key=key, base_url=settings.base_url)
 
 
-def redactor_for(settings: Settings) -> Redactor:
-    redactor = Redactor()
-    if settings.api_key is not None:
-        redactor.add_secret(settings.api_key.get_secret_value())
-    return redactor
-
-
 def open_recorder(
     transcript_path: Path | NewFile | None,
     redactor: Redactor,
@@ -270,7 +263,7 @@ async def open_runtime(
     wall, unasked, and nothing outside it (`scout exec --walled`). `scenario` is the simulator's,
     when the hosts are simulated; the session start records it with the hosts.
     """
-    redactor = redactor or redactor_for(settings)
+    redactor = redactor or settings.redactor()
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
     writer = TranscriptWriter(
         transcript_path or new_transcript(settings), uuid.uuid4().hex[:12], redactor

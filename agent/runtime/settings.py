@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from agent.loop.compaction import CompactionPolicy
     from agent.loop.executor import ExecutorLimits
     from agent.loop.session import Budgets
+    from agent.safety.redact import Redactor
 
 ANTHROPIC_ENV = {"api_key": "ANTHROPIC_API_KEY", "base_url": "ANTHROPIC_BASE_URL"}
 
@@ -108,6 +109,16 @@ class Settings(BaseSettings):
         """A key, or a base URL (a proxy or a local Messages-API server) that needs none."""
         return self.api_key is not None or bool(self.base_url)
 
+    def redactor(self) -> Redactor:
+        """A redactor that knows the session's API key; here, not in the builder, so that the
+        faces that only log (recon, doctor, exec) start without the session's machinery."""
+        from agent.safety.redact import Redactor
+
+        redactor = Redactor()
+        if self.api_key is not None:
+            redactor.add_secret(self.api_key.get_secret_value())
+        return redactor
+
     def budgets(self) -> Budgets:
         from agent.loop.session import Budgets
 
@@ -163,6 +174,8 @@ class Settings(BaseSettings):
         """Each rule reads (one line naming the rule when not); that its tool and fields are
         Scout's, and what an allow rule must name, is checked against the tools, which this
         does not import (runtime/settings_rules.py, at a session's start and `policy check`)."""
+        if not any(rules.values()):  # nothing to parse: the rule engine stays unimported
+            return rules
         from agent.safety.rules import RuleError, RuleSet
 
         try:

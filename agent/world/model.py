@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from agent.loop.events import WorldUpdate
-from agent.world.job_events import JobListener
-from agent.world.render import render_compact
 from tools.checks import Finding, compute_findings
 from tools.world.facts import Container, HostFacts, Image, ImageContents, Provenance
 from tools.world.jobs import JobFact
 from tools.world.measurements import Endpoint, FabricMeasurement
 from tools.world.notes import Note
+
+if TYPE_CHECKING:  # a session's transcript and the model's view: `scout recon` needs neither
+    from agent.loop.events import WorldUpdate
+    from agent.world.job_events import JobListener
 
 DEFAULT_MAX_AGE_S = 600.0
 WorldListener = Callable[[str | None, str, list[Finding]], None]
@@ -30,6 +31,7 @@ WorldListener = Callable[[str | None, str, list[Finding]], None]
 
 def transcript_listener(emit: Callable[[WorldUpdate], object]) -> WorldListener:
     """A world listener that records each change as a `world_update` event (pass recorder.emit)."""
+    from agent.loop.events import WorldUpdate
 
     def listener(host: str | None, summary: str, new: list[Finding]) -> None:
         emit(WorldUpdate(host=host, summary=summary, findings=[f.model_dump() for f in new]))
@@ -72,6 +74,8 @@ class WorldModel(BaseModel):
         self._job_listener = on_job
 
     def describe(self, hosts: list[str], new: list[Finding] | None = None) -> str:
+        from agent.world.render import render_compact
+
         return render_compact(self, hosts, new or ())
 
     def update(self, host: str, facts: HostFacts) -> list[Finding]:

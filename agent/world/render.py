@@ -18,7 +18,6 @@ from agent.world.grouping import (
     hosts_phrase,
     name_span,
 )
-from agent.world.jobs_view import compact_job_lines
 from tools.checks import Finding, gb
 from tools.world.facts import HostFacts
 from tools.world.store import WorldStore
@@ -242,7 +241,10 @@ def render_compact(
             f"{test.busbw_gb_s:g} GB/s bus bandwidth ({test.busbw_gb_s * 8:.0f} Gb/s; the link "
             f"is {test.link_gbit:.0f} Gb/s)"
         )
-    middle += compact_job_lines(world.jobs, names)
+    if world.jobs:  # the jobs' views read their logs' progress: loaded only when there are jobs
+        from agent.world.jobs_view import compact_job_lines
+
+        middle += compact_job_lines(world.jobs, names)
     relevant = [f for f in world.findings if set(f.hosts) & set(names)] if names else []
     findings = aggregate_findings(relevant, order)
     return _bounded(blocks, middle, findings, aggregate_findings(new, order), order)

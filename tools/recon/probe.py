@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tools.recon.probe_parse import facts_from_sections
-from tools.recon.sections import OUTSIDE_SECTIONS, SECTIONS, WAITING_SECTIONS, Section
+from tools.recon.sections import OUTSIDE_SECTIONS, SECTION_GROUPS, SECTIONS, Section
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
-from tools.world.facts import HostFacts
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
+    from tools.world.facts import HostFacts
 
 PROBE_TIMEOUT_S = 90.0
 # The probe pack runs inside the wall with a scratch folder (TMPDIR) for tools that keep
@@ -50,36 +49,44 @@ def _section_lines(name: str, command: str) -> list[str]:
     ]
 
 
+def _all_at_once(units: list[str]) -> str:
+    """Run every unit at the same time, each one's output printed whole, never interleaved.
+
+    `{ A; } | { B; cat; }` runs A and B together; A's output waits in the pipe (a writer past
+    the pipe's 64 KiB pauses until it is read) while B prints, then `cat` prints it. Nested
+    once per unit, the last unit prints first and the first last, so a unit that hangs holds
+    back only the units before it. No files, no redirections: it runs in the simulator's
+    restricted shell. A unit must not read stdin, which is the pipe of the unit outside it.
+    """
+    script = units[-1]
+    for unit in reversed(units[:-1]):
+        script = f"{{ {unit}; }} | {{\n{script}\ncat; }}"
+    return script
+
+
 def build_probe_script(part: str = "all") -> str:
     """The probe as one script (`part`: "all", or "inside" / "outside" the wall, see
-    OUTSIDE_SECTIONS); ethtool runs once per RDMA netdev that ibdev2netdev names.
-
-    A waiting section runs first, its output held in a pipe that the rest of the probe drains
-    with `cat` once it is done, so its wait overlaps the other sections instead of adding to them.
-    """
+    OUTSIDE_SECTIONS), its section groups at once (SECTION_GROUPS); ethtool runs once per RDMA
+    netdev that ibdev2netdev names, and the wall's own section runs inside."""
     chosen = [
         (name, command)
         for name, command in SECTIONS
         if part == "all" or (name in OUTSIDE_SECTIONS) == (part == "outside")
     ]
-    lines: list[str] = []
-    for name, command in chosen:
-        if name not in WAITING_SECTIONS:
-            lines += _section_lines(name, command)
+    grouped = set().union(*SECTION_GROUPS)
+    groups = [[(n, c) for n, c in chosen if n in group] for group in SECTION_GROUPS]
+    groups.append([(n, c) for n, c in chosen if n not in grouped])
+    units = ["; ".join(line for n, c in group for line in _section_lines(n, c)) for group in groups]
+    units = [unit for unit in units if unit]
     if part != "outside":
-        lines.append(
+        units.append(
             "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "
             'if [ "$arrow" = "==>" ]; then '
             + "; ".join(_section_lines("ethtool $netdev", 'ethtool "$netdev"'))
-            + "; fi; done"
+            + "; fi; done; "
+            + "; ".join(_section_lines("wall", WALL_COMMAND))
         )
-        lines += _section_lines("wall", WALL_COMMAND)
-    script = "\n".join(lines)
-    for name, command in chosen:
-        if name in WAITING_SECTIONS:
-            waiting = "; ".join(_section_lines(name, command))
-            script = f"{{ {waiting}; }} | {{\n{script}\ncat; }}"
-    return script + "\n"
+    return _all_at_once(units) + "\n"
 
 
 def split_sections(stdout: str, walled: bool = False) -> dict[str, Section]:
@@ -139,6 +146,9 @@ async def probe_host(
             f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
             "works on the host for this user."
         )
+    # the parsers load once the host has answered: `scout recon` imports them meanwhile
+    from tools.recon.probe_parse import facts_from_sections
+
     return facts_from_sections(host, sections, collected_at, unwalled)
 
 
@@ -160,13 +170,13 @@ async def probe_hosts(
     )
     probe_round = ProbeRound()
     for host, outcome in zip(hosts, results, strict=True):
-        if isinstance(outcome, HostFacts):
-            probe_round.facts[host] = outcome
-        elif isinstance(outcome, SSHError):
+        if isinstance(outcome, SSHError):
             probe_round.failures[host] = str(outcome)
         elif isinstance(outcome, Exception):
             kind = type(outcome).__name__
             probe_round.failures[host] = f"recon of {host} failed: {kind}: {outcome}"
-        else:
+        elif isinstance(outcome, BaseException):
             raise outcome
+        else:
+            probe_round.facts[host] = outcome
     return probe_round

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tools.recon.installed_packages import INSTALLED_PACKAGES_COMMAND
-from tools.recon.parsers.missing import is_tool_missing
 from tools.wall.denied import COULD_NOT_READ, denied_line
 
 
@@ -19,6 +18,8 @@ class Section:
     @property
     def missing(self) -> bool:
         """The tool or file is absent or not permitted: the fact is unknown, not an error."""
+        from tools.recon.parsers.missing import is_tool_missing  # the parsers load with facts
+
         return is_tool_missing(self.output, self.exit_status)
 
     def problem(self) -> str:
@@ -120,10 +121,33 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-# Sections that spend their time waiting, not working: they run alongside the rest of the probe
-# and print when it is done. `docker stats --no-stream` answers only after the daemon's stats
-# collector has sampled twice, one second apart (moby/moby#40437 and #40478: "roughly 2s").
-WAITING_SECTIONS = frozenset({"docker-stats"})
+# Each part of the probe (inside the wall, beside it: OUTSIDE_SECTIONS) runs these groups at the
+# same time, the sections of a group one after another, and the sections no group names as one
+# more group (tools/recon/probe.py): about as long as its slowest group, not the sum of all. A
+# few groups, not one per section: on a busy two-core host forty processes at once cost more
+# than they overlap. Outermost first: a group that hangs holds back the groups before it, never
+# those after, so those that wait on others come first.
+SECTION_GROUPS: tuple[frozenset[str], ...] = (
+    # `docker stats --no-stream` answers only after the daemon's stats collector has sampled
+    # twice, one second apart (moby/moby#40437 and #40478: "roughly 2s")
+    frozenset({"docker-stats"}),
+    # they wait on dockerd, the GPU driver or ray's GCS, and hang when it does
+    frozenset(
+        {
+            "docker-version",
+            "docker-info",
+            "docker-ps",
+            "docker-images",
+            "docker-pids",
+            "nvidia-smi",
+            "nvidia-smi-list",
+            "nvidia-smi-query",
+            "nvidia-smi-topo",
+            "ray",
+        }
+    ),
+    frozenset({"python", "pip"}),  # each starts an interpreter
+)
 # Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
 # (the wall closes every Unix socket), `ss -p` names processes only where it may read their
 # /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel

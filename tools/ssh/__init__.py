@@ -1,5 +1,9 @@
 """SSH for Scout: the inventory, host key checks, pooled connections and remote commands."""
 
+from tools.ssh.native_libraries import import_asyncssh
+
+import_asyncssh()  # before the modules below: their `import asyncssh` then finds it loaded
+
 from tools.ssh.errors import (
     AuthError,
     HostKeyError,
