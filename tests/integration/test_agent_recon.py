@@ -1,11 +1,15 @@
 """The agent's recon of both hosts: one batch, one model round, compact facts back to the model."""
 
+import pytest
+
 from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
 from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 
 async def test_recon_of_two_hosts_is_one_batch_and_one_round(tmp_path):

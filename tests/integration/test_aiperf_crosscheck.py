@@ -63,6 +63,7 @@ config = {"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]"}
 """
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.timeout(300),
     pytest.mark.skipif(
         not AIPERF.exists(),

@@ -25,6 +25,8 @@ from agent.replay.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Tu
 from tests.support.chaos import drive
 from tests.support.chaos.harness import ChaosWorld
 
+pytestmark = pytest.mark.slow
+
 SESSIONS = int(os.environ.get("SCOUT_CHAOS_SESSIONS", "300"))
 LANES = int(os.environ.get("SCOUT_CHAOS_LANES", "6"))
 TODO = Call("todo_write", {"items": [{"content": "look", "status": "in_progress"}]})

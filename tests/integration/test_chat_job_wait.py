@@ -22,6 +22,8 @@ from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair, until
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 from tools.ssh import Inventory, SSHPool
 
+pytestmark = pytest.mark.slow
+
 WAIT = {"hosts": ["spark-b"], "names": ["weights"], "timeout": 120}
 KEY = "spark-b/weights"
 

@@ -7,7 +7,11 @@ import sys
 from argparse import ArgumentParser
 from pathlib import Path
 
+import pytest
+
 from agent.faces.cli import build_parser
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SCOUT = str(Path(sys.executable).with_name("scout"))

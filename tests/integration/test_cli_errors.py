@@ -13,6 +13,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+pytestmark = pytest.mark.slow
+
 SCOUT = str(Path(sys.executable).with_name("scout"))
 
 

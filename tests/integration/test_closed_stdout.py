@@ -95,6 +95,7 @@ def test_a_face_whose_reader_left_stops_quietly(face, tmp_path: Path) -> None:
     assert code in (0, 1)
 
 
+@pytest.mark.slow
 def test_a_headless_run_whose_reader_left_stops_quietly(tmp_path: Path) -> None:
     with HeldAPI([text_turn("done " * 200)]) as api:
         code, stderr = read_one_line_and_leave(

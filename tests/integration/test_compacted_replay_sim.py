@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent.loop.model_client import AnthropicClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive, sim_runtime
 from agent.replay.resume import rebuild
 from agent.replay.server import MessagesAPIServer
+
+pytestmark = pytest.mark.slow
 
 TIGHT = {
     "compact_keep_turns": 1,

@@ -30,6 +30,8 @@ from tests.support.story_script import story_script
 from tools.recon.probe import probe_hosts
 from tools.ssh import Inventory, SSHPool
 
+pytestmark = pytest.mark.slow
+
 HOSTS = ["spark-a", "spark-b"]
 WITH_STEPS = {"kind": "approved", "message": "", "approve_steps": True}
 RECORD = "qwen3.5-122b-a10b-fp8@spark-a-8000"

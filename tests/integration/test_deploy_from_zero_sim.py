@@ -6,6 +6,8 @@ import pytest
 
 from tests.integration.test_deploy_variants_sim import BASE, plan_on
 
+pytestmark = pytest.mark.slow
+
 TOKEN = "hf_h13TestTokenNeverShownAnywhere0123"
 
 

@@ -8,6 +8,8 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
 
+pytestmark = pytest.mark.slow
+
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 
 

@@ -1,11 +1,15 @@
 """docker_ctl hands what it listed to the world model: the host's containers follow a stop."""
 
+import pytest
+
 from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
 from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 PLAN = one_step_plan(
     "free spark-a",

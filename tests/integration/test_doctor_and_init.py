@@ -1,5 +1,6 @@
 import re
 
+import pytest
 import yaml
 
 from agent.faces.doctor import run_checks
@@ -14,6 +15,7 @@ def _by_name(checks):
     return {check.name: check for check in checks}
 
 
+@pytest.mark.slow
 async def test_doctor_on_a_healthy_cluster_and_on_docker_without_the_group(tmp_path):
     async with SimCluster("seed-pair", tmp_path / "a") as sim:
         inventory = sim.write_inventory(tmp_path / "a" / "inventory.yaml")

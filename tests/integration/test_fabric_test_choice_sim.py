@@ -11,6 +11,8 @@ import pytest
 from tests.integration.test_rollout_sim import _computed_plan
 from tests.integration.test_sim_scenarios_recon import recon
 
+pytestmark = pytest.mark.slow
+
 
 async def test_with_nccl_tests_on_every_node_the_plan_measures_the_fabric() -> None:
     plan = await _computed_plan("healthy-pair")

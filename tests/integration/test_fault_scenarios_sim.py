@@ -24,6 +24,8 @@ from tests.support.job_kit import SMALL_MODEL, JobDesk, job_facts
 from tests.support.session_kit import tool_turn
 from tools.ssh import Inventory, SSHPool
 
+pytestmark = pytest.mark.slow
+
 H100 = {"hosts": ["h100-a", "h100-b"], "model_size_gb": 119, "nodes": 2}
 SPARKS = {"hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
 

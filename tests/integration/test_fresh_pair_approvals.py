@@ -30,6 +30,8 @@ from tests.support.scout_cli import scout
 from tests.support.session_kit import sdk_client
 from tests.support.story_script import story_script, tool_use_turn, turn_index
 
+pytestmark = pytest.mark.slow
+
 SECRET = "webhook-secret-for-tests-0123456789"
 RULES = """\
 approve:

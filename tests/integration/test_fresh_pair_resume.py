@@ -29,6 +29,8 @@ from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving
 from tests.support.story_script import call_id, story_script, turn_index
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).parents[2]
 SECRET = "webhook-secret-for-the-plan-resume-test-0123"
 RULES = "approve:\n  - {tool: propose_plan, approve_steps: true}\n"

@@ -4,6 +4,8 @@ told by `scout demo`."""
 import re
 from pathlib import Path
 
+import pytest
+
 from agent.loop.transcript import read_transcript
 from tests.support.proof_report import (
     assert_ends_with_the_report,
@@ -11,6 +13,8 @@ from tests.support.proof_report import (
     chart_of,
 )
 from tests.support.scout_cli import ROOT, scout
+
+pytestmark = pytest.mark.slow
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"

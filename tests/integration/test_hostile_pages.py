@@ -40,6 +40,7 @@ async def test_a_heading_followed_by_spaces_is_read_in_linear_time(tmp_path: Pat
     beat.assert_kept_ticking()
 
 
+@pytest.mark.slow
 async def test_a_page_that_keeps_the_parser_busy_is_stopped_at_its_deadline(
     tmp_path: Path,
 ) -> None:
@@ -67,6 +68,7 @@ async def test_a_page_that_keeps_the_parser_busy_is_stopped_at_its_deadline(
     beat.assert_kept_ticking()
 
 
+@pytest.mark.slow
 def test_a_stacked_gzip_bomb_ends_with_a_clear_error_and_little_memory() -> None:
     outcome = measured("gzip-gzip-1gb")  # 1 GB of zeros gzipped twice: a few KB on the wire
     assert outcome["is_error"]
@@ -75,6 +77,7 @@ def test_a_stacked_gzip_bomb_ends_with_a_clear_error_and_little_memory() -> None
     assert_loop_kept_ticking(outcome)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("case", "settings"),
     [("gzip-1gb", {}), ("gzip-x3-1gb", {"max_content_encodings": 3})],
@@ -91,6 +94,7 @@ def test_a_gzip_bomb_stops_at_the_byte_cap_whatever_its_layers(case: str, settin
     assert_loop_kept_ticking(outcome)
 
 
+@pytest.mark.slow
 def test_a_page_reader_stopped_at_its_deadline_leaves_memory_bounded() -> None:
     outcome = measured("nested-divs", read_deadline_s=1.0)
     assert outcome["is_error"] and "could not be read within 1 s" in outcome["text"]

@@ -9,10 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent.loop.events import ApprovalDecisionEvent, ToolCallEvent
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive
 from tests.support.hostile import Heartbeat, run_measured
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"

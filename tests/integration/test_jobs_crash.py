@@ -18,6 +18,8 @@ from sim.cluster import SimCluster
 from tests.support.job_kit import MODEL, JobDesk, empty_pair, job_facts
 from tools.ssh import Inventory, SSHPool
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).parents[2]
 
 

@@ -100,6 +100,7 @@ def midway(event: dict[str, Any]) -> bool:
     return event["type"] == "job" and fraction is not None and 0 < fraction < 1
 
 
+@pytest.mark.slow
 async def test_a_killed_scout_run_resumes_and_finds_its_download_job(
     cluster: SimCluster, tmp_path: Path
 ) -> None:

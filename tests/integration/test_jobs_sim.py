@@ -33,6 +33,7 @@ async def desk(cluster: SimCluster, tmp_path: Path) -> AsyncIterator[JobDesk]:
         yield JobDesk(pool, tmp_path / "spill")
 
 
+@pytest.mark.slow
 async def test_download_and_pull_on_both_hosts_in_one_batch(
     cluster: SimCluster, desk: JobDesk
 ) -> None:
@@ -115,6 +116,7 @@ async def test_stop_ends_the_whole_process_group(cluster: SimCluster, desk: JobD
     assert cluster.host_state("spark-b")["hf_cache"][MODEL]["partial"] is True
 
 
+@pytest.mark.slow
 async def test_wait_rides_out_a_dropped_connection_and_the_job_never_restarts(
     cluster: SimCluster, desk: JobDesk
 ) -> None:

@@ -36,6 +36,7 @@ async def healthy(tmp_path: Path) -> AsyncIterator[tuple[SimCluster, JobDesk]]:
             yield cluster, desk
 
 
+@pytest.mark.slow
 async def test_weights_downloaded_on_the_head_are_copied_to_the_worker(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:
@@ -55,6 +56,7 @@ async def test_weights_downloaded_on_the_head_are_copied_to_the_worker(
     assert cluster.host_state("spark-b")["hf_cache"][MODEL] == {"size_gb": 119.0}
 
 
+@pytest.mark.slow
 async def test_a_copy_over_a_link_that_is_down_fails_with_sshs_line(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:
@@ -74,6 +76,7 @@ async def test_a_copy_over_a_link_that_is_down_fails_with_sshs_line(
     assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
 
 
+@pytest.mark.slow
 async def test_a_copy_to_a_worker_that_is_down_fails_as_rsync_over_ssh_does(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agent.loop.scripted_client import ScriptedClient
 from agent.replay.redrive import sim_runtime
 from agent.safety.approvers.scripted import ScriptedApprover
 from sim.fleet import fleet
 from sim.scenario import Scenario, load_scenario
 from tests.support.session_kit import text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 PATIENT = {"check_attempts": 30, "check_interval_s": 0.3}

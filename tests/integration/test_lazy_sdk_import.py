@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 # Says on stderr whether the SDK was ever imported in this process.
 REPORT = 'import sys\nprint("SDK imported:", "anthropic" in sys.modules, file=sys.stderr)\n'
 # Runs `scout ARGV…` in this process, then reports.

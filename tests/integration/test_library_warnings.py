@@ -107,6 +107,7 @@ FACES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("argv", "status", "logs"), FACES.values(), ids=FACES.keys())
 async def test_a_library_warning_never_reaches_the_screen(
     argv: str, status: int, logs: bool, cluster: SimCluster, tmp_path: Path

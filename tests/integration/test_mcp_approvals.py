@@ -53,6 +53,7 @@ async def replay_everything(client: Client, name: str, arguments: dict, old_ids:
     return results
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_accepting_every_form_and_replaying_old_state_runs_nothing(tmp_path):
     home = tmp_path / "home"
@@ -80,6 +81,7 @@ async def test_accepting_every_form_and_replaying_old_state_runs_nothing(tmp_pat
     assert "no approvals are waiting" in scout("approvals", home=home).stdout  # withdrawn
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_a_persons_decision_runs_its_own_call_once(tmp_path):
     home = tmp_path / "home"

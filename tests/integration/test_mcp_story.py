@@ -32,6 +32,7 @@ SECRET = "webhook-secret-for-mcp-tests-0123456789"
 RULES = "approve:\n  - {tool: propose_plan, approve_steps: true}\n"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(400)
 async def test_the_story_over_mcp_reaches_a_proven_endpoint_on_one_decision(tmp_path):
     rules = tmp_path / "rules.yaml"

@@ -11,6 +11,8 @@ import io
 import json
 from typing import Any
 
+import pytest
+
 from agent.faces.headless import run_goal
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
@@ -22,6 +24,8 @@ from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 PLAN_INPUT = {
     "model": "Qwen/Qwen3.5-122B-A10B-FP8",

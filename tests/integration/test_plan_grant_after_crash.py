@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent.loop.events import Event
 from agent.loop.resumed import RebuiltSession
 from agent.loop.transcript import read_transcript
@@ -68,6 +70,7 @@ def cut_mid_call(events: list[Event], call: str) -> list[Event]:
     return events[: decided + 1]
 
 
+@pytest.mark.slow
 async def test_a_step_left_unfinished_by_a_crash_asks_before_it_runs_again(tmp_path):
     story = story_script(STORY)
     crashed_in = call_id(story, "rollout_step", step=2)

@@ -147,6 +147,7 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
     assert len(at_four) == 4  # each run: the line before its progress, and its summary's row
 
 
+@pytest.mark.slow
 async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_path) -> None:
     result, _ = await check(old, tmp_path)
     assert not result.is_error, result.text

@@ -2,6 +2,8 @@
 serve command carries its flags with the `{param}`s filled, and the plan names what it cannot
 apply (mods, build_args)."""
 
+import pytest
+
 from tests.integration.test_deploy_variants_sim import plan_on
 from tests.support.runner_table import RECIPES
 from tests.unit.test_recipe_book import COMMUNITY
@@ -36,6 +38,7 @@ async def test_the_bundled_recipe_states_the_context_and_where_it_came_from():
     assert "Trade-off: one Spark serves the INT4 AutoRound checkpoint" in goal
 
 
+@pytest.mark.slow
 async def test_a_known_bad_image_is_refused_with_its_reason():
     plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
     result = await plan_on("seed-pair", {**plan, "image": "nvcr.io/nvidia/vllm:26.07-py3"})
@@ -52,6 +55,7 @@ async def test_the_gid_index_is_read_on_each_node_and_nccl_may_not_fall_back():
         assert "-e NCCL_IB_GID_INDEX=3" in run and "-e NCCL_NET=IB" in run
 
 
+@pytest.mark.slow
 async def test_a_community_recipe_on_the_head_is_read_there(tmp_path):
     where = "/opt/spark-vllm-docker/recipes/qwen3.5-122b-fp8.yaml"
     lines = "".join(f"        {line}\n" for line in COMMUNITY.splitlines())

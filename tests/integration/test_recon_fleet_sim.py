@@ -15,6 +15,8 @@ from sim.cluster import SimCluster
 from sim.fleet import fleet
 from sim.scenario import load_scenario
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).parents[2]
 WORKERS = [f"spark-{letter}" for letter in "bcdefgh"]
 

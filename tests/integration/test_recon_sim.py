@@ -48,6 +48,7 @@ async def scout_recon(*args: str, env: dict[str, str] | None = None) -> tuple[in
     return proc.returncode, out.decode(), err.decode()
 
 
+@pytest.mark.slow
 async def test_recon_tables_show_the_seed_pair_and_its_blockers(inventory: Path) -> None:
     code, out, err = await scout_recon("--inventory", str(inventory), "--model-size-gb", "119")
     assert code == 0, err
@@ -59,6 +60,7 @@ async def test_recon_tables_show_the_seed_pair_and_its_blockers(inventory: Path)
     assert "a ~119 GB model cannot start while vllm_node holds ~" in out
 
 
+@pytest.mark.slow
 async def test_recon_json_validates_against_the_world_model(inventory: Path) -> None:
     code, out, err = await scout_recon("--inventory", str(inventory), "--json")
     assert code == 0, err
@@ -78,6 +80,7 @@ async def test_recon_json_validates_against_the_world_model(inventory: Path) -> 
     assert worker.toolkit.nvcc_on_path is False
 
 
+@pytest.mark.slow
 async def test_a_host_down_exits_1_and_the_other_still_prints(
     cluster: SimCluster, inventory: Path
 ) -> None:
@@ -88,6 +91,7 @@ async def test_a_host_down_exits_1_and_the_other_still_prints(
     assert "spark-b unreachable" in err and "spark-b" in err
 
 
+@pytest.mark.slow
 async def test_recon_json_with_a_host_down_is_still_json_and_names_it(
     cluster: SimCluster, inventory: Path
 ) -> None:
@@ -99,6 +103,7 @@ async def test_recon_json_with_a_host_down_is_still_json_and_names_it(
     assert "connect_retry" not in out + err and "spark-b unreachable" in err
 
 
+@pytest.mark.slow
 async def test_recon_uses_the_inventory_named_in_the_settings(
     inventory: Path, tmp_path: Path
 ) -> None:
@@ -109,6 +114,7 @@ async def test_recon_uses_the_inventory_named_in_the_settings(
     assert "spark-a" in out and "GB10" in out
 
 
+@pytest.mark.slow
 async def test_unknown_host_and_missing_inventory_are_clear_errors(
     inventory: Path, tmp_path: Path
 ) -> None:
@@ -118,6 +124,7 @@ async def test_unknown_host_and_missing_inventory_are_clear_errors(
     assert code == 2 and "cannot read inventory" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
     (inventory.parent / "known_hosts").write_text("")
     code, _, err = await scout_recon("--inventory", str(inventory), "--hosts", "spark-a")

@@ -1,11 +1,15 @@
 """Recording a session on the simulated cluster and re-driving it against a fresh one."""
 
+import pytest
+
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive, sim_runtime
 from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 PLAN = one_step_plan(
     "bring the worker's RoCE link up",

@@ -32,6 +32,8 @@ from tests.support.session_kit import text_turn
 from tests.support.story_script import tool_use_turn
 from tools.ssh import Inventory
 
+pytestmark = pytest.mark.slow
+
 UNPLANNED = {"host": "spark-a", "command": "docker rm other_node"}
 
 

@@ -1,5 +1,7 @@
 """rollout_step on the simulated cluster: the approved plan, one proven step at a time."""
 
+import pytest
+
 from agent.loop.scripted_client import ScriptedClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
@@ -10,6 +12,8 @@ from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+
+pytestmark = pytest.mark.slow
 
 PLAN_INPUT = {
     "model": "Qwen/Qwen3.5-122B-A10B-FP8",

@@ -10,10 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent.replay.chaos.planner import planners
 from agent.replay.eval_scenarios import SCENARIOS
 from agent.replay.evaluation import evaluate
 from agent.replay.wrong_planner import wrong_planner
+
+pytestmark = pytest.mark.slow
 
 SCOUT = str(Path(sys.executable).with_name("scout"))
 BY_NAME = {s.name: s for s in SCENARIOS}

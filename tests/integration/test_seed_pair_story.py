@@ -1,9 +1,13 @@
 """The seed story end to end: the recorded deployment session, re-driven (the demo tells the
 fresh-pair story, tests/integration/test_fresh_pair_story.py)."""
 
+import pytest
+
 from agent.loop.transcript import read_transcript
 from tests.support.proof_report import assert_ends_with_the_report, assert_engine_benchmark
 from tests.support.scout_cli import ROOT, scout
+
+pytestmark = pytest.mark.slow
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
 

@@ -13,10 +13,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from agent.faces.chat import COMMANDS, run_slash
 from agent.replay.server import MessagesAPIServer
+
+pytestmark = pytest.mark.slow
 
 SCOUT = str(Path(sys.executable).with_name("scout"))
 

@@ -135,6 +135,7 @@ async def stream_rate(base_url: str, max_tokens: int = 24) -> tuple[float, float
     return stamps[0] - start, rate, "".join(pieces)
 
 
+@pytest.mark.slow
 async def test_happy_path_serves_the_model_through_an_ssh_forward(seed: Pair) -> None:
     await seed.prepare()
     await seed.ray_cluster()
@@ -190,6 +191,7 @@ async def test_serving_fails_while_the_old_container_holds_the_memory(seed: Pair
     assert "less than desired GPU memory utilization (0.8, 97.35 GiB)" in low.stderr
 
 
+@pytest.mark.slow
 async def test_worker_that_cannot_reach_the_head_never_joins(seed: Pair) -> None:
     await seed.ok("head", "docker stop vllm_node")
     for on, ip, name in (
@@ -315,6 +317,7 @@ async def test_with_nccl_net_ib_a_missing_rdma_path_stops_the_engine(seed: Pair)
     assert "NET/Socket" not in serve.stdout + serve.stderr
 
 
+@pytest.mark.slow
 async def test_a_flag_the_images_vllm_does_not_know_stops_it_at_the_parser(seed: Pair) -> None:
     await seed.prepare()  # IMAGE: NGC 25.11, vLLM 0.11.0 (--task still known there)
     serve = await seed.run("head", f"docker exec node-1 {SERVE} --no-such-flag 3")

@@ -114,6 +114,7 @@ async def test_a_container_without_network_cannot_pip_install(sim: Sim) -> None:
     assert "sim_" not in (await sim.run("spark-a", "docker ps -a")).stdout  # --rm removed it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["gated-model"], indirect=True)
 async def test_gated_model_needs_hf_token(sim: Sim) -> None:
     refused = await sim.run("spark-a", f"hf download {MODEL}")
@@ -123,6 +124,7 @@ async def test_gated_model_needs_hf_token(sim: Sim) -> None:
     assert (await sim.recon())["spark-a"].hf_cache.models == {MODEL: MODEL_BYTES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["small-disk"], indirect=True)
 async def test_small_disk_has_no_room_and_a_download_fills_it(sim: Sim) -> None:
     root = next(d for d in (await sim.recon())["spark-a"].disk.disks if d.mount == "/")

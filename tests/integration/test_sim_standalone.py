@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 
 def test_the_suggested_recon_command_runs_as_printed(tmp_path: Path) -> None:
     env = {**os.environ, "SCOUT_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}

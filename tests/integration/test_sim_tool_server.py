@@ -107,6 +107,7 @@ def wait_until(condition, what: str) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_tools_answer_exactly_as_when_run_on_their_own(host_dir: Path) -> None:
     alone = [sh(host_dir, command) for command in SAME_ANSWERS]
     with ToolServerProcess(host_dir) as server:

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent.loop.transcript import read_transcript
 from tests.support.proof_report import assert_ends_with_the_report, assert_engine_benchmark
 from tests.support.scout_cli import ROOT, scout
+
+pytestmark = pytest.mark.slow
 
 TRANSCRIPT = ROOT / "agent" / "transcripts" / "spark-trio-deploy.jsonl"
 

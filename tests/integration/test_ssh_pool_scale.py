@@ -12,6 +12,8 @@ from sim.fleet import fleet
 from sim.scenario import load_scenario
 from tools.ssh import Inventory, SSHPool
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.timeout(300)  # 64 simulated hosts on a 2-core machine shared with other work
 async def test_sixty_four_hosts_one_connection_each_commands_capped_per_host(

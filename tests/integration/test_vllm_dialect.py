@@ -54,6 +54,7 @@ def _ask(**extra: Any) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("story", STORIES)
 async def test_a_bundled_story_replays_through_vllm_with_no_drift(story: str, tmp_path: Path):

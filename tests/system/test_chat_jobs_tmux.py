@@ -15,7 +15,10 @@ from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing
 from tools.ssh import Inventory, SSHPool
 
-pytestmark = pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or "")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or ""),
+]
 
 DOWNLOAD = f"hf download {SMALL_MODEL}"
 SCRIPT = [

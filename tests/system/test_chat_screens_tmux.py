@@ -14,7 +14,10 @@ from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing
 
-pytestmark = pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or "")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or ""),
+]
 
 PLAN = {
     "goal": "bring the worker's RoCE link up",

@@ -19,7 +19,10 @@ import pytest
 
 from tests.support.tmux import TmuxScreen, tmux_missing
 
-pytestmark = pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or "")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or ""),
+]
 
 SCOUT = f"{os.path.dirname(sys.executable)}/scout"
 ROWS = 40

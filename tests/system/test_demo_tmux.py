@@ -14,7 +14,10 @@ from agent.loop.events import ModelRequest, ModelResponse, SessionStart, UserMes
 from tests.support.processes import process_tree, survivors
 from tests.support.tmux import TmuxScreen, tmux_missing
 
-pytestmark = pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or "")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(tmux_missing() is not None, reason=tmux_missing() or ""),
+]
 
 SCOUT = f"{os.path.dirname(sys.executable)}/scout"
 # A nested timeout, as the demo's own health wait has: GNU timeout takes a process group of its own

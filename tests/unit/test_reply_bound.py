@@ -93,6 +93,20 @@ def test_many_small_blocks_still_end_within_the_limit() -> None:
     assert line_bytes(bounded.content) <= 2000
 
 
+def test_each_block_is_measured_a_few_times_however_many_go() -> None:
+    # measuring every block again for each one that went took seconds for a thousand blocks
+    measured = 0
+
+    def counted(value: Any) -> Any:
+        nonlocal measured
+        measured += 1
+        return value
+
+    bounded = bound_reply([text("ab")] * 1000, limit=2000, redact=counted)
+    assert bounded.dropped_blocks > 500 and line_bytes(bounded.content) <= 2000
+    assert measured < 10 * 1000  # it was 1.5 million
+
+
 def test_the_limit_holds_after_redaction_too() -> None:
     # a one-letter password is written as [REDACTED]: the line grows as it is masked
     redactor = Redactor()

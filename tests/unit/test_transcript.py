@@ -147,7 +147,8 @@ def test_redaction_stays_linear_on_hostile_text():
 def test_no_event_is_written_longer_than_the_reader_takes(tmp_path):
     # what the model alone could make too long, beyond the reply itself (agent/loop/reply_bound)
     escaped = "\x01" * (MAX_LINE_BYTES // 4)  # six bytes each once escaped
-    many = {f"k{n}": n for n in range(MAX_LINE_BYTES // 8)}  # no one value worth cutting
+    # no one value worth cutting: the keys make the line long, each value is a byte or four
+    many = {f"k{n}".ljust(1000, "."): n for n in range(MAX_LINE_BYTES // 900)}
     path = tmp_path / "t.jsonl"
     writer = TranscriptWriter(path, "s1", Redactor())
     written = [
