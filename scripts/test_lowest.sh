@@ -11,7 +11,9 @@ venv=.venv-lowest
 constraints="$venv/constraints.txt"
 [ -x "$venv/bin/python" ] || python3 -m venv --upgrade-deps "$venv"
 "$venv/bin/python" scripts/lowest_versions.py >"$constraints"
-"$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" -e '.[test,mcp]'
+# not the mcp extra: the SDK needs more than these floors (pydantic, httpx, anyio), so its tests
+# skip here and run on the lock and on the newest versions
+"$venv/bin/pip" install -q --disable-pip-version-check -c "$constraints" -e '.[test]'
 "$venv/bin/pip" check >/dev/null
 
 tested=()
