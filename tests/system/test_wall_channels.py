@@ -242,6 +242,23 @@ async def test_devices_beyond_the_read_safe_list_do_not_open(abi: int, pool: SSH
     assert safe.startswith("4")  # the read-safe list and plain files still read
 
 
+@pytest.mark.parametrize("abi", ABIS)
+async def test_a_device_behind_a_symlink_does_not_open(
+    abi: int, pool: SSHPool, tmp_path: Path
+) -> None:
+    """The gate sees `cat ~/repo/notes.txt`, a read; a repository can make that file a link to
+    a device. The kernel resolves the link, so the wall judges the file it reaches."""
+    name = next((n for n in DEVICES if Path("/dev", n).exists()), None)
+    if name is None:
+        pytest.skip("none of these device nodes here: " + ", ".join(DEVICES))
+    link = tmp_path / "notes.txt"
+    link.symlink_to(f"/dev/{name}")
+    probe = f'{PY} \'open("{link}", "rb"); print("OPEN")\''
+    walled = await on_head(pool, probe, abi)
+    assert "OPEN" not in walled and "Permission denied" in walled
+    assert "OPEN" in await on_head(pool, probe, None)
+
+
 @pytest.fixture
 def listener(sshd_topology: Topology) -> Iterator[int]:
     """An HTTP server in the head's namespace on every address: loopback and its link's."""
