@@ -207,6 +207,18 @@ async def test_nothing_outlives_the_call(abi: int, pool: SSHPool) -> None:
     assert len(left) == 1
 
 
+async def test_the_wall_ends_the_command_and_what_it_started_at_the_time_limit(
+    pool: SSHPool,
+) -> None:
+    """The helper keeps the limit itself (no `timeout` around it): at the limit the command
+    and what it left running end, and the call reads as timed out (exit 124)."""
+    seconds = f"{800}.{uuid.uuid4().int % 10_000}"
+    command = f"setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep {seconds}; echo LATE"
+    result = await pool.run("head", command, timeout=1, wall=WallSpec(scratch=True))
+    assert result.walled and result.timed_out and result.exit_status == 124
+    assert "LATE" not in result.stdout and _sleepers(seconds) == []
+
+
 @pytest.fixture
 def outsider() -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(["sleep", "300"])
