@@ -14,8 +14,8 @@ python3 HELPER run …`), so the helper starts as root and keeps only the capabi
 read. A `sudo` anywhere else in the line meets no_new_privs and fails: fail closed.
 
 The helper keeps the time limit itself (`limit=` in its spec: at the limit it kills the
-command, its PID namespace with it, and exits 124 as GNU timeout does), and the line `exec`s
-it: no `timeout` and no shell waits in between, two programs fewer per call.
+command, its PID namespace with it, and exits 124 as GNU timeout does): no `timeout` program
+starts in between.
 """
 
 from __future__ import annotations
@@ -92,7 +92,6 @@ def walled_line(script: str, spec: WallSpec, *, timeout: float, sudo: bool, inst
         f'{{ echo "{UNWALLED_MARK} no python3 on PATH"; exit {UNWALLED_STATUS}; }}; '
     )
     run = [
-        "exec",
         *(["sudo", "-n"] if sudo else []),
         f'python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" run',
         shlex.quote(f"{spec.encoded()} limit={timeout:g}"),
