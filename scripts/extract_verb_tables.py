@@ -4,8 +4,8 @@ own tables, read here from its C source, not with a list written by hand.
 
 nmcli: every `NMCCommand NAME[] = {...}` table in src/nmcli/*.c, each joined to the function
 that owns it or hands it to nmc_do_cmd, walked from nmcli.c's `nmcli_cmds`.
-ip: ip/ip.c's `cmds[]`, and for each object the words its `do_*` function tests, in order,
-with `matches()` (any prefix) or `strcmp()` (the whole word).
+ip, bridge (iproute2): PROGRAM/PROGRAM.c's `cmds[]`, and for each object the words its `do_*`
+function tests, in order, with `matches()` (any prefix) or `strcmp()` (the whole word).
 
     python scripts/extract_verb_tables.py NETWORKMANAGER_GIT IPROUTE2_GIT [--check]
 
@@ -28,6 +28,7 @@ NMC_ENTRY = re.compile(r'\{\s*(?:"([^"]+)"|NULL)\s*,\s*(\w+)')
 NMC_DO_CMD = re.compile(r"nmc_do_cmd\([^,]+,\s*(\w+)\s*,")
 C_FUNCTION = re.compile(r"^(?:[A-Za-z_][\w \t*]*[ \t*])?(\w+)\s*\([^;{}()]*\)\s*\{", re.M)
 IP_ENTRY = re.compile(r'\{\s*"([^"]+)"\s*,\s*(\w+)\s*\}')
+IPROUTE2_PROGRAMS = ("ip", "bridge")
 IP_WORD = re.compile(r'\b(matches|strcmp)\(\s*(?:\*argv|argv\[0\])\s*,\s*"([^"]+)"\s*\)')
 
 
@@ -81,16 +82,19 @@ def nmcli_tables(repo: str) -> dict[str, object]:
     return tree(root, frozenset())
 
 
-def ip_tables(repo: str) -> tuple[tuple[str, ...], dict[str, tuple[tuple[str, bool], ...]]]:
-    """ip's objects in its order, and per object the words its function tests, each with
-    True where any prefix of it is taken (`matches`) and False where only the whole word."""
-    ip_c = git(repo, "show", "HEAD:ip/ip.c")
-    table = re.search(r"cmds\[\]\s*=\s*\{(.*?)\n\};", ip_c, re.S)
+def ip_tables(
+    repo: str, program: str = "ip"
+) -> tuple[tuple[str, ...], dict[str, tuple[tuple[str, bool], ...]]]:
+    """An iproute2 program's objects in its order (PROGRAM/PROGRAM.c's cmds[]), and per object
+    the words its function tests, each with True where any prefix of it is taken (`matches`)
+    and False where only the whole word."""
+    main_c = git(repo, "show", f"HEAD:{program}/{program}.c")
+    table = re.search(r"cmds\[\]\s*=\s*\{(.*?)\n\};", main_c, re.S)
     if table is None:
-        raise SystemExit("ip/ip.c: no cmds[] table")
+        raise SystemExit(f"{program}/{program}.c: no cmds[] table")
     entries = IP_ENTRY.findall(table.group(1))
     bodies: dict[str, str] = {}
-    for path in git(repo, "ls-tree", "--name-only", "HEAD", "ip/").split():
+    for path in git(repo, "ls-tree", "--name-only", "HEAD", f"{program}/").split():
         if path.endswith(".c"):
             bodies.update(function_bodies(git(repo, "show", f"HEAD:{path}")))
     verbs: dict[str, tuple[tuple[str, bool], ...]] = {}
@@ -106,7 +110,7 @@ def ip_tables(repo: str) -> tuple[tuple[str, ...], dict[str, tuple[tuple[str, bo
 def module_text(nm_repo: str, ip_repo: str) -> str:
     nm_commit = git(nm_repo, "rev-parse", "HEAD").strip()
     ip_commit = git(ip_repo, "rev-parse", "HEAD").strip()
-    objects, verbs = ip_tables(ip_repo)
+    tables = {program: ip_tables(ip_repo, program) for program in IPROUTE2_PROGRAMS}
     fmt = pprint.PrettyPrinter(width=96, sort_dicts=False).pformat
     return (
         '"""Verb tables of programs that take a prefix of a verb, extracted from their own\n'
@@ -114,15 +118,17 @@ def module_text(nm_repo: str, ip_repo: str) -> str:
         f"nmcli: NetworkManager/NetworkManager@{nm_commit},\nsrc/nmcli/*.c (the "
         "NMCCommand tables; nmc_do_cmd takes the first entry matches() accepts, in\n"
         'src/libnmc-base/nm-client-utils.c). The key "" names the verb run when none is given.\n'
-        f"ip: iproute2/iproute2@{ip_commit},\nip/ip.c cmds[] and each object's do_* "
-        "function (matches() in lib/utils.c: True; strcmp(): False).\n"
+        f"ip and bridge: iproute2/iproute2@{ip_commit},\nip/ip.c and bridge/bridge.c cmds[] and "
+        "each object's do_* function (matches() in lib/utils.c: True;\nstrcmp(): False).\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
         f'NMCLI_SOURCE = "https://github.com/NetworkManager/NetworkManager/tree/{nm_commit}"\n'
         f'IP_SOURCE = "https://github.com/iproute2/iproute2/tree/{ip_commit}"\n'
         f"NMCLI_COMMANDS: dict[str, object] = {fmt(nmcli_tables(nm_repo))}\n"
-        f"IP_OBJECTS: tuple[str, ...] = {fmt(objects)}\n"
-        f"IP_VERBS: dict[str, tuple[tuple[str, bool], ...]] = {fmt(verbs)}\n"
+        "IPROUTE2_OBJECTS: dict[str, tuple[str, ...]] = "
+        f"{fmt({program: objects for program, (objects, _) in tables.items()})}\n"
+        "IPROUTE2_VERBS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = "
+        f"{fmt({program: verbs for program, (_, verbs) in tables.items()})}\n"
     )
 
 

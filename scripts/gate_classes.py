@@ -14,17 +14,22 @@ import argparse
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.safety.shell.abbreviations import ip_object, ip_verb, nmcli_expand  # noqa: E402
+from agent.safety.shell.abbreviations import (  # noqa: E402
+    iproute2_object,
+    iproute2_verb,
+    nmcli_expand,
+)
 from agent.safety.shell.judge import judge_shell  # noqa: E402
 from agent.safety.shell.verb_tables import (  # noqa: E402
-    IP_OBJECTS,
     IP_SOURCE,
-    IP_VERBS,
+    IPROUTE2_OBJECTS,
+    IPROUTE2_VERBS,
     NMCLI_COMMANDS,
     NMCLI_SOURCE,
 )
@@ -52,9 +57,9 @@ ITEM_3 = (
     (f"nmcli verbs abbreviated, expanded by nmcli's table ({NMCLI_SOURCE})",
      (f"{ABBREVIATIONS}::test_an_abbreviated_nmcli_verb_gets_the_label_of_the_verb_nmcli_runs",
       f"{ABBREVIATIONS}::test_nmcli_takes_the_first_entry_a_word_begins")),
-    (f"ip objects and verbs abbreviated, expanded by ip's tables ({IP_SOURCE})",
-     (f"{ABBREVIATIONS}::test_an_abbreviated_ip_verb_gets_the_label_of_the_verb_ip_runs",
-      f"{ABBREVIATIONS}::test_ip_takes_the_first_test_a_word_passes",
+    (f"ip and bridge objects and verbs abbreviated, expanded by their tables ({IP_SOURCE})",
+     (f"{ABBREVIATIONS}::test_an_abbreviated_iproute2_verb_gets_the_label_of_the_verb_it_runs",
+      f"{ABBREVIATIONS}::test_iproute2_takes_the_first_test_a_word_passes",
       f"{CLASSES}::test_no_form_of_a_state_changing_class_is_read_only[netns_exec]")),
     ("config a repository or user sets that runs a program (git)",
      (f"{CLASSES}::test_no_form_of_a_state_changing_class_is_read_only[git_config]",
@@ -91,6 +96,11 @@ def described(test: str, count: int) -> str:
     return f"{count} case{'s' * (count != 1)}"
 
 
+def shortest(word: str, expand: Callable[[str], str | None]) -> str | None:
+    """The shortest prefix of `word` the program's rule expands to `word` (None: none)."""
+    return next((word[:n] for n in range(1, len(word) + 1) if expand(word[:n]) == word), None)
+
+
 def abbreviation_cases() -> list[str]:
     """Every shortest abbreviation the tables give, the verb it runs and the gate's label."""
     lines = []
@@ -98,25 +108,21 @@ def abbreviation_cases() -> list[str]:
     def walk(node: dict[str, object], path: list[str], short: list[str]) -> None:
         names = [name for name in node if name]
         for verb in names:
-            cut = next((verb[:n] for n in range(1, len(verb) + 1)
-                        if nmcli_expand(verb[:n], names) == verb), verb)  # fmt: skip
+            cut = shortest(verb, lambda w, names=names: nmcli_expand(w, names)) or verb
             words = [*short, cut]
             label = judge_shell(" ".join(["nmcli", *words])).risk.name.lower()
             lines.append(f"  nmcli {' '.join(words)} -> {' '.join([*path, verb])}: {label}")
             walk(node[verb], [*path, verb], words)  # type: ignore[arg-type]
 
     walk(NMCLI_COMMANDS, [], [])
-    for obj in IP_OBJECTS:
-        short_obj = next(
-            (obj[:n] for n in range(1, len(obj) + 1) if ip_object(obj[:n]) == obj), obj
-        )
-        for verb, _ in IP_VERBS[obj]:
-            cut = next(
-                (verb[:n] for n in range(1, len(verb) + 1) if ip_verb(obj, verb[:n]) == verb), None
-            )
-            if cut is not None:
-                label = judge_shell(f"ip {short_obj} {cut} dev x").risk.name.lower()
-                lines.append(f"  ip {short_obj} {cut} -> {obj} {verb}: {label}")
+    for program, objects in IPROUTE2_OBJECTS.items():
+        for obj in objects:
+            short_obj = shortest(obj, lambda w, p=program: iproute2_object(p, w)) or obj
+            for verb, _ in IPROUTE2_VERBS[program][obj]:
+                cut = shortest(verb, lambda w, p=program, o=obj: iproute2_verb(p, o, w))
+                if cut is not None:
+                    label = judge_shell(f"{program} {short_obj} {cut} dev x").risk.name.lower()
+                    lines.append(f"  {program} {short_obj} {cut} -> {obj} {verb}: {label}")
     return lines
 
 
@@ -133,7 +139,9 @@ def main() -> int:
             missing += [test] if count == 0 else []
             print(f"   - {test}: {described(test, count)}")
     cases = abbreviation_cases()
-    print(f"abbreviations the tables give: {len(cases)} (nmcli and ip), each judged as its verb")
+    print(
+        f"abbreviations the tables give: {len(cases)} (nmcli, ip, bridge), each judged as its verb"
+    )
     if args.cases:
         print("\n".join(cases))
     return 1 if missing else 0

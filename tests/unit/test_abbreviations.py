@@ -1,6 +1,6 @@
 """Abbreviated verbs are judged as the program expands them, by its own tables (issue 36,
-item 3). The cases are generated from verb_tables.py (extracted from nmcli's and ip's
-sources): every verb path, written with each word cut to the shortest prefix the program
+item 3). The cases are generated from verb_tables.py (extracted from nmcli's, ip's and
+bridge's sources): every verb path, written with each word cut to the shortest prefix the program
 still expands to it, gets the label its full spelling gets. Before the tables, `nmcli c m …`
 was judged as `connection monitor` (a read) while nmcli runs `connection modify`."""
 
@@ -11,9 +11,14 @@ from typing import cast
 
 import pytest
 
-from agent.safety.shell.abbreviations import ip_object, ip_verb, nmcli_expand, nmcli_path
+from agent.safety.shell.abbreviations import (
+    iproute2_object,
+    iproute2_verb,
+    nmcli_expand,
+    nmcli_path,
+)
 from agent.safety.shell.judge import judge_shell
-from agent.safety.shell.verb_tables import IP_OBJECTS, IP_VERBS, NMCLI_COMMANDS
+from agent.safety.shell.verb_tables import IPROUTE2_OBJECTS, IPROUTE2_VERBS, NMCLI_COMMANDS
 from tools.risk.assessment import Risk
 
 Tree = Mapping[str, object]
@@ -49,12 +54,14 @@ def first_taking(word: str, names: Sequence[str]) -> str | None:
 
 
 NMCLI_PATHS = sorted(nmcli_paths(cast(Tree, NMCLI_COMMANDS)))
-IP_CASES = [
-    (obj, verb)
-    for obj in IP_OBJECTS
-    for verb, _ in IP_VERBS[obj]
-    if ip_verb(obj, verb) == verb  # strcmp aliases (`chg`) also pass: the whole word
+IPROUTE2_CASES = [
+    (program, obj, verb)
+    for program, objects in IPROUTE2_OBJECTS.items()
+    for obj in objects
+    for verb, _ in IPROUTE2_VERBS[program][obj]
+    if iproute2_verb(program, obj, verb) == verb  # strcmp aliases (`chg`) also: whole word
 ]
+IPROUTE2_PROGRAM_OBJECTS = [(p, obj) for p, objects in IPROUTE2_OBJECTS.items() for obj in objects]
 
 
 @pytest.mark.parametrize("path", NMCLI_PATHS, ids=" ".join)
@@ -67,14 +74,16 @@ def test_an_abbreviated_nmcli_verb_gets_the_label_of_the_verb_nmcli_runs(
     assert judge_shell(cut).risk == judge_shell(full).risk, (cut, full)
 
 
-@pytest.mark.parametrize(("obj", "verb"), IP_CASES, ids=" ".join)
-def test_an_abbreviated_ip_verb_gets_the_label_of_the_verb_ip_runs(obj: str, verb: str) -> None:
-    short_obj = shortest(obj, ip_object) or obj
-    names = [name for name, _ in IP_VERBS[obj]]
-    short_verb = shortest(verb, lambda w: ip_verb(obj, w)) or verb
-    assert ip_object(short_obj) == obj and ip_verb(obj, short_verb) == verb
-    full, cut = f"ip {obj} {verb} dev x", f"ip {short_obj} {short_verb} dev x"
-    assert judge_shell(cut).risk == judge_shell(full).risk, (cut, full, names)
+@pytest.mark.parametrize(("program", "obj", "verb"), IPROUTE2_CASES, ids=" ".join)
+def test_an_abbreviated_iproute2_verb_gets_the_label_of_the_verb_it_runs(
+    program: str, obj: str, verb: str
+) -> None:
+    short_obj = shortest(obj, lambda w: iproute2_object(program, w)) or obj
+    short_verb = shortest(verb, lambda w: iproute2_verb(program, obj, w)) or verb
+    assert iproute2_object(program, short_obj) == obj
+    assert iproute2_verb(program, obj, short_verb) == verb
+    full, cut = f"{program} {obj} {verb} dev x", f"{program} {short_obj} {short_verb} dev x"
+    assert judge_shell(cut).risk == judge_shell(full).risk, (cut, full)
 
 
 @pytest.mark.parametrize("path", NMCLI_PATHS, ids=" ".join)
@@ -89,15 +98,17 @@ def test_nmcli_takes_the_first_entry_a_word_begins(path: tuple[str, ...]) -> Non
         assert nmcli_expand(word, names) == first_taking(word, names), word
 
 
-@pytest.mark.parametrize("obj", IP_OBJECTS)
-def test_ip_takes_the_first_test_a_word_passes(obj: str) -> None:
+@pytest.mark.parametrize(("program", "obj"), IPROUTE2_PROGRAM_OBJECTS, ids=" ".join)
+def test_iproute2_takes_the_first_test_a_word_passes(program: str, obj: str) -> None:
     """matches() takes any non-empty prefix, strcmp() only the whole word (`chg`)."""
-    assert ip_object(obj[:1]) == first_taking(obj[:1], IP_OBJECTS)
-    for verb, _ in IP_VERBS[obj]:
+    objects = IPROUTE2_OBJECTS[program]
+    assert iproute2_object(program, obj[:1]) == first_taking(obj[:1], objects)
+    verbs = IPROUTE2_VERBS[program][obj]
+    for verb, _ in verbs:
         for end in range(1, len(verb) + 2):
             word = verb[:end] + ("x" if end > len(verb) else "")
-            passing = [name for name, prefix in IP_VERBS[obj] if prefix or name == word]
-            assert ip_verb(obj, word) == first_taking(word, passing), (obj, word)
+            passing = [name for name, prefix in verbs if prefix or name == word]
+            assert iproute2_verb(program, obj, word) == first_taking(word, passing), word
 
 
 @pytest.mark.parametrize(
@@ -111,6 +122,9 @@ def test_ip_takes_the_first_test_a_word_passes(obj: str) -> None:
         ("ip a ch 10.0.0.1/24 dev eth0", Risk.MUTATING),  # address change
         ("ip n d 10.0.0.1 dev eth0", Risk.DESTRUCTIVE),  # neighbor delete
         ("ip a s", Risk.READ_ONLY),
+        ("bridge m", Risk.READ_ONLY),  # mdb show, not monitor
+        ("bridge f a 00:11:22:33:44:55 dev eth0", Risk.MUTATING),  # fdb add
+        ("bridge v s", Risk.READ_ONLY),  # vlan show
     ],
 )
 def test_named_abbreviations_expand_as_the_programs_do(command: str, risk: Risk) -> None:

@@ -96,6 +96,6 @@ def test_nmcli_tables_are_joined_into_one_tree_in_nmclis_order(tmp_path: Path) -
 
 def test_ip_objects_and_the_words_their_functions_test(tmp_path: Path) -> None:
     git_dir = repo(tmp_path, {"ip/ip.c": IP_C, "ip/iplink.c": IPLINK_C})
-    objects, verbs = load_script().ip_tables(git_dir)
+    objects, verbs = load_script().ip_tables(git_dir, "ip")
     assert objects == ("link", "l2tp")
     assert verbs == {"link": (("add", True), ("chg", False), ("show", True)), "l2tp": ()}

@@ -14,4 +14,4 @@ def test_every_class_names_tests_pytest_collects() -> None:
     run = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "MISSING" not in run.stdout
-    assert "nmcli verbs abbreviated" in run.stdout and "ip objects and verbs" in run.stdout
+    assert "nmcli verbs abbreviated" in run.stdout and "ip and bridge objects" in run.stdout

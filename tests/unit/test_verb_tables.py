@@ -10,7 +10,7 @@ from typing import cast
 
 from agent.safety.shell import verb_tables
 from agent.safety.shell.rules_network import IP_READ_ACTIONS, IP_READ_PAIRS, NMCLI_READ
-from agent.safety.shell.verb_tables import IP_VERBS, NMCLI_COMMANDS
+from agent.safety.shell.verb_tables import IPROUTE2_VERBS, NMCLI_COMMANDS
 
 
 def test_each_table_cites_the_commit_it_was_read_from() -> None:
@@ -27,7 +27,7 @@ def test_every_nmcli_read_is_a_path_of_nmclis_own_tree() -> None:
 
 
 def test_every_ip_read_is_a_verb_ips_own_functions_test() -> None:
-    every_verb = {verb for verbs in IP_VERBS.values() for verb, _ in verbs}
+    every_verb = {verb for verbs in IPROUTE2_VERBS["ip"].values() for verb, _ in verbs}
     assert every_verb >= IP_READ_ACTIONS
     for obj, verb in IP_READ_PAIRS:
-        assert verb in dict(IP_VERBS[obj]), (obj, verb)
+        assert verb in dict(IPROUTE2_VERBS["ip"][obj]), (obj, verb)

@@ -1,8 +1,9 @@
 """Abbreviated verbs expanded as the program itself expands them (issue 36, item 3).
 
 `nmcli c m` is `connection modify`, not `connection monitor`, because nmcli walks its table in
-order and takes the first entry the word is a prefix of; `ip l s` is `link set`. Judging the
-words as written (or with a hand-made table in another order) lets a change pass as a read.
+order and takes the first entry the word is a prefix of; `ip l s` is `link set`, `bridge m`
+is `mdb`. Judging the words as written (or with a hand-made table in another order) lets a
+change pass as a read.
 The tables are the programs' own (verb_tables.py, extracted from their sources); the rules
 here are their matching functions, transcribed:
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import cast
 
-from agent.safety.shell.verb_tables import IP_OBJECTS, IP_VERBS, NMCLI_COMMANDS
+from agent.safety.shell.verb_tables import IPROUTE2_OBJECTS, IPROUTE2_VERBS, NMCLI_COMMANDS
 
 
 def nmcli_matches(word: str, name: str) -> bool:
@@ -56,15 +57,15 @@ def nmcli_path(words: list[str]) -> tuple[tuple[str, ...], list[str], bool]:
     return tuple(path), rest, True
 
 
-def ip_object(word: str) -> str | None:
-    """The object of ip.c's cmds[] that `ip WORD` runs."""
-    return next((name for name in IP_OBJECTS if iproute2_matches(word, name)), None)
+def iproute2_object(program: str, word: str) -> str | None:
+    """The object of an iproute2 program's cmds[] (`ip`, `bridge`) that `PROGRAM WORD` runs."""
+    return next((name for name in IPROUTE2_OBJECTS[program] if iproute2_matches(word, name)), None)
 
 
-def ip_verb(obj: str, word: str) -> str | None:
-    """The verb `ip OBJ WORD` runs, by the tests OBJ's do_* function makes in order (None
-    where none passes, or where ip's object names no table Scout could read)."""
-    for name, any_prefix in IP_VERBS.get(obj, ()):
+def iproute2_verb(program: str, obj: str, word: str) -> str | None:
+    """The verb `PROGRAM OBJ WORD` runs, by the tests OBJ's do_* function makes in order (None
+    where none passes, or where the object names no table Scout could read)."""
+    for name, any_prefix in IPROUTE2_VERBS[program].get(obj, ()):
         if iproute2_matches(word, name) if any_prefix else word == name:
             return name
     return None

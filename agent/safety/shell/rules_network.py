@@ -6,7 +6,7 @@ read-only; anything that sets, adds, deletes or flushes changes how the host tal
 
 from __future__ import annotations
 
-from agent.safety.shell.abbreviations import ip_object, ip_verb, nmcli_path
+from agent.safety.shell.abbreviations import iproute2_object, iproute2_verb, nmcli_path
 from agent.safety.shell.options import grammar, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -152,7 +152,7 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
         return mutating("'ip' without an object")
     if any(isinstance(word, RuntimeText) for word in rest[:2]):
         return mutating("'ip' object or action only known at run time")
-    obj = ip_object(rest[0])
+    obj = iproute2_object("ip", rest[0])
     if obj is None:
         return mutating(f"'ip {rest[0]}' is not an object ip is known to read")
     if obj == "monitor":
@@ -160,7 +160,7 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
     word = rest[1] if len(rest) > 1 else "show"
     if word.startswith("-") or word in IP_LIST_FILTERS:
         word = "show"
-    verb = ip_verb(obj, word)
+    verb = iproute2_verb("ip", obj, word)
     label = f"ip {obj} {word if verb is None else verb}"
     if verb in IP_READ_ACTIONS or (obj, verb) in IP_READ_PAIRS:
         return read_only(f"'{label}' only reads")
@@ -175,7 +175,8 @@ def _is_netns_exec(words: list[str]) -> bool:
     """`ip net e NS cmd` is `ip netns exec`: both words expand by ip's own tables."""
     if len(words) < 2 or isinstance(words[0], RuntimeText) or isinstance(words[1], RuntimeText):
         return len(words) >= 2
-    return ip_object(words[0]) == "netns" and ip_verb("netns", words[1]) == "exec"
+    obj = iproute2_object("ip", words[0])
+    return obj == "netns" and iproute2_verb("ip", obj, words[1]) == "exec"
 
 
 def _ifconfig(name: str, args: list[str]) -> list[Outcome]:
