@@ -58,7 +58,7 @@ def rdma_env(path: FabricPath) -> dict[str, str]:
         env["NCCL_IB_HCA"] = ",".join(path.hcas)
     if len(path.hcas) > 1 and not path.routed:
         # Both PCIe twins of one cage as one NIC: one real pair measured 98 Gb/s on one HCA
-        # and 161 Gb/s with both merged (issue 14; reference/dgx-spark.md §3.4, §6 #5).
+        # and 161 Gb/s with both merged (issue 14; docs/sources.md §3.4, §6 #5).
         env["NCCL_IB_MERGE_NICS"] = "1"
     if path.gid_index is not None:
         # the RoCE v2 IPv4 entry read on this node: another index (IPv6 link-local) hangs (§9)
@@ -132,7 +132,7 @@ def write_file(name: str, text: str, choices: DeployChoices) -> str:
 
 
 SERVE_JOB = "scout-serve"
-# vLLM and SGLang both log this when the HTTP server is up (uvicorn); reference/dgx-spark.md §2.3.
+# vLLM and SGLang both log this when the HTTP server is up (uvicorn); docs/sources.md §2.3.
 READY_LINE = "Application startup complete"
 FAILED_LINE = r"Traceback|Error|error:"
 

@@ -1,5 +1,5 @@
 """SGLang across N nodes: the same launch on every node with its rank and one rendezvous address
-(`--tp` counts GPUs over all nodes, `--pp-size` the pipeline stages; reference/dgx-spark.md §5).
+(`--tp` counts GPUs over all nodes, `--pp-size` the pipeline stages; docs/sources.md §5).
 
 Each container sets SGLANG_HOST_IP to its own fabric IP: without it SGLang advertises an
 auto-detected address (on a Spark, often Wi-Fi) and two-node start-up hangs after

@@ -1,5 +1,5 @@
 """vLLM across N nodes without Ray: torch distributed with `--nnodes/--node-rank/--master-addr`
-(vLLM's multiprocessing backend across nodes, reference/dgx-spark.md §4), TP × PP as laid out.
+(vLLM's multiprocessing backend across nodes, docs/sources.md §4), TP × PP as laid out.
 
 Workers start first, headless (they serve no HTTP); the head (rank 0) starts last and serves.
 """

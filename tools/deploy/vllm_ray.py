@@ -6,7 +6,7 @@ Head container and Ray head first, then each worker's container joins the Ray cl
 
 Where the image has no Ray (NGC `nvcr.io/nvidia/vllm:26.05-py3`), it is installed into each
 container before `ray start`, as the playbook's patched run_cluster.sh does: `pip install -q
---root-user-action=ignore 'ray[default]>=2.9'` (reference/dgx-spark.md §2.3, §6 #13).
+--root-user-action=ignore 'ray[default]>=2.9'` (docs/sources.md §2.3, §6 #13).
 """
 
 from __future__ import annotations
