@@ -25,7 +25,7 @@ from tools.checks import Finding
 from tools.checks.fabric import FABRIC_SPEED_MBPS
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
-from tools.deploy.recipe_parts import rdma_env, socket_env
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.steps import DeployStep, job_log_check
 from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_ranks
 from tools.world.facts import FabricTestFacts

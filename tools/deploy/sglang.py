@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
@@ -17,8 +18,6 @@ from tools.deploy.recipe_parts import (
     own_flags,
     parallel_flags,
     ranked_recipe,
-    rdma_env,
-    socket_env,
 )
 
 

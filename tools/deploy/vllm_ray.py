@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.recipe_parts import (
     PREFLIGHT_COMMON,
     Recipe,
@@ -20,9 +21,7 @@ from tools.deploy.recipe_parts import (
     engine_flags,
     own_flags,
     parallel_flags,
-    rdma_env,
     serve_step,
-    socket_env,
     split_label,
 )
 from tools.deploy.steps import DeployStep, StepCheck
