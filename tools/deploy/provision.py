@@ -38,13 +38,13 @@ from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
 from tools.deploy.image_build import build_blocker
 from tools.deploy.image_skew import skewed_nodes
+from tools.deploy.step_jobs import IMAGE_CHECK_JOB
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.image_probe import contents_command
 from tools.world.facts import HostFacts, Image, ImageContents
 
 PULL_JOB = "pull-image"
 DOWNLOAD_JOB = "download-weights"
-IMAGE_CHECK_JOB = "image-check"
 
 
 @dataclass
