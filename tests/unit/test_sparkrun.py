@@ -63,7 +63,7 @@ def test_a_tp_written_in_the_command_sizes_nothing_under_sparkrun_and_the_differ
     recipe = read_recipe_file(path)
     assert recipe.runner == "sparkrun" and recipe.defaults.tensor_parallel is None
     assert recipe.runner_differences == [
-        "under spark-vllm-docker: layout TP=4 PP=- on 1..any nodes, not TP=- PP=- on 1..any nodes"
+        "under spark-vllm-docker: layout TP=4 PP=1 on 1..any nodes, not TP=1 PP=1 on 1..any nodes"
     ]
     assert recipe.build == "./build-and-copy.sh -t vllm-node --cleanup"  # a v1 recipe: eugr
 
@@ -94,3 +94,13 @@ def test_an_undeclared_file_with_sparkruns_keys_is_read_as_sparkrun_and_says_why
     assert recipe.runner == "sparkrun"
     assert recipe.runner_said.startswith("no repository declares its runner; sparkrun's by its")
     assert "key `runtime`" in recipe.runner_said
+
+
+def test_a_served_model_name_the_command_leaves_out_is_appended_as_sparkrun_does(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text(
+        "model: m/x\nruntime: vllm\ncontainer: vllm/vllm-openai:v0.24.0\n"
+        "defaults:\n  served_model_name: x\ncommand: vllm serve {model} --port {port}\n"
+    )
+    recipe = read_recipe_file(path)
+    assert [f.text() for f in recipe.flags] == ["--served-model-name x"]

@@ -100,8 +100,9 @@ def _compare(mine: Recipe, theirs: Recipe) -> list[str]:
 
 
 def _layout(recipe: Recipe) -> str:
+    """The sizes a runner starts the engine with: both runners take an unstated size as 1."""
     tp, pp = recipe.defaults.tensor_parallel, recipe.defaults.pipeline_parallel
-    sizes = f"TP={tp.value if tp else '-'} PP={pp.value if pp else '-'}"
+    sizes = f"TP={tp.value if tp else 1} PP={pp.value if pp else 1}"
     most = recipe.max_nodes if recipe.max_nodes is not None else "any"
     return f"{sizes} on {recipe.min_nodes}..{most} nodes"
 

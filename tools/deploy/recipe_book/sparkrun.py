@@ -102,6 +102,9 @@ def read_sparkrun(
     params = {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)}
     params.setdefault("model", data["model"])
     template = str(data.get("command") or written_command(engine, defaults))
+    if "served_model_name" in defaults and "--served-model-name" not in template:
+        # runtimes/base.py `_augment_served_model_name`: appended where the command lacks it
+        template = template.rstrip() + " --served-model-name {served_model_name}"
     serve, other = (read_command(words(fill_lenient(template, {**p, **params}))) for p in PLAN_KEYS)
     source = f"sparkrun recipe {origin}"
     mods = [str(m) for m in data.get("mods") or aside.get("mods") or []]
