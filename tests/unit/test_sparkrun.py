@@ -16,15 +16,16 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "recipes"
 ARENA = FIXTURES / "sparkrun-recipe-registry-3075780"
 STYLES = FIXTURES / "sparkrun-styles01-5af316e"
 BARE = FIXTURES / "sparkrun-mrpmorris-1ac937a"
+SCRIPTED = FIXTURES / "sparkrun-mfellner-e043f88" / "recipes"
 MINIMAX = ARENA / "experimental-recipes" / "eugr-vllm" / "minimax-m2.5-4x-vllm.yaml"
 
 
 def test_check_reads_every_real_sparkrun_registry_and_skips_a_runtime_scout_does_not_serve(
     capsys,
 ):
-    assert main(["recipes", "check", "-q", str(ARENA), str(STYLES), str(BARE)]) == 0
+    assert main(["recipes", "check", "-q", str(ARENA), str(STYLES), str(BARE), str(SCRIPTED)]) == 0
     out = capsys.readouterr().out
-    assert "12 of 12 recipe files read (1 for a runtime Scout does not serve)" in out
+    assert "13 of 13 recipe files read (1 for a runtime Scout does not serve)" in out
     assert "[skip]" in out and "runtime `ds4-cuda`" in out
     assert "[error]" not in out
 
@@ -104,3 +105,14 @@ def test_a_served_model_name_the_command_leaves_out_is_appended_as_sparkrun_does
     )
     recipe = read_recipe_file(path)
     assert [f.text() for f in recipe.flags] == ["--served-model-name x"]
+
+
+def test_a_command_script_is_read_for_its_engine_statement_and_names_the_rest():
+    recipe = read_recipe_file(SCRIPTED / "deepseek-v4-flash-0731-dspark-dual-spark-1m.yaml")
+    assert recipe.command is not None and recipe.command.startswith("/usr/local/bin/vllm serve")
+    assert "--tokenizer-mode deepseek_v4" in [f.text() for f in recipe.flags]
+    said = [line for line in recipe.not_applied if line.startswith("`command` also runs")]
+    assert len(said) == 6 and "export VLLM_HOST_IP=" in said[-1]
+    assert "`post_exec`: commands sparkrun runs around the engine; not run by Scout" in (
+        recipe.not_applied
+    )

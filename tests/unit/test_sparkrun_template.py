@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from tools.deploy.recipe_book.runner_template import fill
-from tools.deploy.recipe_book.sparkrun_template import fill_lenient, unfilled, written_command
+from tools.deploy.recipe_book.sparkrun_template import (
+    fill_lenient,
+    serve_part,
+    unfilled,
+    written_command,
+)
 
 JSON = """vllm serve {model} --speculative-config '{{"method":"mtp"}}'"""
 
@@ -44,3 +49,12 @@ def test_a_recipe_without_command_gets_the_runtimes_flags_from_its_defaults():
         "python3 -m sglang.launch_server --model-path {model} --tp-size {tensor_parallel}"
     )
     assert "--context-length {max_model_len}" in written_command("sglang", {"max_model_len": 1})
+
+
+def test_the_engine_statement_of_a_command_script_is_found_and_the_rest_named():
+    serve, rest = serve_part(
+        'export A="1";\n# why\nexec /usr/bin/vllm serve m \\\n  --port {port}\n'
+    )
+    assert serve == "/usr/bin/vllm serve m \\\n  --port {port}"
+    assert rest == ['export A="1"']
+    assert serve_part("vllm serve m") == ("vllm serve m", [])

@@ -34,7 +34,12 @@ from tools.deploy.recipe_book.community_mods import WORKSPACE_FILE, read_mods
 from tools.deploy.recipe_book.runner_declaration import Declaration, mod_folder
 from tools.deploy.recipe_book.runner_template import read_command, words
 from tools.deploy.recipe_book.schema import EnvVar, ImageChoice, Recipe, Sourced, WorkspaceFile
-from tools.deploy.recipe_book.sparkrun_template import fill_lenient, unfilled, written_command
+from tools.deploy.recipe_book.sparkrun_template import (
+    fill_lenient,
+    serve_part,
+    unfilled,
+    written_command,
+)
 
 RUNNER = "sparkrun"
 # src/sparkrun/core/recipe.py `_KNOWN_KEYS`
@@ -101,7 +106,7 @@ def read_sparkrun(
     aside = mapping_of(data, "runtime_config") | {k: v for k, v in data.items() if k not in KNOWN}
     params = {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)}
     params.setdefault("model", data["model"])
-    template = str(data.get("command") or written_command(engine, defaults))
+    template, script = serve_part(str(data.get("command") or written_command(engine, defaults)))
     if "served_model_name" in defaults and "--served-model-name" not in template:
         # runtimes/base.py `_augment_served_model_name`: appended where the command lacks it
         template = template.rstrip() + " --served-model-name {served_model_name}"
@@ -154,6 +159,7 @@ def read_sparkrun(
             "max_nodes": high,
             "params": params,
             "not_applied": [
+                *[f"`command` also runs `{line[:80]}`: not run by Scout" for line in script],
                 *_unfilled_lines(template, params),
                 *reading.warnings,
                 *image_lines,

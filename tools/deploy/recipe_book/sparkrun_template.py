@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 _FIND_ARG = re.compile(r"\{(.*?)\}")  # vpd's `_find_arg_re`
 _NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
+_SERVE = re.compile(r"(?:^|[\s/])vllm\s+serve\b|\bsglang\.launch_server\b|(?:^|\s)sglang\s+serve\b")
 _TRAILING_SPACE_CONTINUATION = re.compile(r"\\ +\n")
 _ROUNDS = 64  # the runner loops until a fixpoint; a self-referring value would never reach one
 
@@ -82,6 +83,26 @@ def fill_lenient(template: str, params: Mapping[str, object]) -> str:
             break
         last, rendered = rendered, _FIND_ARG.sub(one, rendered)
     return _TRAILING_SPACE_CONTINUATION.sub("\\\n", rendered)
+
+
+def serve_part(template: str) -> tuple[str, list[str]]:
+    """The statement of a command script that starts the engine (`exec` dropped), and the
+    script's other statements. sparkrun runs `command` as a bash script, so a recipe may export
+    variables or prepare files before `exec vllm serve …`; Scout runs the engine's statement."""
+    statements, current = [], ""
+    for line in template.strip().splitlines():
+        current += line + "\n"
+        if not line.rstrip().endswith("\\"):
+            statements.append(current.strip().rstrip(";").strip())
+            current = ""
+    statements += [current.strip()] if current.strip() else []
+    statements = [s for s in statements if s and not s.startswith("#")]
+    serving = [s for s in statements if _SERVE.search(s)]
+    if not serving:
+        return template, []
+    serve = serving[-1]
+    others = [s for s in statements if s is not serve]
+    return re.sub(r"^exec\s+", "", serve), others
 
 
 def unfilled(rendered: str) -> list[str]:
