@@ -59,3 +59,14 @@ def test_an_undeclared_file_shows_sparkrun_by_its_own_keys_or_a_missing_command(
         "key `runtime`",
     ]
     assert sparkrun_signs({"model": "m", "container": "c"}) == ["no `command`"]
+
+
+def test_a_mod_found_nowhere_else_comes_from_sparkruns_cached_eugr_registry(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    eugr = tmp_path / ".cache" / "sparkrun" / "registries" / "eugr" / "mods" / "fix-x"
+    eugr.mkdir(parents=True)
+    (eugr / "run.sh").write_text("#!/bin/bash\n")
+    recipe = FIXTURES / "sparkrun-mrpmorris-1ac937a" / "recipes" / "a.yaml"
+    assert mod_folder("mods/fix-x", recipe, None) == eugr
+    assert mod_folder("@eugr/fix-x", recipe, None) == eugr
+    assert mod_folder("@other/fix-x", recipe, None) is None  # no mods folder configured

@@ -76,8 +76,8 @@ def read_mods(
     for mod in mods:
         if locate is not None:
             folder = locate(mod)
-            where = "not next to the recipe nor in its registry's mods; sparkrun looks last "
-            where += "in spark-vllm-docker's mods/ in its own cache"
+            where = "not next to the recipe, in its registry's mods, nor in sparkrun's "
+            where += "registries cached on this machine"
         else:
             folder = root / mod if root is not None else None
             where = f"not in {root}" if root is not None else "no spark-vllm-docker checkout "

@@ -9,10 +9,10 @@ wins. A file that no repository declares is told apart by its own keys (`sparkru
 
 sparkrun resolves a mod (src/sparkrun/core/mods.py `resolve_mod`) as `@registry/rel` under that
 registry's mods folder, then next to the recipe (`rel`, `mods/rel`), then in the recipe's own
-registry's mods folder, then in the `eugr` registry (spark-vllm-docker's `mods/`, in sparkrun's own
-cache); a folder is a mod when it holds `run.sh`. Scout looks in the first three, in that order,
-and in spark-vllm-docker's `mods/` when the file lies in that repository; a mod found only in
-sparkrun's cache is named as not applied.
+registry's mods folder, then in the `eugr` registry (spark-vllm-docker's `mods/`); a folder is a
+mod when it holds `run.sh`. Scout looks in the same order: in the file's repository (and in
+spark-vllm-docker's `mods/` when the file lies in that repository), then in the clones sparkrun
+keeps on this machine (~/.cache/sparkrun/registries, core/registry.py `_cache_dir`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,27 @@ def mod_folder(mod: str, path: Path | None, where: Declaration | None) -> Path |
         candidates.append(mine.mods / rel)
     if name in (None, "eugr") and where is not None and where.runner == COMMUNITY and where.root:
         candidates.append(where.root / "mods" / rel)  # the `eugr` registry is this repository
+    candidates += _cached(name or "eugr", rel)
     return next((c for c in candidates if (c / "run.sh").is_file()), None)
+
+
+def _cached(name: str, rel: str) -> list[Path]:
+    """The mod in sparkrun's own clone of registry `name` on this machine
+    (~/.cache/sparkrun/registries/NAME, its mods folder as ~/.config/sparkrun/registries.yaml
+    names it; the `eugr` fallback's is `mods`)."""
+    configured = Path.home() / ".config" / "sparkrun" / "registries.yaml"
+    subpath = "mods" if name == "eugr" else ""
+    try:
+        data, _ = load_yaml_as_pyyaml(configured.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLSyntaxError):
+        data = None
+    entries = data.get("registries") if isinstance(data, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("name") == name and entry.get("mods_subpath"):
+            subpath = str(entry["mods_subpath"])
+    if not subpath:
+        return []
+    return [Path.home() / ".cache" / "sparkrun" / "registries" / name / subpath / rel]
 
 
 def _scoped(mod: str) -> tuple[str | None, str]:
