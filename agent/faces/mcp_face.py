@@ -1,17 +1,18 @@
 """`scout mcp`: Scout's tools for another agent, over MCP on stdio, behind Scout's own gate.
 
 stdout is the MCP wire, so nothing else may write there: logs go to the log file, problems to
-stderr. Only what the wire needs is imported before serving; the session (and with `--sim` the
-simulated cluster, as `scout demo` and `scout replay --sim` run it) opens on the first request
-that needs a tool. The SDK is the optional extra `scout-agent[mcp]`: without it the command
-says how to install it. `--plugin` prints the folder of the plugin for Claude Code-style hosts.
+stderr. The host's first question (`server/discover`) is answered before the SDK is imported
+(agent/mcp/discovery.py), and only what the wire needs is imported before serving; the session
+(and with `--sim` the simulated cluster, as `scout demo` and `scout replay --sim` run it) opens
+on the first request that needs a tool. The SDK is the optional extra `scout-agent[mcp]`: without
+it the command says how to install it. `--plugin` prints the folder of the plugin for Claude
+Code-style hosts.
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
-import importlib.util
 import os
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +25,7 @@ from agent.faces.approvals_desk import add_approvals_command, desk_folder
 from agent.mcp.bridge import SessionUnavailable
 
 if TYPE_CHECKING:
+    from agent.mcp.discovery import Opening
     from agent.runtime.builder import Runtime
     from agent.runtime.settings import Settings
     from agent.safety.approvals import Approver
@@ -76,15 +78,25 @@ def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> 
     if args.plugin:
         print(PLUGIN)
         return 0
-    if importlib.util.find_spec("mcp") is None:
+    from agent.mcp.discovery import open_wire, sdk_version
+
+    if sdk_version() is None:  # asked of the installed metadata: the SDK itself loads later
         print(NEEDS_EXTRA, file=sys.stderr)
         return 1
+
+    version = _version()
+    opening = open_wire(0, 1, version)  # the host's first question, answered before the SDK loads
     import asyncio
 
-    return asyncio.run(_serve(args, load))
+    return asyncio.run(_serve(args, load, version, opening))
 
 
-async def _serve(args: argparse.Namespace, load: Callable[..., Settings | None]) -> int:
+async def _serve(
+    args: argparse.Namespace,
+    load: Callable[..., Settings | None],
+    version: str,
+    opening: Opening,
+) -> int:
     """Serve at once; the settings, the approver and the session load on the first request
     that needs a tool, and a problem with them is that request's error (and said on stderr)."""
     from agent.mcp.bridge import ScoutBridge
@@ -100,7 +112,7 @@ async def _serve(args: argparse.Namespace, load: Callable[..., Settings | None])
             raise
 
     bridge = ScoutBridge(opener, principal=f"{getpass.getuser()} (local account)")
-    await serve_stdio(bridge, _version())
+    await serve_stdio(bridge, version, opening.rest_of_wire())
     return 0
 
 

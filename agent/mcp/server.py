@@ -2,7 +2,8 @@
 
 Tools are the session's tools; resources are the world model, the findings and the approved
 plan. `server/discover` is the SDK's own, answered from what is registered here, before the
-session is opened. The server never asks the client for input: a call that carries input
+session is opened (or before the SDK loads, from the SDK's answer written down:
+agent/mcp/discovery.py). The server never asks the client for input: a call that carries input
 responses or a `requestState` was not asked for, and is refused unrun (no form a client fills
 in can approve anything; agent/mcp/approvals.py says who does). Tool annotations are left out:
 they are hints a host may trust, and the gate, not a hint, decides what needs a person.
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
+import anyio
 from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
@@ -142,11 +144,12 @@ def _result(status: str, text: str, fields: dict[str, Any]) -> types.CallToolRes
     )
 
 
-async def serve_stdio(bridge: ScoutBridge, version: str) -> None:
-    """Serve until the client closes stdin; the session is closed (and recorded) either way."""
+async def serve_stdio(bridge: ScoutBridge, version: str, wire_in: TextIO) -> None:
+    """Serve until the client closes `wire_in` (stdin, from where discovery answered before the
+    SDK loaded left it: agent/mcp/discovery.py); the session is closed (and recorded) either way."""
     server = build_server(bridge, version)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=anyio.wrap_file(wire_in)) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await bridge.aclose()
