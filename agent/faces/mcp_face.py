@@ -63,6 +63,12 @@ def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settin
         "--webhook-allow-http", action="store_true", help="allow a plain http:// webhook"
     )
     parser.add_argument(
+        "--approval-page",
+        metavar="URL",
+        help="Scout's approval page, with {id} for the approval's id: a client that declares "
+        "URL-mode elicitation is pointed there when a call waits for a person",
+    )
+    parser.add_argument(
         "--plugin", action="store_true", help="print the folder of the Claude Code plugin and exit"
     )
     parser.set_defaults(func=lambda args: _cmd_mcp(args, load))
@@ -83,6 +89,10 @@ def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> 
     if sdk_version() is None:  # asked of the installed metadata: the SDK itself loads later
         print(NEEDS_EXTRA, file=sys.stderr)
         return 1
+    if args.approval_page is not None and not _is_page(args.approval_page):
+        return _fail(
+            f"--approval-page must be an http(s) URL with {{id}} in it, not {args.approval_page!r}"
+        )
 
     version = _version()
     opening = open_wire(0, 1, version)  # the host's first question, answered before the SDK loads
@@ -111,9 +121,19 @@ async def _serve(
             print(f"scout mcp: {exc}", file=sys.stderr)
             raise
 
-    bridge = ScoutBridge(opener, principal=f"{getpass.getuser()} (local account)")
-    await serve_stdio(bridge, version, opening.rest_of_wire())
+    principal = f"{getpass.getuser()} (local account)"
+    bridge = ScoutBridge(opener, principal=principal)
+    pages = None
+    if args.approval_page is not None:
+        from agent.mcp.url_approval import UrlApprovals
+
+        pages = UrlApprovals(args.approval_page, principal)
+    await serve_stdio(bridge, version, opening.rest_of_wire(), pages)
     return 0
+
+
+def _is_page(url: str) -> bool:
+    return url.startswith(("https://", "http://")) and "{id}" in url and " " not in url
 
 
 def _version() -> str:
