@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -69,6 +70,17 @@ def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settin
         "URL-mode elicitation is pointed there when a call waits for a person",
     )
     parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve Streamable HTTP instead of stdio, on loopback unless HOST says otherwise; "
+        "every request needs the bearer token in --token-env",
+    )
+    parser.add_argument(
+        "--token-env",
+        default="SCOUT_MCP_TOKEN",
+        help="variable holding the bearer token for --http (default: SCOUT_MCP_TOKEN)",
+    )
+    parser.add_argument(
         "--plugin", action="store_true", help="print the folder of the Claude Code plugin and exit"
     )
     parser.set_defaults(func=lambda args: _cmd_mcp(args, load))
@@ -93,19 +105,46 @@ def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> 
         return _fail(
             f"--approval-page must be an http(s) URL with {{id}} in it, not {args.approval_page!r}"
         )
-
-    version = _version()
-    opening = open_wire(0, 1, version)  # the host's first question, answered before the SDK loads
     import asyncio
 
+    version = _version()
+    if args.http is not None:
+        return _cmd_mcp_http(args, load, version)
+    opening = open_wire(0, 1, version)  # the host's first question, answered before the SDK loads
     return asyncio.run(_serve(args, load, version, opening))
+
+
+def _cmd_mcp_http(
+    args: argparse.Namespace, load: Callable[..., Settings | None], version: str
+) -> int:
+    """Refuse to serve without a token worth the name; bind, then serve."""
+    import asyncio
+
+    from agent.mcp.http_wire import MIN_TOKEN_CHARS, bound_socket
+
+    token = os.environ.get(args.token_env, "")
+    if len(token) < MIN_TOKEN_CHARS:
+        return _fail(
+            f"--http needs a bearer token of at least {MIN_TOKEN_CHARS} characters in "
+            f"${args.token_env} (e.g. python -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    host, _, port = args.http.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit():
+        return _fail(f"--http takes [HOST:]PORT, not {args.http!r}")
+    try:
+        listening = bound_socket(host, int(port))
+    except (OSError, OverflowError) as exc:
+        return _fail(f"cannot listen on {args.http}: {exc}")
+    return asyncio.run(_serve(args, load, version, None, (listening, token)))
 
 
 async def _serve(
     args: argparse.Namespace,
     load: Callable[..., Settings | None],
     version: str,
-    opening: Opening,
+    opening: Opening | None,
+    http: tuple[socket.socket, str] | None = None,
 ) -> int:
     """Serve at once; the settings, the approver and the session load on the first request
     that needs a tool, and a problem with them is that request's error (and said on stderr)."""
@@ -121,14 +160,20 @@ async def _serve(
             print(f"scout mcp: {exc}", file=sys.stderr)
             raise
 
-    principal = f"{getpass.getuser()} (local account)"
+    way = "local account" if http is None else "bearer token over HTTP"
+    principal = f"{getpass.getuser()} ({way})"
     bridge = ScoutBridge(opener, principal=principal)
     pages = None
     if args.approval_page is not None:
         from agent.mcp.url_approval import UrlApprovals
 
         pages = UrlApprovals(args.approval_page, principal)
-    await serve_stdio(bridge, version, opening.rest_of_wire(), pages)
+    if http is not None:
+        from agent.mcp.http_wire import serve_http
+
+        await serve_http(bridge, version, *http, pages)
+    elif opening is not None:
+        await serve_stdio(bridge, version, opening.rest_of_wire(), pages)
     return 0
 
 
