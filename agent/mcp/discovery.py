@@ -89,6 +89,8 @@ def early_answer(line: bytes, scout_version: str) -> bytes | None:
         return None
     if not isinstance(request, dict) or request.get("method") != "server/discover":
         return None
+    if request.get("jsonrpc") != "2.0" or set(request) != {"jsonrpc", "id", "method", "params"}:
+        return None
     params = request.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     if not isinstance(meta, dict) or set(params) != {"_meta"} or not _plain_envelope(meta):
@@ -111,10 +113,21 @@ def _plain_envelope(meta: dict[str, Any]) -> bool:
     return (
         set(meta) <= {PROTOCOL_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY}
         and isinstance(meta.get(PROTOCOL_KEY), str)
-        and isinstance(meta.get(CAPABILITIES_KEY), dict)
+        and _plain_capabilities(meta.get(CAPABILITIES_KEY))
         and isinstance(info, dict)
         and set(info) == {"name", "version"}
         and all(isinstance(value, str) for value in info.values())
+    )
+
+
+def _plain_capabilities(value: Any) -> bool:
+    """Capabilities made of objects alone, but for `listChanged` flags: what the SDK's clients
+    declare. A value of any other kind is left to the SDK's own validation."""
+    if not isinstance(value, dict):
+        return False
+    return all(
+        isinstance(inner, bool) if key == "listChanged" else _plain_capabilities(inner)
+        for key, inner in value.items()
     )
 
 

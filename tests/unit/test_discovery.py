@@ -21,6 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ElicitResult, Implementation
 
 from agent.mcp.discovery import (
+    CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     PROTOCOL_KEY,
     discovery_request,
@@ -73,11 +74,40 @@ async def test_what_the_early_answer_declines_the_sdk_judges(tmp_path):
     titled = json.loads(json.dumps(plain))
     titled["params"]["_meta"][CLIENT_INFO_KEY] = {"name": "h", "version": "1", "title": "H"}
     no_envelope = {**plain, "params": {}}
+    old_rpc = {**plain, "jsonrpc": "1.0"}
     listing = {**plain, "method": "tools/list"}
-    for request in (unsupported, titled, no_envelope, listing):
+    for request in (unsupported, titled, no_envelope, listing, old_rpc):
         line = json.dumps(request).encode()
         assert early_answer(line, VERSION) is None, request
     assert "error" in await sdk_answer(json.dumps(unsupported).encode(), VERSION)
+
+
+CAPABILITIES = [
+    {"roots": {"listChanged": True}},
+    {"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}},
+    {"elicitation": 5},
+    {"elicitation": {"url": 3}},
+    {"elicitation": {"url": True}},
+    {"roots": {"listChanged": "yes"}},
+    {"experimental": {"x": {"y": 1}}},
+    {"unknown": {"nested": {}}},
+    [],
+]
+
+
+async def test_the_early_answer_never_says_what_the_sdk_would_not():
+    """Over envelopes the SDK accepts and envelopes it refuses: the early path answers as the
+    SDK does, or leaves the request to it."""
+    answered = 0
+    for capabilities in CAPABILITIES:
+        request = json.loads(discovery_request("2026-07-28"))
+        request["params"]["_meta"][CAPABILITIES_KEY] = capabilities
+        line = json.dumps(request).encode()
+        early = early_answer(line, VERSION)
+        if early is not None:
+            answered += 1
+            assert json.loads(early) == await sdk_answer(line, VERSION), capabilities
+    assert answered >= 3
 
 
 def test_a_line_the_early_path_declines_is_still_read_by_the_sdk(tmp_path):
