@@ -1,12 +1,13 @@
-"""`scout mcp`: Scout's tools for another agent, over MCP on stdio, behind Scout's own gate.
+"""`scout mcp`: Scout's tools for another agent, over MCP, behind Scout's own gate.
 
-stdout is the MCP wire, so nothing else may write there: logs go to the log file, problems to
-stderr. The host's first question (`server/discover`) is answered before the SDK is imported
-(agent/mcp/discovery.py), and only what the wire needs is imported before serving; the session
-(and with `--sim` the simulated cluster, as `scout demo` and `scout replay --sim` run it) opens
-on the first request that needs a tool. The SDK is the optional extra `scout-agent[mcp]`: without
-it the command says how to install it. `--plugin` prints the folder of the plugin for Claude
-Code-style hosts.
+On stdio (the default) stdout is the MCP wire, so nothing else may write there: logs go to the
+log file, problems to stderr. The host's first question (`server/discover`) is answered before
+the SDK is imported (agent/mcp/discovery.py), and only what the wire needs is imported before
+serving; the session (and with `--sim` the simulated cluster, as `scout demo` and `scout replay
+--sim` run it) opens on the first request that needs a tool. The SDK is the optional extra
+`scout-agent[mcp]`: without it the command says how to install it. `--plugin` prints the folder
+of the plugin for Claude Code-style hosts. `--http` serves Streamable HTTP instead, behind a
+bearer token (agent/mcp/http_wire.py).
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ PLUGIN = Path(__file__).resolve().parent.parent / "mcp" / "plugin"
 def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
     parser = sub.add_parser(
         "mcp",
-        help="serve Scout's tools to another agent over MCP (stdio), behind Scout's gate",
+        help="serve Scout's tools to another agent over MCP (stdio or HTTP), behind Scout's gate",
         description=(
             "Serve Scout's tools, world model and findings to an MCP client (Claude Code and "
-            "the like) on stdio. Every call passes Scout's gate, wall, plan grant and "
+            "the like) on stdio, or with --http on Streamable HTTP behind a bearer token. "
+            "Every call passes Scout's gate, wall, plan grant and "
             "transcript; what needs a person comes back pending until `scout approvals` (or "
             "the webhook) decides it. Needs the extra: pip install 'scout-agent[mcp]'."
         ),

@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import Implementation
 
+from agent.faces.cli import main
 from tests.support.mcp_kit import ROOT, SCOUT, status, story_calls, transcript_events
 
 TOKEN = secrets.token_hex(32)
@@ -105,3 +106,18 @@ def test_no_token_no_server(tmp_path):
     )
     assert ran.returncode == 1 and "needs a bearer token of at least 32" in ran.stderr
     assert "Traceback" not in ran.stderr
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("localhost:http", "--http takes [HOST:]PORT, not 'localhost:http'"),
+        ("127.0.0.1:99999", "cannot listen on 127.0.0.1:99999"),
+    ],
+)
+def test_a_bad_address_is_one_line(tmp_path, monkeypatch, capsys, address, said):
+    monkeypatch.setenv("SCOUT_HOME", str(tmp_path))
+    monkeypatch.setenv("SCOUT_MCP_TOKEN", TOKEN)
+    assert main(["mcp", "--sim", "fresh-pair", "--http", address]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"scout mcp: {said}") and err.count("\n") == 1

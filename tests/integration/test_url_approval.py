@@ -15,6 +15,7 @@ pytest.importorskip("mcp", reason="needs the extra: pip install -e '.[mcp,test]'
 
 from mcp.types import ElicitRequestURLParams, ElicitResult, InputRequiredResult
 
+from agent.faces.cli import main
 from tests.support.mcp_kit import (
     at_a_terminal,
     ran_state_changes,
@@ -117,3 +118,16 @@ async def test_a_persons_decision_on_the_page_runs_the_call_once(tmp_path):
     events = transcript_events(home)
     plan = [e for e in events if e["type"] == "approval_decision" and e["decision"] == "approved"]
     assert len(decided) == 1 and len(plan) == 1
+
+
+@pytest.mark.parametrize("page", ["https://scout.example/approvals", "file:///tmp/{id}", "{id}"])
+def test_an_approval_page_without_a_place_for_the_id_is_refused(
+    tmp_path, monkeypatch, capsys, page
+):
+    monkeypatch.setenv("SCOUT_HOME", str(tmp_path))
+    assert main(["mcp", "--sim", "fresh-pair", "--approval-page", page]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"scout mcp: --approval-page must be an http(s) URL with {{id}} in it, not {page!r}\n"
+    )
