@@ -34,12 +34,12 @@ class Served:
     containers: dict[str, str] = field(default_factory=dict)
 
 
-def _port_of(command: str) -> int:
+def port_of(command: str) -> int:
     found = re.search(r"--port[ =](\d+)", command)
     return int(found.group(1)) if found else 8000
 
 
-def _container(words: list[str]) -> str | None:
+def container_of(words: list[str]) -> str | None:
     """The container from `docker exec NAME …` or `docker run … --name NAME …`."""
     if words[:2] == ["docker", "exec"]:
         rest = [w for w in words[2:] if not w.startswith("-")]
@@ -56,14 +56,14 @@ def served(state: SessionState, host: str, port: int) -> Served | None:
                                                   " ".join(s.actions))]  # fmt: skip
         for step in serving:
             command = step.actions[0]
-            if step.host != host or "--headless" in command or _port_of(command) != port:
+            if step.host != host or "--headless" in command or port_of(command) != port:
                 continue
             try:
                 words = shlex.split(command)
             except ValueError:
                 words = command.split()
             hosts = sorted({s.host for s in serving})
-            head = _container(words)
+            head = container_of(words)
             containers = _containers(steps) | ({host: head} if head else {})
             return Served(command, head, hosts, containers)
     return None
@@ -78,7 +78,7 @@ def _containers(steps: list[Any]) -> dict[str, str]:
             words = shlex.split(step.actions[0])
         except ValueError:
             words = step.actions[0].split()
-        if name := _container(words):
+        if name := container_of(words):
             found.setdefault(step.host, name)
     return found
 

@@ -136,6 +136,8 @@ async def prove(
             where.world, model, engine, commands, await _identities(where, engine)
         ),
     )
+    if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
+        result.fingerprint["readiness"] = came_up
     single = next((r for r in rows if r.concurrency == 1), None)
     if isinstance(result.ceiling, Ceiling) and single and single.tok_s_per_user:
         result.flag = result.ceiling.judge(single.tok_s_per_user)
