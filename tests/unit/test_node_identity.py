@@ -3,6 +3,8 @@ of one engine agree: a finding with its fix where a known value differs, none on
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from tools.deploy.node_identity import (
     FIX_NCCL,
     UNKNOWN,
@@ -10,7 +12,12 @@ from tools.deploy.node_identity import (
     disagreements,
     parse_build,
     parse_identity,
+    plan_identities,
 )
+from tools.recon.image_probe import parse_contents
+from tools.world.facts import DockerFacts, GpuFacts, HostFacts, Image, ImageContents
+
+IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
 
 DIGEST = (
     "nvcr.io/nvidia/vllm@sha256:777e013ec3db021481b6df22b00e73a4b0b210952d6d34c121f8a9f50c6f42f1"
@@ -97,3 +104,37 @@ def test_a_skipped_field_is_left_to_its_own_check() -> None:
     nodes = {"a": node(), "b": node(image_id="sha256:c93b")}
     assert [f.kind for f in disagreements(nodes)] == ["image_id_differs"]
     assert disagreements(nodes, skip=("image_id",)) == []
+
+
+def facts(host: str, build: str | None, driver: str) -> HostFacts:
+    contents = ImageContents(vllm="0.19.1+nv26.05", nccl="2.28.9", nccl_build=build)
+    image = Image(repository="nvcr.io/nvidia/vllm", tag="26.05-py3", id="a41c", contents=contents)
+    return HostFacts(
+        host=host,
+        collected_at=datetime(2026, 12, 6, tzinfo=UTC),
+        docker=DockerFacts(images=[image]),
+        gpu=GpuFacts(driver_version=driver),
+    )
+
+
+def test_the_plan_reads_each_nodes_build_and_driver_from_what_recon_knows() -> None:
+    hosts = {
+        "spark-a": facts("spark-a", "2.28.9+cuda13.0 build-id a7f420a1", "580.95.05"),
+        "spark-b": facts("spark-b", "2.28.9+cuda13.0 build-id c0db9360", "580.95.05"),
+        "spark-c": facts("spark-c", None, "580.95.05"),
+    }
+    found = plan_identities(hosts, ["spark-a", "spark-b", "spark-c"], IMAGE)
+    assert found["spark-a"].engine_version == "vllm 0.19.1+nv26.05"
+    assert found["spark-c"].nccl_build == UNKNOWN
+    assert [f.kind for f in disagreements(found, skip=("image_id",))] == ["nccl_build_differs"]
+
+
+def test_the_image_probe_keeps_the_build_line() -> None:
+    said = (
+        f"image {IMAGE}\nNCCL version 2.28.9\n"
+        f"NCCL build {WHEEL} NCCL version 2.28.9+cuda13.0 build-id a7f420a1d5c3e9b8\n"
+        "Name: vllm\nVersion: 0.19.1+nv26.05\n"
+    )
+    contents = parse_contents(said)[IMAGE]
+    assert contents.nccl_build == "2.28.9+cuda13.0 build-id a7f420a1d5c3e9b8"
+    assert contents.words() == "vllm 0.19.1+nv26.05, nccl 2.28.9, no ray/sglang"
