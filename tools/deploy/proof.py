@@ -114,9 +114,11 @@ async def prove(
     measuring = asyncio.create_task(
         _measure(client, where, engine, model, sweep, bench_timeout_s, report)
     )
+    identities = asyncio.create_task(_identities(where, engine))  # reads only: runs alongside
     try:
         generation = await checks
     except BaseException:
+        identities.cancel()
         measuring.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await measuring
@@ -132,9 +134,7 @@ async def prove(
         targets={"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms} if source == ENGINE_BENCH else {},
         ceiling=_ceiling(where, engine, model),
         flag=None,
-        fingerprint=fingerprint(
-            where.world, model, engine, commands, await _identities(where, engine)
-        ),
+        fingerprint=fingerprint(where.world, model, engine, commands, await identities),
     )
     if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
         result.fingerprint["readiness"] = came_up

@@ -23,7 +23,7 @@ from tools.deploy.steps import DeployStep
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 
-READY_POLL_S = 1.0
+READY_POLL_S = 0.5
 TOKEN_TIMEOUT_S = 120
 NOT_CONNECTED = {"7"}  # curl: couldn't connect (nothing listens); anything else reached a listener
 
