@@ -21,6 +21,8 @@ import contextlib
 from pydantic import BaseModel, Field
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
+from tools.deploy.fingerprint import node_containers
+from tools.deploy.node_identity import disagreements, read_identities
 from tools.deploy.readiness import TOKEN_TIMEOUT_S, Readiness, origin, serving, time_readiness
 from tools.deploy.rollout import run_step
 from tools.deploy.state import SessionState
@@ -137,6 +139,7 @@ class RolloutStepTool(Tool[RolloutStepInput]):
 
         async def run_job(job_step: DeployStep) -> tuple[int | None, str]:
             serve = serving(job_step)
+            warning = await _nodes_disagree(self.pool, rollout.steps) if serve else ""
             readiness = origin(serve) if serve else None
             timing = None
             if serve and readiness:
@@ -160,7 +163,7 @@ class RolloutStepTool(Tool[RolloutStepInput]):
                 timed.append(readiness)
                 self.state.readiness[f"{job_step.host}:{serve.port}"] = readiness.data()
                 ctx.report(readiness.line())
-            return code, said
+            return code, said + warning
 
         try:
             outcome = await run_step(
@@ -200,6 +203,17 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             + complete,
             data=data,
         )
+
+
+async def _nodes_disagree(pool: SSHPool, steps: list[DeployStep]) -> str:
+    """Before an engine starts: where the nodes' containers, already running, say they run
+    different NCCL builds, drivers or firmware, the finding and its fix (node_identity.py); the
+    engine still starts, and the proof's soak is what shows whether it holds."""
+    containers = node_containers(steps)
+    if len(containers) < 2:
+        return ""
+    found = disagreements(await read_identities(pool, containers, {}))
+    return "".join(f"\nwarning: {finding.summary}" for finding in found)
 
 
 async def _settle(timing: asyncio.Task[None], *, ready: bool) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from tools.base import ToolContext, ToolResult
 from tools.deploy.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
+from tools.rollout_step import _nodes_disagree as nodes_disagree
 from tools.ssh import Inventory, SSHPool
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
@@ -113,6 +115,9 @@ async def healthy(tmp_path: Path) -> AsyncIterator[SSHPool]:
 
 @pytest.mark.slow
 async def test_the_soak_reports_the_stall_and_the_two_nccl_builds(skewed, tmp_path) -> None:
+    before = await nodes_disagree(skewed, session_state().deployments["plan:test"])
+    assert "warning: the nodes of one engine run different NCCL builds" in before
+    assert "a7f420a1d5c3e9b8" in before and "the OS's (`libnccl2`)" in before
     result = await soak_check(skewed, tmp_path, soak_s=60.0)
     assert not result.is_error, result.text
     last = result.text.splitlines()
@@ -136,5 +141,8 @@ async def test_a_healthy_pair_holds_with_no_stall(healthy, tmp_path) -> None:
     assert not result.is_error, result.text
     soak = next(line for line in result.text.splitlines() if line.startswith("soak:"))
     assert soak.startswith("soak: held for ") and "under c=4, 0 stalls" in soak, result.text
+    served = re.search(r"\((\d+) requests\)$", soak)
+    assert served is not None and int(served.group(1)) >= 4, soak  # every stream finished some
     fingerprint = json.loads(Path(result.data["files"]["json"]).read_text())["fingerprint"]
     assert fingerprint["nodes_disagree"] == []
+    assert await nodes_disagree(healthy, session_state().deployments["plan:test"]) == ""

@@ -64,12 +64,12 @@ def served(state: SessionState, host: str, port: int) -> Served | None:
                 words = command.split()
             hosts = sorted({s.host for s in serving})
             head = container_of(words)
-            containers = _containers(steps) | ({host: head} if head else {})
+            containers = node_containers(steps) | ({host: head} if head else {})
             return Served(command, head, hosts, containers)
     return None
 
 
-def _containers(steps: list[Any]) -> dict[str, str]:
+def node_containers(steps: list[Any]) -> dict[str, str]:
     """Host → the first container the deployment's steps name there (a Ray worker's node
     container, a headless engine's): each node's part of the engine."""
     found = {}

@@ -117,7 +117,7 @@ def _read_command(folder: str) -> str:
     return (
         f"cd {folder} 2>/dev/null || exit 0; for f in stream-*; do "
         'echo "size ${f#stream-} $(wc -c < "$f")"; done; [ -f exit ] && echo ended; '
-        "echo @@done; cat requests 2>/dev/null"
+        f"echo @@done; cat {folder}/requests 2>/dev/null"
     )
 
 
