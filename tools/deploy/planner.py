@@ -206,9 +206,11 @@ def plan_deployment(
     plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
     if untested := fabric_test_risk(choices, report.fabric, programs):
         plan.risks.append(untested)
-    # the image ID is the image copy's (provision.py); the rest, known alike or not, is said here
+    # the image (and the engine in it) is the image copy's (provision.py), the driver preflight's
+    # (checks/versions.py); what else recon knows differs (a probed NCCL build) is said here
     identities = plan_identities(facts.hosts, choices.hosts, image_name(choices.image or ""))
-    plan.risks += [f.summary for f in disagreements(identities, skip=("image_id",))]
+    skip = ("image_id", "engine_version", "driver")
+    plan.risks += [f.summary for f in disagreements(identities, skip=skip)]
     return DeploymentPlan(
         preflighted=preflighted,
         choices=choices,
