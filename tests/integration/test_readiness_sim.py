@@ -56,4 +56,4 @@ async def test_readiness_is_timed_port_http_then_first_token(tmp_path: Path) -> 
             await asyncio.wait_for(timing, 60)
     marks = [readiness.port_open_s, readiness.http_ready_s, readiness.first_token_s]
     assert all(m is not None for m in marks), readiness
-    assert marks == sorted(marks) and marks[0] >= 1.0, readiness  # nothing listened at first
+    assert marks == sorted(marks) and marks[0] > 0, readiness  # nothing listened at first

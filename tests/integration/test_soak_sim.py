@@ -93,11 +93,11 @@ def session_state() -> SessionState:
     return state
 
 
-async def soak_check(pool: SSHPool, tmp_path: Path, soak_s: float) -> ToolResult:
+async def soak_check(pool: SSHPool, tmp_path: Path, soak_s: float, stall_s: float) -> ToolResult:
     ctx = ToolContext(spill_dir=tmp_path / "t" / "spill")
     params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 2], runs=1,
                                 output_len=16, soak_s=soak_s, soak_concurrency=4,
-                                stall_s=2.0)  # fmt: skip
+                                stall_s=stall_s)  # fmt: skip
     return await EndpointCheckTool(session_state(), pool).run(params, ctx)
 
 
@@ -118,7 +118,7 @@ async def test_the_soak_reports_the_stall_and_the_two_nccl_builds(skewed, tmp_pa
     before = await nodes_disagree(skewed, session_state().deployments["plan:test"])
     assert "warning: the nodes of one engine run different NCCL builds" in before
     assert "a7f420a1d5c3e9b8" in before and "the OS's (`libnccl2`)" in before
-    result = await soak_check(skewed, tmp_path, soak_s=60.0)
+    result = await soak_check(skewed, tmp_path, soak_s=60.0, stall_s=2.0)
     assert not result.is_error, result.text
     last = result.text.splitlines()
     stall = next(line for line in last if line.startswith("soak:"))
@@ -137,7 +137,7 @@ async def test_the_soak_reports_the_stall_and_the_two_nccl_builds(skewed, tmp_pa
 
 @pytest.mark.slow
 async def test_a_healthy_pair_holds_with_no_stall(healthy, tmp_path) -> None:
-    result = await soak_check(healthy, tmp_path, soak_s=6.0)
+    result = await soak_check(healthy, tmp_path, soak_s=6.0, stall_s=5.0)
     assert not result.is_error, result.text
     soak = next(line for line in result.text.splitlines() if line.startswith("soak:"))
     assert soak.startswith("soak: held for ") and "under c=4, 0 stalls" in soak, result.text
