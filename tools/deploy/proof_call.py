@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, field_validator
 
 from tools.deploy.engine_bench import Sweep
-from tools.deploy.soak import SoakSpec
+from tools.deploy.soak import REAL_HOSTS_S, SoakSpec
 from tools.plans.plan import PlanStep
 
 DEFAULTS = Sweep()
@@ -48,7 +48,7 @@ class EndpointCheckInput(BaseModel):
         ge=0,
         le=7200,
         description="After the sweep, hold the load this long and watch for a stall, a latency "
-        "rise, restarts and Xid/NCCL lines (0: no soak; 1800 is the plan's on real hosts: TP=2 "
+        f"rise, restarts and Xid/NCCL lines (0: no soak; {REAL_HOSTS_S:g} on real hosts: TP=2 "
         "hangs reported after 20-26 min).",
     )
     soak_concurrency: int | None = Field(

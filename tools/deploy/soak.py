@@ -33,7 +33,7 @@ from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 
 SOAK_JOB = "scout-soak"
-REAL_HOSTS_S = 1800.0  # the plan's default on real hosts: past the 20-26 min of issue #41725
+REAL_HOSTS_S = 1800.0  # what to ask on real hosts: past the 20-26 min of issue #41725
 LOG_LINES = 400
 SIGN_LINES = 12
 
