@@ -25,6 +25,7 @@ from tools.deploy.preflight import PreflightInput, PreflightReport, run_prefligh
 from tools.deploy.provision import ProvisionInput, image_name, provision
 from tools.deploy.recipe_book.choose import RecipeMismatch
 from tools.deploy.recipe_book.load import RecipeError
+from tools.deploy.recipe_book.model_parsers import ModelParsers
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_plan import RecipeRefusal, RecipeSetup, finish, pick, trade_off
@@ -60,14 +61,16 @@ class ClusterFacts:
 @dataclass(frozen=True)
 class Measured:
     """What was looked up for this model: its size and the Hub's commit (None: unknown), its
-    bytes in each host's cache, the operator's recipe file, the KV shape from a config.json,
-    whether the Hub gates it, and whether a token is at hand for that."""
+    bytes in each host's cache, the operator's recipe file, the KV shape and the engine's
+    parsers from the model's config files, whether the Hub gates it, and whether a token is at
+    hand for that."""
 
     model_size_bytes: int | None = None
     hub_revision: str | None = None
     cached_bytes: Mapping[str, int | None] = field(default_factory=dict)
     given_recipe: Recipe | None = None
     config_shape: KvShape | None = None
+    parsers: tuple[ModelParsers, str] | None = None  # from the model's config files, and where
     gated: bool = False
     token_present: bool = False
 
@@ -169,7 +172,7 @@ def plan_deployment(
         )
     if prov.recipe != choices.recipe:
         choices = choices.model_copy(update={"recipe": prov.recipe})
-    choices, recipe_notes, unfilled = finish(setup, choices)
+    choices, recipe_notes, unfilled = finish(setup, choices, measured.parsers)
     if unfilled:
         return PlanRefusal("recipe-params", problems=tuple(unfilled), preflighted=preflighted)
     sized = ("--max-model-len", "--gpu-memory-utilization") if given else ("--max-model-len",)

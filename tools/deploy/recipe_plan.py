@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 from tools.checks import GB
 from tools.checks.budget import budgets_for
-from tools.checks.layout import KV_HEADROOM_FRACTION
+from tools.checks.fit_rule import KV_HEADROOM_FRACTION
 from tools.deploy.choices import DeployChoices
 from tools.deploy.recipe_book.choose import apply_recipe, choose_recipe, refused_image
 from tools.deploy.recipe_book.engines import launch_data
+from tools.deploy.recipe_book.model_parsers import ModelParsers
 from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
@@ -123,9 +124,10 @@ def _engine_version(
 
 
 def finish(
-    setup: RecipeSetup, choices: DeployChoices
+    setup: RecipeSetup, choices: DeployChoices, parsers: tuple[ModelParsers, str] | None = None
 ) -> tuple[DeployChoices, list[str], list[str]]:
-    """The choices with the recipe's flags and env, the plan's lines, and unfilled `{param}`s."""
+    """The choices with the recipe's flags and env, the plan's lines, and unfilled `{param}`s;
+    with no recipe, vLLM's parsers for the model's family (`parsers`: from its config files)."""
     values = {
         "model": choices.model,
         "tensor_parallel": choices.tensor_parallel,
@@ -139,10 +141,19 @@ def finish(
         setup.recipe, setup.why, choices.recipe, setup.engine_version, setup.version_from, values
     )
     files = {f.name: f.text for f in setup.recipe.workspace_files} if setup.recipe else {}
+    notes = [*applied.notes, *setup.notes]
+    if (
+        setup.recipe is None
+        and parsers is not None
+        and launch_data(choices.recipe).engine == "vllm"
+    ):
+        found, where = parsers
+        applied.flags += found.flags()
+        notes.append(found.line(where))
     done = choices.model_copy(
         update={"serve_flags": applied.flags, "serve_env": applied.env, "serve_files": files}
     )
-    return done, [*applied.notes, *setup.notes], applied.problems
+    return done, notes, applied.problems
 
 
 def trade_off(
