@@ -103,6 +103,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             parsers=(files.parsers, files.source) if files and files.parsers else None,
             gated=params.gated,
             token_present=bool(self.operator_env.get("HF_TOKEN")),
+            visible_recipes=plan_facts.recipes_beside(choices),
         )
         deployment = plan_deployment(facts, choices, measured)
         if isinstance(deployment, PlanRefusal):

@@ -15,6 +15,7 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tools.checks import Finding
@@ -31,6 +32,7 @@ from tools.deploy.fit import (
 )
 from tools.deploy.peer_ssh import peer_ssh_findings
 from tools.deploy.planner import ClusterFacts, DeploymentPlan
+from tools.deploy.recipe_book.catalog import entries
 from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe_file
 from tools.deploy.recipe_book.model_parsers import ModelParsers, parsers_from_config
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config
@@ -145,6 +147,17 @@ async def given_recipe(choices: DeployChoices, reach: Reach) -> Recipe | None:
         said = (result.stderr or result.stdout).strip().splitlines()
         raise RecipeError(f"{choices.recipe_file}: {said[0] if said else 'cat failed'}")
     return parse_recipe(result.stdout, choices.recipe_file)
+
+
+def recipes_beside(choices: DeployChoices) -> tuple[Recipe, ...]:
+    """The recipes beside the operator's own recipe file on this machine (the whole `recipes/`
+    folder of a community checkout), where the plan looks for smaller quantisations; files
+    that do not read are passed over (`scout recipes check` says why)."""
+    if not choices.recipe_file or not Path(choices.recipe_file).expanduser().is_file():
+        return ()
+    here = Path(choices.recipe_file).expanduser().resolve()
+    folder = next((p for p in here.parents if p.name == "recipes"), here.parent)
+    return tuple(e.recipe for e in entries([folder]) if e.recipe is not None)
 
 
 @dataclass(frozen=True)

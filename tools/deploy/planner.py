@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tools.checks import Finding
+from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fixes import fix_steps
@@ -23,8 +24,9 @@ from tools.deploy.peer_ssh import addresses_used
 from tools.deploy.plan_goal import to_plan
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.provision import ProvisionInput, image_name, provision
+from tools.deploy.quant_offer import offers, with_offers
 from tools.deploy.recipe_book.choose import RecipeMismatch
-from tools.deploy.recipe_book.load import RecipeError
+from tools.deploy.recipe_book.load import RecipeError, bundled_recipes
 from tools.deploy.recipe_book.model_parsers import ModelParsers
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
@@ -73,6 +75,7 @@ class Measured:
     parsers: tuple[ModelParsers, str] | None = None  # from the model's config files, and where
     gated: bool = False
     token_present: bool = False
+    visible_recipes: tuple[Recipe, ...] = ()  # beside the operator's recipe file
 
 
 PhaseName = Literal["fixes", "supplies", "fabric-test", "host-guards", "launch"]
@@ -157,6 +160,8 @@ def plan_deployment(
     report = run_preflight(_preflight_input(facts, measured, size, setup), choices)
     if topology is None and given is None and report.fabric is not None:
         topology, report = _bundled_layout(setup, own, facts, report, measured, size)
+    if size:
+        report.findings = _offered(report, size, [setup.recipe, *measured.visible_recipes], facts)
     preflighted = Preflighted(report, size, measured.hub_revision)
     choices = report.choices
     if report.fabric is None:
@@ -265,6 +270,20 @@ def _topology_line(
     return line + (
         "; Scout's chooser agrees" if topology.matches(mine) else f"; Scout's chooser: {label}"
     )
+
+
+def _offered(
+    report: PreflightReport, size: int, recipes: list[Recipe | None], facts: ClusterFacts
+) -> list[Finding]:
+    """Preflight's findings, its memory blocker naming the quantisations that would fit."""
+    seen = [*bundled_recipes(), *(r for r in recipes if r is not None)]
+    budgets = budgets_for(facts.hosts, report.choices.hosts)
+    u = report.choices.gpu_memory_utilization or DEFAULT_UTILIZATION
+    found = offers(report.choices.model, size, seen, budgets, u)
+    return [
+        with_offers(f, found, report.choices.model) if f.kind == "model_does_not_fit" else f
+        for f in report.findings
+    ]
 
 
 def _phases(
