@@ -127,8 +127,7 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
         budgets = budgets_for(hosts, resolved.hosts)
         fit = check_fit(data.model_size_bytes, budgets, utilization, _context_kv(data, choices))
         findings.append(fit.finding())
-        share = fit.per_node_bytes
-        kv_left = min((b.usable_freed(utilization) - share for b in budgets), default=0)
+        kv_left = min((v.usable_freed - v.need.weights for v in fit.verdicts), default=0)
         length, why_length = choose_max_model_len(
             max(kv_left, 0),
             len(resolved.hosts),
