@@ -79,3 +79,20 @@ def test_a_quantisation_that_does_not_fit_either_is_not_offered_as_fitting() -> 
     )
 
     assert "fits 1 node here" not in (blocker.fix or "")
+
+
+def test_the_recipes_trade_off_line_asks_the_fit_rule_on_the_plans_first_node() -> None:
+    hosts = ["spark-0", "spark-1"]
+
+    def notes(available_gb: float) -> str:
+        facts = ClusterFacts(
+            {h: spark(h, 10 + i, available_gb=available_gb) for i, h in enumerate(hosts)}
+        )
+        choices = DeployChoices(model="Qwen/Qwen3.5-122B-A10B-FP8", hosts=hosts)
+        plan = plan_deployment(facts, choices, Measured(model_size_bytes=119 * GB))
+        assert isinstance(plan, DeploymentPlan), plan
+        return " ".join(plan.recipe_notes)
+
+    assert "trade-off: one Spark serves the INT4 AutoRound checkpoint" in notes(110)
+    # 67 GB + its headroom is ~74 GB: more than the 70 GB CUDA can give, so no trade-off
+    assert "trade-off:" not in notes(70)
