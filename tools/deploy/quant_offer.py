@@ -19,17 +19,12 @@ from dataclasses import dataclass
 from tools.checks import GB, Finding, gb
 from tools.checks.budget import NodeBudget
 from tools.checks.fit_rule import Demand, NodeFit, fit_on
+from tools.deploy.physics import BYTES_PER_PARAM, stated_precision
 from tools.deploy.recipe_book.schema import Recipe
 
-# precision words in checkpoint names, and the bytes a weight takes in each
-PRECISION = (
-    (r"nvfp4|mxfp4|fp4", "4-bit float", 0.5),
-    (r"int4|awq|gptq|w4a16|4bit|autoround", "4-bit integer", 0.5),
-    (r"fp8|w8a8|int8|8bit", "8-bit", 1.0),
-    (r"bf16|fp16", "16-bit", 2.0),
-)
 _WORDS = re.compile(
-    r"[-_.](?:" + "|".join(p for p, _, _ in PRECISION) + r"|bit|quant(?:ized)?)(?=[-_.]|$)", re.I
+    r"[-_.](?:" + "|".join(p for p, _, _ in BYTES_PER_PARAM) + r"|bit|quant(?:ized)?)(?=[-_.]|$)",
+    re.I,
 )
 
 
@@ -75,14 +70,13 @@ def same_model(model: str) -> str:
 
 def precision(model: str) -> str:
     """The precision a checkpoint's name states, else what an unmarked checkpoint usually is."""
-    return next(
-        (words for pattern, words, _ in PRECISION if re.search(pattern, model, re.I)),
-        "unmarked: usually its native precision",
-    )
+    stated = stated_precision(model)
+    return stated[0] if stated else "unmarked: usually its native precision"
 
 
 def _bytes_per_weight(model: str) -> float | None:
-    return next((b for pattern, _, b in PRECISION if re.search(pattern, model, re.I)), None)
+    stated = stated_precision(model)
+    return stated[1] if stated else None
 
 
 def offers(
