@@ -143,11 +143,12 @@ def _fewest(
 
 
 def with_offers(finding: Finding, found: list[Offer], model: str) -> Finding:
-    """The memory blocker with the quantisations that fit (or might) named in its fix, and
-    their verdicts beside its own."""
-    if not found:
+    """The memory blocker with the quantisations that fit (or, of unknown size, might) named in
+    its fix, and their verdicts beside its own."""
+    shown = [o for o in found if o.fits or o.size_bytes is None]  # none said to fit that does not
+    if not shown:
         return finding
-    named = "; ".join(o.line(model) for o in found[:3])
+    named = "; ".join(o.line(model) for o in shown[:3])
     fix = f"{finding.fix}; or a smaller quantisation of the same model: {named}"
-    claims = [v.claim() for o in found for v in o.verdicts]
+    claims = [v.claim() for o in shown for v in o.verdicts]
     return finding.model_copy(update={"fix": fix, "fit": [*finding.fit, *claims]})
