@@ -66,3 +66,21 @@ def test_a_context_the_operator_asks_for_counts_in_the_fit() -> None:
     long = memory(262144)  # one sequence: ~86 GB of KV, ~43 GB a node beside ~70 GB of weights
     assert long.kind == "model_does_not_fit"
     assert "for one sequence of the context asked and activations" in long.message
+
+
+def test_the_consistency_check_catches_two_statements_that_disagree() -> None:
+    from tests.support.fit_claims import disagreements, wrong_words
+    from tools.world.findings import Finding, FitClaim
+
+    claim = FitClaim(host="h", nodes=1, size_bytes=119 * GB, utilization=0.8, state="short")
+    said = [("recon", claim), ("layout", claim.model_copy(update={"state": "fits"}))]
+    assert disagreements(said)  # fits now in one, short in the other
+    holder = Finding(
+        severity="warning",
+        check="memory",
+        kind="gpu_process_holds_memory",
+        hosts=["h"],
+        message="stopping it would let a ~119 GB model fit",
+        fit=[claim],
+    )
+    assert wrong_words([holder]) == [holder.line()]
