@@ -9,10 +9,12 @@ What a node must hold (`Demand.per_node`):
 - headroom beyond the weights for activations (the engine's profiled peak), CUDA graphs and the
   KV cache. With no context asked it is 10% of the weights, the rule the layout chooser has
   always applied; the length is then sized to what is left (tools/deploy/engine_settings.py).
-  With a context asked (`--max-model-len` set by the operator) vLLM refuses to start unless one
-  sequence of that length fits its KV cache ("To serve at least one request with the models's
-  max seq len … in KV cache", vllm/v1/core/kv_cache_utils.py `check_enough_kv_cache_memory`),
-  so the headroom is at least that sequence's KV plus a reserve for activations and graphs.
+  With a context asked (`--max-model-len` set by the operator or the recipe) and the model's
+  KV shape known (config.json, or the shape a recipe records; never an assumed cost), vLLM
+  refuses to start unless one sequence of that length fits its KV cache ("To serve at least one
+  request with the models's max seq len … in KV cache", vllm/v1/core/kv_cache_utils.py
+  `check_enough_kv_cache_memory`), so the headroom is at least that sequence's KV plus a
+  reserve for activations and graphs.
 
 What a node can give is budget.py's `usable` at the engine's memory fraction, now and once the
 containers holding memory there stop; the fraction (the ceiling per node count, or the recipe's

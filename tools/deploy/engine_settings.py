@@ -41,11 +41,8 @@ def choose_utilization(budgets: Sequence[NodeBudget], chosen: float | None) -> t
     )
 
 
-def context_kv(length: int, shape: KvShape | None, element_bytes: int = 2) -> float:
-    """The KV cache of one sequence of `length` tokens over the whole model: from its shape,
-    else at the assumed cost (see above)."""
-    if shape is None:
-        return float(length * KV_BYTES_PER_TOKEN)
+def context_kv(length: int, shape: KvShape, element_bytes: int = 2) -> float:
+    """The KV cache of one sequence of `length` tokens over the whole model, from its shape."""
     return float(shape.bytes_for(length, element_bytes))
 
 

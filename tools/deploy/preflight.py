@@ -185,8 +185,9 @@ def _layout(
 
 
 def _context_kv(data: PreflightInput, choices: DeployChoices) -> float:
-    """The KV cache of one sequence of the context the operator (or the recipe) asked for."""
-    if choices.max_model_len is None:
+    """The KV cache of one sequence of the context the operator (or the recipe) asked for, when
+    the model's shape is known; an assumed cost would refuse hybrid models whose KV is small."""
+    if choices.max_model_len is None or data.kv_shape is None:
         return 0.0
     return context_kv(choices.max_model_len, data.kv_shape, data.kv_element_bytes)
 
