@@ -93,14 +93,17 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             given = await plan_facts.given_recipe(choices, reach)
         except RecipeError as exc:
             return _result(render_refusal(PlanRefusal("recipe", problems=(str(exc),))))
+        files = await plan_facts.model_files(choices, reach)
         measured = Measured(
             model_size_bytes=size,
             hub_revision=revision,
             cached_bytes=cached,
             given_recipe=given,
-            config_shape=await plan_facts.config_shape(choices, reach),
+            config_shape=files.shape if files else None,
+            parsers=(files.parsers, files.source) if files and files.parsers else None,
             gated=params.gated,
             token_present=bool(self.operator_env.get("HF_TOKEN")),
+            visible_recipes=plan_facts.recipes_beside(choices),
         )
         deployment = plan_deployment(facts, choices, measured)
         if isinstance(deployment, PlanRefusal):

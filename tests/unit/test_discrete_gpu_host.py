@@ -36,14 +36,25 @@ def test_the_process_holding_gpu_memory_is_named_with_what_freeing_it_allows() -
 
     findings = compute_findings({"h200": h200}, model_size_bytes=119 * GB)
 
+    # 119 GB + its KV headroom is ~131 GB, more than 0.8 × 151 GB: the one fit rule says no,
+    # where the old wording said "stopping it would let a ~119 GB model fit"
     assert _kinds(findings, "gpu_process_holds_memory") == [
-        "python3 (pid 498) holds ~44 GB of GPU memory on h200; stopping it would let a ~119 GB "
-        "model fit (~151 GB free then); python3 is not a serving engine Scout knows, so Scout "
-        "will not stop it: ask whoever runs pid 498 to free the GPU, or choose another host"
+        "python3 (pid 498) holds ~44 GB of GPU memory on h200; even with it stopped a ~119 GB "
+        "model would not fit here (~151 GB free then); python3 is not a serving engine Scout "
+        "knows, so Scout will not stop it: ask whoever runs pid 498 to free the GPU, or choose "
+        "another host"
     ]
     assert _kinds(findings, "model_exceeds_cluster") == [
         "a ~119 GB model exceeds the 107 GB available on h200"
     ]
+
+
+def test_stopping_the_holder_lets_a_model_fit_only_where_the_fit_rule_says_so() -> None:
+    findings = compute_findings({"h200": host_from("h200", H200)}, model_size_bytes=100 * GB)
+
+    holder = next(f for f in findings if f.kind == "gpu_process_holds_memory")
+    assert "stopping it would let a ~100 GB model fit" in holder.message
+    assert [c.state for c in holder.fit] == ["fits_once_stopped"]
 
 
 def test_without_a_model_the_process_finding_says_what_stopping_it_frees() -> None:

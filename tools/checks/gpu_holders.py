@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from tools.checks.budget import DEFAULT_UTILIZATION, usable_bytes
 from tools.checks.engine_processes import is_engine
+from tools.checks.fit_rule import Demand, NodeFit
 from tools.world.facts import GpuProcessFact, HostFacts
 from tools.world.findings import Finding, gb
 
@@ -42,14 +43,16 @@ def _holder(name: str, facts: HostFacts, proc: GpuProcessFact, size: int | None)
     total = facts.memory.gpu_total_bytes or free + held
     freed = min(free + held, total)
     message = f"{proc.name} (pid {proc.pid}) holds ~{gb(held)} of GPU memory on {name}"
+    claims = []
     if size is None:
         message += f"; stopping it would make ~{gb(freed)} available (now ~{gb(free)})"
     else:
-        now, then = (usable_bytes(b, DEFAULT_UTILIZATION) for b in (free, freed))
+        verdict = _alone(name, size, free, freed, proc)
+        claims.append(verdict.claim())
         model = f"a ~{gb(size)} model"
-        if now >= size:
+        if verdict.state == "fits":
             message += f"; {model} fits beside it"
-        elif then >= size:
+        elif verdict.state == "fits_once_stopped":
             message += f"; stopping it would let {model} fit (~{gb(freed)} free then)"
         else:
             message += f"; even with it stopped {model} would not fit here (~{gb(freed)} free then)"
@@ -64,6 +67,20 @@ def _holder(name: str, facts: HostFacts, proc: GpuProcessFact, size: int | None)
             f"{s.host}: {s.command}: pid {proc.pid} {proc.name} {held // 1024**2} MiB"
             for s in facts.gpu.sources[:1]
         ],
+        fit=claims,
+    )
+
+
+def _alone(host: str, size: int, free: int, freed: int, proc: GpuProcessFact) -> NodeFit:
+    """The fit rule's verdict on the model alone on this host, now and with `proc` stopped."""
+    return NodeFit(
+        host=host,
+        nodes=1,
+        demand=Demand(size),
+        utilization=DEFAULT_UTILIZATION,
+        usable_now=usable_bytes(free, DEFAULT_UTILIZATION),
+        usable_freed=usable_bytes(freed, DEFAULT_UTILIZATION),
+        freeing=(f"pid {proc.pid}",),
     )
 
 

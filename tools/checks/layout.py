@@ -24,13 +24,13 @@ docs/sources.md §4; SGLang `--tp/--nnodes/--node-rank` (§5) and `--pp-size`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tools.checks.budget import DEFAULT_UTILIZATION, NodeBudget
 from tools.checks.fabric import PairLink
+from tools.checks.fit_rule import Demand, NodeFit, fit_on
 from tools.world.findings import gb
 
-KV_HEADROOM_FRACTION = 0.10  # of a node's weights, kept free for KV cache and activations
 Links = Callable[[str, str], PairLink]
 _LINK_RANK = {"up": 0, "unknown": 1, "none": 2}
 
@@ -49,12 +49,18 @@ class LayoutRequest:
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
     pipeline_ok: bool = True  # the engine can place pipeline stages on different nodes
+    context_kv_bytes: float = 0.0  # one sequence of the asked context's KV, whole model
+
+    @property
+    def demand(self) -> Demand:
+        return Demand(self.size_bytes, self.context_kv_bytes)
 
 
 @dataclass(frozen=True)
 class Layout:
-    """The chosen nodes (head first), the split, and why; `short` names nodes that cannot hold
-    their share even with their containers stopped (then the layout does not fit)."""
+    """The chosen nodes (head first), the split, and why; `verdicts`: the fit rule's word on
+    each chosen node, which `stops` and `short` (nodes that cannot hold their share even with
+    their containers stopped: then the layout does not fit) only restate."""
 
     hosts: tuple[str, ...]
     tensor_parallel: int
@@ -65,8 +71,15 @@ class Layout:
     of_nodes: int
     why_nodes: str
     why_split: str
-    stops: dict[str, list[str]] = field(default_factory=dict)
-    short: tuple[str, ...] = ()
+    verdicts: tuple[NodeFit, ...] = ()
+
+    @property
+    def stops(self) -> dict[str, list[str]]:
+        return {v.host: list(v.freeing) for v in self.verdicts if v.state == "fits_once_stopped"}
+
+    @property
+    def short(self) -> tuple[str, ...]:
+        return tuple(v.host for v in self.verdicts if v.state == "short")
 
     @property
     def fits(self) -> bool:
@@ -87,11 +100,6 @@ class Layout:
         return len(self.hosts) < self.of_nodes
 
 
-def need_per_node(size_bytes: int, nodes: int) -> float:
-    """A node's share of the weights plus the KV headroom it must keep free."""
-    return size_bytes / nodes * (1 + KV_HEADROOM_FRACTION)
-
-
 def choose_layout(request: LayoutRequest, budgets: Sequence[NodeBudget], links: Links) -> Layout:
     """The layout for `request` over `budgets` (head first); raises LayoutError when the sizes
     asked for contradict each other or the hosts given."""
@@ -102,11 +110,10 @@ def choose_layout(request: LayoutRequest, budgets: Sequence[NodeBudget], links: 
     alike = [budgets[0], *(b for b in budgets[1:] if b.gpus == gpus)]  # never mixed shapes
     counts = _node_counts(request, len(alike), gpus)
     for count in counts:
-        need = need_per_node(request.size_bytes, count)
-        chosen = _pick(alike, count, need, request.utilization, links, fitting=True)
+        chosen = _pick(alike, count, request, links, fitting=True)
         if chosen is not None:
             return _layout(request, budgets, chosen, links)
-    chosen = _pick(alike, counts[-1], 0.0, request.utilization, links, fitting=False)
+    chosen = _pick(alike, counts[-1], request, links, fitting=False)
     assert chosen is not None  # without the fit condition every count up to len(alike) works
     return _layout(request, budgets, chosen, links)
 
@@ -139,18 +146,18 @@ def _node_counts(request: LayoutRequest, available: int, gpus: int) -> list[int]
 def _pick(
     budgets: Sequence[NodeBudget],
     count: int,
-    need: float,
-    utilization: float,
+    request: LayoutRequest,
     links: Links,
     *,
     fitting: bool,
 ) -> list[NodeBudget] | None:
-    """The head plus the best `count - 1` others; with `fitting`, only nodes that can hold
-    `need` (once their containers stop); None if there are not enough of them."""
+    """The head plus the best `count - 1` others; with `fitting`, only nodes the fit rule says
+    hold their share (once their containers stop); None if there are not enough of them."""
     head, *others = budgets
+    verdicts = {n.host: fit_on(n, request.demand, count, request.utilization) for n in budgets}
 
     def holds(node: NodeBudget) -> bool:
-        return not fitting or node.usable_freed(utilization) >= need
+        return not fitting or verdicts[node.host].holds_once_freed
 
     if not holds(head):
         return None
@@ -164,7 +171,7 @@ def _pick(
         def preference(node: NodeBudget) -> tuple[bool, bool, int, int]:
             meshed = all(links(c.host, node.host).state == "up" for c in chosen)
             return (
-                node.usable(utilization) < need,
+                verdicts[node.host].state != "fits",
                 not meshed,
                 _LINK_RANK[links(head.host, node.host).state],
                 position[node.host],
@@ -235,35 +242,32 @@ def _split_gpus(request: LayoutRequest, count: int, gpus: int) -> tuple[int, int
 def _layout(
     request: LayoutRequest, budgets: Sequence[NodeBudget], chosen: list[NodeBudget], links: Links
 ) -> Layout:
-    count, gpus, u = len(chosen), chosen[0].gpus, request.utilization
-    need = need_per_node(request.size_bytes, count)
+    count, gpus = len(chosen), chosen[0].gpus
+    verdicts = tuple(fit_on(n, request.demand, count, request.utilization) for n in chosen)
     tp, pp, why_split = _split(request, count, chosen[0])
-    stops = {
-        n.host: [name for name, _ in n.holders]
-        for n in chosen
-        if n.usable(u) < need <= n.usable_freed(u) and n.holders
-    }
-    short = tuple(n.host for n in chosen if n.usable_freed(u) < need)
     return Layout(
         hosts=tuple(n.host for n in chosen),
         tensor_parallel=tp,
         pipeline_parallel=pp,
         gpus_per_node=gpus,
         share_bytes=request.size_bytes / count,
-        need_bytes=need,
+        need_bytes=verdicts[0].need.total,
         of_nodes=len(budgets),
-        why_nodes=_why_nodes(request, budgets, chosen, links),
+        why_nodes=_why_nodes(request, budgets, verdicts, chosen, links),
         why_split=why_split,
-        stops=stops,
-        short=short,
+        verdicts=verdicts,
     )
 
 
 def _why_nodes(
-    request: LayoutRequest, budgets: Sequence[NodeBudget], chosen: list[NodeBudget], links: Links
+    request: LayoutRequest,
+    budgets: Sequence[NodeBudget],
+    verdicts: tuple[NodeFit, ...],
+    chosen: list[NodeBudget],
+    links: Links,
 ) -> str:
     count, total, u = len(chosen), len(budgets), request.utilization
-    size, need = request.size_bytes, need_per_node(request.size_bytes, count)
+    size, need = request.size_bytes, verdicts[0].need.total
     of = f"{count} of {total} nodes" if total > 1 else "1 node"
     best = max(n.usable_freed(u) for n in budgets)
     if not size:
@@ -271,15 +275,26 @@ def _why_nodes(
     elif request.nodes or request.tensor_parallel or request.pipeline_parallel:
         why = f"{of} as asked: ~{gb(size)} of weights, ~{gb(need)} per node with KV headroom"
     elif count == 1:
-        why = f"{of}: ~{gb(need)} with KV headroom fits in {chosen[0].host}'s ~{gb(best)} usable"
+        why = f"{of}: ~{gb(need)} with KV headroom {_verdict_words(verdicts[0])}"
     else:
-        fewer = need_per_node(size, count - 1)
+        fewer = request.demand.per_node(count - 1).total
         why = (
             f"{of}: with KV headroom the ~{gb(size)} model needs ~{gb(fewer)} per node on "
             f"{count - 1} and ~{gb(need)} on {count}, and a node gives at most ~{gb(best)} "
             + _how_usable(budgets, u)
         )
     return why + _fabric_phrase(chosen, links)
+
+
+def _verdict_words(verdict: NodeFit) -> str:
+    """Where one node's verdict puts the model: fits now, once its holders stop, or not."""
+    host = verdict.host
+    if verdict.state == "fits":
+        return f"fits in {host}'s ~{gb(verdict.usable_now)} usable"
+    if verdict.state == "fits_once_stopped":
+        stopped = ", ".join(verdict.freeing)
+        return f"fits in {host}'s ~{gb(verdict.usable_freed)} usable once {stopped} stop"
+    return f"does not fit in {host}'s ~{gb(verdict.usable_freed)} usable"
 
 
 def _how_usable(budgets: Sequence[NodeBudget], u: float) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for, running_with_memory
+from tools.checks.budget import budgets_for, default_utilization, running_with_memory
 from tools.checks.fabric import pair_link
+from tools.checks.fit_rule import NodeFit
 from tools.checks.layout import Layout, LayoutRequest, choose_layout
 from tools.world.facts import HostFacts
 from tools.world.findings import GB, Finding, gb
@@ -119,19 +120,22 @@ def _fit_findings(
             )
         ]
     nodes = budgets_for(hosts, list(known))
-    layout = choose_layout(LayoutRequest(size), nodes, lambda a, b: pair_link(hosts[a], hosts[b]))
-    usable = {n.host: n.usable(DEFAULT_UTILIZATION) for n in nodes}
+    # the fraction a plan on these nodes would use, so recon and the plan quote one verdict
+    request = LayoutRequest(size, utilization=default_utilization(nodes))
+    layout = choose_layout(request, nodes, lambda a, b: pair_link(hosts[a], hosts[b]))
     findings = [
-        _short_of_memory(hosts[name], known[name], size, layout)
-        for name in layout.hosts
-        if usable[name] < layout.need_bytes
+        _short_of_memory(hosts[v.host], known[v.host], size, layout, v)
+        for v in layout.verdicts
+        if v.state != "fits"
     ]
     if layout.fits and len(layout.hosts) > 1:
         findings.append(_needs_nodes(size, layout))
     return findings
 
 
-def _short_of_memory(facts: HostFacts, budget: int, size: int, layout: Layout) -> Finding:
+def _short_of_memory(
+    facts: HostFacts, budget: int, size: int, layout: Layout, verdict: NodeFit
+) -> Finding:
     """A node the model needs that cannot hold its share now: who holds the memory, if anyone."""
     name, count = facts.host, len(layout.hosts)
     holders = running_with_memory(facts)
@@ -144,7 +148,7 @@ def _short_of_memory(facts: HostFacts, budget: int, size: int, layout: Layout) -
     if count > 1:
         needs.append(f"needs ~{gb(round(layout.share_bytes))} per node split over {count} nodes")
     if budget >= layout.share_bytes or count == 1:
-        needs.append(f"plus KV headroom at memory utilization {DEFAULT_UTILIZATION:g}")
+        needs.append(f"plus KV headroom at memory utilization {verdict.utilization:g}")
     if needs:
         message += f" ({', '.join(needs)})"
     return Finding(
@@ -154,6 +158,7 @@ def _short_of_memory(facts: HostFacts, budget: int, size: int, layout: Layout) -
         hosts=[name],
         message=message,
         evidence=_memory_evidence(facts),
+        fit=[verdict.claim()],
     )
 
 
@@ -174,6 +179,7 @@ def _needs_nodes(size: int, layout: Layout) -> Finding:
         kind="model_needs_all_nodes" if not layout.chose_subset else "model_needs_nodes",
         hosts=list(layout.hosts),
         message=f"a ~{gb(size)} model fits on no single host; {needs}",
+        fit=[v.claim() for v in layout.verdicts],
     )
 
 

@@ -41,6 +41,11 @@ def choose_utilization(budgets: Sequence[NodeBudget], chosen: float | None) -> t
     )
 
 
+def context_kv(length: int, shape: KvShape, element_bytes: int = 2) -> float:
+    """The KV cache of one sequence of `length` tokens over the whole model, from its shape."""
+    return float(shape.bytes_for(length, element_bytes))
+
+
 def choose_max_model_len(
     kv_left_bytes: float,
     nodes: int,
@@ -76,7 +81,6 @@ def _from_shape(
 ) -> tuple[int, str]:
     top = min(target or shape.max_position_embeddings, shape.max_position_embeddings)
     per_token = shape.bytes_per_token(element_bytes)
-    per_node = per_token / max(nodes, 1)
     kind = "fp8" if element_bytes == 1 else "16-bit"
     cost = f"{per_token / 1024:g} KiB a token in {kind} KV ({shape.words()}; from {shape.source})"
     aim = (
@@ -85,7 +89,7 @@ def _from_shape(
         else (f"the model's own {shape.max_position_embeddings:,}")
     )
     for length in [top, *(n for n in LENGTHS if n < top)]:
-        if length * per_node * SEQUENCES <= kv_left_bytes:
+        if shape.bytes_for(length, element_bytes) / max(nodes, 1) * SEQUENCES <= kv_left_bytes:
             return length, (
                 f"--max-model-len {length}: {aim} tokens at {cost}; {gb(kv_left_bytes)} per "
                 f"node left for the KV cache holds {SEQUENCES} sequences of {length} tokens"

@@ -12,9 +12,9 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tools.checks import GB
+from tools.checks import GB, Finding
 from tools.checks.budget import NodeBudget
-from tools.checks.layout import KV_HEADROOM_FRACTION
+from tools.checks.fit_rule import Demand, NodeFit, fit_on
 from tools.recon.parsers.disk import parse_du_sb
 
 Fetch = Callable[[str], Awaitable[bytes]]
@@ -34,37 +34,73 @@ def gb(value: float) -> str:
 
 @dataclass
 class FitVerdict:
+    """The fit rule's verdicts on the chosen nodes, in words; `fits`: on every node now."""
+
     fits: bool
     size_bytes: int
     per_node_bytes: float
     lines: list[str] = field(default_factory=list)
     blocking_containers: dict[str, list[str]] = field(default_factory=dict)
+    verdicts: tuple[NodeFit, ...] = ()
 
     @property
     def message(self) -> str:
         return "; ".join(self.lines)
 
+    def finding(self) -> Finding:
+        """Preflight's memory line: ok, or a blocker saying what would make it fit."""
+        claims = [v.claim() for v in self.verdicts]
+        if self.fits:
+            return Finding(
+                severity="ok",
+                check="memory",
+                kind="model_fits",
+                hosts=[],
+                message=self.message,
+                fit=claims,
+            )
+        holders = sorted({c for names in self.blocking_containers.values() for c in names})
+        fix = (
+            f"stop {', '.join(holders)}"
+            if holders
+            else "use more nodes or a smaller (quantised) model"
+        )
+        return Finding(
+            severity="blocker",
+            check="memory",
+            kind="model_does_not_fit",
+            hosts=sorted(self.blocking_containers),
+            message=self.message,
+            fix=fix,
+            fit=claims,
+        )
 
-def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) -> FitVerdict:
-    """Weights split evenly over the nodes, against `available × utilization` on each node."""
+
+def check_fit(
+    size_bytes: int, budgets: list[NodeBudget], utilization: float, context_kv_bytes: float = 0.0
+) -> FitVerdict:
+    """The fit rule (tools/checks/fit_rule.py) on each node, as the layout chooser asks it, in
+    words: weights split evenly over the nodes plus the headroom beside them."""
     nodes = len(budgets)
     share = size_bytes / nodes
-    verdict = FitVerdict(True, size_bytes, share)
+    demand = Demand(size_bytes, context_kv_bytes)
+    verdicts = tuple(fit_on(node, demand, nodes, utilization) for node in budgets)
+    verdict = FitVerdict(True, size_bytes, share, verdicts=verdicts)
     verdict.lines.append(
         f"{gb(size_bytes)} over {nodes} node{'s' * (nodes > 1)} = {gb(share)} per node"
     )
-    for node in budgets:
-        usable = node.usable(utilization)
-        if share + share * KV_HEADROOM_FRACTION <= usable:
+    for node, said in zip(budgets, verdicts, strict=True):
+        usable = said.usable_now
+        if said.state == "fits":
             verdict.lines.append(f"{node.host}: {_usable_words(node, utilization, usable, share)}")
             continue
         verdict.fits = False
-        holders = ", ".join(name for name, _ in node.holders)
+        holders = ", ".join(said.freeing)
         line = f"{node.host} has {gb(node.available_bytes)} available"
         if holders:
             line += f" while {holders} run{'s' * (len(node.holders) == 1)}"
-        line += f" (needs {gb(share)} + KV headroom at utilization {utilization:g})"
-        if holders and share * (1 + KV_HEADROOM_FRACTION) <= node.usable_freed(utilization):
+        line += f" (needs {gb(share)} + {_headroom_words(said)} at utilization {utilization:g})"
+        if said.state == "fits_once_stopped":
             verb = "is" if len(node.holders) == 1 else "are"
             line += f" → does not fit until {holders} {verb} stopped"
             verdict.blocking_containers[node.host] = [name for name, _ in node.holders]
@@ -72,6 +108,13 @@ def check_fit(size_bytes: int, budgets: list[NodeBudget], utilization: float) ->
             line += " → does not fit on this node"
         verdict.lines.append(line)
     return verdict
+
+
+def _headroom_words(said: NodeFit) -> str:
+    """What the headroom beside the weights is for: the KV of the context asked, if one is."""
+    if not said.demand.context_kv_bytes:
+        return "KV headroom"
+    return f"{gb(said.need.headroom)} for one sequence of the context asked and activations"
 
 
 def _usable_words(node: NodeBudget, utilization: float, usable: float, share: float) -> str:

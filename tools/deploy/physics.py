@@ -28,9 +28,12 @@ BANDWIDTH_GB_S = {
     "RTX 5090": 1792.0,
     "RTX 4090": 1008.0,
 }
+# the precision a checkpoint's name states, what it is in words, and a weight's bytes
 BYTES_PER_PARAM = (
-    (r"NVFP4|MXFP4|FP4|AWQ|GPTQ|INT4|W4A16|4bit", 0.5),
-    (r"FP8|INT8|W8A8|8bit", 1.0),
+    (r"NVFP4|MXFP4|FP4", "4-bit float", 0.5),
+    (r"AWQ|GPTQ|INT4|W4A16|4bit|AutoRound", "4-bit integer", 0.5),
+    (r"FP8|INT8|W8A8|8bit", "8-bit", 1.0),
+    (r"BF16|FP16", "16-bit", 2.0),
 )
 # mixture-of-experts families whose names do not give the active parameters: a dense guess from
 # the total would put the ceiling far too low and flag an honest figure
@@ -76,11 +79,22 @@ def active_params(model: str) -> float | None:
     return float(dense.group(1)) if dense else None
 
 
+def stated_precision(model: str) -> tuple[str, float] | None:
+    """(words, bytes a weight) for the precision the model's name states; None if it states
+    none."""
+    return next(
+        (
+            (words, size)
+            for pattern, words, size in BYTES_PER_PARAM
+            if re.search(pattern, model, re.I)
+        ),
+        None,
+    )
+
+
 def bytes_per_param(model: str) -> float:
-    for pattern, size in BYTES_PER_PARAM:
-        if re.search(pattern, model, re.I):
-            return size
-    return 2.0  # BF16/FP16, the served default
+    stated = stated_precision(model)
+    return stated[1] if stated else 2.0  # BF16/FP16, the served default
 
 
 def ceiling(model: str, gpu_name: str | None, nodes: int) -> Ceiling | str:

@@ -3,8 +3,9 @@ nothing (tools/deploy/planner.py).
 
 Stale hosts are probed again; the model's size comes from the call, the world model or the Hub;
 a cache outside the default folder is measured with `du`; the operator's recipe file is read
-where it lies; the model's KV shape from the head's cached config.json, else the Hub's. After
-planning, the head's ssh into each worker address its commands name is tried.
+where it lies; the model's config.json and generation_config.json (its KV shape, its parsers)
+from the head's HF cache, else the Hub's. After planning, the head's ssh into each worker
+address its commands name is tried.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
@@ -29,7 +32,9 @@ from tools.deploy.fit import (
 )
 from tools.deploy.peer_ssh import peer_ssh_findings
 from tools.deploy.planner import ClusterFacts, DeploymentPlan
+from tools.deploy.recipe_book.catalog import entries
 from tools.deploy.recipe_book.load import RecipeError, parse_recipe, read_recipe_file
+from tools.deploy.recipe_book.model_parsers import ModelParsers, parsers_from_config
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_config
 from tools.deploy.recipe_book.schema import Recipe
 from tools.recon.probe import probe_hosts
@@ -144,37 +149,78 @@ async def given_recipe(choices: DeployChoices, reach: Reach) -> Recipe | None:
     return parse_recipe(result.stdout, choices.recipe_file)
 
 
-async def config_shape(choices: DeployChoices, reach: Reach) -> KvShape | None:
-    """The model's KV shape from the head's cached config.json, else the Hub's (the planner
-    falls back to the shape the recipe recorded)."""
+def recipes_beside(choices: DeployChoices) -> tuple[Recipe, ...]:
+    """The recipes beside the operator's own recipe file on this machine (the whole `recipes/`
+    folder of a community checkout), where the plan looks for smaller quantisations; files
+    that do not read are passed over (`scout recipes check` says why)."""
+    if not choices.recipe_file or not Path(choices.recipe_file).expanduser().is_file():
+        return ()
+    here = Path(choices.recipe_file).expanduser().resolve()
+    folder = next((p for p in here.parents if p.name == "recipes"), here.parent)
+    return tuple(e.recipe for e in entries([folder]) if e.recipe is not None)
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """The model's own config.json and generation_config.json ({} when absent), and where."""
+
+    config: dict[str, Any]
+    generation: dict[str, Any]
+    source: str
+
+    @property
+    def shape(self) -> KvShape | None:
+        return shape_from_config(self.config, self.source)
+
+    @property
+    def parsers(self) -> ModelParsers | None:
+        return parsers_from_config(self.config, self.generation)
+
+
+async def model_files(choices: DeployChoices, reach: Reach) -> ModelFiles | None:
+    """The model's config files from the head's HF cache, else the Hub (the planner falls back
+    to the shape the recipe recorded)."""
     folder = cache_dir(choices.model, choices.hf_cache)
     if choices.head in set(reach.pool.inventory.names()):
-        ref = f"{folder}/refs/main"
-        command = f'cat {folder}/snapshots/"$(cat {ref})"/config.json'
-        try:
-            result = await reach.pool.run(choices.head, command, timeout=30)
-            if result.ok and (
-                shape := _parse(result.stdout, f"config.json cached on {choices.head}")
-            ):
-                return shape
-        except SSHError:
-            pass
+        snapshot = f'{folder}/snapshots/"$(cat {folder}/refs/main)"'
+        where = f"config.json cached on {choices.head}"
+        config = await _cached(choices.head, f"{snapshot}/config.json", reach)
+        if config:
+            generation = await _cached(choices.head, f"{snapshot}/generation_config.json", reach)
+            return ModelFiles(config, generation or {}, where)
     if reach.web is not None:
         url = f"{HUB_URL}/{choices.model}/resolve/main/config.json"
-        try:
-            download = await reach.web.fetch(url)
-            if download.status == 200:
-                return _parse(download.body.decode(errors="replace"), url)
-        except Exception:  # the Hub is one of three places to look; the next one answers
-            pass
+        config = await _from_hub(url, reach.web)
+        if config:
+            generation = await _from_hub(
+                url.replace("config.json", "generation_config.json"), reach.web
+            )
+            return ModelFiles(config, generation or {}, url)
     return None
 
 
-def _parse(text: str, source: str) -> KvShape | None:
+async def _cached(host: str, path: str, reach: Reach) -> dict[str, Any] | None:
     try:
-        return shape_from_config(json.loads(text), source)
+        result = await reach.pool.run(host, f"cat {path}", timeout=30)
+    except SSHError:
+        return None
+    return _parse(result.stdout) if result.ok else None
+
+
+async def _from_hub(url: str, web: PageFetcher) -> dict[str, Any] | None:
+    try:
+        download = await web.fetch(url)
+    except Exception:  # the Hub is one of three places to look; the next one answers
+        return None
+    return _parse(download.body.decode(errors="replace")) if download.status == 200 else None
+
+
+def _parse(text: str) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(text)
     except ValueError:
         return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 async def peer_refusals(deployment: DeploymentPlan, reach: Reach) -> list[Finding]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tools.checks import Finding
+from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fixes import fix_steps
@@ -24,8 +25,10 @@ from tools.deploy.peer_ssh import addresses_used
 from tools.deploy.plan_goal import to_plan
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
 from tools.deploy.provision import ProvisionInput, image_name, provision
+from tools.deploy.quant_offer import offers, with_offers
 from tools.deploy.recipe_book.choose import RecipeMismatch
-from tools.deploy.recipe_book.load import RecipeError
+from tools.deploy.recipe_book.load import RecipeError, bundled_recipes
+from tools.deploy.recipe_book.model_parsers import ModelParsers
 from tools.deploy.recipe_book.model_shape import KvShape, shape_from_recipe
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_plan import RecipeRefusal, RecipeSetup, finish, pick, trade_off
@@ -61,16 +64,19 @@ class ClusterFacts:
 @dataclass(frozen=True)
 class Measured:
     """What was looked up for this model: its size and the Hub's commit (None: unknown), its
-    bytes in each host's cache, the operator's recipe file, the KV shape from a config.json,
-    whether the Hub gates it, and whether a token is at hand for that."""
+    bytes in each host's cache, the operator's recipe file, the KV shape and the engine's
+    parsers from the model's config files, whether the Hub gates it, and whether a token is at
+    hand for that."""
 
     model_size_bytes: int | None = None
     hub_revision: str | None = None
     cached_bytes: Mapping[str, int | None] = field(default_factory=dict)
     given_recipe: Recipe | None = None
     config_shape: KvShape | None = None
+    parsers: tuple[ModelParsers, str] | None = None  # from the model's config files, and where
     gated: bool = False
     token_present: bool = False
+    visible_recipes: tuple[Recipe, ...] = ()  # beside the operator's recipe file
 
 
 PhaseName = Literal["fixes", "supplies", "fabric-test", "host-guards", "launch"]
@@ -155,6 +161,8 @@ def plan_deployment(
     report = run_preflight(_preflight_input(facts, measured, size, setup), choices)
     if topology is None and given is None and report.fabric is not None:
         topology, report = _bundled_layout(setup, own, facts, report, measured, size)
+    if size:
+        report.findings = _offered(report, size, [setup.recipe, *measured.visible_recipes], facts)
     preflighted = Preflighted(report, size, measured.hub_revision)
     choices = report.choices
     if report.fabric is None:
@@ -170,7 +178,7 @@ def plan_deployment(
         )
     if prov.recipe != choices.recipe:
         choices = choices.model_copy(update={"recipe": prov.recipe})
-    choices, recipe_notes, unfilled = finish(setup, choices)
+    choices, recipe_notes, unfilled = finish(setup, choices, measured.parsers)
     if unfilled:
         return PlanRefusal("recipe-params", problems=tuple(unfilled), preflighted=preflighted)
     sized = ("--max-model-len", "--gpu-memory-utilization") if given else ("--max-model-len",)
@@ -268,6 +276,20 @@ def _topology_line(
     return line + (
         "; Scout's chooser agrees" if topology.matches(mine) else f"; Scout's chooser: {label}"
     )
+
+
+def _offered(
+    report: PreflightReport, size: int, recipes: list[Recipe | None], facts: ClusterFacts
+) -> list[Finding]:
+    """Preflight's findings, its memory blocker naming the quantisations that would fit."""
+    seen = [*bundled_recipes(), *(r for r in recipes if r is not None)]
+    budgets = budgets_for(facts.hosts, report.choices.hosts)
+    u = report.choices.gpu_memory_utilization or DEFAULT_UTILIZATION
+    found = offers(report.choices.model, size, seen, budgets, u)
+    return [
+        with_offers(f, found, report.choices.model) if f.kind == "model_does_not_fit" else f
+        for f in report.findings
+    ]
 
 
 def _phases(

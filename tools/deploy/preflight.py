@@ -19,13 +19,14 @@ from tools.checks.gpu_health import for_a_plan
 from tools.checks.layout import Layout, LayoutError, LayoutRequest, choose_layout
 from tools.checks.memory import memory_findings
 from tools.deploy.choices import PIPELINE_FLAGS, DeployChoices
-from tools.deploy.engine_settings import choose_max_model_len, choose_utilization
+from tools.deploy.engine_settings import choose_max_model_len, choose_utilization, context_kv
 from tools.deploy.fabric import FabricError, FabricPath, find_fabric
 from tools.deploy.fit import FitVerdict, check_fit
 from tools.deploy.netplan import NETPLAN_FILE
 from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.weights import weights_findings
 from tools.world.facts import HostFacts
+from tools.world.findings import FitClaim
 
 
 def _finding(
@@ -37,6 +38,7 @@ def _finding(
     fix: str | None = None,
     *,
     needs_person: bool = False,
+    fit: list[FitClaim] | None = None,
 ) -> Finding:
     return Finding(
         severity=severity,
@@ -46,6 +48,7 @@ def _finding(
         message=message,
         fix=fix,
         needs_person=needs_person,
+        fit=fit or [],
     )
 
 
@@ -122,10 +125,9 @@ def run_preflight(data: PreflightInput, choices: DeployChoices) -> PreflightRepo
     settings = [why_utilization]
     if data.model_size_bytes:
         budgets = budgets_for(hosts, resolved.hosts)
-        fit = check_fit(data.model_size_bytes, budgets, utilization)
-        findings.append(_memory(fit))
-        share = fit.per_node_bytes
-        kv_left = min((b.usable_freed(utilization) - share for b in budgets), default=0)
+        fit = check_fit(data.model_size_bytes, budgets, utilization, _context_kv(data, choices))
+        findings.append(fit.finding())
+        kv_left = min((v.usable_freed - v.need.weights for v in fit.verdicts), default=0)
         length, why_length = choose_max_model_len(
             max(kv_left, 0),
             len(resolved.hosts),
@@ -161,6 +163,7 @@ def _layout(
         tensor_parallel=choices.tensor_parallel,
         pipeline_parallel=choices.pipeline_parallel,
         pipeline_ok=choices.recipe in PIPELINE_FLAGS,
+        context_kv_bytes=_context_kv(data, choices),
     )
     hosts = data.hosts
     try:
@@ -175,7 +178,18 @@ def _layout(
     message = layout.reason
     if absent:
         message += f" ({', '.join(absent)} did not answer and is left out)"
-    return _finding("layout", "ok", "layout_chosen", message, list(layout.hosts)), layout
+    # a layout that does not hold the model is no `ok`: the memory blocker says why
+    severity, kind = ("ok", "layout_chosen") if layout.fits else ("info", "layout_short")
+    claims = [v.claim() for v in layout.verdicts]
+    return _finding("layout", severity, kind, message, list(layout.hosts), fit=claims), layout
+
+
+def _context_kv(data: PreflightInput, choices: DeployChoices) -> float:
+    """The KV cache of one sequence of the context the operator (or the recipe) asked for, when
+    the model's shape is known; an assumed cost would refuse hybrid models whose KV is small."""
+    if choices.max_model_len is None or data.kv_shape is None:
+        return 0.0
+    return context_kv(choices.max_model_len, data.kv_shape, data.kv_element_bytes)
 
 
 def _reachable(data: PreflightInput, choices: DeployChoices) -> Finding:
@@ -379,14 +393,3 @@ def _ports(hosts: Mapping[str, HostFacts], choices: DeployChoices) -> list[Findi
             [choices.head],
         )
     ]
-
-
-def _memory(fit: FitVerdict) -> Finding:
-    if fit.fits:
-        return _finding("memory", "ok", "model_fits", fit.message, [])
-    holders = sorted({c for names in fit.blocking_containers.values() for c in names})
-    fix = (
-        f"stop {', '.join(holders)}" if holders else "use more nodes or a smaller (quantised) model"
-    )
-    blocked = sorted(fit.blocking_containers)
-    return _finding("memory", "blocker", "model_does_not_fit", fit.message, blocked, fix)

@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tools.checks import GB
-from tools.checks.budget import budgets_for
-from tools.checks.layout import KV_HEADROOM_FRACTION
+from tools.checks.budget import DEFAULT_UTILIZATION, budgets_for
+from tools.checks.fit_rule import Demand, fit_on
 from tools.deploy.choices import DeployChoices
 from tools.deploy.recipe_book.choose import apply_recipe, choose_recipe, refused_image
 from tools.deploy.recipe_book.engines import launch_data
+from tools.deploy.recipe_book.model_parsers import ModelParsers
 from tools.deploy.recipe_book.model_shape import KvShape
 from tools.deploy.recipe_book.schema import Recipe
 from tools.deploy.recipe_book.versions import split_by_version
@@ -123,9 +124,10 @@ def _engine_version(
 
 
 def finish(
-    setup: RecipeSetup, choices: DeployChoices
+    setup: RecipeSetup, choices: DeployChoices, parsers: tuple[ModelParsers, str] | None = None
 ) -> tuple[DeployChoices, list[str], list[str]]:
-    """The choices with the recipe's flags and env, the plan's lines, and unfilled `{param}`s."""
+    """The choices with the recipe's flags and env, the plan's lines, and unfilled `{param}`s;
+    with no recipe, vLLM's parsers for the model's family (`parsers`: from its config files)."""
     values = {
         "model": choices.model,
         "tensor_parallel": choices.tensor_parallel,
@@ -139,25 +141,35 @@ def finish(
         setup.recipe, setup.why, choices.recipe, setup.engine_version, setup.version_from, values
     )
     files = {f.name: f.text for f in setup.recipe.workspace_files} if setup.recipe else {}
+    notes = [*applied.notes, *setup.notes]
+    if (
+        setup.recipe is None
+        and parsers is not None
+        and launch_data(choices.recipe).engine == "vllm"
+    ):
+        found, where = parsers
+        applied.flags += found.flags()
+        notes.append(found.line(where))
     done = choices.model_copy(
         update={"serve_flags": applied.flags, "serve_env": applied.env, "serve_files": files}
     )
-    return done, [*applied.notes, *setup.notes], applied.problems
+    return done, notes, applied.problems
 
 
 def trade_off(
     setup: RecipeSetup, choices: DeployChoices, hosts: Mapping[str, HostFacts]
 ) -> str | None:
-    """One line when another published checkpoint fits fewer nodes than this plan uses."""
+    """One line when another published checkpoint fits fewer nodes than this plan uses, as the
+    fit rule judges it on the plan's first nodes."""
     if setup.recipe is None or len(choices.hosts) < 2:
         return None
-    budgets = budgets_for(hosts, [choices.head])
-    if not budgets:
-        return None
-    room = budgets[0].usable_freed(choices.gpu_memory_utilization or 0.8)
+    utilization = choices.gpu_memory_utilization or DEFAULT_UTILIZATION
     for alt in setup.recipe.alternatives:
-        need = alt.size_gb * GB * (1 + KV_HEADROOM_FRACTION)
-        if alt.nodes < len(choices.hosts) and need <= room:
+        budgets = budgets_for(hosts, choices.hosts[: alt.nodes])
+        demand = Demand(round(alt.size_gb * GB))
+        verdicts = [fit_on(b, demand, alt.nodes, utilization) for b in budgets]
+        held = len(verdicts) == alt.nodes and all(v.holds_once_freed for v in verdicts)
+        if alt.nodes < len(choices.hosts) and held:
             return (
                 f"trade-off: {alt.says} ({alt.model}, {alt.size_gb:g} GB; {alt.source}); "
                 f"this plan proceeds with {choices.model} as asked"

@@ -14,6 +14,22 @@ from pydantic import BaseModel, Field
 Severity = Literal["blocker", "warning", "info", "ok"]
 SEVERITY_ORDER: dict[Severity, int] = {"blocker": 0, "warning": 1, "info": 2, "ok": 3}
 GB = 1_000_000_000
+FitState = Literal["fits", "fits_once_stopped", "short"]
+
+
+class FitClaim(BaseModel):
+    """What a fit-related message says, as data: does a model of `size_bytes` fit `host` as one
+    of `nodes` at `utilization`, now or once `freeing` stops (tools/checks/fit_rule.py
+    decides). Kept beside the message so a test can hold every claim of a session against the
+    others; not serialized, so what the model reads is the message alone."""
+
+    host: str
+    nodes: int
+    size_bytes: int
+    utilization: float
+    state: FitState
+    freeing: list[str] = Field(default_factory=list)  # what "once stopped" would stop
+    context_kv_bytes: float = 0.0  # the KV of the context asked (0: none asked)
 
 
 class Finding(BaseModel):
@@ -27,6 +43,7 @@ class Finding(BaseModel):
         default=False, description="Only a person at the machine can fix it."
     )
     evidence: list[str] = Field(default_factory=list)
+    fit: list[FitClaim] = Field(default_factory=list, exclude=True)
 
     @property
     def text(self) -> str:

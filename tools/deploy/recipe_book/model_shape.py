@@ -4,7 +4,10 @@ vLLM keeps K and V for every attention layer that attends over the whole sequenc
 token = 2 × attention layers × KV heads × head dim × bytes per element (vLLM's KV cache spec,
 `page_size_bytes`). Hybrid models (Qwen3.5, Qwen3-Next) keep a constant-size state in their
 linear-attention layers: only the `full_attention` entries of `layer_types` (or one layer in
-`full_attention_interval`) count. Multimodal configs nest the text model under `text_config`.
+`full_attention_interval`) count. Layers that attend over a sliding window (gpt-oss alternates
+`sliding_attention` of `sliding_window` 128 tokens with `full_attention`; Gemma, Mistral declare a
+window too) keep at most the window's tokens, as vLLM's SlidingWindowSpec sizes them. Multimodal
+configs nest the text model under `text_config`.
 """
 
 from __future__ import annotations
@@ -22,13 +25,27 @@ class KvShape:
     kv_heads: int
     head_dim: int
     source: str
+    sliding_layers: int = 0  # layers that keep only the last `sliding_window` tokens
+    sliding_window: int = 0
 
     def bytes_per_token(self, element_bytes: int = 2) -> int:
+        """Per token of the full-attention layers (the windowed ones stop growing)."""
         return 2 * self.attention_layers * self.kv_heads * self.head_dim * element_bytes
 
+    def bytes_for(self, length: int, element_bytes: int = 2) -> int:
+        """One sequence of `length` tokens over every layer, windowed layers capped."""
+        per_layer_token = 2 * self.kv_heads * self.head_dim * element_bytes
+        windowed = self.sliding_layers * min(length, self.sliding_window)
+        return per_layer_token * (self.attention_layers * length + windowed)
+
     def words(self) -> str:
+        windowed = (
+            f" (+{self.sliding_layers} over a {self.sliding_window}-token window)"
+            if self.sliding_layers
+            else ""
+        )
         return (
-            f"{self.attention_layers} attention layers × {self.kv_heads} KV heads × "
+            f"{self.attention_layers} attention layers{windowed} × {self.kv_heads} KV heads × "
             f"{self.head_dim} dims, {self.max_position_embeddings:,} positions"
         )
 
@@ -49,13 +66,22 @@ def shape_from_config(config: Any, source: str) -> KvShape | None:
         return None
     types = text.get("layer_types")
     interval = _int(text.get("full_attention_interval"))
+    # Qwen2/3 declare a window and `use_sliding_window: false`: then no layer is windowed
+    window = 0 if text.get("use_sliding_window") is False else _int(text.get("sliding_window"))
+    window = window or 0
+    sliding = 0
     if isinstance(types, list) and types:
         attention = sum(1 for t in types if t == "full_attention")
+        sliding = sum(1 for t in types if t == "sliding_attention") if window else 0
+        attention += 0 if window else sum(1 for t in types if t == "sliding_attention")
     elif interval:
         attention = layers // interval
+    elif window and window < (positions or 0):  # every layer windowed (Mistral 7B v0.1)
+        attention, sliding = 0, layers
     else:
         attention = layers
-    return KvShape(positions, attention, kv_heads, head_dim, source)  # type: ignore[arg-type]
+    shape = (positions, attention, kv_heads, head_dim, source, sliding, window)
+    return KvShape(*shape)  # type: ignore[arg-type]
 
 
 def shape_from_recipe(shape: ModelShape, recipe: str) -> KvShape:
