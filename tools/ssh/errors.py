@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.ssh.inventory import HostSpec
+
 
 class SSHError(Exception):
     """Base of every SSH failure Scout reports; `str(err)` is the user-facing message."""
@@ -34,3 +39,14 @@ class HostKeyError(SSHError):
 
 class AuthError(SSHError):
     """The host refused to log in with the configured user and key."""
+
+
+def unreachable_message(spec: HostSpec, reason: str) -> str:
+    """What a HostUnreachableError says about `spec`: the reason, and what to check."""
+    through = f" through {spec.jump}" if spec.jump else ""
+    return (
+        f"cannot reach {spec.name} ({spec.endpoint}){through}: {reason}; check that the host is "
+        f"up, that {spec.address} and port {spec.port} are right"
+        + (f" and reachable from {spec.jump}" if spec.jump else "")
+        + ", and that sshd is listening there."
+    )
