@@ -16,8 +16,9 @@ Anything but a plain answer goes the pool's way, which then does what it always 
 first use when asked, passphrase prompts, installing the wall's helper, Scout's own diagnosis):
 ssh's own failures (exit 255: an unknown or changed host key, a refused login, a key that needs
 its passphrase), a host behind a jump host, a path OpenSSH would expand (`%`, `~`, `$`) or split
-(blanks, quotes), a wall that needs its helper sent or cannot be built. One failure is said
-here: a refused connection, which the pool also reports after one try (as `ssh` does).
+(blanks, quotes). One failure is said here: a refused connection, which the pool also reports
+after one try (as `ssh` does). The wall's own repeats are the pool's (probe.probe_host): the
+helper sent along where the host lacks it, the pack run unwalled where the wall cannot be built.
 """
 
 from __future__ import annotations
@@ -118,10 +119,20 @@ def ssh_command(spec: HostSpec, known_hosts: Path, ssh: str) -> list[str] | None
 class _Run:
     """One `ssh … COMMAND` under way: its output read into capped buffers as it comes."""
 
-    def __init__(self, ssh: list[str], host: str, command: str, wall: WallSpec | None) -> None:
-        self.host, self.command, self.wall = host, command, wall
+    def __init__(
+        self,
+        ssh: list[str],
+        host: str,
+        command: str,
+        wall: WallSpec | None,
+        install_wall: bool = False,
+    ) -> None:
+        self.ssh, self.host, self.command, self.wall = ssh, host, command, wall
+        self.install_wall = install_wall
         marker = f"scout-run-{secrets.token_hex(8)}"
-        wrapped = wrap_command(command, timeout=PROBE_TIMEOUT_S, marker=marker, wall=wall)
+        wrapped = wrap_command(
+            command, timeout=PROBE_TIMEOUT_S, marker=marker, wall=wall, install_wall=install_wall
+        )
         self.started = time.monotonic()
         self.process = subprocess.Popen(
             [*ssh, wrapped], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -138,9 +149,8 @@ class _Run:
             reader.start()
 
     def result(self) -> CommandResult | None:
-        """What the command did, as the pool reports it; None where ssh itself failed (or the
-        host lacks the wall's helper): the pool must ask instead. Raises HostUnreachableError
-        for a refused connection."""
+        """What the command did, as the pool reports it (remote_command._run_once); None where
+        ssh itself failed: the pool must ask instead."""
         try:
             exit_status: int | None = self.process.wait(PROBE_TIMEOUT_S + LOCAL_GRACE_S)
         except subprocess.TimeoutExpired:  # the host's `timeout` ends the command there
@@ -154,9 +164,9 @@ class _Run:
             return None
         refused = None
         if self.wall is not None:
-            if helper_missing(exit_status, stdout):
-                return None
             refused = unwalled_reason(exit_status, stdout)
+            if helper_missing(exit_status, stdout):
+                refused = "the wall helper could not be installed on the host"
         timed_out = exit_status is None or (
             exit_status in TIMEOUT_EXIT_CODES and duration >= PROBE_TIMEOUT_S
         )
@@ -196,13 +206,20 @@ class OpenSSHProbe:
         """The host's facts, or None: the pool must probe it (see the module's docstring).
         Raises SSHError as the pool's probe does."""
         inside, outside = self.inside.result(), self.outside.result()
-        if self.inside.refused_connection() or self.outside.refused_connection():
+        run = self.inside
+        if inside is not None and run.wall and helper_missing(inside.exit_status, inside.stdout):
+            run = _Run(run.ssh, run.host, run.command, run.wall, install_wall=True)
+            inside = run.result()  # the pool's one repeat, with the helper sent along
+        if run.refused_connection() or self.outside.refused_connection():
             raise HostUnreachableError(unreachable_message(self.spec, "Connection refused"))
         if inside is None or outside is None:
             return None
         unwalled = why_unwalled(inside)
-        if unwalled is not None:
-            return None
+        if unwalled is not None:  # the pack is Scout's own: it runs anyway, as probe_host does
+            run = _Run(run.ssh, run.host, run.command, None)
+            inside = run.result()
+            if inside is None:
+                return None
         return host_facts(self.spec.name, inside, outside, self.collected_at, unwalled)
 
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from tools.ssh.inventory import HostSpec
+
+class Reached(Protocol):
+    """How a host is reached, as an inventory's HostSpec says it."""
+
+    name: str
+    address: str
+    port: int
+    jump: str | None
+
+    @property
+    def endpoint(self) -> str: ...
 
 
 class SSHError(Exception):
@@ -41,7 +50,7 @@ class AuthError(SSHError):
     """The host refused to log in with the configured user and key."""
 
 
-def unreachable_message(spec: HostSpec, reason: str) -> str:
+def unreachable_message(spec: Reached, reason: str) -> str:
     """What a HostUnreachableError says about `spec`: the reason, and what to check."""
     through = f" through {spec.jump}" if spec.jump else ""
     return (
