@@ -60,8 +60,8 @@ if TYPE_CHECKING:
 SSH_FAILED = 255  # ssh's own exit status for its own failures
 CONNECT_TIMEOUT_S = 10  # the pool's connect_timeout
 KEEPALIVE_S, KEEPALIVE_COUNT = 15, 3  # the pool's keepalive_interval and keepalive_count_max
-# ssh: connect to host 127.0.0.1 port 2222: Connection refused
-_REFUSED = re.compile(r"^ssh: connect to host \S+ port \d+: Connection refused$", re.MULTILINE)
+# ssh: connect to host 127.0.0.1 port 2222: Connection refused (ssh ends its own lines with \r\n)
+_REFUSED = re.compile(r"^ssh: connect to host \S+ port \d+: Connection refused\r?$", re.MULTILINE)
 # what OpenSSH would expand or split in an option's value, or read as an option or a user
 _UNSAFE_VALUE = re.compile(r"[\s\"'%$\\]|^~")
 _UNSAFE_DESTINATION = re.compile(r"^-|[@\s]")
@@ -151,14 +151,17 @@ class _Run:
     def result(self) -> CommandResult | None:
         """What the command did, as the pool reports it (remote_command._run_once); None where
         ssh itself failed: the pool must ask instead."""
-        try:
-            exit_status: int | None = self.process.wait(PROBE_TIMEOUT_S + LOCAL_GRACE_S)
-        except subprocess.TimeoutExpired:  # the host's `timeout` ends the command there
+        deadline = self.started + PROBE_TIMEOUT_S + LOCAL_GRACE_S
+        for reader in self.readers:  # they end with ssh's output (a join wakes at once)
+            reader.join(max(0.0, deadline - time.monotonic()))
+        exit_status: int | None = None
+        if any(reader.is_alive() for reader in self.readers):  # the host's `timeout` ends it
             self.process.kill()
             self.process.wait()
-            exit_status = None
-        for reader in self.readers:
-            reader.join()
+            for reader in self.readers:
+                reader.join()
+        else:
+            exit_status = self.process.wait()
         stdout, duration = self.stdout.text(), time.monotonic() - self.started
         if exit_status == SSH_FAILED and "@@scout:" not in stdout:
             return None

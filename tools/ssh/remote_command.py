@@ -19,7 +19,6 @@ fewer, which is most of what a short read costs the host.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 import secrets
@@ -33,6 +32,9 @@ from tools.wall.command import WallSpec, helper_missing, split_sudo, unwalled_re
 
 if TYPE_CHECKING:
     import asyncssh
+
+# asyncio and asyncssh are imported where a command runs, not above: `scout recon` builds its
+# command lines here (wrap_command) and runs them through OpenSSH (tools/recon/openssh.py).
 
 OUTPUT_CAP_BYTES = 2 * 1024 * 1024
 KILL_AFTER_S = 5
@@ -160,7 +162,9 @@ async def _open_session(
     """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
     after its channel closes, so a burst can briefly hit MaxSessions. The command has not started
     when an open fails, so retrying the open never runs it twice."""
-    import asyncssh  # here, not above: wrap_command's users need not load it (scout recon)
+    import asyncio
+
+    import asyncssh
 
     for attempt in range(SESSION_OPEN_ATTEMPTS):
         try:
@@ -176,6 +180,8 @@ async def _open_session(
 async def _collect(
     proc: asyncssh.SSHClientProcess[bytes], stdout: CappedBuffer, stderr: CappedBuffer
 ) -> None:
+    import asyncio
+
     await asyncio.gather(_drain(proc.stdout, stdout), _drain(proc.stderr, stderr))
     await proc.wait_closed()
 
@@ -220,6 +226,8 @@ async def _run_once(
     wall: WallSpec | None,
     install_wall: bool,
 ) -> CommandResult:
+    import asyncio
+
     marker = f"scout-run-{secrets.token_hex(8)}"
     wrapped = wrap_command(
         command,
@@ -295,6 +303,8 @@ async def _stop(
     on_stuck_channel: Callable[[], None] | None,
 ) -> None:
     """Best effort: kill the run's whole session on the host, then close the channel."""
+    import asyncio
+
     import asyncssh
 
     try:
