@@ -103,3 +103,18 @@ def test_a_session_loads_the_pool_and_structlog(tmp_path: Path) -> None:
     assert _line(_run(code, [], tmp_path / "home"), "over ssh:") == (
         f"over ssh: {sorted(UNUSED_OVER_OPENSSH)!r}"
     )
+
+
+def test_a_settings_problem_stops_the_hosts_already_asked(
+    closed_inventory: Path, tmp_path: Path
+) -> None:
+    """With --inventory the hosts are asked before the settings load; bad settings still end
+    recon with the settings' own line, and no host's answer is printed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.yaml").write_text("mode: [unclosed\n")
+    code = "import sys\nfrom agent.faces.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    done = _run(code, ["recon", "--inventory", str(closed_inventory)], home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"scout: {home / 'settings.yaml'} is not valid YAML")
+    assert "unreachable" not in done.stderr + done.stdout
