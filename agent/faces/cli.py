@@ -53,7 +53,7 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
         if problem is not None:
             print(f"scout: {problem}", file=sys.stderr)
             return None
-        configure_logging(settings.log_file, settings.redactor())
+        configure_logging(settings.log_file, settings.redactor)
     return settings
 
 

@@ -1,9 +1,10 @@
 """Logging: structured JSON lines to a file, never over the screen a face is drawing.
 
 structlog is configured the moment it is imported, not before: now where a module has imported
-it already, else when the first one does (an import hook), and the file's JSON formatter is
-built at the first record. A command that logs nothing through structlog (`scout recon` over
-OpenSSH) so never loads it, nor rich's pretty-printer and attrs that it brings.
+it already, else when the first one does (an import hook), and the file's JSON formatter (with
+its redactor) is built at the first record. A command that logs nothing through structlog
+(`scout recon` over OpenSSH) so never loads it, nor rich's pretty-printer and attrs that it
+brings, nor the secret patterns.
 """
 
 from __future__ import annotations
@@ -15,13 +16,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.faces.library_warnings import release_held_warnings
-from agent.safety.redact import Redactor
+
+if TYPE_CHECKING:
+    from agent.safety.redact import Redactor
 
 
-def configure_logging(path: Path, redactor: Redactor, level: int = logging.INFO) -> None:
+def configure_logging(
+    path: Path, redactor: Callable[[], Redactor], level: int = logging.INFO
+) -> None:
+    """Log to `path`, secrets masked by the redactor that `redactor` makes at the first record."""
     path.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger()
     root.handlers[:] = [_JSONFileHandler(path, redactor)]
@@ -55,13 +61,13 @@ def _configure_structlog(structlog: ModuleType) -> None:
 class _JSONFileHandler(logging.FileHandler):
     """The log file; its structlog formatter (JSON, redacted) is built at the first record."""
 
-    def __init__(self, path: Path, redactor: Redactor) -> None:
+    def __init__(self, path: Path, redactor: Callable[[], Redactor]) -> None:
         super().__init__(path, encoding="utf-8")
         self.redactor = redactor
 
     def format(self, record: logging.LogRecord) -> str:
         if self.formatter is None:
-            self.setFormatter(_json_formatter(self.redactor))
+            self.setFormatter(_json_formatter(self.redactor()))
         return super().format(record)
 
 
