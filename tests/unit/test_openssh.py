@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.recon.openssh import ssh_command
+from tools.recon.openssh import split_parts, ssh_command
 from tools.ssh import HostSpec, Inventory
 
 KNOWN = Path("/srv/scout/known_hosts")
@@ -77,3 +77,11 @@ def test_nothing_where_openssh_would_read_it_differently(
 def test_a_known_hosts_path_openssh_would_expand_is_not_given_to_it() -> None:
     host = spec({"address": "10.0.0.2"})
     assert ssh_command(host, Path("/home/%u/known_hosts"), "/usr/bin/ssh") is None
+
+
+def test_both_parts_come_apart_with_their_statuses_and_a_cut_one_has_none() -> None:
+    both = "a\nb\n@@scout:part inside 0@@\nc\n@@scout:part outside 124@@\n"
+    assert split_parts(both) == {"inside": ("a\nb\n", 0), "outside": ("c\n", 124)}
+    unended = "@@scout-wall missing@@scout:part inside 199@@\n"  # no newline before the status
+    assert split_parts(unended)["inside"] == ("@@scout-wall missing", 199)
+    assert split_parts("a\nb") == {"inside": ("a\nb", None), "outside": ("", None)}

@@ -65,6 +65,8 @@ _REFUSED = re.compile(r"^ssh: connect to host \S+ port \d+: Connection refused\r
 # what OpenSSH would expand or split in an option's value, or read as an option or a user
 _UNSAFE_VALUE = re.compile(r"[\s\"'%$\\]|^~")
 _UNSAFE_DESTINATION = re.compile(r"^-|[@\s]")
+INSIDE, OUTSIDE = build_probe_script("inside"), build_probe_script("outside")
+PART_END = "@@scout:part {part} {status}@@"
 
 # Everything the pool's asyncssh.connect does not do, turned off; nothing read from a config.
 STRICT_OPTIONS = (
@@ -117,27 +119,14 @@ def ssh_command(spec: HostSpec, known_hosts: Path, ssh: str) -> list[str] | None
 
 
 class _Run:
-    """One `ssh … COMMAND` under way: its output read into capped buffers as it comes."""
+    """One `ssh … LINE` under way: its output read into capped buffers as it comes."""
 
-    def __init__(
-        self,
-        ssh: list[str],
-        host: str,
-        command: str,
-        wall: WallSpec | None,
-        install_wall: bool = False,
-    ) -> None:
-        self.ssh, self.host, self.command, self.wall = ssh, host, command, wall
-        self.install_wall = install_wall
-        marker = f"scout-run-{secrets.token_hex(8)}"
-        wrapped = wrap_command(
-            command, timeout=PROBE_TIMEOUT_S, marker=marker, wall=wall, install_wall=install_wall
-        )
+    def __init__(self, ssh: list[str], line: str) -> None:
+        self.ssh = ssh
         self.started = time.monotonic()
         self.process = subprocess.Popen(
-            [*ssh, wrapped], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )  # fmt: skip
+            [*ssh, line], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         self.stdout, self.stderr = CappedBuffer(OUTPUT_CAP_BYTES), CappedBuffer(OUTPUT_CAP_BYTES)
         assert self.process.stdout is not None and self.process.stderr is not None
         self.readers = [
@@ -148,37 +137,26 @@ class _Run:
         for reader in self.readers:
             reader.start()
 
-    def result(self) -> CommandResult | None:
-        """What the command did, as the pool reports it (remote_command._run_once); None where
-        ssh itself failed: the pool must ask instead."""
+    def wait(self) -> int | None:
+        """ssh's exit status once its output has ended; None where it ran past the probe's time
+        (then it is ended here; the host's `timeout` ends the commands there)."""
         deadline = self.started + PROBE_TIMEOUT_S + LOCAL_GRACE_S
         for reader in self.readers:  # they end with ssh's output (a join wakes at once)
             reader.join(max(0.0, deadline - time.monotonic()))
-        exit_status: int | None = None
-        if any(reader.is_alive() for reader in self.readers):  # the host's `timeout` ends it
-            self.process.kill()
-            self.process.wait()
+        if any(reader.is_alive() for reader in self.readers):
+            self.stop()
             for reader in self.readers:
                 reader.join()
-        else:
-            exit_status = self.process.wait()
-        stdout, duration = self.stdout.text(), time.monotonic() - self.started
-        if exit_status == SSH_FAILED and "@@scout:" not in stdout:
             return None
-        refused = None
-        if self.wall is not None:
-            refused = unwalled_reason(exit_status, stdout)
-            if helper_missing(exit_status, stdout):
-                refused = "the wall helper could not be installed on the host"
-        timed_out = exit_status is None or (
-            exit_status in TIMEOUT_EXIT_CODES and duration >= PROBE_TIMEOUT_S
-        )
-        return CommandResult(
-            host=self.host, command=self.command, exit_status=exit_status, stdout=stdout,
-            stderr=self.stderr.text(), timed_out=timed_out, duration_s=duration,
-            stdout_omitted_bytes=self.stdout.omitted, stderr_omitted_bytes=self.stderr.omitted,
-            walled=self.wall is not None and refused is None, unwalled=refused,
-        )  # fmt: skip
+        return self.process.wait()
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+    def failed(self, exit_status: int | None) -> bool:
+        """ssh itself failed (it never ran the line): nothing of Scout's came back."""
+        return exit_status == SSH_FAILED and "@@scout" not in self.stdout.text()
 
     def refused_connection(self) -> bool:
         return self.process.returncode == SSH_FAILED and bool(_REFUSED.search(self.stderr.text()))
@@ -190,40 +168,120 @@ def _drain(stream: IO[bytes], buffer: CappedBuffer) -> None:
     stream.close()
 
 
+def _result(
+    host: str,
+    command: str,
+    wall: WallSpec | None,
+    exit_status: int | None,
+    stdout: str,
+    stderr: str,
+    duration: float,
+) -> CommandResult:
+    """What one command did, as the pool reports it (remote_command._run_once)."""
+    refused = None
+    if wall is not None:
+        refused = unwalled_reason(exit_status, stdout)
+        if helper_missing(exit_status, stdout):
+            refused = "the wall helper could not be installed on the host"
+    timed_out = exit_status is None or (
+        exit_status in TIMEOUT_EXIT_CODES and duration >= PROBE_TIMEOUT_S
+    )
+    return CommandResult(
+        host=host, command=command, exit_status=exit_status, stdout=stdout, stderr=stderr,
+        timed_out=timed_out, duration_s=duration, walled=wall is not None and refused is None,
+        unwalled=refused,
+    )  # fmt: skip
+
+
+def _wrapped(command: str, wall: WallSpec | None, install_wall: bool = False) -> str:
+    marker = f"scout-run-{secrets.token_hex(8)}"
+    return wrap_command(
+        command, timeout=PROBE_TIMEOUT_S, marker=marker, wall=wall, install_wall=install_wall
+    )
+
+
+def both_parts_line(inside: str, outside: str) -> str:
+    """The two parts' lines (remote_command.wrap_command) at once over one connection, as the
+    pool runs them on two channels of one: the inside part's output, a line with its status,
+    then the outside part's (held in the pipe meanwhile, stderr merged: only its sections are
+    read) and its status. The inside part runs in a subshell, so that the wall's own `exit`
+    ends only it; its stderr is ssh's."""
+    return (
+        f'{{ {outside} 2>&1; echo "{PART_END.format(part="outside", status="$?")}"; }} | '
+        f'{{ ( {inside} ); echo "{PART_END.format(part="inside", status="$?")}"; cat; }}'
+    )
+
+
+def split_parts(stdout: str) -> dict[str, tuple[str, int | None]]:
+    """Each part's output and status from both_parts_line's output; a part whose status line
+    never came (ssh ended here, the connection dropped) has its output so far and None."""
+    parts: dict[str, tuple[str, int | None]] = {}
+    rest = stdout
+    for part in ("inside", "outside"):
+        # not anchored at a line's start: a part's output may not end its last line
+        end = re.search(rf"@@scout:part {part} (\d+)@@$", rest, re.MULTILINE)
+        if end is None:
+            parts[part] = (rest, None)
+            rest = ""
+            continue
+        parts[part] = (rest[: end.start()], int(end[1]))
+        rest = rest[end.end() + 1 :]
+    return parts
+
+
 @dataclass
 class OpenSSHProbe:
     """The probe's two parts (inside the wall, and beside it) under way on one host."""
 
     spec: HostSpec
-    inside: _Run
-    outside: _Run
+    run: _Run
     collected_at: datetime
 
     def stop(self) -> None:
-        """End both parts here; the host's `timeout` (and sshd, at the hang-up) ends them there."""
-        for run in (self.inside, self.outside):
-            run.process.kill()
-            run.process.wait()
+        """End it here; the host's `timeout` (and sshd, at the hang-up) ends it there."""
+        self.run.stop()
 
     def facts(self) -> HostFacts | None:
         """The host's facts, or None: the pool must probe it (see the module's docstring).
         Raises SSHError as the pool's probe does."""
-        inside, outside = self.inside.result(), self.outside.result()
-        run = self.inside
-        if inside is not None and run.wall and helper_missing(inside.exit_status, inside.stdout):
-            run = _Run(run.ssh, run.host, run.command, run.wall, install_wall=True)
-            inside = run.result()  # the pool's one repeat, with the helper sent along
-        if run.refused_connection() or self.outside.refused_connection():
-            raise HostUnreachableError(unreachable_message(self.spec, "Connection refused"))
+        inside, outside = self._parts()
+        if inside is not None and helper_missing(inside.exit_status, inside.stdout):
+            inside = self._alone(PROBE_WALL, install_wall=True)  # the pool's one repeat
         if inside is None or outside is None:
             return None
         unwalled = why_unwalled(inside)
         if unwalled is not None:  # the pack is Scout's own: it runs anyway, as probe_host does
-            run = _Run(run.ssh, run.host, run.command, None)
-            inside = run.result()
+            inside = self._alone(None)
             if inside is None:
                 return None
         return host_facts(self.spec.name, inside, outside, self.collected_at, unwalled)
+
+    def _parts(self) -> tuple[CommandResult | None, CommandResult | None]:
+        exit_status = self.run.wait()
+        if self.run.refused_connection():
+            raise HostUnreachableError(unreachable_message(self.spec, "Connection refused"))
+        if self.run.failed(exit_status):
+            return None, None
+        duration = time.monotonic() - self.run.started
+        parts = split_parts(self.run.stdout.text())
+        (inside_out, inside_status), (outside_out, outside_status) = parts.values()
+        stderr = self.run.stderr.text()
+        return (
+            _result(self.spec.name, INSIDE, PROBE_WALL, inside_status, inside_out, stderr,
+                    duration),
+            _result(self.spec.name, OUTSIDE, None, outside_status, outside_out, "", duration),
+        )  # fmt: skip
+
+    def _alone(self, wall: WallSpec | None, install_wall: bool = False) -> CommandResult | None:
+        """The inside part again, on its own connection (None where ssh failed)."""
+        run = _Run(self.run.ssh, _wrapped(INSIDE, wall, install_wall))
+        exit_status = run.wait()
+        if run.failed(exit_status):
+            return None
+        return _result(
+            self.spec.name, INSIDE, wall, exit_status, run.stdout.text(), run.stderr.text(),
+            time.monotonic() - run.started,
+        )  # fmt: skip
 
 
 def start_probe(spec: HostSpec, known_hosts: Path) -> OpenSSHProbe | None:
@@ -234,6 +292,5 @@ def start_probe(spec: HostSpec, known_hosts: Path) -> OpenSSHProbe | None:
     if command is None:
         return None
     collected_at = datetime.now(UTC)
-    inside = _Run(command, spec.name, build_probe_script("inside"), PROBE_WALL)
-    outside = _Run(command, spec.name, build_probe_script("outside"), None)
-    return OpenSSHProbe(spec, inside, outside, collected_at)
+    line = both_parts_line(_wrapped(INSIDE, PROBE_WALL), _wrapped(OUTSIDE, None))
+    return OpenSSHProbe(spec, _Run(command, line), collected_at)
