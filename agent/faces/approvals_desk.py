@@ -11,7 +11,6 @@ permission rules; README, "Scout inside your agent".)
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +70,8 @@ def _cmd_approvals(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+    import asyncio  # here: `scout` builds this parser for every command
+
     from agent.safety.approvers.terminal import TerminalApprover
 
     async def ask(prompt: str) -> str:

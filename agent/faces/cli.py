@@ -53,7 +53,7 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
         if problem is not None:
             print(f"scout: {problem}", file=sys.stderr)
             return None
-        configure_logging(settings.log_file, settings.redactor())
+        configure_logging(settings.log_file, settings.redactor)
     return settings
 
 
@@ -189,12 +189,19 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _cmd_recon(args: argparse.Namespace) -> int:
-    from agent.faces.recon import EXIT_USAGE, recon_main
+    from pathlib import Path
 
+    from agent.faces.recon import EXIT_USAGE, recon_main, start_recon
+
+    # An --inventory flag wins over the settings, so its hosts are asked first: their answers
+    # come back while the settings, the logging and the parsers load (scout recon, start fast).
+    started = start_recon(args, Path(args.inventory)) if args.inventory else None
     settings = _load_settings(
         {"inventory": args.inventory, "trust_new_hosts": args.trust_new_hosts or None}, log=True
     )
     if settings is None:
+        if started is not None:
+            started.stop()
         return EXIT_USAGE
     if settings.inventory is None:
         return _fail(
@@ -203,7 +210,8 @@ def _cmd_recon(args: argparse.Namespace) -> int:
             "file (`scout init` writes both)",
             EXIT_USAGE,
         )
-    return recon_main(args, settings.inventory, trust_new_hosts=settings.trust_new_hosts)
+    started = started or start_recon(args, settings.inventory)
+    return recon_main(args, started, trust_new_hosts=settings.trust_new_hosts)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,6 @@ denied, nothing runs), every call in a transcript. A finished teardown retires t
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -94,6 +93,8 @@ def _cmd_status(args: argparse.Namespace, load: Load) -> int:
         print(f"no deployment is recorded yet ({settings.deployments_dir}): a session that "
               "proves its endpoint records one")  # fmt: skip
         return 0
+    import asyncio  # here, as every command's heavy imports: `scout` builds this parser always
+
     statuses = asyncio.run(statuses_now(settings, records))
     for status in statuses:
         if args.json:
@@ -105,6 +106,8 @@ def _cmd_status(args: argparse.Namespace, load: Load) -> int:
 
 async def statuses_now(settings: Settings, records: list[DeploymentRecord]) -> list[Any]:
     """Each record's status, all read at once over one pool of connections."""
+    import asyncio
+
     from agent.daytwo.status import deployment_status
     from tools.ssh import Inventory, SSHPool
 
@@ -129,6 +132,8 @@ def _cmd_takedown(args: argparse.Namespace, action: str, load: Load) -> int:
     if settings is None or not records:
         return EXIT_NO_RECORD
     restore = bool(getattr(args, "restore", False))
+    import asyncio
+
     run = asyncio.run(takedown(settings, records[0], action, restore=restore))
     return 0 if run.outcome == "done" else EXIT_NOT_DONE
 
@@ -144,6 +149,8 @@ async def takedown(
 ) -> PlanRun:
     """Stop or tear down `record` as one approved plan; a finished teardown retires the record.
     `builder`: further arguments for open_runtime (tests pass an approver factory)."""
+    import asyncio
+
     from rich.console import Console
 
     from agent.daytwo.run_plan import run_plan

@@ -15,9 +15,7 @@ kernel reported it (EACCES/EPERM on stderr).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +66,8 @@ def _cmd_exec(args: argparse.Namespace, load: Callable[..., Settings | None]) ->
     if settings.inventory is None:
         print("scout exec: no inventory: pass --inventory FILE", file=sys.stderr)
         return 2
+    import asyncio  # here: `scout` builds this parser for every command
+
     return asyncio.run(exec_one(settings, args.host, " ".join(words), walled_only=args.walled))
 
 
@@ -81,6 +81,9 @@ async def exec_one(
 ) -> int:
     """Run `command` on `host` as ssh_exec; print verdict, wall and output; the exit status.
     `builder`: further arguments for open_runtime (tests pass a transcript path, a judge)."""
+    import asyncio
+    import uuid
+
     from rich.console import Console
 
     from agent.loop.calls import PreparedCall, ToolCall

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.faces.approvals_desk import add_approvals_command, desk_folder
-from agent.mcp.bridge import SessionUnavailable
 
 if TYPE_CHECKING:
     from agent.mcp.discovery import Opening
@@ -150,7 +149,7 @@ async def _serve(
 ) -> int:
     """Serve at once; the settings, the approver and the session load on the first request
     that needs a tool, and a problem with them is that request's error (and said on stderr)."""
-    from agent.mcp.bridge import ScoutBridge
+    from agent.mcp.bridge import ScoutBridge, SessionUnavailable
     from agent.mcp.server import serve_stdio
 
     @asynccontextmanager
@@ -199,6 +198,7 @@ async def _session(
     """The settings, the approver (the desk, or the webhook), then the session."""
     from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.mcp.approvals import ClientCallApprover
+    from agent.mcp.bridge import SessionUnavailable
     from agent.mcp.desk import ApprovalDesk
 
     settings = load(
@@ -245,6 +245,7 @@ async def _session(
 
 
 async def _webhook(settings: Settings, secret: str) -> WebhookApprover:
+    from agent.mcp.bridge import SessionUnavailable
     from agent.safety.approvers.webhook import WebhookApprover
 
     assert settings.webhook_url is not None

@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import getpass
 import threading
+from typing import TYPE_CHECKING
 
-from tools.ssh.passphrase import PassphrasePrompt
+if TYPE_CHECKING:
+    from tools.ssh.passphrase import PassphrasePrompt
 
 
 def terminal_passphrase_prompt() -> PassphrasePrompt | None:

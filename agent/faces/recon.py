@@ -1,30 +1,30 @@
 """`scout recon`: the probe pack on every host in parallel, printed as the world model. No LLM.
 
-Start fast: the hosts are asked first. While they connect and run the probe, a thread imports
-what reading their answers and printing them needs (the parsers, the facts' models, the checks,
-the tables): a third of recon's imports, done in time the process would spend waiting.
+Start fast: the hosts are asked first, through OpenSSH's own client where it can be told exactly
+what Scout's SSH pool does (tools/recon/openssh.py), so the process need not import asyncssh.
+While they connect and run the probe, a thread imports what reading their answers and printing
+them needs (the parsers, the facts' models, the checks, the tables), in time the process would
+spend waiting. The hosts OpenSSH could not probe as plainly (a jump host, a key to trust or to
+unlock, a wall helper to install, ssh's own failure) are then probed through the pool.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import json
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
-from agent.faces.console import screen_console
-from agent.faces.passphrase_prompt import terminal_passphrase_prompt
-from tools.recon.probe import probe_hosts
-from tools.ssh import Inventory, SSHError, SSHPool, UnknownHostError
+from tools.recon.openssh import OpenSSHProbe, start_probe
+from tools.recon.probe import ProbeRound
+from tools.ssh import Inventory, SSHError, UnknownHostError
 
 if TYPE_CHECKING:
-    from agent.world.model import WorldModel
+    from rich.console import Console
 
 EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 # in the order recon uses them: the probe's answers are parsed first, then printed
@@ -55,22 +55,52 @@ def _import_meanwhile() -> None:
     threading.Thread(target=load, name="recon-imports", daemon=True).start()
 
 
-def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_hosts: bool) -> int:
-    """Probe, print, and exit 1 if any host could not be probed."""
+@dataclass
+class StartedRecon:
+    """The hosts being asked, or the problem that stopped recon before any host was asked."""
+
+    inventory: Inventory | None = None
+    names: list[str] = field(default_factory=list)
+    probes: dict[str, OpenSSHProbe | None] = field(default_factory=dict)
+    problem: str | None = None
+
+    def stop(self) -> None:
+        """Stop asking (the caller failed before the answers were read)."""
+        for probe in self.probes.values():
+            if probe is not None:
+                probe.stop()
+
+
+def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
+    """Check the request, then ask the hosts through OpenSSH where it can (the rest wait for
+    the pool, in recon_main). Prints nothing: a caller that fails next stops it and says why."""
     try:
         inventory = Inventory.load(inventory_path)
     except SSHError as exc:
-        return _fail(str(exc))
+        return StartedRecon(problem=str(exc))
     names = [h.strip() for h in args.hosts.split(",") if h.strip()] if args.hosts else None
     names = names or inventory.names()
     for name in names:
         if name not in inventory.hosts:
-            return _fail(str(UnknownHostError(name, inventory.names())))
+            return StartedRecon(problem=str(UnknownHostError(name, inventory.names())))
     if args.model_size_gb is not None and args.model_size_gb <= 0:
-        return _fail("--model-size-gb must be a positive number of gigabytes")
-    err = Console(stderr=True, highlight=False, emoji=False)
+        return StartedRecon(problem="--model-size-gb must be a positive number of gigabytes")
+    known_hosts = inventory.known_hosts_path
+    probes = {name: start_probe(inventory.get(name), known_hosts) for name in names}
     _import_meanwhile()
-    world = asyncio.run(_probe(inventory, names, trust_new_hosts, err))
+    return StartedRecon(inventory, names, probes)
+
+
+def recon_main(args: argparse.Namespace, started: StartedRecon, *, trust_new_hosts: bool) -> int:
+    """Read the answers (asking the pool for the rest), print, and exit 1 if any host could not
+    be probed."""
+    if started.problem is not None or started.inventory is None:
+        return _fail(started.problem or "no inventory")
+    probe_round = _probe(started, trust_new_hosts)
+    from agent.world.model import WorldModel
+
+    world = WorldModel()
+    world.apply_round(probe_round.facts, probe_round.failures)
     if args.model_size_gb is not None:
         from tools.checks import GB
 
@@ -82,17 +112,58 @@ def recon_main(args: argparse.Namespace, inventory_path: Path, *, trust_new_host
         data["grouping"] = grouping_data(world)  # added next to the per-host facts
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
+        from agent.faces.console import screen_console
+
         print_tables(world, screen_console())
         for name, facts in world.hosts.items():
             print(f"{name}: {facts.wall.sentence()}")
+    err = _stderr_console()
     for name, reason in world.unreachable.items():
         err.print(f"[bold red]scout recon: {name} unreachable:[/] {reason}")
     return EXIT_UNREACHABLE if world.unreachable else EXIT_OK
 
 
-async def _probe(
-    inventory: Inventory, names: list[str], trust_new_hosts: bool, err: Console
-) -> WorldModel:
+def _stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, emoji=False)
+
+
+def _probe(started: StartedRecon, trust_new_hosts: bool) -> ProbeRound:
+    """Every host's answer: OpenSSH's where it had one, then the pool's for the rest; the
+    round lists the hosts in the order asked."""
+    assert started.inventory is not None
+    answered = ProbeRound()
+    for name, probe in started.probes.items():
+        try:
+            outcome = probe.facts() if probe is not None else None
+        except Exception as exc:  # reported as the pool's probe reports it (ProbeRound.record)
+            outcome = exc
+        if outcome is not None:
+            answered.record(name, outcome)
+    rest = [name for name in started.names if name not in {*answered.facts, *answered.failures}]
+    if rest:
+        import asyncio
+
+        pooled = asyncio.run(_probe_with_pool(started.inventory, rest, trust_new_hosts))
+        answered.facts |= pooled.facts
+        answered.failures |= pooled.failures
+    facts, failures = answered.facts, answered.failures
+    return ProbeRound(
+        {name: facts[name] for name in started.names if name in facts},
+        {name: failures[name] for name in started.names if name in failures},
+    )
+
+
+async def _probe_with_pool(
+    inventory: Inventory, names: list[str], trust_new_hosts: bool
+) -> ProbeRound:
+    from agent.faces.passphrase_prompt import terminal_passphrase_prompt
+    from tools.recon.probe import probe_hosts
+    from tools.ssh import SSHPool
+
+    err = _stderr_console()
+
     def new_key(host: str, fingerprint: str) -> None:
         err.print(f"[yellow]trusted new host key for {host}: {fingerprint}[/]")
 
@@ -102,9 +173,4 @@ async def _probe(
         on_new_host_key=new_key,
         passphrase_prompt=terminal_passphrase_prompt(),
     ) as pool:
-        probe_round = await probe_hosts(pool, names)
-    from agent.world.model import WorldModel
-
-    world = WorldModel()
-    world.apply_round(probe_round.facts, probe_round.failures)
-    return world
+        return await probe_hosts(pool, names)

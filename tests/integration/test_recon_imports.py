@@ -1,11 +1,13 @@
 """`scout recon` loads what probing and printing need, not a session's machinery: the builder,
 the rule engine, the gate, the shell classifier and the deployment planner stay unimported
 (they cost recon a third of its start-up). Building a session does load them; that case is here
-too, so the check can fail."""
+too, so the check can fail. A host OpenSSH's client answers for (here: refuses at once) costs
+recon neither asyncssh nor structlog, and is tried once, as `ssh` tries it."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,23 +23,34 @@ UNUSED_BY_RECON = (
     "agent.loop.session",
     "tools.plan_deployment",
 )
+# the pool's client and the logging library, which recon over OpenSSH never needs
+UNUSED_OVER_OPENSSH = ("asyncssh", "cryptography", "structlog", "tools.ssh.pool")
 # Says on stderr which of those modules this process imported.
 REPORT = (
     "import sys\n"
     f"print('loaded:', sorted(set({UNUSED_BY_RECON!r}) & set(sys.modules)), file=sys.stderr)\n"
+    f"print('over ssh:', sorted(set({UNUSED_OVER_OPENSSH!r}) & set(sys.modules)), "
+    "file=sys.stderr)\n"
 )
 RECON = "import sys\nfrom agent.faces.cli import main\nmain(sys.argv[1:])\n" + REPORT
 
 
-def _loaded(code: str, argv: list[str], home: Path) -> str:
-    env = {**os.environ, "SCOUT_HOME": str(home)}
+def _run(code: str, argv: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SCOUT_HOME": str(home), "COLUMNS": "300"}
     env.pop("SCOUT_SETTINGS", None)
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code, *argv],
         capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    (line,) = [line for line in done.stderr.splitlines() if line.startswith("loaded:")]
+
+
+def _line(done: subprocess.CompletedProcess[str], start: str) -> str:
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith(start)]
     return line
+
+
+def _loaded(code: str, argv: list[str], home: Path) -> str:
+    return _line(_run(code, argv, home), "loaded:")
 
 
 @pytest.fixture
@@ -68,3 +81,40 @@ def test_a_settings_file_without_rules_loads_no_rule_engine(
 def test_building_a_session_loads_it(tmp_path: Path) -> None:
     code = "import agent.runtime.builder\n" + REPORT
     assert _loaded(code, [], tmp_path / "home") == f"loaded: {sorted(UNUSED_BY_RECON)!r}"
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH's client is not installed")
+def test_a_refused_host_is_said_once_without_the_pool_or_structlog(
+    closed_inventory: Path, tmp_path: Path
+) -> None:
+    done = _run(RECON, ["recon", "--inventory", str(closed_inventory)], tmp_path / "home")
+    port = closed_inventory.read_text().split("port: ")[1].split("}")[0]
+    said = _line(done, "scout recon: a unreachable:")
+    assert said == (
+        f"scout recon: a unreachable: cannot reach a (127.0.0.1:{port}): Connection refused; "
+        f"check that the host is up, that 127.0.0.1 and port {port} are right, and that sshd "
+        "is listening there."
+    )
+    assert _line(done, "over ssh:") == "over ssh: []"  # the pool never tried it a second time
+
+
+def test_a_session_loads_the_pool_and_structlog(tmp_path: Path) -> None:
+    code = "import agent.runtime.builder, tools.ssh\ntools.ssh.SSHPool\n" + REPORT
+    assert _line(_run(code, [], tmp_path / "home"), "over ssh:") == (
+        f"over ssh: {sorted(UNUSED_OVER_OPENSSH)!r}"
+    )
+
+
+def test_a_settings_problem_stops_the_hosts_already_asked(
+    closed_inventory: Path, tmp_path: Path
+) -> None:
+    """With --inventory the hosts are asked before the settings load; bad settings still end
+    recon with the settings' own line, and no host's answer is printed."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.yaml").write_text("mode: [unclosed\n")
+    code = "import sys\nfrom agent.faces.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    done = _run(code, ["recon", "--inventory", str(closed_inventory)], home)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"scout: {home / 'settings.yaml'} is not valid YAML")
+    assert "unreachable" not in done.stderr + done.stdout

@@ -8,7 +8,6 @@ tool's exit status, so a missing tool only blanks its own section.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from tools.wall.command import HELPER_PATH, WallSpec
 
 if TYPE_CHECKING:
     from tools.ssh.pool import SSHPool
+    from tools.ssh.remote_command import CommandResult
     from tools.world.facts import HostFacts
 
 PROBE_TIMEOUT_S = 90.0
@@ -123,27 +123,46 @@ async def probe_host(
     SSHError. Its sections that need a daemon's socket or another process's /proc entries
     (OUTSIDE_SECTIONS) run beside it, outside the wall: fixed reads of Scout's own, whose
     facts would be false inside it."""
+    import asyncio  # here: `scout recon` builds the script and reads its output without it
+
     script = build_probe_script("inside")
     collected_at = datetime.now(UTC)
     result, outside = await asyncio.gather(
         pool.run(host, script, timeout=timeout, wall=PROBE_WALL if wall else None),
         pool.run(host, build_probe_script("outside"), timeout=timeout),
     )
-    unwalled = result.unwalled
-    sections = split_sections(result.stdout, result.walled)
-    if result.walled and not sections and not result.timed_out:  # python3 there cannot run it
-        said = (result.stderr or result.stdout).strip().splitlines()
-        unwalled = f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
+    unwalled = why_unwalled(result)
     if unwalled is not None:
         result = await pool.run(host, script, timeout=timeout)
-        sections = split_sections(result.stdout)
+    return host_facts(host, result, outside, collected_at, unwalled)
+
+
+def why_unwalled(inside: CommandResult) -> str | None:
+    """Why the inside part did not run inside the wall (then it must run again without), or
+    None: it ran there, or it was never meant to."""
+    if inside.walled and not split_sections(inside.stdout) and not inside.timed_out:
+        said = (inside.stderr or inside.stdout).strip().splitlines()  # python3 cannot run it
+        return f"the wall helper did not start ({said[-1][:160] if said else 'no output'})"
+    return inside.unwalled
+
+
+def host_facts(
+    host: str,
+    inside: CommandResult,
+    outside: CommandResult,
+    collected_at: datetime,
+    unwalled: str | None,
+) -> HostFacts:
+    """The facts of the probe's two parts, however they reached the host; ProbeError where
+    the inside part printed no sections."""
+    sections = split_sections(inside.stdout, inside.walled)
     if sections:
         sections = {**split_sections(outside.stdout), **sections}
     if not sections:
-        said = (result.stderr or result.stdout).strip()[:300] or "nothing"
+        said = (inside.stderr or inside.stdout).strip()[:300] or "nothing"
         raise ProbeError(
-            f"the recon probe on {host} printed no sections (exit status {result.exit_status}"
-            f"{', timed out' if result.timed_out else ''}); it said: {said}. Check that `sh` "
+            f"the recon probe on {host} printed no sections (exit status {inside.exit_status}"
+            f"{', timed out' if inside.timed_out else ''}); it said: {said}. Check that `sh` "
             "works on the host for this user."
         )
     # the parsers load once the host has answered: `scout recon` imports them meanwhile
@@ -159,24 +178,30 @@ class ProbeRound:
     facts: dict[str, HostFacts] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
 
+    def record(self, host: str, outcome: HostFacts | BaseException) -> None:
+        """One host's facts, or its failure as a message (an SSHError's own words)."""
+        if isinstance(outcome, SSHError):
+            self.failures[host] = str(outcome)
+        elif isinstance(outcome, Exception):
+            kind = type(outcome).__name__
+            self.failures[host] = f"recon of {host} failed: {kind}: {outcome}"
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        else:
+            self.facts[host] = outcome
+
 
 async def probe_hosts(
     pool: SSHPool, hosts: list[str], *, timeout: float = PROBE_TIMEOUT_S, wall: bool = True
 ) -> ProbeRound:
     """Probe every host at once; one host failing never stops the others."""
+    import asyncio
+
     results = await asyncio.gather(
         *(probe_host(pool, host, timeout=timeout, wall=wall) for host in hosts),
         return_exceptions=True,
     )
     probe_round = ProbeRound()
     for host, outcome in zip(hosts, results, strict=True):
-        if isinstance(outcome, SSHError):
-            probe_round.failures[host] = str(outcome)
-        elif isinstance(outcome, Exception):
-            kind = type(outcome).__name__
-            probe_round.failures[host] = f"recon of {host} failed: {kind}: {outcome}"
-        elif isinstance(outcome, BaseException):
-            raise outcome
-        else:
-            probe_round.facts[host] = outcome
+        probe_round.record(host, outcome)
     return probe_round

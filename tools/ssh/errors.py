@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
+
+class Reached(Protocol):
+    """How a host is reached, as an inventory's HostSpec says it."""
+
+    name: str
+    address: str
+    port: int
+    jump: str | None
+
+    @property
+    def endpoint(self) -> str: ...
+
 
 class SSHError(Exception):
     """Base of every SSH failure Scout reports; `str(err)` is the user-facing message."""
@@ -34,3 +48,14 @@ class HostKeyError(SSHError):
 
 class AuthError(SSHError):
     """The host refused to log in with the configured user and key."""
+
+
+def unreachable_message(spec: Reached, reason: str) -> str:
+    """What a HostUnreachableError says about `spec`: the reason, and what to check."""
+    through = f" through {spec.jump}" if spec.jump else ""
+    return (
+        f"cannot reach {spec.name} ({spec.endpoint}){through}: {reason}; check that the host is "
+        f"up, that {spec.address} and port {spec.port} are right"
+        + (f" and reachable from {spec.jump}" if spec.jump else "")
+        + ", and that sshd is listening there."
+    )

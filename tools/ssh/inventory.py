@@ -29,7 +29,6 @@ import getpass
 from pathlib import Path
 from typing import Annotated, Any
 
-from asyncssh.config import SSHClientConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.ssh.errors import InventoryError, UnknownHostError
@@ -201,7 +200,10 @@ def _local_path(path: Path | None, base_dir: Path | None) -> Path | None:
 
 
 def _config_values(alias: str, config_path: Path) -> dict[str, Any]:
-    """The OpenSSH client settings that apply to `alias` in `config_path`."""
+    """The OpenSSH client settings that apply to `alias` in `config_path` (asyncssh's reader,
+    imported only when there is a config to read)."""
+    from asyncssh.config import SSHClientConfig
+
     config = SSHClientConfig.load(
         None, [config_path], False, False, False, getpass.getuser(), (), alias, ()
     )

@@ -11,12 +11,19 @@ its cache (/etc/ld.so.cache, what `ldconfig -p` prints). So while asyncssh impor
 reads those two, once: a library that only the compiler's search path holds is one that dlopen
 would not load by name either. Off Linux, or where `ldconfig -p` cannot be read (musl), the
 standard lookup runs unchanged.
+
+`tools.ssh` installs `lookup_on_asyncssh_import` rather than importing asyncssh itself: a
+command that never opens a connection through it (`scout recon` of hosts OpenSSH's own client
+reaches) then never pays for importing it, and the first `import asyncssh`, wherever it comes
+from, still runs with the loader's lookup.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes.util
+import importlib.abc
+import importlib.machinery
 import os
 import re
 import subprocess
@@ -24,6 +31,7 @@ import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 LDCONFIG = "/sbin/ldconfig"  # where ctypes.util runs it from too
 # `\tlibnettle.so.8 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnettle.so.8`
@@ -88,10 +96,39 @@ def _loader_lookups() -> Iterator[None]:
         ctypes.util.find_library = standard
 
 
-def import_asyncssh() -> None:
-    """Import asyncssh (once per process) with the loader's lookup; call before any module
-    imports it."""
-    if "asyncssh" in sys.modules:
+class _LookupWhileLoading(importlib.abc.Loader):
+    """asyncssh's own loader, run with the loader's lookup in place: its submodules (where
+    `find_library` is called) are imported while its package module executes."""
+
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        with _loader_lookups():
+            self.inner.exec_module(module)
+
+
+class _AsyncsshFinder(importlib.abc.MetaPathFinder):
+    """Finds asyncssh the standard way, once, and wraps its loader in _LookupWhileLoading."""
+
+    def find_spec(
+        self, name: str, path: object = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name != "asyncssh":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _LookupWhileLoading(spec.loader)
+        return spec
+
+
+def lookup_on_asyncssh_import() -> None:
+    """Make the first `import asyncssh` of this process use the loader's lookup, without
+    importing it now; nothing to do where it is imported already or this is installed."""
+    if "asyncssh" in sys.modules or any(isinstance(f, _AsyncsshFinder) for f in sys.meta_path):
         return
-    with _loader_lookups():
-        import asyncssh  # noqa: F401
+    sys.meta_path.insert(0, _AsyncsshFinder())

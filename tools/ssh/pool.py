@@ -46,7 +46,13 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from tools.ssh.errors import AuthError, HostKeyError, HostUnreachableError, SSHError
+from tools.ssh.errors import (
+    AuthError,
+    HostKeyError,
+    HostUnreachableError,
+    SSHError,
+    unreachable_message,
+)
 from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
@@ -238,11 +244,11 @@ class SSHPool:
             # sshd ends a login past MaxAuthTries with "Too many authentication failures"
             if isinstance(exc, asyncssh.PermissionDenied) or "authentication" in exc.reason:
                 raise AuthError(refusal(spec, exc.reason, self._passphrases)) from None
-            raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
+            raise HostUnreachableError(unreachable_message(spec, _reason(exc))) from None
         except asyncssh.ChannelOpenError as exc:
-            raise HostUnreachableError(_unreachable(spec, exc.reason)) from None
+            raise HostUnreachableError(unreachable_message(spec, exc.reason)) from None
         except OSError as exc:
-            raise HostUnreachableError(_unreachable(spec, _reason(exc))) from None
+            raise HostUnreachableError(unreachable_message(spec, _reason(exc))) from None
         raise AssertionError("unreachable: tenacity reraises the last error")
 
     async def _connect_once(
@@ -286,16 +292,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno:
         return os.strerror(exc.errno)  # asyncio's own strerror is "Connect call failed (…)"
     return str(exc) or type(exc).__name__
-
-
-def _unreachable(spec: HostSpec, reason: str) -> str:
-    through = f" through {spec.jump}" if spec.jump else ""
-    return (
-        f"cannot reach {spec.name} ({spec.endpoint}){through}: {reason}; check that the host is "
-        f"up, that {spec.address} and port {spec.port} are right"
-        + (f" and reachable from {spec.jump}" if spec.jump else "")
-        + ", and that sshd is listening there."
-    )
 
 
 def _log_retry(spec: HostSpec) -> Callable[[RetryCallState], None]:

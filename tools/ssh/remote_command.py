@@ -19,7 +19,6 @@ fewer, which is most of what a short read costs the host.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 import secrets
@@ -27,11 +26,15 @@ import shlex
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-import asyncssh
-import structlog
+from typing import TYPE_CHECKING, Any
 
 from tools.wall.command import WallSpec, helper_missing, split_sudo, unwalled_reason, walled_line
+
+if TYPE_CHECKING:
+    import asyncssh
+
+# asyncio and asyncssh are imported where a command runs, not above: `scout recon` builds its
+# command lines here (wrap_command) and runs them through OpenSSH (tools/recon/openssh.py).
 
 OUTPUT_CAP_BYTES = 2 * 1024 * 1024
 KILL_AFTER_S = 5
@@ -42,7 +45,13 @@ TIMEOUT_EXIT_CODES = frozenset({124, 137})
 MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-log = structlog.get_logger()
+
+def _log() -> Any:
+    """structlog's logger, imported when a line is logged (only on trouble): `scout recon`
+    builds its commands here without loading structlog."""
+    import structlog
+
+    return structlog.get_logger()
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,7 @@ def _checked(env: Mapping[str, str] | None) -> Mapping[str, str]:
     return env or {}
 
 
-class _CappedBuffer:
+class CappedBuffer:
     """Keeps the first and last halves of a stream up to a byte cap, counting what it dropped."""
 
     def __init__(self, cap: int) -> None:
@@ -141,7 +150,7 @@ class _CappedBuffer:
         return head + cut + self.tail.decode("utf-8", "replace")
 
 
-async def _drain(stream: asyncssh.SSHReader[bytes], buffer: _CappedBuffer) -> None:
+async def _drain(stream: asyncssh.SSHReader[bytes], buffer: CappedBuffer) -> None:
     while chunk := await stream.read(65536):
         buffer.add(chunk)
 
@@ -152,20 +161,26 @@ async def _open_session(
     """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
     after its channel closes, so a burst can briefly hit MaxSessions. The command has not started
     when an open fails, so retrying the open never runs it twice."""
+    import asyncio
+
+    import asyncssh
+
     for attempt in range(SESSION_OPEN_ATTEMPTS):
         try:
             return await conn.create_process(wrapped, stdin=asyncssh.DEVNULL, encoding=None)
         except asyncssh.ChannelOpenError as exc:
             if exc.code != asyncssh.OPEN_CONNECT_FAILED or attempt == SESSION_OPEN_ATTEMPTS - 1:
                 raise
-            log.info("ssh.session_open_retry", host=host, attempt=attempt + 1, reason=exc.reason)
+            _log().info("ssh.session_open_retry", host=host, attempt=attempt + 1, reason=exc.reason)
             await asyncio.sleep(0.02 * 2**attempt * (1 + random.random()))
     raise AssertionError("unreachable: the last attempt re-raises")
 
 
 async def _collect(
-    proc: asyncssh.SSHClientProcess[bytes], stdout: _CappedBuffer, stderr: _CappedBuffer
+    proc: asyncssh.SSHClientProcess[bytes], stdout: CappedBuffer, stderr: CappedBuffer
 ) -> None:
+    import asyncio
+
     await asyncio.gather(_drain(proc.stdout, stdout), _drain(proc.stderr, stderr))
     await proc.wait_closed()
 
@@ -210,6 +225,8 @@ async def _run_once(
     wall: WallSpec | None,
     install_wall: bool,
 ) -> CommandResult:
+    import asyncio
+
     marker = f"scout-run-{secrets.token_hex(8)}"
     wrapped = wrap_command(
         command,
@@ -221,7 +238,7 @@ async def _run_once(
         wall=wall,
         install_wall=install_wall,
     )
-    stdout, stderr = _CappedBuffer(output_cap), _CappedBuffer(output_cap)
+    stdout, stderr = CappedBuffer(output_cap), CappedBuffer(output_cap)
     started = time.monotonic()
     proc = await _open_session(conn, host, wrapped)
     try:
@@ -235,7 +252,7 @@ async def _run_once(
             if helper_missing(exit_status, stdout.text()):
                 refused = "the wall helper could not be installed on the host"
     except TimeoutError:
-        log.warning("ssh.command_local_timeout", host=host, timeout=timeout)
+        _log().warning("ssh.command_local_timeout", host=host, timeout=timeout)
         await _stop(conn, proc, marker, host, on_stuck_channel)
         exit_status, timed_out, refused = None, True, None
     except BaseException:
@@ -285,16 +302,20 @@ async def _stop(
     on_stuck_channel: Callable[[], None] | None,
 ) -> None:
     """Best effort: kill the run's whole session on the host, then close the channel."""
+    import asyncio
+
+    import asyncssh
+
     try:
         await asyncio.wait_for(
             conn.run(stop_command(marker), stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
         )
     except (OSError, asyncssh.Error, TimeoutError) as exc:
-        log.warning("ssh.remote_kill_failed", host=host, error=str(exc))
+        _log().warning("ssh.remote_kill_failed", host=host, error=str(exc))
     proc.close()
     try:
         await asyncio.wait_for(proc.wait_closed(), CLEANUP_WAIT_S)
     except TimeoutError:
-        log.warning("ssh.channel_stuck", host=host)
+        _log().warning("ssh.channel_stuck", host=host)
         if on_stuck_channel is not None:
             on_stuck_channel()

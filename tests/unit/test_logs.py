@@ -1,0 +1,43 @@
+"""The log file's lines (agent/faces/logs.py): JSON with time, level, logger and event, secrets
+masked, for structlog's loggers and the standard library's alike; structlog and the redactor load
+only when something is logged (a command that logs nothing never pays for them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+# In a fresh interpreter: configure, say what loaded, then log through both.
+LOG_BOTH = """
+import logging, sys
+from pathlib import Path
+from agent.faces.logs import configure_logging
+def redactor():
+    from agent.safety.redact import Redactor
+    return Redactor(["hunter2-secret"])
+configure_logging(Path(sys.argv[1]), redactor)
+print("loaded:", sorted({"structlog", "agent.safety.redact"} & set(sys.modules)))
+logging.getLogger("plain").warning("asked %s", "hunter2-secret")
+import structlog
+structlog.get_logger("shaped").warning("ssh.retry", host="a", token="hunter2-secret")
+"""
+
+
+def test_log_lines_are_json_masked_and_structlog_loads_on_first_use(tmp_path: Path) -> None:
+    log = tmp_path / "scout.log"
+    done = subprocess.run(
+        [sys.executable, "-c", LOG_BOTH, str(log)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "loaded: []\n"
+    plain, shaped = [json.loads(line) for line in log.read_text().splitlines()]
+    assert plain.pop("timestamp").endswith("Z") and shaped.pop("timestamp").endswith("Z")
+    assert plain == {"event": "asked [REDACTED]", "level": "warning", "logger": "plain"}
+    assert shaped == {
+        "host": "a",
+        "token": "[REDACTED]",
+        "event": "ssh.retry",
+        "level": "warning",
+        "logger": "shaped",
+    }
