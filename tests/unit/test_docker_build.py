@@ -37,3 +37,11 @@ def test_a_finished_build_names_the_image_it_tagged():
 def test_a_build_log_is_recognised_without_the_command_naming_it():
     progress = read_progress("make image", RUNNING)
     assert progress.kind == "docker_build"
+
+
+def test_a_log_that_starts_mid_build_counts_the_steps_before_the_one_running():
+    """A job's tail often starts late: step 36 of 37 running means 35 are done, though their
+    own records scrolled away (the pip-in-BuildKit capture of bytedance-iaas/sglang#53)."""
+    tail = "#51 [build 36/37] RUN python3 -m pip install mooncake-transfer-engine\n#51 0.866 …\n"
+    progress = read_progress("docker build .", tail)
+    assert progress.summary == "35/37 build steps done"

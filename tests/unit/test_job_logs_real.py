@@ -140,7 +140,7 @@ SUCCESSES = [
     (
         "pip_install_no_network_newconnectionerror_retries_buildkit.txt",
         "docker build .",
-        "output",
+        "docker_build",  # BuildKit's own step lines: read by the build's reader
         False,
     ),
     (

@@ -38,9 +38,14 @@ def read_docker_build(tail: str, milestones: str) -> Progress:
             built = match["ref"]
         elif match := _PHASE.match(text):
             phase = match["phase"]
+    # a stage's instructions run in order, so a vertex at k/n says k-1 of them are done (k once it
+    # ended), even where the log starts mid-build and the earlier vertices were never seen
     stages = {stage: n for stage, _k, n in steps.values()}
     total = sum(stages.values())
-    done = sum(1 for vertex in steps if vertex in ended)
+    reached: dict[str, int] = {}
+    for vertex, (stage, k, _n) in steps.items():
+        reached[stage] = max(reached.get(stage, 0), k if vertex in ended else k - 1)
+    done = sum(reached.values())
     facts: dict[str, object] = {"steps_done": done, "steps_total": total}
     if built:
         facts["image"] = built
