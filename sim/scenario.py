@@ -133,6 +133,11 @@ class Image(_Model):
     # the NCCL its torch links (`torch.cuda.nccl.version()`), where it has an engine: by default
     # the one Sparks' engines log (reference/dgx-spark.md §8, `NCCL version 2.28.9+cuda13.0`)
     nccl: str = "2.28.9"
+    # the architecture it was built for: on another host's, its binaries cannot run (a Spark is
+    # aarch64, an amd64-only build exits at once: openchangelog#21, mhddos_proxy#33)
+    platform: Literal["linux/arm64", "linux/amd64"] = "linux/arm64"
+    # how a bad build of the engine fails once it is started (fakehost/serve_defects.py)
+    defect: Literal["weights", "stall", "gibberish"] | None = None
 
 
 class Container(_Model):

@@ -57,6 +57,10 @@ class DeploymentRecord(BaseModel):
     changes: list[Change]
     fingerprint: dict[str, Any] = Field(default_factory=dict)
     proof: str = ""
+    # the rollout's steps as plan_deployment computed them (tools/deploy/steps.py:DeployStep):
+    # what started the engine, and what fetched its image and weights, for an upgrade to redo
+    # with other artifacts and a rollback to redo as they were (agent/daytwo/upgrade_plan.py)
+    steps: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def endpoint(self) -> str:
@@ -120,6 +124,7 @@ def _record(
         changes=[_change(s) for s in steps if s.get("kind") in CHANGE_KINDS],
         fingerprint=fingerprint,
         proof=str(proof.get("text", "")).split("\n", 1)[0],
+        steps=steps,
     )
 
 

@@ -75,6 +75,13 @@ class SessionState:
     def approve_plan(self, plan: Plan, with_steps: bool = False) -> None:
         self._apply(PlanApproved(plan_hash=plan.digest(), plan=plan, with_steps=with_steps))
 
+    def offer(self, plan: Plan) -> str:
+        """A plan Scout made itself (day two's upgrade, from the deployment record), proposable
+        by its hash as a computed one is: the person sees Scout's copy, nothing retyped."""
+        digest = plan.digest()
+        self.computed[digest] = plan
+        return digest
+
     def add_deployment(self, plan: Plan, steps: list[DeployStep]) -> None:
         self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps, plan=plan))
 
