@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from agent.runtime.deployment_record import DeploymentRecord
+from agent.runtime.deployment_record import DeploymentRecord, Started
 from tools.deploy.proof_call import proof_step
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plans.plan import Plan, PlanStep
@@ -38,6 +38,7 @@ SHARE = re.compile(r"--(?:gpu-memory-utilization|mem-fraction-static)[ =]([0-9.]
 DEFAULT_SHARE = 0.9  # vLLM's default --gpu-memory-utilization
 BOTH_FIT = 0.95  # the two shares, and what the system itself holds, within one host's memory
 _RUN_TAG = re.compile(r"-(?:up|rb)[0-9a-f]{6}$")
+NEXT = "-next"  # the name of an engine started beside another (blue/green)
 
 
 class UpgradeRequest(BaseModel):
@@ -62,22 +63,35 @@ class UpgradeRefused(ValueError):
 
 @dataclass
 class Upgrade:
-    """The upgrade's steps by phase and the plan a person approves once."""
+    """The upgrade in the order it runs (steps, and a PlanStep where the new endpoint is
+    proven before the old one goes), its rollback (clear what it started, restore the recorded
+    engine where it is gone), and the plan a person approves once."""
 
     record: DeploymentRecord
     request: UpgradeRequest
     tag: str
-    fetch: list[DeployStep]
-    swap: list[DeployStep]
-    back: list[DeployStep]
-    proof: PlanStep
+    forward: list[DeployStep | PlanStep]
+    clear: list[DeployStep]
+    restore: list[DeployStep]
     layout: str
     plan: Plan
+    port: int
+    started: list[Started]
     new_steps: list[DeployStep] = field(default_factory=list)
 
     @property
-    def forward(self) -> list[DeployStep]:
-        return self.fetch + self.swap
+    def back(self) -> list[DeployStep]:
+        return self.clear + self.restore
+
+    @property
+    def fetch(self) -> list[DeployStep]:
+        kinds = IMAGE_FETCH | WEIGHTS_FETCH
+        return [s for s in self.forward if isinstance(s, DeployStep) and s.kind in kinds]
+
+    @property
+    def engine(self) -> list[DeployStep]:
+        """The new engine's steps (what the swap starts)."""
+        return [s for s in self.forward if isinstance(s, DeployStep) and s.kind in ENGINE_KINDS]
 
 
 def upgrade_plan(
@@ -108,11 +122,29 @@ def upgrade_plan(
     kinds |= WEIGHTS_FETCH if request.revision else frozenset()
     fetch = [_rewritten(s, request, old_image, f"up{tag}") for s in recorded if s.kind in kinds]
     new_engine = [_rewritten(s, request, old_image, f"up{tag}") for s in engine]
+    beside, layout = _layout(engine, new_engine, record)
+    old_proof = proof_step(record.host, record.port, record.model)
     retire = [_remove(record, s.host, s.container, "retire") for s in _serving_first(record)]
-    clear = [_remove(record, s.host, s.container, "rollback") for s in _serving_first(record)]
-    back = clear + [_retagged(s, f"rb{tag}") for s in engine]
-    proof = proof_step(record.host, record.port, record.model)
-    layout = _layout(engine, new_engine, record)
+    restore = [_retagged(s, f"rb{tag}") for s in engine]
+    port, started = record.port, list(record.started)
+    if beside:  # blue/green: the new engine under other names and ports, proven, then the move
+        names = {s.container: _other_name(s.container) for s in record.started}
+        shift = -1 if any(s.container.endswith(NEXT) for s in record.started) else 1
+        new_engine = [_moved(s, names, record.port, shift) for s in new_engine]
+        port = record.port + shift
+        started = [s.model_copy(update={"container": names[s.container]}) for s in started]
+        clear = [
+            _remove(record, s.host, names[s.container], "rollback") for s in _serving_first(record)
+        ]
+        restore = [_remove(record, s.host, s.container, "rollback") for s in _serving_first(record)]
+        restore += [_retagged(s, f"rb{tag}") for s in engine]
+        new_proof = proof_step(record.host, port, record.model)
+        forward: list[DeployStep | PlanStep] = [*fetch, *new_engine, new_proof, *retire]
+        final_proof = None
+    else:
+        clear = [_remove(record, s.host, s.container, "rollback") for s in _serving_first(record)]
+        forward = [*fetch, *retire, *new_engine]
+        final_proof = old_proof
     risks = [layout, _soak_words(record, soak_s)]
     risks += [
         f"evicts the recorded deployment {other.id} ({other.model} at {other.endpoint}): "
@@ -120,12 +152,13 @@ def upgrade_plan(
         for other in others or []
         if other.id != record.id and _shared(record, other)
     ]
+    back = clear + restore
     plan = Plan(
         goal=f"upgrade {record.model} at {record.endpoint} (deployment {record.id}): "
         + request.describe(),
-        steps=[s.plan_step() for s in fetch + retire + new_engine],
-        proof=proof,
-        on_failure=[s.plan_step() for s in back] + [proof],
+        steps=[s if isinstance(s, PlanStep) else s.plan_step() for s in forward],
+        proof=final_proof,
+        on_failure=[s.plan_step() for s in back] + [old_proof],
         risks=risks,
     )
     kept = [s for s in recorded if s.kind not in kinds | ENGINE_KINDS]
@@ -133,12 +166,13 @@ def upgrade_plan(
         record=record,
         request=request,
         tag=tag,
-        fetch=fetch,
-        swap=retire + new_engine,
-        back=back,
-        proof=proof,
+        forward=forward,
+        clear=clear,
+        restore=restore,
         layout=layout,
         plan=plan,
+        port=port,
+        started=started,
         new_steps=kept + fetch + new_engine,
     )
 
@@ -228,21 +262,62 @@ def _share(steps: list[DeployStep]) -> float:
     return max(found, default=DEFAULT_SHARE)
 
 
-def _layout(old: list[DeployStep], new: list[DeployStep], record: DeploymentRecord) -> str:
-    """Blue/green when both engines' memory shares fit on every host at once, else in place."""
+def _layout(
+    old: list[DeployStep], new: list[DeployStep], record: DeploymentRecord
+) -> tuple[bool, str]:
+    """Blue/green when both engines' memory shares fit on every host at once (and no Ray
+    cluster, one per host, is part of it), else in place; with the words the plan says."""
     before, after = _share(old), _share(new)
     hosts = ", ".join(record.hosts())
-    if before + after <= BOTH_FIT:
-        return (
-            f"blue/green possible: the old engine holds {before:g} and the new one needs "
-            f"{after:g} of each host's memory ({hosts}); Scout still swaps in place, so the "
-            "endpoint keeps one address"
+    if before + after <= BOTH_FIT and not any(s.kind.startswith("ray") for s in old):
+        return True, (
+            f"blue/green: the old engine holds {before:g} and the new one needs {after:g} of "
+            f"each host's memory ({hosts}), so the new one starts beside it on port "
+            f"{record.port + 1 if not _is_next(record) else record.port - 1}; the old one "
+            "serves until the new one is proven, then it goes and the endpoint moves there"
         )
-    return (
+    return False, (
         f"in place, not blue/green: the old engine holds {before:g} and the new one needs "
         f"{after:g} of each host's memory ({hosts}), more than one host holds together; "
         f"{record.endpoint} is down from the old engine's removal until the new one is proven "
         "(or, if it fails, the old one is proven again)"
+    )
+
+
+def _is_next(record: DeploymentRecord) -> bool:
+    return any(s.container.endswith(NEXT) for s in record.started)
+
+
+def _other_name(container: str) -> str:
+    """Blue/green alternates two names: `scout-vllm` and `scout-vllm-next`."""
+    return container.removesuffix(NEXT) if container.endswith(NEXT) else container + NEXT
+
+
+def _moved(step: DeployStep, names: dict[str, str], port: int, shift: int) -> DeployStep:
+    """The step for the engine beside: its containers renamed, its API port and (multi-node)
+    its rendezvous port moved by `shift`, so the two engines share no name and no port."""
+
+    def move(text: str) -> str:
+        for old, new in names.items():
+            text = re.sub(rf"(?<![\w.-]){re.escape(old)}(?![\w.-])", new, text)
+        text = re.sub(rf"(--port |localhost:|port ){port}\b", rf"\g<1>{port + shift}", text)
+        return re.sub(r"--master-port (\d+)", lambda m: f"--master-port {int(m[1]) + shift}", text)
+
+    check = step.check.model_copy(
+        update={
+            "command": move(step.check.command),
+            "expect": move(step.check.expect) if step.check.expect else None,
+            "description": move(step.check.description),
+        }
+    )
+    return step.model_copy(
+        update={
+            "title": move(step.title),
+            "actions": [move(a) for a in step.actions],
+            "check": check,
+            "rollback": move(step.rollback),
+            "creates": move(step.creates) if step.creates else None,
+        }
     )
 
 

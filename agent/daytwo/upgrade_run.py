@@ -24,10 +24,10 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from agent.daytwo.status import deployment_status
-from agent.daytwo.upgrade_plan import Upgrade
+from agent.daytwo.upgrade_plan import ENGINE_KINDS, Upgrade
 from agent.loop.calls import ToolCall
 from agent.runtime.builder import Runtime
-from agent.runtime.deployment_record import DeploymentRecord
+from agent.runtime.deployment_record import DeploymentRecord, record_id
 from tools.base import ToolResult
 from tools.deploy.proof_call import EndpointCheckInput
 from tools.deploy.recipe_parts import FAILED_LINE
@@ -35,7 +35,9 @@ from tools.deploy.steps import DeployStep
 from tools.endpoint_check import EndpointCheckTool
 from tools.job_start import JobStart
 from tools.jobs.waiting import wait_for_jobs
+from tools.plans.plan import PlanStep
 from tools.propose_plan import ProposePlanTool
+from tools.recon_tool import ReconTool
 from tools.ssh.errors import SSHError
 from tools.ssh_exec import SSHExec
 
@@ -67,18 +69,24 @@ async def run_upgrade(
     if not await _call(runtime, run, ProposePlanTool.name, {"plan_hash": digest}):
         why = _first_line(run.results[-1][1])
         return UpgradeRun("not approved", why, upgrade.record, run.results)
+    proof: DeploymentRecord | str | None = None
     for number, step in enumerate(upgrade.forward, 1):
         report(f"step {number}/{len(upgrade.forward)}: {step.title}")
-        problem = await _run_step(runtime, run, step, wait_s)
+        if isinstance(step, PlanStep):  # blue/green: the new engine proven beside the old
+            proof = await _prove(runtime, run, upgrade, upgrade.engine, new=True)
+            problem = proof if isinstance(proof, str) else None
+        else:
+            problem = await _run_step(runtime, run, step, wait_s)
         if problem is None:
             continue
         failed = f"step {number} ({step.title}): {problem}"
         if step in upgrade.fetch:
             return await _left_as_it_was(runtime, run, upgrade, failed)
         return await _roll_back(runtime, run, upgrade, failed, wait_s, report)
-    proof = await _prove(runtime, run, upgrade)
-    if isinstance(proof, str):
-        return await _roll_back(runtime, run, upgrade, proof, wait_s, report)
+    if upgrade.plan.proof is not None:
+        proof = await _prove(runtime, run, upgrade, upgrade.engine, new=True)
+    if not isinstance(proof, DeploymentRecord):
+        return await _roll_back(runtime, run, upgrade, str(proof), wait_s, report)
     report(f"proven; soaking {soak_s:g} s")
     await asyncio.sleep(soak_s)
     after = await deployment_status(proof, _pool(runtime))
@@ -113,15 +121,21 @@ async def _roll_back(
     report(f"rolling back: {failed}")
     _grant_ends(runtime, failed, roll_back=True)
     pool = _pool(runtime)
+    # blue/green before the move: the recorded engine still serves, so nothing is restored
+    beside = upgrade.port != upgrade.record.port  # in place, the old engine's names are reused
+    untouched = beside and (await deployment_status(upgrade.record, pool)).state == "serving"
     for number, step in enumerate(upgrade.back, 1):
-        if step.kind == "stop" and not await _present(pool, step):
-            _skip(runtime, upgrade, number)  # nothing of the upgrade's is there to remove
+        if (untouched and step in upgrade.restore) or (
+            step.kind == "stop" and not await _present(pool, step)
+        ):
+            _skip(runtime, upgrade, number)  # nothing there to remove, or to start again
             continue
         problem = await _run_step(runtime, run, step, wait_s)
         if problem is not None:
             said = f"{failed}; rollback step R{number} ({step.title}) failed too: {problem}"
             return UpgradeRun("rollback failed", said, upgrade.record, run.results)
-    proof = await _prove(runtime, run, upgrade)
+    engine = [s for s in upgrade.restore if s.kind in ENGINE_KINDS]
+    proof = await _prove(runtime, run, upgrade, engine, new=False)
     if isinstance(proof, str):
         said = f"{failed}; the recorded engine is back but its proof failed: {proof}"
         return UpgradeRun("rollback failed", said, upgrade.record, run.results)
@@ -183,23 +197,34 @@ async def _check(runtime: Runtime, step: DeployStep) -> str | None:
     return f"its check failed: {check.description} ({lines[-1] if lines else 'no output'})"
 
 
-async def _prove(runtime: Runtime, run: UpgradeRun, upgrade: Upgrade) -> DeploymentRecord | str:
-    """The proof, on the grant; the deployment's record as proven now, or why it failed."""
+async def _prove(
+    runtime: Runtime, run: UpgradeRun, upgrade: Upgrade, engine: list[DeployStep], *, new: bool
+) -> DeploymentRecord | str:
+    """The proof of the new endpoint (`new`) or the recorded one, on the grant: the deployment's
+    record as proven now, or why it failed. The hosts are read first (recon) and the running
+    engine's steps handed to the session state, so the fingerprint names what runs now."""
     record = upgrade.record
-    params = EndpointCheckInput(host=record.host, port=record.port, model=record.model)
+    port = upgrade.port if new else record.port
+    runtime.state.serving(engine)
+    await _call(runtime, run, ReconTool.name, {"hosts": record.hosts()})
+    params = EndpointCheckInput(host=record.host, port=port, model=record.model)
     if not await _call(runtime, run, EndpointCheckTool.name, params.model_dump()):
         return f"the proof: {_first_line(run.results[-1][1])}"
+    if not new:
+        return record
     data = run.results[-1][1].data or {}
     fingerprint = (data.get("report") or {}).get("fingerprint") or record.fingerprint
-    steps = [s.model_dump(mode="json") for s in upgrade.new_steps]
     return record.model_copy(
         update={
+            "id": record_id(record.model, record.host, port),
+            "port": port,
+            "started": upgrade.started,
             "recorded_at": datetime.now(UTC),
             "transcript": str(runtime.transcript_path),
             "plan_hash": upgrade.plan.digest(),
             "fingerprint": fingerprint,
             "proof": run.results[-1][1].text.split("\n", 1)[0],
-            "steps": steps,
+            "steps": [s.model_dump(mode="json") for s in upgrade.new_steps],
         }
     )
 

@@ -125,6 +125,8 @@ async def upgrade(
         await runtime.aclose()
     if run.outcome == "upgraded" and run.record is not None:
         store.save(run.record)
+        if run.record.id != record.id:  # blue/green moved the endpoint: one record, the new
+            store.remove(record)
     style = {"upgraded": "green", "rollback failed": "red"}.get(run.outcome, "yellow")
     out.print(f"scout upgrade {record.id}: {run.outcome}: {run.detail}", markup=False, style=style)
     out.print(f"transcript: {runtime.transcript_path}", markup=False, style="dim")

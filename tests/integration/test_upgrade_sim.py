@@ -10,6 +10,7 @@ what it is asked: one decision, the plan, approved with its steps.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,86 @@ async def test_a_good_upgrade_is_proven_and_recorded(cluster, settings):
     async with SSHPool(Inventory.load(settings.inventory)) as pool:
         status = await deployment_status(now, pool)
     assert (status.state, status.reasons) == ("serving", [])
+
+
+SMALL = "Qwen/Qwen3-30B-A3B-FP8"
+
+
+def small_story() -> DeploymentRecord:
+    """The story's deployment serving a ~31 GB model at 0.4 of each Spark: two fit together."""
+    record = recorded_story()
+    text = json.dumps(record.steps).replace(record.model, SMALL)
+    escaped = (json.dumps(re.escape(name))[1:-1] for name in (record.model, SMALL))
+    text = text.replace(*escaped)  # the checks' patterns name it too
+    steps = json.loads(text.replace("--gpu-memory-utilization 0.8", "--gpu-memory-utilization 0.4"))
+    return record.model_copy(
+        update={
+            "id": record.id.replace("qwen3.5-122b-a10b-fp8", "qwen3-30b-a3b-fp8"),
+            "model": SMALL,
+            "steps": steps,
+            "fingerprint": {**record.fingerprint, "model": SMALL},
+        }
+    )
+
+
+async def container_ids(settings: Settings) -> dict[str, str]:
+    assert settings.inventory is not None
+    async with SSHPool(Inventory.load(settings.inventory)) as pool:
+        ids = {}
+        for host in ("spark-a", "spark-b"):
+            ps = await pool.run(host, "docker ps --format '{{.Names}} {{.ID}}'")
+            ids |= {f"{host}/{n}": i for n, i in (line.split() for line in ps.stdout.splitlines())}
+        return ids
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("cluster", ["upgrade-pair"], indirect=True)
+async def test_blue_green_moves_the_endpoint_only_after_the_new_one_is_proven(cluster, settings):
+    record = small_story()
+    RecordStore(settings.deployments_dir).save(record)
+    await start_recorded(settings, record)
+    operator = ScriptedApprover([WITH_STEPS], name="operator")
+    run = await upgrade(
+        settings, record, UpgradeRequest(image="nvcr.io/nvidia/vllm:26.06-py3"),
+        soak_s=1, wait_s=120, approver_factory=lambda rules: operator,
+    )  # fmt: skip
+    assert run.outcome == "upgraded", run.detail
+    [path] = list(settings.transcripts_dir.glob("*.jsonl"))
+    [approved] = [e["change"] for e in map(json.loads, path.read_text().splitlines())
+                  if (e.get("change") or {}).get("kind") == "plan_approved"]  # fmt: skip
+    assert approved["plan"]["risks"][0].startswith("blue/green: the old engine holds 0.4")
+    [now], _ = RecordStore(settings.deployments_dir).load()
+    assert (now.endpoint, sorted(s.container for s in now.started)) == (
+        "spark-a:8001",
+        ["scout-vllm-next", "scout-vllm-next"],
+    )
+    assert sorted(await container_ids(settings)) == [
+        "spark-a/scout-vllm-next",
+        "spark-b/scout-vllm-next",
+    ]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("cluster", ["upgrade-pair"], indirect=True)
+async def test_a_failed_blue_green_upgrade_never_stops_the_old_engine(cluster, settings):
+    record = small_story()
+    RecordStore(settings.deployments_dir).save(record)
+    await start_recorded(settings, record)
+    before = await container_ids(settings)
+    operator = ScriptedApprover([WITH_STEPS], name="operator")
+    run = await upgrade(
+        settings, record, UpgradeRequest(image="scout-sim/vllm:gibberish"),
+        soak_s=1, wait_s=120, approver_factory=lambda rules: operator,
+    )  # fmt: skip
+    assert run.outcome == "rolled back", run.detail
+    assert [r.tool for r in operator.seen] == ["propose_plan"]
+    assert await container_ids(settings) == before  # the old engine's containers, never restarted
+    [path] = list(settings.transcripts_dir.glob("*.jsonl"))
+    covered = [c for c in plan_approvals(path) if c.startswith("rollback step")]
+    assert covered == [  # the new engine cleared on both hosts, the old one proven again
+        "rollback step 1 as approved with the plan",
+        "rollback step 2 as approved with the plan",
+        "rollback step 9 as approved with the plan",
+    ]
+    [kept], _ = RecordStore(settings.deployments_dir).load()
+    assert kept == record

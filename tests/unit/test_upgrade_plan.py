@@ -28,8 +28,9 @@ def test_an_image_upgrade_fetches_first_then_swaps_and_names_its_rollback(record
     assert up.fetch[0].actions == [f"docker pull {NEW}"]
     assert up.fetch[0].job == "pull-image-upabc123"
     assert up.fetch[1].check.expect == r"^nvcr\.io/nvidia/vllm:26\.06\-py3$"
-    assert [s.id for s in up.swap[:2]] == ["retire:spark-a", "retire:spark-b"]
-    engine = up.swap[2:]
+    assert [s.id for s in up.forward[2:4]] == ["retire:spark-a", "retire:spark-b"]
+    engine = up.forward[4:]
+    assert engine == up.engine
     assert [s.kind for s in engine] == ["container", "rank", "container", "serve"]
     started = [a for s in engine if s.kind == "container" for a in s.actions]
     assert len(started) == 2 and all(NEW in a and OLD not in a for a in started)
@@ -54,7 +55,7 @@ def test_flags_are_added_and_dropped_on_every_engine_rank_without_a_fetch(record
         record, UpgradeRequest(add_flags=["--enforce-eager"], drop_flags=["--kv-cache-dtype"])
     )
     assert up.fetch == []
-    commands = [s.actions[0] for s in up.swap if s.kind in {"rank", "serve"}]
+    commands = [s.actions[0] for s in up.engine if s.kind in {"rank", "serve"}]
     assert len(commands) == 2
     for command in commands:
         assert command.endswith(" --enforce-eager") and "--kv-cache-dtype" not in command
@@ -65,24 +66,34 @@ def test_a_revision_downloads_it_first_and_serves_it(record):
     up = upgrade_plan(record, UpgradeRequest(revision="0a1b2c3"))
     assert [s.kind for s in up.fetch] == ["download", "copy"]
     assert up.fetch[0].actions[0].endswith(" --revision 0a1b2c3")
-    serve = next(s for s in up.swap if s.kind == "serve")
+    serve = next(s for s in up.engine if s.kind == "serve")
     assert "--revision 0a1b2c3" in serve.actions[0]
 
 
-def test_blue_green_where_both_engines_fit(record):
-    up = upgrade_plan(
-        record,
-        UpgradeRequest(add_flags=["--gpu-memory-utilization", "0.4"],
-                       drop_flags=["--gpu-memory-utilization"]),
-    )  # fmt: skip
-    assert "0.4" in up.swap[-1].actions[0]
-    smaller = record.model_copy(update={"steps": [_shared_half(s) for s in record.steps]})
-    up = upgrade_plan(smaller, UpgradeRequest(image=NEW))
-    assert up.layout.startswith("blue/green")
+def test_blue_green_where_both_engines_fit_the_new_one_beside_then_the_move(record):
+    small = record.model_copy(update={"steps": [_share(s, "0.4") for s in record.steps]})
+    up = upgrade_plan(small, UpgradeRequest(image=NEW), tag="abc123")
+    assert up.layout.startswith("blue/green: the old engine holds 0.4 and the new one needs 0.4")
+    kinds = [s.id if isinstance(s, DeployStep) else "proof" for s in up.forward]
+    assert kinds[-3:] == ["proof", "retire:spark-a", "retire:spark-b"]  # proven, then the move
+    assert up.plan.proof is None and up.plan.steps[-3].actions == [
+        "endpoint_check spark-a:8001 model=Qwen/Qwen3.5-122B-A10B-FP8 concurrency=1,4,16 "
+        "runs=3 input_len=1024 output_len=128"
+    ]
+    serve = next(s for s in up.engine if s.kind == "serve")
+    assert serve.actions[0].startswith("docker exec scout-vllm-next vllm serve")
+    assert "--port 8001" in serve.actions[0] and "--master-port 29502" in serve.actions[0]
+    assert "localhost:8001" in serve.check.command
+    assert [s.creates for s in up.engine if s.creates] == ["scout-vllm-next"] * 2
+    assert (up.port, [s.container for s in up.started]) == (8001, ["scout-vllm-next"] * 2)
+    # the rollback clears the new engine; the old one is restored only if it is gone
+    assert [s.actions for s in up.clear] == [["docker rm -f scout-vllm-next"]] * 2
+    assert up.clear[0].check.expect == r"^scout\-vllm\-next$"
+    assert up.restore[0].actions == ["docker rm -f scout-vllm"]
 
 
-def _shared_half(step: dict) -> dict:
-    actions = [a.replace("--gpu-memory-utilization 0.8", "--gpu-memory-utilization 0.45")
+def _share(step: dict, share: str) -> dict:
+    actions = [a.replace("--gpu-memory-utilization 0.8", f"--gpu-memory-utilization {share}")
                for a in step["actions"]]  # fmt: skip
     return {**step, "actions": actions}
 

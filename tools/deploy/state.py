@@ -60,6 +60,7 @@ StateChange = Annotated[
     DeploymentComputed | PlanApproved | RolloutProgress, Field(discriminator="kind")
 ]
 StateRecorder = Callable[[StateChange], object]
+DAY_TWO = "day-two"  # the key of the engine steps an upgrade runs (never a plan's hash)
 
 
 class SessionState:
@@ -81,6 +82,12 @@ class SessionState:
         digest = plan.digest()
         self.computed[digest] = plan
         return digest
+
+    def serving(self, steps: list[DeployStep]) -> None:
+        """The engine steps now running outside a computed rollout (day two's upgrade, or its
+        rollback): the proof's fingerprint finds their serve command here. No plan is made of
+        them, and each call replaces the last."""
+        self.deployments[DAY_TWO] = list(steps)
 
     def add_deployment(self, plan: Plan, steps: list[DeployStep]) -> None:
         self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps, plan=plan))
