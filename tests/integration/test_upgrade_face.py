@@ -12,6 +12,8 @@ import pytest
 
 from agent.runtime.deployment_record import RecordStore, build_record, read_transcript_events
 
+pytestmark = pytest.mark.slow  # CLI subprocesses
+
 STORY = Path(__file__).parents[2] / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
 
 
