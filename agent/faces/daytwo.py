@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent.faces.upgrade_face import add_upgrade_command
 from agent.safety.modes import MODES
 
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
@@ -61,7 +60,6 @@ def add_daytwo_commands(sub: argparse._SubParsersAction, load: Load) -> None:
                 help="also undo what the rollout changed (start what it stopped, links as found)",
             )
         parser.set_defaults(func=lambda args, action=action: _cmd_takedown(args, action, load))
-    add_upgrade_command(sub, load)
 
 
 def daytwo_settings(args: argparse.Namespace, load: Load, flags: dict[str, Any]) -> Settings | None:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from agent.faces.daytwo import chosen_records, daytwo_settings, operator_approver
 from agent.safety.modes import MODES
 
 if TYPE_CHECKING:
@@ -67,7 +68,6 @@ def add_upgrade_command(sub: argparse._SubParsersAction, load: Callable[..., Any
 
 def _cmd_upgrade(args: argparse.Namespace, load: Callable[..., Any]) -> int:
     from agent.daytwo.upgrade_plan import UpgradeRefused, UpgradeRequest
-    from agent.faces.daytwo import chosen_records, daytwo_settings
 
     settings = daytwo_settings(args, load, {"mode": args.mode})
     records = chosen_records(settings, args.name, "upgrade") if settings is not None else None
@@ -105,7 +105,6 @@ async def upgrade(
 
     from agent.daytwo.upgrade_plan import upgrade_plan
     from agent.daytwo.upgrade_run import run_upgrade
-    from agent.faces.daytwo import operator_approver
     from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.runtime.deployment_record import RecordStore
