@@ -120,7 +120,7 @@ class Disk(_Model):
 class Image(_Model):
     """An image; `tools` are the engine packages inside it with their versions (vllm, ray,
     sglang), what `pip show`/`--version` answer in a container of it. An engine that is not
-    listed is absent: NGC's vLLM 26.05 ships without Ray (dgx-spark.md §2.3, NVIDIA's playbook
+    listed is absent: NGC's vLLM 26.05 ships without Ray (docs/sources.md §2.3, NVIDIA's playbook
     pip-installs `ray[default]` before `ray start`)."""
 
     repository: str
@@ -131,7 +131,7 @@ class Image(_Model):
     run_memory_kb: int = 1048576
     tools: dict[str, str] = Field(default_factory=dict)
     # the NCCL its torch links (`torch.cuda.nccl.version()`), where it has an engine: by default
-    # the one Sparks' engines log (reference/dgx-spark.md §8, `NCCL version 2.28.9+cuda13.0`)
+    # the one Sparks' engines log (docs/sources.md §8, `NCCL version 2.28.9+cuda13.0`)
     nccl: str = "2.28.9"
     # the architecture it was built for: on another host's, its binaries cannot run (a Spark is
     # aarch64, an amd64-only build exits at once: openchangelog#21, mhddos_proxy#33)
@@ -240,7 +240,7 @@ class Faults(_Model):
 
 class PeerSsh(_Model):
     """What this host's own ssh client may do to its peers. NVIDIA's connect-two-sparks playbook
-    (dgx-spark.md §2.1 step 3, `discover-sparks`) copies one shared key to every node found on
+    (docs/sources.md §2.1 step 3, `discover-sparks`) copies one shared key to every node found on
     the fabric, which also records each peer's host key; a host set up otherwise lacks one or
     both (§6 failure mode 22: `Host key verification failed`). None: every peer, every address.
     """
@@ -250,7 +250,7 @@ class PeerSsh(_Model):
 
 
 class FabricTests(_Model):
-    """The fabric benchmarks a host has. A fresh Spark has neither (dgx-spark.md §1.3, §2.2):
+    """The fabric benchmarks a host has. A fresh Spark has neither (docs/sources.md §1.3, §2.2):
     nccl-tests is built from source into ~/nccl-tests/build by NVIDIA's NCCL playbook (`make
     MPI=1`), perftest (`ib_write_bw`) comes from `sudo apt install perftest`."""
 

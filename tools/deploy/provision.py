@@ -3,7 +3,7 @@
 - Image: pulled on every node that lacks it, all at once (one job per node); a node without
   internet (reached only through its jump host, as the seed's worker) gets it from the head with
   `docker save | ssh … docker load`, the way eugr's build-and-copy.sh copies `vllm-node` to its
-  peers (reference/dgx-spark.md §3.1).
+  peers (docs/sources.md §3.1).
 - Weights: downloaded once, on the head, as a job (`hf download`; a gated model takes HF_TOKEN
   from the operator's environment at run time, never written in the plan), then copied to each
   worker over the fabric with rsync (the community recipes' way; 200 Gb/s rather than the
@@ -38,13 +38,13 @@ from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
 from tools.deploy.image_build import build_blocker
 from tools.deploy.image_skew import skewed_nodes
+from tools.deploy.step_jobs import IMAGE_CHECK_JOB
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.image_probe import contents_command
 from tools.world.facts import HostFacts, Image, ImageContents
 
 PULL_JOB = "pull-image"
 DOWNLOAD_JOB = "download-weights"
-IMAGE_CHECK_JOB = "image-check"
 
 
 @dataclass

@@ -255,7 +255,7 @@ class NetworkFacts(FactGroup):
 class FabricTestFacts(FactGroup):
     """Which fabric benchmark this node can run (None: recon could not tell). A fresh Spark has
     neither: NVIDIA's NCCL playbook builds nccl-tests into ~/nccl-tests/build, perftest's
-    ib_write_bw comes from `sudo apt install perftest` (reference/dgx-spark.md §1.3, §2.2)."""
+    ib_write_bw comes from `sudo apt install perftest` (docs/sources.md §1.3, §2.2)."""
 
     nccl_tests: bool | None = None
     perftest: bool | None = None
