@@ -163,6 +163,9 @@ class Docker(_Model):
     images: list[Image] = Field(default_factory=list)
     pullable: list[Image] = Field(default_factory=list)  # what a `docker pull` would find
     containers: dict[str, Container] = Field(default_factory=dict)
+    # simulated seconds a `docker build` takes (fakehost/docker_build.py): the runner image of
+    # spark-vllm-docker from prebuilt wheels takes tens of minutes
+    build_s: float = Field(1800.0, gt=0)
 
 
 class Listener(_Model):

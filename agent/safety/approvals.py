@@ -32,6 +32,8 @@ def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
 
 #: the call_id the plan gate asks and records its decisions under (no tool_use id is this)
 PLAN_CALL_ID = "plan"
+#: the risk a plan review carries: no single call's risk label is this
+PLAN_RISK = "plan"
 
 
 class ApprovalRequest(BaseModel):
@@ -53,7 +55,7 @@ class ApprovalRequest(BaseModel):
     @property
     def is_plan(self) -> bool:
         """Whether this asks for a whole plan (approvers show the plan and offer its steps)."""
-        return self.call_id == PLAN_CALL_ID
+        return self.risk == PLAN_RISK
 
 
 class Decision(BaseModel):

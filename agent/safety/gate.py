@@ -23,6 +23,7 @@ from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error, judge_risk
 from agent.safety.approvals import (
     PLAN_CALL_ID,
+    PLAN_RISK,
     ApprovalRequest,
     Approver,
     Decision,
@@ -238,7 +239,7 @@ class PolicyGate:
             fingerprint=plan.digest(),
             tool=tool,
             input=visible_data(self.redactor.data(plan.model_dump(mode="json"))),
-            risk="plan",
+            risk=PLAN_RISK,
             reason=visible(
                 self.redactor.text(f"approve the plan: {plan.goal} ({plan.step_count()})")
             ),
