@@ -52,8 +52,8 @@ class UpgradeRequest(BaseModel):
     def describe(self) -> str:
         parts = [f"image {self.image}"] if self.image else []
         parts += [f"revision {self.revision}"] if self.revision else []
-        parts += [f"flags +{' '.join(self.add_flags)}"] if self.add_flags else []
-        parts += [f"flags -{' -'.join(self.drop_flags)}"] if self.drop_flags else []
+        parts += [f"adding {' '.join(self.add_flags)}"] if self.add_flags else []
+        parts += [f"dropping {' '.join(self.drop_flags)}"] if self.drop_flags else []
         return ", ".join(parts) or "nothing"
 
 
@@ -146,12 +146,7 @@ def upgrade_plan(
         forward = [*fetch, *retire, *new_engine]
         final_proof = old_proof
     risks = [layout, _soak_words(record, soak_s)]
-    risks += [
-        f"evicts the recorded deployment {other.id} ({other.model} at {other.endpoint}): "
-        "it shares a container with this one on " + ", ".join(sorted(_shared(record, other)))
-        for other in others or []
-        if other.id != record.id and _shared(record, other)
-    ]
+    risks += record.evictions(others or [])
     back = clear + restore
     plan = Plan(
         goal=f"upgrade {record.model} at {record.endpoint} (deployment {record.id}): "
@@ -326,8 +321,3 @@ def _soak_words(record: DeploymentRecord, soak_s: float) -> str:
         f"after the proof, a soak of {soak_s:g} s, then one real generation at "
         f"{record.endpoint}: a failure there rolls back too"
     )
-
-
-def _shared(record: DeploymentRecord, other: DeploymentRecord) -> set[str]:
-    mine = {(s.host, s.container) for s in record.started}
-    return {f"{s.host} ({s.container})" for s in other.started if (s.host, s.container) in mine}

@@ -157,7 +157,10 @@ async def takedown(
 
     out = console or Console(highlight=False)
     builder.setdefault("approver_factory", operator_approver(settings, out))
-    plan = takedown_plan(record, "stop" if action == "stop" else "teardown", restore=restore)
+    others, _ = RecordStore(settings.deployments_dir).load()
+    plan = takedown_plan(
+        record, "stop" if action == "stop" else "teardown", restore=restore, others=others
+    )
     runtime = await open_runtime(settings, client=NoModel(f"scout {action}"), **builder)
     try:
         run = await run_plan(runtime, plan, verify_hosts=record.hosts())

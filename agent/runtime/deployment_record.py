@@ -66,6 +66,22 @@ class DeploymentRecord(BaseModel):
     def endpoint(self) -> str:
         return f"{self.host}:{self.port}"
 
+    def shared_with(self, other: DeploymentRecord) -> list[str]:
+        """`host (container)` for each container both records name: a plan that removes one
+        deployment's evicts the other's, and must say so (several models, one record each)."""
+        mine = {(s.host, s.container) for s in self.started}
+        return sorted(f"{s.host} ({s.container})" for s in other.started
+                      if other.id != self.id and (s.host, s.container) in mine)  # fmt: skip
+
+    def evictions(self, others: list[DeploymentRecord]) -> list[str]:
+        """The plan's risk line for each other recorded deployment removing this one evicts."""
+        return [
+            f"evicts the recorded deployment {other.id} ({other.model} at {other.endpoint}): "
+            f"it shares {', '.join(shared)} with this one"
+            for other in others
+            if (shared := self.shared_with(other))
+        ]
+
     def hosts(self) -> list[str]:
         """Every host the deployment touched, the serving one first."""
         seen = [self.host]

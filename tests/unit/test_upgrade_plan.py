@@ -55,6 +55,7 @@ def test_flags_are_added_and_dropped_on_every_engine_rank_without_a_fetch(record
         record, UpgradeRequest(add_flags=["--enforce-eager"], drop_flags=["--kv-cache-dtype"])
     )
     assert up.fetch == []
+    assert up.plan.goal.endswith(": adding --enforce-eager, dropping --kv-cache-dtype")
     commands = [s.actions[0] for s in up.engine if s.kind in {"rank", "serve"}]
     assert len(commands) == 2
     for command in commands:
