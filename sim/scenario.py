@@ -133,6 +133,10 @@ class Image(_Model):
     # the NCCL its torch links (`torch.cuda.nccl.version()`), where it has an engine: by default
     # the one Sparks' engines log (docs/sources.md §8, `NCCL version 2.28.9+cuda13.0`)
     nccl: str = "2.28.9"
+    # which build of it: the library's version string (`NCCL version 2.28.9+cuda13.0`, what NCCL
+    # compiles into itself) and its ELF build ID; one version ships as different binaries (the
+    # pip wheel and DGX OS's libnccl2, vLLM issue #41725)
+    nccl_build: str = "2.28.9+cuda13.0 build-id c0db9360e4b1a7d2"
     # the architecture it was built for: on another host's, its binaries cannot run (a Spark is
     # aarch64, an amd64-only build exits at once: openchangelog#21, mhddos_proxy#33)
     platform: Literal["linux/arm64", "linux/amd64"] = "linux/arm64"
@@ -230,6 +234,10 @@ class Generation(_Model):
 
     dead: bool = False
     recall_tokens: int | None = None
+    # the engine wedges once this many requests were served while `stall_concurrency` or more
+    # were in flight (sim/engine/stall.py; vLLM issue #41725)
+    stall_after: int | None = Field(default=None, ge=1)
+    stall_concurrency: int = Field(default=2, ge=1)
 
 
 class Faults(_Model):

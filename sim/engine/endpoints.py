@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..fakehost.procs import log_path
 from .openai_server import OpenAIServer, ServedModel
 
 POLL_S = 0.1
@@ -96,7 +97,8 @@ class Endpoints:
                 changed = True
         for port, record in wanted.items():
             if (host, port) not in self._servers:
-                server = OpenAIServer(ServedModel.from_record(record))
+                log = log_path(self._host_dirs[host], record["container_id"])
+                server = OpenAIServer(ServedModel.from_record(record), log)
                 await server.start()
                 self._servers[(host, port)] = (_key(record), server)
                 changed = True

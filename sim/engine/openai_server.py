@@ -13,10 +13,12 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import answers
 from .pacing import Pace, count_tokens
+from .stall import Stall
 
 MAX_BODY = 16 << 20
 DEFAULT_CHAT_TOKENS = 48
@@ -37,6 +39,8 @@ class ServedModel:
     dead: bool = False
     gibberish: bool = False
     recall_tokens: int | None = None
+    stall_after: int | None = None
+    stall_concurrency: int = 2
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> ServedModel:
@@ -50,6 +54,8 @@ class ServedModel:
             dead=bool(generation.get("dead")),
             gibberish=bool(generation.get("gibberish")),
             recall_tokens=generation.get("recall_tokens"),
+            stall_after=generation.get("stall_after"),
+            stall_concurrency=int(generation.get("stall_concurrency") or 2),
         )
 
 
@@ -62,8 +68,10 @@ class HttpError(Exception):
 class OpenAIServer:
     """`await start()` → port; `await close()` ends the listener and every open response."""
 
-    def __init__(self, served: ServedModel) -> None:
+    def __init__(self, served: ServedModel, log: Path | None = None) -> None:
+        """`log`: the engine container's log, where a wedge (stall.py) writes what it logs."""
         self.served = served
+        self.stall = Stall(served.stall_after, served.stall_concurrency, log)
         self.port = 0
         self.active_streams = 0
         self._server: asyncio.Server | None = None
@@ -228,7 +236,9 @@ class OpenAIServer:
             for i, piece in enumerate(pieces):
                 if i:
                     await asyncio.sleep(self.served.pace.token_delay(self.active_streams))
+                await self.stall.gate()
                 yield piece
+            self.stall.served(self.active_streams)
         finally:
             self.active_streams -= 1
 

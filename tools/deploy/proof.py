@@ -5,7 +5,8 @@ fails them); then at once the checked generations (generation_checks.py) and the
 the engine's own benchmark inside its container (engine_bench.py), or, where the image has no
 benchmark or the engine is not one this session started, Scout's own streams (endpoint.py),
 labelled as such. Then the report (bench_report.py) with the single-stream ceiling (physics.py)
-and the fingerprint (fingerprint.py).
+and the fingerprint (fingerprint.py) with what each node's engine says it runs (node_identity.py);
+last, where the operator asked for one, the soak (soak.py), whose verdict ends the proof.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
@@ -22,7 +23,9 @@ from tools.deploy.endpoint_http import EndpointClient, EndpointError
 from tools.deploy.engine_bench import BENCH_JOB, Sweep, image_lacks_bench, run_bench
 from tools.deploy.fingerprint import Served, fingerprint, served
 from tools.deploy.generation_checks import GenerationChecks, check_generation
+from tools.deploy.node_identity import from_facts, read_identities
 from tools.deploy.physics import Ceiling, ceiling
+from tools.deploy.soak import Soak, SoakSpec, run_soak
 from tools.deploy.state import SessionState
 from tools.jobs.host import stop_jobs
 from tools.ssh.errors import SSHError
@@ -39,10 +42,13 @@ class Proof:
     generation: GenerationChecks
     report: Report
     files: tuple[Path, Path] | None
+    soak: Soak | None = field(default=None)
 
     def render(self) -> str:
-        """The headline, then the report: what the model reads and the demo ends with."""
-        return f"{self.headline()}\n{render_report(self)}"
+        """The headline, the report, the soak's verdict: what the model reads and the demo ends
+        with."""
+        text = f"{self.headline()}\n{render_report(self)}"
+        return text + (f"\n{self.soak.render()}" if self.soak is not None else "")
 
     def headline(self) -> str:
         parts = [f"health ok · model {self.model} · {self.generation.render()}"]
@@ -88,6 +94,7 @@ async def prove(
     generation_timeout_s: float,
     bench_timeout_s: float,
     report: Callable[[str], None],
+    soak: SoakSpec | None = None,
 ) -> Proof:
     await client.health()
     lengths = await client.models()
@@ -107,9 +114,11 @@ async def prove(
     measuring = asyncio.create_task(
         _measure(client, where, engine, model, sweep, bench_timeout_s, report)
     )
+    identities = asyncio.create_task(_identities(where, engine))  # reads only: runs alongside
     try:
         generation = await checks
     except BaseException:
+        identities.cancel()
         measuring.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await measuring
@@ -118,14 +127,17 @@ async def prove(
                 await stop_jobs(where.pool, where.host, [BENCH_JOB], grace_s=2.0)
         raise
     source, rows, commands = await measuring
+    soaked = await _soak(where, engine, model, soak, report)
     result = Report(
         source=source,
         rows=rows,
         targets={"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms} if source == ENGINE_BENCH else {},
         ceiling=_ceiling(where, engine, model),
         flag=None,
-        fingerprint=fingerprint(where.world, model, engine, commands),
+        fingerprint=fingerprint(where.world, model, engine, commands, await identities),
     )
+    if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
+        result.fingerprint["readiness"] = came_up
     single = next((r for r in rows if r.concurrency == 1), None)
     if isinstance(result.ceiling, Ceiling) and single and single.tok_s_per_user:
         result.flag = result.ceiling.judge(single.tok_s_per_user)
@@ -139,7 +151,29 @@ async def prove(
                 f"the chart and JSON could not be written: {exc.filename or where.folder}: "
                 f"{said} (folder {where.folder})"
             )
-    return Proof(model, models, generation, result, files)
+    return Proof(model, models, generation, result, files, soaked)
+
+
+async def _soak(
+    where: Where, engine: Served | None, model: str, spec: SoakSpec | None,
+    report: Callable[[str], None],
+) -> Soak | None:  # fmt: skip
+    """The soak after the sweep, where one was asked; it needs an engine this session started
+    (its containers' logs are what it reads)."""
+    if spec is None or spec.seconds <= 0:
+        return None
+    if engine is None or not (engine.containers or engine.container):
+        return Soak(spec, missing="no engine this session started serves this port")
+    return await run_soak(where.pool, where.host, engine, model, where.port, spec, report=report)
+
+
+async def _identities(where: Where, engine: Served | None) -> dict:
+    """What each node's engine container says it runs, over what recon knew of the node."""
+    if engine is None or not engine.containers:
+        return {}
+    hosts = where.world.hosts if where.world is not None else {}
+    known = {node: from_facts(hosts.get(node), "") for node in engine.containers}
+    return await read_identities(where.pool, engine.containers, known)
 
 
 def fitted(sweep: Sweep, max_model_len: int | None, engine: Served | None) -> Sweep:

@@ -175,11 +175,14 @@ class ImageContents(BaseModel):
     vllm: str | None = None
     sglang: str | None = None
     nccl: str | None = None  # what its torch links (torch.cuda.nccl.version()); None: unknown
+    # which binary of it: the version string NCCL compiles in and the library's ELF build ID
+    # (`2.28.9+cuda13.0 build-id a7f4…`, tools/deploy/node_identity.py); None: not asked
+    nccl_build: str | None = None
 
     def words(self) -> str:
         """`vllm 0.19.1+nv26.05, nccl 2.28.9, no ray/sglang`: what it holds first (an unknown
         NCCL is not said: it is not an engine the image lacks)."""
-        found = self.model_dump()
+        found = self.model_dump(exclude={"nccl_build"})
         held = [f"{name} {v}" for name, v in found.items() if v]
         absent = "/".join(name for name, v in found.items() if not v and name != "nccl")
         return ", ".join([*held, *([f"no {absent}"] if absent else [])])
