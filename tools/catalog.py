@@ -10,6 +10,7 @@ makes exactly these (tests/unit/test_rule_vocabulary.py).
 from __future__ import annotations
 
 from tools.base import Tool
+from tools.deployment_status import DeploymentStatusTool
 from tools.docker_ctl import DockerCtl
 from tools.endpoint_check import EndpointCheckTool
 from tools.job_logs import JobLogs
@@ -34,6 +35,7 @@ SCOUT_TOOLS: tuple[type[Tool], ...] = (
     PlanDeploymentTool,
     RolloutStepTool,
     EndpointCheckTool,
+    DeploymentStatusTool,
     JobStart,
     JobStatus,
     JobWait,

@@ -61,6 +61,14 @@ class JobStart(Tool[JobStartInput]):
     def hosts(self, params: JobStartInput) -> list[str]:
         return unique(params.hosts)
 
+    def commands(self, params: JobStartInput) -> list[tuple[str, str]] | None:
+        """The command on each host: a job runs what a plan action names, only detached (a
+        plan's engine step is a job). None with an env or a folder of its own, which no plan
+        action written as a command carries."""
+        if params.env or params.cwd:
+            return None
+        return [(host, params.command) for host in unique(params.hosts)]
+
     def timeout_s(self, params: JobStartInput) -> float | None:
         return START_TIMEOUT_S + CONNECT_ALLOWANCE_S
 

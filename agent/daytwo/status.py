@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from typing import Literal
 
 import httpx
 
-from agent.runtime.deployment_record import DeploymentRecord
+from agent.runtime.deployment_record import DeploymentRecord, RecordStore
+from tools.deployment_status import StatusReader
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 
@@ -188,3 +192,24 @@ def _json_lines(text: str) -> list[dict[str, object]]:
         if isinstance(row, dict):
             rows.append(row)
     return rows
+
+
+async def recorded_statuses(
+    folder: Path, pool: SSHPool, name: str | None
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The status of every record in `folder` (or the one `name` picks) as data, and a line for
+    each file or name that could not be read: the `deployment_status` tool's reader."""
+    store = RecordStore(folder)
+    records, problems = store.load()
+    if name is not None:
+        found = store.find(name)
+        if isinstance(found, str):
+            return [], [*problems, found]
+        records = [found]
+    statuses = await asyncio.gather(*(deployment_status(r, pool) for r in records))
+    return [s.as_json() for s in statuses], problems
+
+
+def deployment_reader(folder: Path) -> Callable[[SSHPool], StatusReader]:
+    """The reader `open_runtime(deployments=…)` lends the `deployment_status` tool."""
+    return lambda pool: partial(recorded_statuses, folder, pool)

@@ -19,12 +19,20 @@ Action = Literal["stop", "teardown"]
 DRAIN_S = 30
 
 
-def takedown_plan(record: DeploymentRecord, action: Action, *, restore: bool = False) -> Plan:
+def takedown_plan(
+    record: DeploymentRecord,
+    action: Action,
+    *,
+    restore: bool = False,
+    others: list[DeploymentRecord] | None = None,
+) -> Plan:
     """The plan that stops (or removes) the deployment's engine on every host it runs on, the
-    serving host first so the endpoint stops taking requests before its workers go."""
+    serving host first so the endpoint stops taking requests before its workers go; another
+    recorded deployment (`others`) whose container it takes down is named in its risks."""
     started = sorted(record.started, key=lambda s: s.host != record.host)
     steps = [_engine_step(record, s.host, s.container, action) for s in started]
     risks = [f"{record.endpoint} stops serving {record.model} until it is deployed again"]
+    risks += record.evictions(others or [])
     if restore and action == "teardown":
         for change in reversed(record.changes):
             if change.undo is None:

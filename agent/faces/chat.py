@@ -19,6 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from rich.console import Console
 from rich.text import Text
 
+from agent.daytwo.status import deployment_reader
 from agent.faces.chat_view import ChatView
 from agent.faces.console import screen_console
 from agent.faces.failures import describe_os_error
@@ -204,6 +205,7 @@ async def chat(
         listeners=[view],
         resume=resume,
         passphrase_prompt=ask_passphrase,
+        deployments=deployment_reader(settings.deployments_dir),
     )
     try:
         return await chat_on_runtime(runtime, view, console)

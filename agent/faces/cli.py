@@ -16,6 +16,7 @@ from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
 from agent.faces.read import add_read_command
 from agent.faces.recipes_cmd import add_recipes_command
+from agent.faces.upgrade_face import add_upgrade_command
 
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
@@ -359,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_exec_command(sub, _load_settings)
     add_eval_command(sub)
     add_daytwo_commands(sub, _load_settings)
+    add_upgrade_command(sub, _load_settings)
     add_recipes_command(sub)
     add_mcp_commands(sub, _load_settings)
     add_read_command(sub)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout -
     from agent.daytwo.status import DeploymentStatus
     from agent.runtime.deployment_record import DeploymentRecord
     from agent.runtime.settings import Settings
+    from agent.safety.approvers.terminal import TerminalApprover
     from agent.safety.rules import RuleSet
 
 EXIT_NO_RECORD, EXIT_NOT_DONE = 6, 3
@@ -60,7 +61,7 @@ def add_daytwo_commands(sub: argparse._SubParsersAction, load: Load) -> None:
         parser.set_defaults(func=lambda args, action=action: _cmd_takedown(args, action, load))
 
 
-def _settings(args: argparse.Namespace, load: Load, flags: dict[str, Any]) -> Settings | None:
+def daytwo_settings(args: argparse.Namespace, load: Load, flags: dict[str, Any]) -> Settings | None:
     settings = load({"inventory": args.inventory, **flags}, log=True)
     if settings is not None and settings.inventory is None:
         print(f"scout {args.cmd}: no inventory: pass --inventory FILE", file=sys.stderr)
@@ -68,7 +69,9 @@ def _settings(args: argparse.Namespace, load: Load, flags: dict[str, Any]) -> Se
     return settings
 
 
-def _records(settings: Settings, name: str | None, command: str) -> list[DeploymentRecord] | None:
+def chosen_records(
+    settings: Settings, name: str | None, command: str
+) -> list[DeploymentRecord] | None:
     from agent.runtime.deployment_record import RecordStore
 
     store = RecordStore(settings.deployments_dir)
@@ -85,8 +88,8 @@ def _records(settings: Settings, name: str | None, command: str) -> list[Deploym
 
 
 def _cmd_status(args: argparse.Namespace, load: Load) -> int:
-    settings = _settings(args, load, {})
-    records = _records(settings, args.name, "status") if settings is not None else None
+    settings = daytwo_settings(args, load, {})
+    records = chosen_records(settings, args.name, "status") if settings is not None else None
     if settings is None or records is None:
         return EXIT_NO_RECORD
     if not records:
@@ -127,8 +130,8 @@ def _print_status(status: DeploymentStatus) -> None:
 
 
 def _cmd_takedown(args: argparse.Namespace, action: str, load: Load) -> int:
-    settings = _settings(args, load, {"mode": args.mode})
-    records = _records(settings, args.name, action) if settings is not None else None
+    settings = daytwo_settings(args, load, {"mode": args.mode})
+    records = chosen_records(settings, args.name, action) if settings is not None else None
     if settings is None or not records:
         return EXIT_NO_RECORD
     restore = bool(getattr(args, "restore", False))
@@ -158,18 +161,13 @@ async def takedown(
     from agent.loop.model_turn import NoModel
     from agent.runtime.builder import open_runtime
     from agent.runtime.deployment_record import RecordStore
-    from agent.safety.approvers.terminal import TerminalApprover
 
     out = console or Console(highlight=False)
-
-    async def ask(question: str) -> str:
-        return await asyncio.to_thread(out.input, question)
-
-    def approver(rules: RuleSet) -> TerminalApprover | None:
-        return None if settings.mode == "ci" else TerminalApprover(out, ask, rules)
-
-    builder.setdefault("approver_factory", approver)
-    plan = takedown_plan(record, "stop" if action == "stop" else "teardown", restore=restore)
+    builder.setdefault("approver_factory", operator_approver(settings, out))
+    others, _ = RecordStore(settings.deployments_dir).load()
+    plan = takedown_plan(
+        record, "stop" if action == "stop" else "teardown", restore=restore, others=others
+    )
     runtime = await open_runtime(settings, client=NoModel(f"scout {action}"), **builder)
     try:
         run = await run_plan(runtime, plan, verify_hosts=record.hosts())
@@ -181,3 +179,18 @@ async def takedown(
     out.print(said, markup=False, style="green" if run.outcome == "done" else "yellow")
     out.print(f"transcript: {runtime.transcript_path}", markup=False, style="dim")
     return run
+
+
+def operator_approver(
+    settings: Settings, out: Console
+) -> Callable[[RuleSet], TerminalApprover | None]:
+    """The operator at the terminal decides, with chat's panel; `ci` mode has no one to ask."""
+    from agent.safety.approvers.terminal import TerminalApprover
+
+    async def ask(question: str) -> str:
+        return await asyncio.to_thread(out.input, question)
+
+    def approver(rules: RuleSet) -> TerminalApprover | None:
+        return None if settings.mode == "ci" else TerminalApprover(out, ask, rules)
+
+    return approver

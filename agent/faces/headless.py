@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from agent.daytwo.status import deployment_reader
 from agent.faces.failures import describe_os_error
 from agent.loop.events import ApprovalDecisionEvent, Event
 from agent.loop.recorder import SessionListener
@@ -105,6 +106,7 @@ async def run_goal(
             redactor=redactor,
             listeners=[listener],
             resume=resume,
+            deployments=deployment_reader(settings.deployments_dir),
         )
     except (SSHError, OSError, ValueError) as exc:
         said = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)

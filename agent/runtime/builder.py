@@ -45,6 +45,7 @@ from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
 from tools.deploy.state import SessionState
+from tools.deployment_status import DeploymentStatusTool, StatusReader
 from tools.docker_ctl import DockerCtl
 from tools.endpoint_check import EndpointCheckTool
 from tools.job_logs import JobLogs
@@ -254,6 +255,7 @@ async def open_runtime(
     judge: ShellJudge | None = None,
     walled_only: bool = False,
     scenario: str | None = None,
+    deployments: Callable[[SSHPool], StatusReader] | None = None,
 ) -> Runtime:
     """A ready session on the settings' hosts; the caller owns it and must `aclose()` it.
 
@@ -262,7 +264,9 @@ async def open_runtime(
     inventory's judge); only tests pass another (one that calls everything read-only shows what
     the wall alone stops, tests/system/). `walled_only`: ssh_exec runs every command inside the
     wall, unasked, and nothing outside it (`scout exec --walled`). `scenario` is the simulator's,
-    when the hosts are simulated; the session start records it with the hosts.
+    when the hosts are simulated; the session start records it with the hosts. `deployments`
+    reads the recorded deployments over the session's pool (agent/daytwo/status.py, which this
+    room may not import): given, the model has `deployment_status`.
     """
     redactor = redactor or settings.redactor()
     inventory = Inventory.load(settings.inventory) if settings.inventory is not None else None
@@ -303,6 +307,8 @@ async def open_runtime(
             JobLogs(pool),
             JobStop(pool),
         ]
+        if deployments is not None:
+            tools.append(DeploymentStatusTool(deployments(pool)))
     # propose_plan asks the gate, made below: its rules are held to what these tools declare
     tools += [
         WorldNoteTool(),

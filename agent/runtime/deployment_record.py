@@ -57,10 +57,30 @@ class DeploymentRecord(BaseModel):
     changes: list[Change]
     fingerprint: dict[str, Any] = Field(default_factory=dict)
     proof: str = ""
+    # the rollout's steps as plan_deployment computed them (tools/deploy/steps.py:DeployStep):
+    # what started the engine, and what fetched its image and weights, for an upgrade to redo
+    # with other artifacts and a rollback to redo as they were (agent/daytwo/upgrade_plan.py)
+    steps: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def endpoint(self) -> str:
         return f"{self.host}:{self.port}"
+
+    def shared_with(self, other: DeploymentRecord) -> list[str]:
+        """`host (container)` for each container both records name: a plan that removes one
+        deployment's evicts the other's, and must say so (several models, one record each)."""
+        mine = {(s.host, s.container) for s in self.started}
+        return sorted(f"{s.host} ({s.container})" for s in other.started
+                      if other.id != self.id and (s.host, s.container) in mine)  # fmt: skip
+
+    def evictions(self, others: list[DeploymentRecord]) -> list[str]:
+        """The plan's risk line for each other recorded deployment removing this one evicts."""
+        return [
+            f"evicts the recorded deployment {other.id} ({other.model} at {other.endpoint}): "
+            f"it shares {', '.join(shared)} with this one"
+            for other in others
+            if (shared := self.shared_with(other))
+        ]
 
     def hosts(self) -> list[str]:
         """Every host the deployment touched, the serving one first."""
@@ -120,6 +140,7 @@ def _record(
         changes=[_change(s) for s in steps if s.get("kind") in CHANGE_KINDS],
         fingerprint=fingerprint,
         proof=str(proof.get("text", "")).split("\n", 1)[0],
+        steps=steps,
     )
 
 

@@ -31,7 +31,10 @@ def use_again(
         except ValidationError:
             params = None
         if tool is None or params is None:  # cannot tell which step it used: fail closed
-            grant.withdraw(f"the recorded call {call.call_id} ({call.name}) cannot be read again")
+            grant.withdraw(
+                f"the recorded call {call.call_id} ({call.name}) cannot be read again",
+                roll_back=False,
+            )
             break
         step = grant.take(tool.commands(params))
         if step is None:
@@ -40,7 +43,8 @@ def use_again(
         if call.ok is None:
             grant.withdraw(
                 f"the call on step {step} ({call.call_id}) had not finished when the session "
-                "stopped, so its effect is unknown"
+                "stopped, so its effect is unknown",
+                roll_back=False,
             )
             break
     return grant.withdrawn

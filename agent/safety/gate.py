@@ -141,16 +141,13 @@ class PolicyGate:
 
     def _step_label(self, number: int) -> str:
         plan = self.plan.approved
-        proof = plan is not None and plan.proof is not None and number == len(plan.steps) + 1
-        return "the proof" if proof else f"step {number}"
+        found = plan.numbered(number) if plan is not None else None
+        return found[0] if found else f"step {number}"
 
     def _step_title(self, number: int) -> str | None:
         plan = self.plan.approved
-        if plan is not None and number == len(plan.steps) + 1 and plan.proof is not None:
-            return f"the proof: {plan.proof.title}"
-        if plan is None or number > len(plan.steps):
-            return None
-        return f"step {number}: {plan.steps[number - 1].title}"
+        found = plan.numbered(number) if plan is not None else None
+        return f"{found[0]}: {found[1].title}" if found else None
 
     def _request(self, prepared: PreparedCall, *, plan_step: str | None) -> ApprovalRequest:
         """The request as an approver sees it: redacted, control characters made visible."""

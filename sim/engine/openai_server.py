@@ -37,6 +37,7 @@ class ServedModel:
     pace: Pace
     tool_parser: str = ""
     dead: bool = False
+    gibberish: bool = False
     recall_tokens: int | None = None
     stall_after: int | None = None
     stall_concurrency: int = 2
@@ -51,6 +52,7 @@ class ServedModel:
             pace=Pace(float(record["tok_s"]), float(record["ttft_s"])),
             tool_parser=record.get("tool_parser") or "",
             dead=bool(generation.get("dead")),
+            gibberish=bool(generation.get("gibberish")),
             recall_tokens=generation.get("recall_tokens"),
             stall_after=generation.get("stall_after"),
             stall_concurrency=int(generation.get("stall_concurrency") or 2),
@@ -174,6 +176,8 @@ class OpenAIServer:
         call = self._tool_call(chat, request, prompt, prompt_tokens)
         reply = answers.answer(prompt, prompt_tokens, self.served.recall_tokens)
         pieces = [] if call else answers.pieces(reply, n)
+        if self.served.gibberish:  # a broken build: every token "!" (vllm#13035, vllm#9769)
+            call, reply, pieces = None, "!", ["!"] * n
         finish = "length" if limit or not chat else "stop"
         finish = "tool_calls" if call else "stop" if reply is not None else finish
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(len(pieces), 1),

@@ -162,14 +162,44 @@ def run(args: list[str], host_dir: Path) -> int:
             "ray": None,
             "serve": None,
         }
+        foreign = _foreign_platform(image, state)
+        if foreign:
+            sys.stderr.write(foreign)
+            program = command[0] if command else "/bin/bash"
+            container.update(
+                state="exited",
+                exit_code=255,
+                logs=f"exec /usr/bin/{program.rsplit('/', 1)[-1]}: exec format error\n",
+            )
         if detach or foreground or not container["auto_remove"]:
             containers[name] = container
+    if foreign and detach:
+        print(cid)
+        return 0
+    if foreign:
+        sys.stderr.write(container["logs"])
+        return 255
     if detach:
         if incontainer.mentions_engine(command):
             _start_detached(host_dir, name, cid, command, [], main=True)
         print(cid)
         return 0
     return _run_foreground(host_dir, name, cid, command) if foreground else 0
+
+
+def _foreign_platform(image: dict[str, Any], state: dict[str, Any]) -> str:
+    """Docker's warning when the image was built for another architecture than the host's; its
+    binaries then cannot run, so the container exits at once with `exec format error` in its
+    log (openchangelog#21, mhddos_proxy#33: an amd64-only image on an arm64 host)."""
+    host = {"aarch64": "linux/arm64", "x86_64": "linux/amd64"}.get(state.get("arch", ""), "")
+    platform = image.get("platform", host)
+    if not host or platform == host:
+        return ""
+    detected = "linux/arm64/v8" if host == "linux/arm64" else host
+    return (
+        f"WARNING: The requested image's platform ({platform}) does not match the detected "
+        f"host platform ({detected}) and no specific platform was requested\n"
+    )
 
 
 def _run_foreground(host_dir: Path, name: str, cid: str, argv: list[str]) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import bench_serve, engine_log, fabric, procs, ray
 from .memory import memory_kb
 from .serve_checks import check_node, check_port, nccl_transport
+from .serve_defects import fail_or_stall, generation_defects
 from .serve_nodes import gather_nodes, run_rank
 from .serve_spec import EngineError, Node, ServeSpec, log, node_ip, options
 from .state import locked_state, read_state
@@ -119,6 +120,9 @@ def _serve(spec: ServeSpec, ctr: Container, version: str = "") -> int:
         sys.stderr.write(f"{exc}\n")
         sys.stdout.flush()
         return 1
+    defective = fail_or_stall(spec, ctr)
+    if defective is not None:
+        return defective
     _announce(spec, nodes, transport, state)
     _record(spec, nodes, transport, ctr)
     procs.wait_while_running(ctr.host_dir, ctr.id)
@@ -208,7 +212,7 @@ def _record(spec: ServeSpec, nodes: list[Node], transport: str, ctr: Container) 
                     "ttft_s": rates["ttft_s"],
                     "max_model_len": spec.max_model_len,
                     "tool_parser": spec.tool_parser,
-                    "generation": state.get("generation", {}),
+                    "generation": {**state.get("generation", {}), **generation_defects(ctr)},
                     "nodes": [n.ip for n in nodes],
                     "ray_head": head,
                     "pid": os.getpid(),

@@ -132,3 +132,24 @@ def test_the_store_keeps_one_record_per_endpoint_and_names_what_it_cannot_read(t
 )
 def test_record_ids_name_the_model_and_the_endpoint(model: str, expected: str):
     assert record_id(model, "spark-a", 8000) == expected
+
+
+def test_the_record_keeps_the_rollouts_steps_for_an_upgrade_to_redo():
+    record = story_record("fresh-pair-deploy")
+    kinds = [step["kind"] for step in record.steps]
+    assert kinds[:3] == ["stop", "link-up", "pull"] and kinds[-1] == "serve"
+    assert record.steps[-1]["actions"][0].startswith("docker exec scout-vllm vllm serve ")
+
+
+def test_a_plan_that_takes_down_another_recorded_deployments_container_says_so():
+    record = story_record("fresh-pair-deploy")
+    apart = record.model_copy(update={"id": "apart@spark-c-8000", "started": []})
+    sharing = record.model_copy(update={"id": "other@spark-a-8001", "model": "other/model"})
+    assert record.evictions([record, apart]) == []  # itself, and one that shares nothing
+    [line] = record.evictions([sharing])
+    assert line == (
+        "evicts the recorded deployment other@spark-a-8001 (other/model at spark-a:8000): it "
+        "shares spark-a (scout-vllm), spark-b (scout-vllm) with this one"
+    )
+    plan = takedown_plan(record, "teardown", others=[record, sharing])
+    assert line in plan.risks

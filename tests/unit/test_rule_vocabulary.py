@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from agent.daytwo.status import deployment_reader
 from agent.faces.cli import main
 from agent.faces.doctor import run_checks
 from agent.loop.scripted_client import ScriptedClient
@@ -219,8 +220,11 @@ async def test_the_catalog_holds_every_tool_a_session_is_built_with(tmp_path):
     inventory = tmp_path / "inventory.yaml"
     inventory.write_text("hosts:\n  spark-a: {address: 127.0.0.1}\n")
     settings = Settings(inventory=inventory, transcripts_dir=tmp_path / "t")
-    runtime = await open_runtime(
-        settings, client=ScriptedClient([]), approver_factory=lambda r: None
+    runtime = await open_runtime(  # as chat and `scout run` build it, with the records' reader
+        settings,
+        client=ScriptedClient([]),
+        approver_factory=lambda r: None,
+        deployments=deployment_reader(tmp_path / "deployments"),
     )
     try:
         built = set(runtime.session.executor.registry.names())

@@ -60,6 +60,7 @@ StateChange = Annotated[
     DeploymentComputed | PlanApproved | RolloutProgress, Field(discriminator="kind")
 ]
 StateRecorder = Callable[[StateChange], object]
+DAY_TWO = "day-two"  # the key of the engine steps an upgrade runs (never a plan's hash)
 
 
 class SessionState:
@@ -76,6 +77,19 @@ class SessionState:
 
     def approve_plan(self, plan: Plan, with_steps: bool = False) -> None:
         self._apply(PlanApproved(plan_hash=plan.digest(), plan=plan, with_steps=with_steps))
+
+    def offer(self, plan: Plan) -> str:
+        """A plan Scout made itself (day two's upgrade, from the deployment record), proposable
+        by its hash as a computed one is: the person sees Scout's copy, nothing retyped."""
+        digest = plan.digest()
+        self.computed[digest] = plan
+        return digest
+
+    def serving(self, steps: list[DeployStep]) -> None:
+        """The engine steps now running outside a computed rollout (day two's upgrade, or its
+        rollback): the proof's fingerprint finds their serve command here. No plan is made of
+        them, and each call replaces the last."""
+        self.deployments[DAY_TWO] = list(steps)
 
     def add_deployment(self, plan: Plan, steps: list[DeployStep]) -> None:
         self._apply(DeploymentComputed(plan_hash=plan.digest(), steps=steps, plan=plan))

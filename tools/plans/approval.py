@@ -62,6 +62,8 @@ class StepApprovals:
         self.passed: set[int] = set()
         self.running: dict[int, int] = {}
         self.withdrawn: str | None = None
+        self.fallback = list(plan.on_failure)
+        self.rolling_back: str | None = None
 
     def take(self, commands: Commands | None) -> int | None:
         """Use up the approvals for a call that runs exactly these (host, command) pairs, if
@@ -91,10 +93,28 @@ class StepApprovals:
         elif not self.pending[step] and step not in self.running:
             self.passed.add(step)
 
-    def withdraw(self, why: str) -> None:
-        self.withdrawn = why
+    def withdraw(self, why: str, *, roll_back: bool = True) -> None:
+        """What is left is withdrawn; a plan that names a rollback (`Plan.on_failure`) is, the
+        first time, granted that rollback instead: its steps, in order, and nothing else.
+        `roll_back=False` (a call whose effect is unknown): nothing is granted any more."""
         for calls in self.pending.values():
             calls.clear()
+        if roll_back and self.fallback and self.rolling_back is None and self.withdrawn is None:
+            self._roll_back(why)
+            return
+        self.withdrawn = why
+
+    def _roll_back(self, why: str) -> None:
+        self.rolling_back = why
+        base = max(self.pending, default=0)
+        for offset, step in enumerate(self.fallback, 1):
+            number = base + offset
+            self.pending[number] = [
+                StepCall(number, index, host, step_key(action))
+                for index, action in enumerate(step.actions)
+                for host in step.hosts
+            ]
+            self.needs[number] = [number - 1] if offset > 1 else []
 
     def mark_passed(self, steps: Sequence[int]) -> None:
         """Steps that passed another way (asked one by one, or before a resume): used up."""
