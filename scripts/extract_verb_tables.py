@@ -111,7 +111,9 @@ def module_text(nm_repo: str, ip_repo: str) -> str:
     nm_commit = git(nm_repo, "rev-parse", "HEAD").strip()
     ip_commit = git(ip_repo, "rev-parse", "HEAD").strip()
     tables = {program: ip_tables(ip_repo, program) for program in IPROUTE2_PROGRAMS}
-    fmt = pprint.PrettyPrinter(width=96, sort_dicts=False).pformat
+    # packed as pprint packs them, between fmt: off and on: one entry a line would make a module
+    # of 500 lines out of three tables
+    fmt = pprint.PrettyPrinter(width=99, sort_dicts=False, compact=True).pformat
     return (
         '"""Verb tables of programs that take a prefix of a verb, extracted from their own\n'
         "sources by scripts/extract_verb_tables.py: generated, do not edit by hand.\n\n"
@@ -124,11 +126,13 @@ def module_text(nm_repo: str, ip_repo: str) -> str:
         "from __future__ import annotations\n\n"
         f'NMCLI_SOURCE = "https://github.com/NetworkManager/NetworkManager/tree/{nm_commit}"\n'
         f'IP_SOURCE = "https://github.com/iproute2/iproute2/tree/{ip_commit}"\n'
-        f"NMCLI_COMMANDS: dict[str, object] = {fmt(nmcli_tables(nm_repo))}\n"
-        "IPROUTE2_OBJECTS: dict[str, tuple[str, ...]] = "
-        f"{fmt({program: objects for program, (objects, _) in tables.items()})}\n"
-        "IPROUTE2_VERBS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = "
-        f"{fmt({program: verbs for program, (_, verbs) in tables.items()})}\n"
+        "# fmt: off\n"
+        f"NMCLI_COMMANDS: dict[str, object] = (\n{fmt(nmcli_tables(nm_repo))}\n)\n"
+        "IPROUTE2_OBJECTS: dict[str, tuple[str, ...]] = (\n"
+        f"{fmt({program: objects for program, (objects, _) in tables.items()})}\n)\n"
+        "IPROUTE2_VERBS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = (\n"
+        f"{fmt({program: verbs for program, (_, verbs) in tables.items()})}\n)\n"
+        "# fmt: on\n"
     )
 
 

@@ -60,7 +60,6 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     import asyncio
-    import os
 
     from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.faces.headless import run_goal

@@ -152,8 +152,6 @@ async def takedown(
 ) -> PlanRun:
     """Stop or tear down `record` as one approved plan; a finished teardown retires the record.
     `builder`: further arguments for open_runtime (tests pass an approver factory)."""
-    import asyncio
-
     from rich.console import Console
 
     from agent.daytwo.run_plan import run_plan
@@ -185,6 +183,8 @@ def operator_approver(
     settings: Settings, out: Console
 ) -> Callable[[RuleSet], TerminalApprover | None]:
     """The operator at the terminal decides, with chat's panel; `ci` mode has no one to ask."""
+    import asyncio
+
     from agent.safety.approvers.terminal import TerminalApprover
 
     async def ask(question: str) -> str:

@@ -258,9 +258,8 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
             same.append(host)
             continue
         asked[key] = host
-        arrival = [
-            i for i in (f"build:{host}", f"pull:{host}", f"image-copy:{host}") if i in arrivals
-        ]
+        ways = (f"build:{host}", f"pull:{host}", f"image-copy:{host}")
+        arrival = [i for i in ways if i in arrivals]
         arriving = arriving or bool(arrival)
         result.steps.append(
             DeployStep(
