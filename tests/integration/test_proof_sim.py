@@ -98,10 +98,11 @@ def session_state() -> SessionState:
     return state
 
 
-async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
+async def check(pool: SSHPool, tmp_path: Path, **sweep: object) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
     ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", world=world)
-    params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
+    asked = {"concurrency": [1, 4], "runs": 2} | sweep
+    params = EndpointCheckInput(host="spark-a", model=MODEL, **asked)
     return await EndpointCheckTool(session_state(), pool).run(params, ctx), world
 
 
@@ -155,7 +156,8 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
 
 @pytest.mark.slow
 async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_path) -> None:
-    result, _ = await check(old, tmp_path)
+    # HTTP streams take real time: one level, short outputs
+    result, _ = await check(old, tmp_path, concurrency=[4], input_len=256, output_len=8)
     assert not result.is_error, result.text
     report = result.data["report"]
     assert report["source"] == (
@@ -163,5 +165,11 @@ async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_pa
         "vllm: error: argument subparser: invalid choice: 'bench' (choose from 'chat', "
         "'complete', 'serve')"
     )
-    assert [r["runs"] for r in report["rows"]] == [1, 1] and report["goodput_targets_ms"] == {}
+    assert report["goodput_targets_ms"] == {}
+    (row,) = report["rows"]
+    assert (row["runs"], row["requests"]) == (2, 100) and row["ttft_ms"]["p99"] is None
+    # every stream its own prompt: none comes from the engine's prefix cache, whose answer would
+    # take a tenth of the engine's 0.48 s (one identical prompt to every stream did)
+    assert row["ttft_ms"]["p50"] > 0.9 * 480, row["ttft_ms"]
     assert "proof: Scout's own streams, not the engine's benchmark" in result.text
+    assert "each its own prompt" in report["method"]

@@ -28,7 +28,7 @@ CACHED_FIRST = 1  # requests per run served from the cache by vLLM's test reques
 def reportable(p: float, samples: int) -> bool:
     """Whether percentile `p` of `samples` values rests on enough of them: at least MIN_SAMPLES
     in all, and at least MIN_TAIL beyond it."""
-    return samples >= MIN_SAMPLES and samples * (100 - p) >= MIN_TAIL * 100
+    return samples >= MIN_SAMPLES and round(samples * (100 - p), 6) >= MIN_TAIL * 100
 
 
 def percentile(values: Sequence[float], p: float) -> float:
