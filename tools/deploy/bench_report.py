@@ -14,6 +14,7 @@ import hashlib
 import html
 import json
 import statistics
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tools.deploy.physics import Ceiling
 from tools.text.new_files import create_together, on_file
 
 PERCENTILES = (50, 90, 99)
+WIDTH = 96  # the report's lines fit a 100-column terminal
 
 
 @dataclass
@@ -127,7 +129,7 @@ def render_table(report: Report) -> str:
     )
     lines = [f"proof: {report.source} (percentiles of pooled requests; t/s = output tokens/s):"]
     if report.method:
-        lines.append(f"method: {report.method}")
+        lines += textwrap.wrap(f"method: {report.method}", WIDTH, subsequent_indent="  ")
     lines.append(head)
     for r in report.rows:
         user = "–" if r.tok_s_per_user is None else f"{r.tok_s_per_user:.1f}"
@@ -141,10 +143,13 @@ def render_table(report: Report) -> str:
     runs = [f"c={r.concurrency} {_pm(r.ttft_run_ms, r.ttft_ci_ms, ' ms')}" for r in report.rows
             if r.ttft_run_ms is not None]  # fmt: skip
     if runs:
-        lines.append("TTFT median per run, mean ± 95 % CI over the runs: " + " · ".join(runs))
-    lines.append(
+        said = "TTFT median per run, mean ± 95 % CI over the runs: " + " · ".join(runs)
+        lines += textwrap.wrap(said, WIDTH, subsequent_indent="  ")
+    lines += textwrap.wrap(
         "n: measured requests pooled; – : a percentile with under 100 samples or under 10 "
-        "beyond it (p99 needs 1,000); ±95%: confidence interval of t/s all over the runs"
+        "beyond it (p99 needs 1,000); ±95%: confidence interval of t/s all over the runs",
+        WIDTH,
+        subsequent_indent="  ",
     )
     if report.targets:
         said = ", ".join(f"{k} ≤ {v:g} ms" for k, v in report.targets.items())
