@@ -17,17 +17,36 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pydantic import BaseModel
+
 from agent.loop.calls import ToolCall
 from agent.loop.executor import Executor
 from agent.runtime.settings import Settings
-from tests.support.probe_tools import EchoTool
-from tools.base import ToolContext
+from tools.base import Tool, ToolContext, ToolResult
 from tools.registry import ToolRegistry
+
+
+class WaitInput(BaseModel):
+    text: str
+    delay_s: float = 0.0
+
+
+class WaitTool(Tool[WaitInput]):
+    """A read that only waits: what is left of a batch's time is the executor's own."""
+
+    name = "echo"
+    description = "Return the text given, after a delay."
+    Input = WaitInput
+
+    async def run(self, params: WaitInput, ctx: ToolContext) -> ToolResult:
+        if params.delay_s:
+            await asyncio.sleep(params.delay_s)
+        return ToolResult(text=params.text)
 
 
 def make_executor(spill: Path, calls: int) -> Executor:
     limits = Settings(max_concurrency=max(64, calls)).executor_limits()
-    return Executor(ToolRegistry([EchoTool()]), ToolContext(spill_dir=spill), limits=limits)
+    return Executor(ToolRegistry([WaitTool()]), ToolContext(spill_dir=spill), limits=limits)
 
 
 async def makespan_ratio(executor: Executor, n: int, delay_s: float) -> float:

@@ -120,7 +120,7 @@ class Disk(_Model):
 class Image(_Model):
     """An image; `tools` are the engine packages inside it with their versions (vllm, ray,
     sglang), what `pip show`/`--version` answer in a container of it. An engine that is not
-    listed is absent: NGC's vLLM 26.05 ships without Ray (dgx-spark.md §2.3, NVIDIA's playbook
+    listed is absent: NGC's vLLM 26.05 ships without Ray (docs/sources.md §2.3, NVIDIA's playbook
     pip-installs `ray[default]` before `ray start`)."""
 
     repository: str
@@ -131,8 +131,12 @@ class Image(_Model):
     run_memory_kb: int = 1048576
     tools: dict[str, str] = Field(default_factory=dict)
     # the NCCL its torch links (`torch.cuda.nccl.version()`), where it has an engine: by default
-    # the one Sparks' engines log (reference/dgx-spark.md §8, `NCCL version 2.28.9+cuda13.0`)
+    # the one Sparks' engines log (docs/sources.md §8, `NCCL version 2.28.9+cuda13.0`)
     nccl: str = "2.28.9"
+    # which build of it: the library's version string (`NCCL version 2.28.9+cuda13.0`, what NCCL
+    # compiles into itself) and its ELF build ID; one version ships as different binaries (the
+    # pip wheel and DGX OS's libnccl2, vLLM issue #41725)
+    nccl_build: str = "2.28.9+cuda13.0 build-id c0db9360e4b1a7d2"
 
 
 class Container(_Model):
@@ -158,6 +162,9 @@ class Docker(_Model):
     images: list[Image] = Field(default_factory=list)
     pullable: list[Image] = Field(default_factory=list)  # what a `docker pull` would find
     containers: dict[str, Container] = Field(default_factory=dict)
+    # simulated seconds a `docker build` takes (fakehost/docker_build.py): the runner image of
+    # spark-vllm-docker from prebuilt wheels takes tens of minutes
+    build_s: float = Field(1800.0, gt=0)
 
 
 class Listener(_Model):
@@ -222,6 +229,10 @@ class Generation(_Model):
 
     dead: bool = False
     recall_tokens: int | None = None
+    # the engine wedges once this many requests were served while `stall_concurrency` or more
+    # were in flight (sim/engine/stall.py; vLLM issue #41725)
+    stall_after: int | None = Field(default=None, ge=1)
+    stall_concurrency: int = Field(default=2, ge=1)
 
 
 class Faults(_Model):
@@ -235,7 +246,7 @@ class Faults(_Model):
 
 class PeerSsh(_Model):
     """What this host's own ssh client may do to its peers. NVIDIA's connect-two-sparks playbook
-    (dgx-spark.md §2.1 step 3, `discover-sparks`) copies one shared key to every node found on
+    (docs/sources.md §2.1 step 3, `discover-sparks`) copies one shared key to every node found on
     the fabric, which also records each peer's host key; a host set up otherwise lacks one or
     both (§6 failure mode 22: `Host key verification failed`). None: every peer, every address.
     """
@@ -245,7 +256,7 @@ class PeerSsh(_Model):
 
 
 class FabricTests(_Model):
-    """The fabric benchmarks a host has. A fresh Spark has neither (dgx-spark.md §1.3, §2.2):
+    """The fabric benchmarks a host has. A fresh Spark has neither (docs/sources.md §1.3, §2.2):
     nccl-tests is built from source into ~/nccl-tests/build by NVIDIA's NCCL playbook (`make
     MPI=1`), perftest (`ib_write_bw`) comes from `sudo apt install perftest`."""
 

@@ -145,6 +145,10 @@ class Tool(ABC, Generic[InputT]):
     Input: ClassVar[type[BaseModel]]
     #: what an allow rule must name to cover a call; by default every field but the host
     rule_shape: ClassVar[RuleShape] = RuleShape()
+    #: a call asks a person to approve a whole plan: the gate reviews it as a plan (its approval
+    #: is the session's grant) and history compaction keeps its result whole. The places that
+    #: need this read the property, never the tool's name.
+    approves_plan: ClassVar[bool] = False
 
     def risk(self, params: InputT) -> RiskAssessment:
         """How risky this call is; the gate decides on it. By default a tool only reads."""

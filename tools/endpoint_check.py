@@ -83,7 +83,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return [(params.host, proof_command(params))]
 
     def timeout_s(self, params: EndpointCheckInput) -> float:
-        return ENDPOINT_TIMEOUT_S
+        return ENDPOINT_TIMEOUT_S + params.soak_s
 
     def summary(self, params: EndpointCheckInput) -> str:
         model = params.model or "the model it serves"
@@ -118,6 +118,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
                     generation_timeout_s=params.generation_timeout_s,
                     bench_timeout_s=ENDPOINT_TIMEOUT_S - 300,
                     report=ctx.report,
+                    soak=params.soak(),
                 )
         except EndpointError as exc:
             return ToolResult.error(str(exc), host=params.host)

@@ -55,6 +55,7 @@ class ProposePlanTool(Tool[ProposePlanInput]):
         "the session is read-only; proposing again replaces the plan."
     )
     Input = ProposePlanInput
+    approves_plan = True
 
     def __init__(self, state: SessionState, review: PlanReviewer) -> None:
         """`state` is the session's: computed plans are found there, the approval kept there."""

@@ -31,5 +31,9 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
+    def plan_approvers(self) -> frozenset[str]:
+        """The names of the tools whose calls ask for a plan's approval (`approves_plan`)."""
+        return frozenset(tool.name for tool in self._tools.values() if tool.approves_plan)
+
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.definition() for tool in self._tools.values()]

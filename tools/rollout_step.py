@@ -15,9 +15,15 @@ state, which records each step.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from pydantic import BaseModel, Field
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
+from tools.deploy.fingerprint import node_containers
+from tools.deploy.node_identity import disagreements, read_identities
+from tools.deploy.readiness import TOKEN_TIMEOUT_S, Readiness, origin, serving, time_readiness
 from tools.deploy.rollout import run_step
 from tools.deploy.state import SessionState
 from tools.deploy.step_jobs import run_step_job
@@ -129,14 +135,35 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             result = await self.pool.run(host, command, timeout=600)
             return result.exit_status, (result.stdout + result.stderr)[-2000:]
 
+        timed: list[Readiness] = []
+
         async def run_job(job_step: DeployStep) -> tuple[int | None, str]:
-            return await run_step_job(
-                self.pool,
-                job_step,
-                wait_s=params.wait_s,
-                report=ctx.report,
-                world=ctx.world,
-            )
+            serve = serving(job_step)
+            warning = await _nodes_disagree(self.pool, rollout.steps) if serve else ""
+            readiness = origin(serve) if serve else None
+            timing = None
+            if serve and readiness:
+                timing = asyncio.create_task(
+                    time_readiness(self.pool, job_step.host, serve, readiness)
+                )
+            try:
+                code, said = await run_step_job(
+                    self.pool,
+                    job_step,
+                    wait_s=params.wait_s,
+                    report=ctx.report,
+                    world=ctx.world,
+                )
+            except BaseException:
+                if timing:
+                    timing.cancel()
+                raise
+            if timing and serve and readiness:
+                await _settle(timing, ready=code == 0)
+                timed.append(readiness)
+                self.state.readiness[f"{job_step.host}:{serve.port}"] = readiness.data()
+                ctx.report(readiness.line())
+            return code, said + warning
 
         try:
             outcome = await run_step(
@@ -152,6 +179,8 @@ class RolloutStepTool(Tool[RolloutStepInput]):
         if outcome.ok and step.creates and ctx.world is not None:
             ctx.world.record_created(step.host, step.creates, f"plan step {params.step}")
         data = {"step": params.step, "of": total, "ok": outcome.ok, "state": rollout.state}
+        if timed:  # in the transcript, not in the text the model reads
+            data["readiness"] = timed[-1].data()
         if not outcome.ok:
             return ToolResult(
                 text=f"Step {params.step}/{total} failed.\n{rollout.summary()}\n"
@@ -174,6 +203,28 @@ class RolloutStepTool(Tool[RolloutStepInput]):
             + complete,
             data=data,
         )
+
+
+async def _nodes_disagree(pool: SSHPool, steps: list[DeployStep]) -> str:
+    """Before an engine starts: where the nodes' containers, already running, say they run
+    different NCCL builds, drivers or firmware, the finding and its fix (node_identity.py); the
+    engine still starts, and the proof's soak is what shows whether it holds."""
+    containers = node_containers(steps)
+    if len(containers) < 2:
+        return ""
+    found = disagreements(await read_identities(pool, containers, {}))
+    return "".join(f"\nwarning: {finding.summary}" for finding in found)
+
+
+async def _settle(timing: asyncio.Task[None], *, ready: bool) -> None:
+    """End the timing once the step ended: when the engine came up, after its first token (or
+    a bound); at once when it did not (what it reached stays in its Readiness)."""
+    if ready:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(timing), TOKEN_TIMEOUT_S + 60)
+    timing.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await timing
 
 
 async def _probe_again(steps: list[DeployStep], pool: SSHPool, ctx: ToolContext) -> str:

@@ -17,6 +17,7 @@ from agent.loop.calls import ToolCall
 from agent.runtime.builder import Runtime
 from tools.base import ToolResult
 from tools.plans.plan import Plan
+from tools.propose_plan import ProposePlanTool
 
 
 @dataclass
@@ -32,7 +33,7 @@ async def run_plan(runtime: Runtime, plan: Plan, *, verify_hosts: list[str]) -> 
     """Propose `plan`, run its actions in order once approved, then recon `verify_hosts`."""
     run = PlanRun("done")
     proposal = plan.model_dump(include={"goal", "steps", "risks"})
-    if not await _call(runtime, run, "propose_plan", proposal):
+    if not await _call(runtime, run, ProposePlanTool.name, proposal):
         run.outcome, run.detail = "not approved", _first_line(run.results[-1][1])
         return run
     for number, step in enumerate(plan.steps, 1):

@@ -1,18 +1,21 @@
-"""`scout mcp`: Scout's tools for another agent, over MCP on stdio, behind Scout's own gate.
+"""`scout mcp`: Scout's tools for another agent, over MCP, behind Scout's own gate.
 
-stdout is the MCP wire, so nothing else may write there: logs go to the log file, problems to
-stderr. Only what the wire needs is imported before serving; the session (and with `--sim` the
-simulated cluster, as `scout demo` and `scout replay --sim` run it) opens on the first request
-that needs a tool. The SDK is the optional extra `scout-agent[mcp]`: without it the command
-says how to install it. `--plugin` prints the folder of the plugin for Claude Code-style hosts.
+On stdio (the default) stdout is the MCP wire, so nothing else may write there: logs go to the
+log file, problems to stderr. The host's first question (`server/discover`) is answered before
+the SDK is imported (agent/mcp/discovery.py), and only what the wire needs is imported before
+serving; the session (and with `--sim` the simulated cluster, as `scout demo` and `scout replay
+--sim` run it) opens on the first request that needs a tool. The SDK is the optional extra
+`scout-agent[mcp]`: without it the command says how to install it. `--plugin` prints the folder
+of the plugin for Claude Code-style hosts. `--http` serves Streamable HTTP instead, behind a
+bearer token (agent/mcp/http_wire.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
-import importlib.util
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -24,6 +27,7 @@ from agent.faces.approvals_desk import add_approvals_command, desk_folder
 from agent.mcp.bridge import SessionUnavailable
 
 if TYPE_CHECKING:
+    from agent.mcp.discovery import Opening
     from agent.runtime.builder import Runtime
     from agent.runtime.settings import Settings
     from agent.safety.approvals import Approver
@@ -39,10 +43,11 @@ PLUGIN = Path(__file__).resolve().parent.parent / "mcp" / "plugin"
 def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
     parser = sub.add_parser(
         "mcp",
-        help="serve Scout's tools to another agent over MCP (stdio), behind Scout's gate",
+        help="serve Scout's tools to another agent over MCP (stdio or HTTP), behind Scout's gate",
         description=(
             "Serve Scout's tools, world model and findings to an MCP client (Claude Code and "
-            "the like) on stdio. Every call passes Scout's gate, wall, plan grant and "
+            "the like) on stdio, or with --http on Streamable HTTP behind a bearer token. "
+            "Every call passes Scout's gate, wall, plan grant and "
             "transcript; what needs a person comes back pending until `scout approvals` (or "
             "the webhook) decides it. Needs the extra: pip install 'scout-agent[mcp]'."
         ),
@@ -61,6 +66,23 @@ def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settin
         "--webhook-allow-http", action="store_true", help="allow a plain http:// webhook"
     )
     parser.add_argument(
+        "--approval-page",
+        metavar="URL",
+        help="Scout's approval page, with {id} for the approval's id: a client that declares "
+        "URL-mode elicitation is pointed there when a call waits for a person",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="serve Streamable HTTP instead of stdio, on loopback unless HOST says otherwise; "
+        "every request needs the bearer token in --token-env",
+    )
+    parser.add_argument(
+        "--token-env",
+        default="SCOUT_MCP_TOKEN",
+        help="variable holding the bearer token for --http (default: SCOUT_MCP_TOKEN)",
+    )
+    parser.add_argument(
         "--plugin", action="store_true", help="print the folder of the Claude Code plugin and exit"
     )
     parser.set_defaults(func=lambda args: _cmd_mcp(args, load))
@@ -76,15 +98,56 @@ def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> 
     if args.plugin:
         print(PLUGIN)
         return 0
-    if importlib.util.find_spec("mcp") is None:
+    from agent.mcp.discovery import open_wire, sdk_version
+
+    if sdk_version() is None:  # asked of the installed metadata: the SDK itself loads later
         print(NEEDS_EXTRA, file=sys.stderr)
         return 1
+    if args.approval_page is not None and not _is_page(args.approval_page):
+        return _fail(
+            f"--approval-page must be an http(s) URL with {{id}} in it, not {args.approval_page!r}"
+        )
     import asyncio
 
-    return asyncio.run(_serve(args, load))
+    version = _version()
+    if args.http is not None:
+        return _cmd_mcp_http(args, load, version)
+    opening = open_wire(0, 1, version)  # the host's first question, answered before the SDK loads
+    return asyncio.run(_serve(args, load, version, opening))
 
 
-async def _serve(args: argparse.Namespace, load: Callable[..., Settings | None]) -> int:
+def _cmd_mcp_http(
+    args: argparse.Namespace, load: Callable[..., Settings | None], version: str
+) -> int:
+    """Refuse to serve without a token worth the name; bind, then serve."""
+    import asyncio
+
+    from agent.mcp.http_wire import MIN_TOKEN_CHARS, bound_socket
+
+    token = os.environ.get(args.token_env, "")
+    if len(token) < MIN_TOKEN_CHARS:
+        return _fail(
+            f"--http needs a bearer token of at least {MIN_TOKEN_CHARS} characters in "
+            f"${args.token_env} (e.g. python -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    host, _, port = args.http.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit():
+        return _fail(f"--http takes [HOST:]PORT, not {args.http!r}")
+    try:
+        listening = bound_socket(host, int(port))
+    except (OSError, OverflowError) as exc:
+        return _fail(f"cannot listen on {args.http}: {exc}")
+    return asyncio.run(_serve(args, load, version, None, (listening, token)))
+
+
+async def _serve(
+    args: argparse.Namespace,
+    load: Callable[..., Settings | None],
+    version: str,
+    opening: Opening | None,
+    http: tuple[socket.socket, str] | None = None,
+) -> int:
     """Serve at once; the settings, the approver and the session load on the first request
     that needs a tool, and a problem with them is that request's error (and said on stderr)."""
     from agent.mcp.bridge import ScoutBridge
@@ -99,9 +162,25 @@ async def _serve(args: argparse.Namespace, load: Callable[..., Settings | None])
             print(f"scout mcp: {exc}", file=sys.stderr)
             raise
 
-    bridge = ScoutBridge(opener, principal=f"{getpass.getuser()} (local account)")
-    await serve_stdio(bridge, _version())
+    way = "local account" if http is None else "bearer token over HTTP"
+    principal = f"{getpass.getuser()} ({way})"
+    bridge = ScoutBridge(opener, principal=principal)
+    pages = None
+    if args.approval_page is not None:
+        from agent.mcp.url_approval import UrlApprovals
+
+        pages = UrlApprovals(args.approval_page, principal)
+    if http is not None:
+        from agent.mcp.http_wire import serve_http
+
+        await serve_http(bridge, version, *http, pages)
+    elif opening is not None:
+        await serve_stdio(bridge, version, opening.rest_of_wire(), pages)
     return 0
+
+
+def _is_page(url: str) -> bool:
+    return url.startswith(("https://", "http://")) and "{id}" in url and " " not in url
 
 
 def _version() -> str:

@@ -115,13 +115,18 @@ def _check(args: argparse.Namespace) -> int:
     from tools.deploy.recipe_book.catalog import entries
 
     found = entries(args.paths)
-    bad = [e for e in found if e.recipe is None]
+    bad = [e for e in found if e.recipe is None and e.skipped is None]
     for entry in found:
-        if entry.recipe is None:
+        if entry.skipped is not None:
+            print(f"[skip] {entry.skipped}")
+        elif entry.recipe is None:
             print(f"[error] {entry.error}")
         elif not args.quiet:
-            print(f"[ok] {entry.path}: {entry.recipe.name}")
+            runner = f" (run as {entry.recipe.runner}'s)" if entry.recipe.runner else ""
+            print(f"[ok] {entry.path}: {entry.recipe.name}{runner}")
             for warning in entry.warnings:
                 print(f"  [warning] {warning}")
-    print(f"{len(found) - len(bad)} of {len(found)} recipe files read")
+    skipped = sum(e.skipped is not None for e in found)
+    served = f" ({skipped} for a runtime Scout does not serve)" if skipped else ""
+    print(f"{len(found) - len(bad)} of {len(found)} recipe files read{served}")
     return EXIT_ERROR if bad or not found else EXIT_OK

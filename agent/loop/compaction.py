@@ -29,7 +29,6 @@ from typing import Any
 from agent.loop.events import ToolCallEvent, ToolResultEvent
 from agent.loop.history import STUB_MARK, Message, is_briefing_block, result_blocks, text_of
 
-PROTECTED_TOOLS = frozenset({"propose_plan"})
 _SPILL = re.compile(r"full output saved to (\S+?)(?= \.\.\.\]|;|\s|$)")
 
 
@@ -68,8 +67,11 @@ class CallLedger:
     both describe a compacted call with the same stub.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kept_whole: frozenset[str] = frozenset()) -> None:
         self.records: dict[str, CallRecord] = {}
+        #: tools whose results are never stubbed: the runtime fills it from the tools that
+        #: declare `approves_plan` (a plan and its approval must stay readable)
+        self.kept_whole = kept_whole
 
     def called(self, event: ToolCallEvent) -> None:
         self.records[event.id] = CallRecord(
@@ -206,7 +208,7 @@ def plan_compaction(
 
 def _protected(record: CallRecord, turn_of: dict[str, int], ledger: CallLedger) -> bool:
     """The plan and its approval, gate refusals, and errors the model has not answered."""
-    if record.tool in PROTECTED_TOOLS or record.gated:
+    if record.tool in ledger.kept_whole or record.gated:
         return True
     return record.is_error and not _answered(record, turn_of, ledger)
 

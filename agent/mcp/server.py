@@ -2,9 +2,11 @@
 
 Tools are the session's tools; resources are the world model, the findings and the approved
 plan. `server/discover` is the SDK's own, answered from what is registered here, before the
-session is opened. The server never asks the client for input: a call that carries input
-responses or a `requestState` was not asked for, and is refused unrun (no form a client fills
-in can approve anything; agent/mcp/approvals.py says who does). Tool annotations are left out:
+session is opened (or before the SDK loads, from the SDK's answer written down:
+agent/mcp/discovery.py). The server asks a client for input only to show it Scout's approval
+page (URL mode, agent/mcp/url_approval.py); any other input responses or `requestState` were not
+asked for, and the call is refused unrun (no form a client fills in can approve anything;
+agent/mcp/approvals.py says who does). Tool annotations are left out:
 they are hints a host may trust, and the gate, not a hint, decides what needs a person.
 """
 
@@ -12,8 +14,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
+import anyio
 from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
@@ -21,6 +24,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from agent.mcp.bridge import ScoutBridge, SessionUnavailable
+from agent.mcp.sealed_state import StateRefused
+from agent.mcp.url_approval import UrlApprovals, declares_url_mode
 
 INSTRUCTIONS = (
     "Scout deploys and proves LLM serving across GPU hosts. Read before you act: recon, then "
@@ -34,6 +39,10 @@ UNASKED_INPUT = (
     "Not run: this call carries input responses or a requestState, and Scout asked for none. "
     "Approvals are decided by Scout's operator (`scout approvals`), never in the call; call "
     "again without them."
+)
+STATE_REFUSED = (
+    "Approvals are decided by Scout's operator, never in the call: call again without a "
+    "requestState, or with the approval_id Scout gave."
 )
 
 
@@ -58,7 +67,12 @@ def said(handler: Handler) -> Handler:
     return answer  # type: ignore[return-value]
 
 
-def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
+def build_server(
+    bridge: ScoutBridge, version: str, url_approvals: UrlApprovals | None = None
+) -> Server[Any]:
+    """Scout's server; with `url_approvals`, a client that declares URL-mode elicitation is
+    pointed at the approval page when a call waits for a person."""
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -73,21 +87,26 @@ def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        if params.input_responses or params.request_state is not None:
-            from agent.loop.events import Notice
-
-            runtime = await bridge.runtime()
-            runtime.session.recorder.emit(
-                Notice(
-                    level="warning",
-                    kind="mcp_unasked_input",
-                    message=f"{client_name(ctx)} sent input Scout never asked for with a "
-                    f"{params.name} call; not run",
-                )
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        arguments = params.arguments or {}
+        if params.request_state is not None and url_approvals is not None:
+            try:
+                arguments = url_approvals.redeem(params.name, arguments, params.request_state)
+            except StateRefused as exc:
+                await _note(bridge, "mcp_state_refused", f"{client_name(ctx)}: {exc}; not run")
+                return _result("refused", f"Not run: {exc}. {STATE_REFUSED}", {})
+        elif params.input_responses or params.request_state is not None:
+            await _note(
+                bridge,
+                "mcp_unasked_input",
+                f"{client_name(ctx)} sent input Scout never asked for with a "
+                f"{params.name} call; not run",
             )
             return _result("refused", UNASKED_INPUT, {})
-        outcome = await bridge.call(params.name, params.arguments or {}, client_name(ctx))
+        outcome = await bridge.call(params.name, arguments, client_name(ctx))
+        asks_page = params.request_state is None and url_approvals is not None
+        if outcome.status == "approval_pending" and asks_page and declares_url_mode(ctx):
+            return url_approvals.ask(params.name, arguments, outcome)  # type: ignore[union-attr]
         return _result(outcome.status, outcome.text, outcome.fields)
 
     async def list_resources(
@@ -133,6 +152,13 @@ def build_server(bridge: ScoutBridge, version: str) -> Server[Any]:
     )
 
 
+async def _note(bridge: ScoutBridge, kind: str, message: str) -> None:
+    from agent.loop.events import Notice
+
+    runtime = await bridge.runtime()
+    runtime.session.recorder.emit(Notice(level="warning", kind=kind, message=message))
+
+
 def _result(status: str, text: str, fields: dict[str, Any]) -> types.CallToolResult:
     structured = {**fields, "status": status}
     return types.CallToolResult(
@@ -142,11 +168,14 @@ def _result(status: str, text: str, fields: dict[str, Any]) -> types.CallToolRes
     )
 
 
-async def serve_stdio(bridge: ScoutBridge, version: str) -> None:
-    """Serve until the client closes stdin; the session is closed (and recorded) either way."""
-    server = build_server(bridge, version)
+async def serve_stdio(
+    bridge: ScoutBridge, version: str, wire_in: TextIO, url_approvals: UrlApprovals | None = None
+) -> None:
+    """Serve until the client closes `wire_in` (stdin, from where discovery answered before the
+    SDK loaded left it: agent/mcp/discovery.py); the session is closed (and recorded) either way."""
+    server = build_server(bridge, version, url_approvals)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=anyio.wrap_file(wire_in)) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await bridge.aclose()

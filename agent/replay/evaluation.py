@@ -80,7 +80,7 @@ class EvalOperator:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         computed = self.state is not None and request.fingerprint in self.state.deployments
-        if request.tool == "propose_plan" and computed:
+        if request.is_plan and computed:
             return Decision(
                 kind="approved",
                 fingerprint=request.fingerprint,
@@ -89,7 +89,7 @@ class EvalOperator:
             )
         why = (
             "only a plan plan_deployment computed is approved"
-            if request.tool == "propose_plan"
+            if request.is_plan
             else "not a step of the approved plan"
         )
         return Decision(

@@ -38,13 +38,14 @@ from agent.loop.events import (
 )
 from agent.loop.resumed import GrantedCall, KnownJob, RebuiltSession
 from agent.loop.transcript import read_session_file
+from agent.safety.approvals import PLAN_CALL_ID
 from agent.safety.gate import PLAN_APPROVAL
 from tools.deploy.state import PlanApproved, StateChange
 from tools.text.validation import validation_problems
 from tools.todo import TodoItem
 
 INTERRUPTED_TEXT = "interrupted before completion; state unknown — check before acting"
-PLAN_DECISION_CALL = "plan"  # the call_id the gate records plan decisions under
+PLAN_DECISION_CALL = PLAN_CALL_ID  # the call_id the gate records plan decisions under
 APPROVING = frozenset({"approved", "approved_with_edit"})
 _WITH_STEPS = "with steps:"  # marks, in the set of approved plans, those approved with steps
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.loop.scripted_client import ScriptedClient
+from tools.propose_plan import ProposePlanTool
 
 MADE_UP_PLAN = {
     "goal": "serve it, quickly",
@@ -38,7 +39,7 @@ def wrong_planner() -> ScriptedClient:
                 "content": [
                     _use("toolu_w1", "ssh_exec", rm),
                     _use("toolu_w2", "rollout_step", {"step": 1}),
-                    _use("toolu_w3", "propose_plan", MADE_UP_PLAN),
+                    _use("toolu_w3", ProposePlanTool.name, MADE_UP_PLAN),
                 ],
                 "stop_reason": "tool_use",
             }

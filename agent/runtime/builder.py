@@ -173,6 +173,7 @@ def build_session(
     )
     ledger = resume.ledger if resume is not None else CallLedger()
     registry = ToolRegistry([*tools, TodoWriteTool(todo), RecallResultTool(ledger.full_text)])
+    ledger.kept_whole = registry.plan_approvers()
     executor = Executor(registry, context, gate=gate, limits=limits or defaults.executor_limits())
 
     def briefing(turn: int) -> str:
@@ -306,7 +307,7 @@ async def open_runtime(
     tools += [
         WorldNoteTool(),
         WebFetchTool(web_settings),
-        ProposePlanTool(state, lambda plan: gate.review_plan(plan)),
+        ProposePlanTool(state, lambda plan: gate.review_plan(plan, ProposePlanTool.name)),
     ]
     rules = settings_rules(settings.rules, tools)  # as `scout policy check` reads them
     gate = PolicyGate(

@@ -30,9 +30,15 @@ def fingerprint(tool: str, tool_input: dict[str, Any], hosts: list[str]) -> str:
     return "sha256:" + hashlib.sha256(body.encode()).hexdigest()
 
 
+#: the call_id the plan gate asks and records its decisions under (no tool_use id is this)
+PLAN_CALL_ID = "plan"
+#: the risk a plan review carries: no single call's risk label is this
+PLAN_RISK = "plan"
+
+
 class ApprovalRequest(BaseModel):
     """`id` names this question (each is new); `call_id` names the call it is about: the
-    tool_use id, or "plan" for the plan gate."""
+    tool_use id, or PLAN_CALL_ID for the plan gate."""
 
     id: str
     fingerprint: str
@@ -45,6 +51,11 @@ class ApprovalRequest(BaseModel):
     summary: str = ""
     expires_at: str | None = None
     call_id: str | None = None
+
+    @property
+    def is_plan(self) -> bool:
+        """Whether this asks for a whole plan (approvers show the plan and offer its steps)."""
+        return self.risk == PLAN_RISK
 
 
 class Decision(BaseModel):

@@ -21,7 +21,14 @@ from pydantic import ValidationError
 from agent.loop.calls import GateVerdict, PreparedCall, ToolCall
 from agent.loop.events import ApprovalDecisionEvent, ApprovalRequestEvent, Event
 from agent.loop.executor import describe_validation_error, judge_risk
-from agent.safety.approvals import ApprovalRequest, Approver, Decision, fingerprint
+from agent.safety.approvals import (
+    PLAN_CALL_ID,
+    PLAN_RISK,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    fingerprint,
+)
 from agent.safety.display import visible, visible_data
 from agent.safety.modes import Mode
 from agent.safety.policy import PolicyAnswer, policy_answer
@@ -224,25 +231,26 @@ class PolicyGate:
         original.hosts, original.summary = edited.hosts, edited.summary
         return GateVerdict(allowed=True, params=verdict.params or edited.params, human=True)
 
-    async def review_plan(self, plan: Plan) -> tuple[bool, str, bool]:
+    async def review_plan(self, plan: Plan, tool: str) -> tuple[bool, str, bool]:
         """The plan gate: a human (or the webhook) approves the whole plan, bound to its hash;
-        (approved, the approver's note, approved with its steps as written)."""
+        (approved, the approver's note, approved with its steps as written). `tool` is the
+        asking tool's name (one that declares `approves_plan`), as the transcript records it."""
         if self.mode == "ci":
             return False, "ci mode: no one can approve a plan", False
         request = ApprovalRequest(
             id=uuid.uuid4().hex[:12],
             fingerprint=plan.digest(),
-            tool="propose_plan",
+            tool=tool,
             input=visible_data(self.redactor.data(plan.model_dump(mode="json"))),
-            risk="plan",
+            risk=PLAN_RISK,
             reason=visible(
                 self.redactor.text(f"approve the plan: {plan.goal} ({plan.step_count()})")
             ),
             summary=visible(self.redactor.text(plan.render())),
             expires_at=_expiry(self.approval_ttl_s),
-            call_id="plan",
+            call_id=PLAN_CALL_ID,
         )
-        decision = await self._decide(request, call_id="plan")
+        decision = await self._decide(request, call_id=PLAN_CALL_ID)
         return decision.allows, decision.message, decision.allows and decision.approve_steps
 
     async def _decide(self, request: ApprovalRequest, call_id: str) -> Decision:

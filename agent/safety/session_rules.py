@@ -26,7 +26,7 @@ GLOB = re.compile(r"[*?\[]")
 def session_rule(request: ApprovalRequest, shape: RuleShape | None) -> str | None:
     """The rule text for `a`, or None when no rule can say exactly this call (`shape`: what
     the request's tool declared a rule must name; None when it declared nothing)."""
-    if shape is None or request.tool in ("propose_plan",):
+    if shape is None or request.is_plan:
         return None
     fields: list[str] = []
     if request.hosts:

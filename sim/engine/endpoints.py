@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sim.fakehost.latency_effects import memory_path
-
+from ..fakehost.latency_effects import memory_path
+from ..fakehost.procs import log_path
 from .openai_server import OpenAIServer, ServedModel
 
 POLL_S = 0.1
@@ -99,7 +99,8 @@ class Endpoints:
         for port, record in wanted.items():
             if (host, port) not in self._servers:
                 memory = memory_path(host_dir, record["container_id"], record.get("pid"))
-                server = OpenAIServer(ServedModel.from_record(record, memory))
+                log = log_path(host_dir, record["container_id"])
+                server = OpenAIServer(ServedModel.from_record(record, memory), log)
                 await server.start()
                 self._servers[(host, port)] = (_key(record), server)
                 changed = True

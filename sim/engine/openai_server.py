@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.fakehost import latency_effects as effects
-
+from ..fakehost import latency_effects as effects
 from . import answers
 from .pacing import Pace, count_tokens
+from .stall import Stall
 
 MAX_BODY = 16 << 20
 DEFAULT_CHAT_TOKENS = 48
@@ -42,6 +42,8 @@ class ServedModel:
     tool_parser: str = ""
     dead: bool = False
     recall_tokens: int | None = None
+    stall_after: int | None = None
+    stall_concurrency: int = 2
     memory: Path | None = None  # the engine's latency_effects memory, shared with its container
 
     @classmethod
@@ -55,6 +57,8 @@ class ServedModel:
             tool_parser=record.get("tool_parser") or "",
             dead=bool(generation.get("dead")),
             recall_tokens=generation.get("recall_tokens"),
+            stall_after=generation.get("stall_after"),
+            stall_concurrency=int(generation.get("stall_concurrency") or 2),
             memory=memory,
         )
 
@@ -68,8 +72,10 @@ class HttpError(Exception):
 class OpenAIServer:
     """`await start()` → port; `await close()` ends the listener and every open response."""
 
-    def __init__(self, served: ServedModel) -> None:
+    def __init__(self, served: ServedModel, log: Path | None = None) -> None:
+        """`log`: the engine container's log, where a wedge (stall.py) writes what it logs."""
         self.served = served
+        self.stall = Stall(served.stall_after, served.stall_concurrency, log)
         self.port = 0
         self.active_streams = 0
         self._memory = effects.EngineMemory()
@@ -244,7 +250,9 @@ class OpenAIServer:
             for i, piece in enumerate(pieces):
                 if i:
                     await asyncio.sleep(self.served.pace.token_delay(self.active_streams))
+                await self.stall.gate()
                 yield piece
+            self.stall.served(self.active_streams)
         finally:
             self.active_streams -= 1
 

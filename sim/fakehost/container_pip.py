@@ -4,7 +4,7 @@
   `---`, and logs `WARNING: Package(s) not found: …` (sorted, comma-joined) for the rest; it
   exits 1 only when none was found (pip/_internal/commands/show.py).
 - `pip install 'ray[default]>=2.9'` is what NVIDIA's two-Spark playbook runs in the NGC 26.05
-  image before `ray start`, which ships without Ray (shared/reference/dgx-spark.md §2.3). With a
+  image before `ray start`, which ships without Ray (docs/sources.md §2.3). With a
   network it installs (`Successfully installed …`); where the container has none (`--network
   none`, or a host without internet such as the seed's worker) pip retries and gives up as it
   does when the index does not resolve (tests/fixtures/jobs/pip_install_no_network_…buildkit.txt).

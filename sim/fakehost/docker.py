@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import docker_archive, docker_pull, docker_rmi, docker_run, procs, served
+from . import docker_archive, docker_build, docker_pull, docker_rmi, docker_run, procs, served
 from .container_files import fs_root
 from .docker_daemon import denied, info, version
 from .docker_listing import (
@@ -117,6 +117,8 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         return docker_run.exec_(rest, host_dir, find_container)
     if verb == "pull":
         return docker_pull.pull(rest, host_dir)
+    if verb == "build" or (verb == "buildx" and rest[:1] == ["build"]):
+        return docker_build.build(rest[1:] if verb == "buildx" else rest, host_dir)
     if verb == "rmi":
         return docker_rmi.rmi(rest, host_dir)
     if verb == "save":

@@ -228,6 +228,11 @@ def inspect(args: list[str], state: dict[str, Any]) -> int:
                 {
                     "Id": "sha256:" + image["id"],
                     "RepoTags": [f"{image['repository']}:{image['tag']}"],
+                    # the registry's manifest digest a pull records (one per image ID here)
+                    "RepoDigests": [
+                        f"{image['repository']}@sha256:"
+                        + hashlib.sha256(image["id"].encode()).hexdigest()
+                    ],
                     "Architecture": "arm64",
                     "Os": "linux",
                 }

@@ -1,5 +1,5 @@
 """`tee` as the page-cache drop uses it: `sync; echo 3 | sudo tee /proc/sys/vm/drop_caches`
-(reference/dgx-spark.md §1.2 and failure mode 11; vLLM issue #48140) empties the host's page
+(docs/sources.md §1.2 and failure mode 11; vLLM issue #48140) empties the host's page
 cache. tee copies its input to its output as the real one does; any other file it is asked to
 write is refused, as the sandbox refuses writes outside the host's home.
 """

@@ -6,7 +6,7 @@ inet_ntop writes it, each followed by `, RoCE v1` / `, RoCE v2`; an InfiniBand p
 with no type. The table's order is the kernel's (drivers/infiniband/core/roce_gid_mgmt.c adds a
 v1 and a v2 entry per address): the netdev's fe80:: link-local first (indexes 0 and 1), then
 each IPv4 address (2 and 3 for the first), so the RoCEv2 IPv4 entry sits at 3 as NVIDIA's
-perftest header shows (`GID index : 3`, reference/dgx-spark.md §2.7); a scenario's NIC may list
+perftest header shows (`GID index : 3`, docs/sources.md §2.7); a scenario's NIC may list
 `extra_gids` IPv6 addresses that come before it (one user's Sparks had it at 5, §9).
 """
 

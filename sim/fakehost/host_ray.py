@@ -1,6 +1,6 @@
 """`ray` on the host itself: only where the scenario left a Ray cluster running outside any
 container (`ray_cluster`), the stale cluster Spark owners report holding every GPU ("Current node
-has no GPU available", reference/dgx-spark.md, "Other failures users report"). `ray status`
+has no GPU available", docs/sources.md §9, "other failures users report"). `ray status`
 prints Ray 2.x's layout (tests/fixtures/recon/spark_ray_status_2nodes.txt) with the GPUs held
 in placement groups as `2.0/2.0 GPU (2.0 used of 2.0 reserved in placement groups)`
 (tests/fixtures/jobs/ray_status_2nodes_16gpu_all_reserved_in_placement_groups.txt); `ray stop`

@@ -3,7 +3,7 @@ that size the KV cache, nested as the model's own file nests them.
 
 Qwen3.5-122B-A10B(-FP8): a multimodal checkpoint whose text model sits under `text_config`
 (`model_type` qwen3_5_moe / qwen3_5_moe_text), 48 layers of which one in four is full attention
-(`full_attention_interval: 4`), 2 KV heads of 256 dims, 262,144 positions (reference/dgx-spark.md
+(`full_attention_interval: 4`), 2 KV heads of 256 dims, 262,144 positions (docs/sources.md
 §7; the Qwen3.5 MoE config layout in public configs and vLLM's qwen3_5 config class).
 """
 

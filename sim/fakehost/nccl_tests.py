@@ -9,7 +9,7 @@ ports with carrier (NCCL_IB_HCA honoured), else what the slowest socket link car
 falls back to TCP); a single rank moves nothing (bus bandwidth 0).
 
 mpirun needs the program on every rank's host: nccl-tests is not packaged, NVIDIA's NCCL
-playbook builds it into ~/nccl-tests/build on each node (dgx-spark.md §2.2), and a fresh Spark
+playbook builds it into ~/nccl-tests/build on each node (docs/sources.md §2.2), and a fresh Spark
 has none (sim/scenario.py FabricTests). Where it is missing, mpirun stops as Open MPI 4.1 does
 (public reports, e.g. fastpm/fastpm#101, aiidateam/aiida-tutorials#465): `mpirun was unable to
 launch the specified application as it could not access / or execute an executable:` with

@@ -3,7 +3,7 @@
 OpenSSH's client, non-interactive (BatchMode, or no terminal to ask on, as in a job), stops at a
 host key it does not know with `Host key verification failed.` and at a server that accepts none
 of its keys with `USER@HOST: Permission denied (publickey).`, exit 255 either way (ssh(1);
-dgx-spark.md §6 failure mode 22). The scenario's `peer_ssh` says what this host's account was
+docs/sources.md §6 failure mode 22). The scenario's `peer_ssh` says what this host's account was
 given (sim/scenario.py PeerSsh); by default NVIDIA's passwordless setup ran and both hold.
 """
 

@@ -53,7 +53,7 @@ def check_node(spec: ServeSpec, node: Node, nodes: int, remote: bool) -> None:
     total_gib = mem["MemTotal"] / _GIB_KB
     wanted = spec.util * mem["MemTotal"]
     # On unified memory (GB10) CUDA reports about MemFree, not MemAvailable: page cache left by
-    # an earlier load counts as used until it is dropped (vLLM issue #48140, dgx-spark.md §1.2)
+    # an earlier load counts as used until it is dropped (vLLM issue #48140, docs/sources.md §1.2)
     unified = not state["gpu"].get("memory_total_mib")
     free = mem["MemFree"] if unified else mem["MemAvailable"]
     if free < wanted:

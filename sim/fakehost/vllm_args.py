@@ -60,7 +60,7 @@ KNOWN: dict[str, tuple[Version, Version | None]] = {
         (OLDEST, None),
     ),
     # `--task` was deprecated for `--runner`/`--convert` and later removed: NGC 26.05 and
-    # later answer `unrecognized arguments: --task embed` (reference/dgx-spark.md §9)
+    # later answer `unrecognized arguments: --task embed` (docs/sources.md §9)
     "--task": (OLDEST, (0, 19)),
 }
 

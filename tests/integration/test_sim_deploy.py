@@ -17,7 +17,7 @@ from sim.cluster import SimCluster
 from tests.support.sim_client import client_options
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
-# the NGC 26.05 image has no Ray (dgx-spark.md §2.3); 25.11, which NVIDIA's earlier guide starts
+# the NGC 26.05 image has no Ray (docs/sources.md §2.3); 25.11, which NVIDIA's earlier guide starts
 # Ray in, has it
 IMAGE = "nvcr.io/nvidia/vllm:25.11-py3"
 FABRIC = {"spark-a": "192.168.100.10", "spark-b": "192.168.100.11"}

@@ -25,7 +25,7 @@ from tools.world.findings import Finding
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 MODEL_BYTES = 119 * 10**9
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
-WITH_RAY = "nvcr.io/nvidia/vllm:25.11-py3"  # the 26.05 image has none (dgx-spark.md §2.3)
+WITH_RAY = "nvcr.io/nvidia/vllm:25.11-py3"  # the 26.05 image has none (docs/sources.md §2.3)
 NCCL = "2.28.9"  # what every simulated engine image links (sim/scenario.py Image.nccl)
 
 
@@ -85,7 +85,7 @@ async def test_the_ngc_image_has_no_ray_until_the_playbook_installs_it(sim: Sim)
     ngc = next(i for i in head.docker.images if i.repository == "nvcr.io/nvidia/vllm")
     assert ngc.contents == ImageContents(
         vllm="0.19.1+nv26.05", nccl=NCCL
-    )  # no Ray: dgx-spark.md §2.3
+    )  # no Ray: docs/sources.md §2.3
     run = f"docker run -d --name node-1 --network host --gpus all {NGC} sleep infinity"
     assert (await sim.run("spark-a", run)).exit_status == 0
     missing = await sim.run("spark-a", "docker exec node-1 ray start --head --port 6379")

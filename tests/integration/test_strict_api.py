@@ -25,6 +25,7 @@ from agent.loop.transcript import read_transcript
 from agent.replay.recordings import recording_names, recording_path
 from agent.replay.resume import rebuild
 from agent.replay.server import MessagesAPIServer
+from tools.catalog import SCOUT_TOOLS
 
 MODEL = "claude-sonnet-4-5"
 TOOL = {"name": "ssh_exec", "input_schema": {"type": "object", "properties": {}}}
@@ -184,6 +185,10 @@ def _requests_of(path: Path, compacted: bool) -> Iterator[tuple[int, dict[str, A
             rebuilt = rebuild(events[:index])
             messages = rebuilt.messages
             if compacted:
+                # as the runtime's builder fills it: the tools that declare approves_plan
+                rebuilt.ledger.kept_whole = frozenset(
+                    t.name for t in SCOUT_TOOLS if t.approves_plan
+                )
                 plan = plan_compaction(messages, rebuilt.ledger, SQUEEZE, force=True)
                 apply_edit(messages, plan.stubs, "[Scout briefing at this turn]", plan.folded)
             request = TurnRequest(start.model, 8192, "You are Scout.", tools, messages)

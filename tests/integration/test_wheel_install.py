@@ -107,6 +107,7 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     folder = Path(plugin.stdout.strip())  # the Claude Code plugin ships in the wheel
     for part in (".claude-plugin/plugin.json", ".mcp.json", "skills/scout/SKILL.md"):
         assert (folder / part).is_file(), part
+    assert (folder.parent / "discovery.json").is_file()  # the SDK's discover answer, written down
     init = run(venv / "bin" / "scout", "init", cwd=elsewhere, env=env)
     assert init.returncode == 0 and (home / ".scout" / "inventory.yaml").is_file(), init.stderr
 

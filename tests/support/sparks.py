@@ -3,7 +3,7 @@
 `one_port_spark` reduces the fabric to the one cabled port (rocep1s0f1 → enp1s0f1np1), which is
 what the findings tests read; `spark` has all four RoCE netdevs (two QSFP cages, each a pair of
 PCIe twins) with one cage cabled, which is what fabric discovery and deployments read. The
-numbers follow the seed pair (shared/seed, reference/dgx-spark.md): GB10, driver 580.95.05,
+numbers follow the seed pair (shared/seed, docs/sources.md): GB10, driver 580.95.05,
 CUDA 13.0, ~121.7 GiB of unified memory, 192.168.100.x / 192.168.101.x on the cabled cage.
 """
 

@@ -207,6 +207,18 @@ async def test_nothing_outlives_the_call(abi: int, pool: SSHPool) -> None:
     assert len(left) == 1
 
 
+async def test_the_wall_ends_the_command_and_what_it_started_at_the_time_limit(
+    pool: SSHPool,
+) -> None:
+    """The helper keeps the limit itself (no `timeout` around it): at the limit the command
+    and what it left running end, and the call reads as timed out (exit 124)."""
+    seconds = f"{800}.{uuid.uuid4().int % 10_000}"
+    command = f"setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep {seconds}; echo LATE"
+    result = await pool.run("head", command, timeout=1, wall=WallSpec(scratch=True))
+    assert result.walled and result.timed_out and result.exit_status == 124
+    assert "LATE" not in result.stdout and _sleepers(seconds) == []
+
+
 @pytest.fixture
 def outsider() -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(["sleep", "300"])
@@ -240,6 +252,23 @@ async def test_devices_beyond_the_read_safe_list_do_not_open(abi: int, pool: SSH
     assert "OPEN" in await on_head(pool, probe, None)
     safe = await on_head(pool, "head -c 4 /dev/urandom | wc -c; cat /proc/loadavg", abi)
     assert safe.startswith("4")  # the read-safe list and plain files still read
+
+
+@pytest.mark.parametrize("abi", ABIS)
+async def test_a_device_behind_a_symlink_does_not_open(
+    abi: int, pool: SSHPool, tmp_path: Path
+) -> None:
+    """The gate sees `cat ~/repo/notes.txt`, a read; a repository can make that file a link to
+    a device. The kernel resolves the link, so the wall judges the file it reaches."""
+    name = next((n for n in DEVICES if Path("/dev", n).exists()), None)
+    if name is None:
+        pytest.skip("none of these device nodes here: " + ", ".join(DEVICES))
+    link = tmp_path / "notes.txt"
+    link.symlink_to(f"/dev/{name}")
+    probe = f'{PY} \'open("{link}", "rb"); print("OPEN")\''
+    walled = await on_head(pool, probe, abi)
+    assert "OPEN" not in walled and "Permission denied" in walled
+    assert "OPEN" in await on_head(pool, probe, None)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from tests.support.probe_tools import EchoTool
 from tools.base import Reason, Tool, ToolContext, ToolResult
 from tools.plans.approval import PlanState, StepApprovals
 from tools.plans.plan import Plan, PlanStep
+from tools.propose_plan import ProposePlanTool
 from tools.registry import ToolRegistry
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh_exec import SSHExec
@@ -292,7 +293,7 @@ def test_fingerprints_keep_whitespace_that_matters():
 
 async def test_plan_review_binds_the_plan_hash(tmp_path):
     g, approver, events = gate(approved=False, answers=[("approved", "")])
-    ok, _, _ = await g.review_plan(PLAN)
+    ok, _, _ = await g.review_plan(PLAN, ProposePlanTool.name)
     assert ok and approver.seen[0].fingerprint == PLAN.digest()
     assert events[0].tool == "propose_plan" and events[1].fingerprint == PLAN.digest()
 
@@ -383,7 +384,7 @@ async def approved_with_steps(answers=()):
     g, approver, events = gate(
         approved=False, answers=[{"kind": "approved", "approve_steps": True}, *answers]
     )
-    _, _, with_steps = await g.review_plan(STEPS)
+    _, _, with_steps = await g.review_plan(STEPS, ProposePlanTool.name)
     g.plan.approve(STEPS, StepApprovals(STEPS) if with_steps else None)
     return g, approver, events
 
@@ -429,7 +430,7 @@ async def test_after_a_failed_step_everything_asks(tmp_path):
 
 async def test_per_step_asking_stays_the_default(tmp_path):
     g, approver, _ = gate(approved=False, answers=[("approved", ""), ("approved", "")])
-    await g.review_plan(STEPS)
+    await g.review_plan(STEPS, ProposePlanTool.name)
     g.plan.approve(STEPS)
     await g.check(prepared("docker stop vllm_node", tmp_path=tmp_path))
     assert len(approver.seen) == 2
@@ -449,3 +450,23 @@ async def test_the_gate_says_when_a_human_decided_so_reads_no_one_approved_are_w
     g, approver, _ = gate(answers=[("approved", "")], rules=asked)
     verdict = await g.check(prepared("cat /etc/os-release", tmp_path=tmp_path))
     assert verdict.allowed and verdict.human and len(approver.seen) == 1
+
+
+async def test_the_plan_gate_serves_whichever_tool_declares_it_approves_plans():
+    """No place matches a tool's name: a plan asked for by another tool is still a plan."""
+    g, approver, events = gate(
+        approved=False, answers=[{"kind": "approved", "approve_steps": True}]
+    )
+    approved, _, with_steps = await g.review_plan(STEPS, "submit_rollout_plan")
+    assert approved and with_steps
+    assert approver.seen[0].tool == "submit_rollout_plan" and approver.seen[0].is_plan
+    assert events[0].tool == "submit_rollout_plan" and events[0].call_id == "plan"
+
+
+def test_the_registry_names_the_tools_that_approve_plans():
+    class Submit(EchoTool):
+        name = "submit_rollout_plan"
+        approves_plan = True
+
+    registry = ToolRegistry([FakeShell(), EchoTool(), Submit()])
+    assert registry.plan_approvers() == frozenset({"submit_rollout_plan"})

@@ -10,8 +10,8 @@ from agent.loop.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
+from agent.replay.chaos import invariants
 from agent.safety.approvals import fingerprint
-from tests.support.chaos import invariants
 
 CALL = ToolCallEvent(
     id="t1", name="ssh_exec", input={"command": "docker stop x"}, risk="mutating", hosts=["a"]

@@ -108,7 +108,7 @@ def test_the_recipes_topology_and_utilisation_win_and_an_operators_choice_wins_o
     assert isinstance(mine, DeploymentPlan) and mine.choices.tensor_parallel == 3
 
 
-def test_a_locally_built_image_is_copied_from_the_head_or_the_plan_says_how_to_build_it():
+def test_a_locally_built_image_is_copied_from_the_head_or_built_there_as_a_gated_job():
     copied = plan(recipe_text())
     assert isinstance(copied, DeploymentPlan), copied
     actions = [a for s in copied.steps for a in s.actions]
@@ -116,8 +116,13 @@ def test_a_locally_built_image_is_copied_from_the_head_or_the_plan_says_how_to_b
     assert any(s.kind == "image-copy" for s in copied.steps)
     missing = plan(recipe_text(container="vllm-node-b12x", extra="build_args: [--exp-b12x]"))
     assert isinstance(missing, DeploymentPlan), missing
-    blocker = next(f for f in missing.unresolved if f.kind == "image_must_be_built")
-    assert "./build-and-copy.sh -t vllm-node-b12x --exp-b12x --copy-to spark-1" in blocker.text
+    assert not any(f.kind == "image_must_be_built" for f in missing.unresolved)
+    build = next(s for s in missing.steps if s.kind == "image-build")
+    assert (build.host, build.job) == ("spark-0", "build-image")
+    assert build.actions[0].endswith("bash build-and-copy.sh -t vllm-node-b12x --exp-b12x")
+    copy = next(s for s in missing.steps if s.id == "image-copy:spark-1")
+    assert copy.needs == ["build:spark-0"]
+    assert missing.steps.index(build) < missing.steps.index(copy)
     assert not any(a.startswith("docker pull") for s in missing.steps for a in s.actions)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from agent.loop.compaction import CallLedger, CompactionPolicy, plan_compaction
 from agent.loop.events import ToolCallEvent, ToolResultEvent
 from agent.loop.history import tool_result_block
+from tools.propose_plan import ProposePlanTool
 
 BIG = "line of output\n" * 200  # 3,000 characters
 POLICY = CompactionPolicy(enabled=True, keep_turns=2, min_chars=1_000, chunk_chars=0)
@@ -19,7 +20,8 @@ class Story:
         self.messages: list[dict[str, Any]] = [
             {"role": "user", "content": [{"type": "text", "text": "Deploy the model."}]}
         ]
-        self.ledger = CallLedger()
+        # as the runtime builds it: the tools that declare `approves_plan` stay whole
+        self.ledger = CallLedger(kept_whole=frozenset({ProposePlanTool.name}))
         self.seq = 10
 
     def turn(

@@ -133,9 +133,9 @@ def test_a_desk_id_cannot_name_a_file_outside_it(tmp_path):
 
 
 def test_without_the_extra_scout_mcp_says_how_to_install_it(monkeypatch, capsys):
-    import agent.faces.mcp_face as face
+    import agent.mcp.discovery as discovery
 
-    monkeypatch.setattr(face.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(discovery, "sdk_version", lambda: None)
     assert main(["mcp", "--sim", "fresh-pair"]) == 1
     err = capsys.readouterr().err
     assert err == NEEDS_EXTRA + "\n" and "pip install 'scout-agent[mcp]'" in err

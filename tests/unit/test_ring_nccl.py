@@ -1,4 +1,4 @@
-"""The NCCL a ring of Sparks needs (2.30 or later, reference/dgx-spark.md §9): the line the
+"""The NCCL a ring of Sparks needs (2.30 or later, docs/sources.md §9): the line the
 ring's check step wants, read as versions compare, and the plan's answer per probed version."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from tools.world.facts import RoceGidEntry
 
 # rdma-core devinfo.c's layout (print_formated_gid), as `ibv_devinfo -v | grep -E 'hca_id|GID'`
 # prints it for a Spark whose netdev also has a global IPv6 address: the IPv4 v2 entry is at 5
-# and 3 is the IPv6 one (reference/dgx-spark.md §9).
+# and 3 is the IPv6 one (docs/sources.md §9).
 DEVINFO = """\
 hca_id:\trocep1s0f1
 \t\t\tGID[  0]:\t\tfe80:0000:0000:0000:4ebb:47ff:fe2f:7d1b, RoCE v1

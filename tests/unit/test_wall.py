@@ -71,11 +71,11 @@ def test_the_wall_goes_on_after_sudo_and_names_the_helper_by_its_hash() -> None:
     assert split_sudo("sudo -n ip -s link") == (True, "ip -s link")
     assert split_sudo("sudo ip link") == (False, "sudo ip link")  # may prompt: not split
     assert split_sudo("sudo -n -u bob id") == (False, "sudo -n -u bob id")
-    line = walled_line("id", WallSpec(), timeout="timeout 5s", sudo=True, install=False)
+    line = walled_line("id", WallSpec(), timeout=5, sudo=True, install=False)
     assert f"wall-{HELPER_HASH}" in line
-    assert line.index("sudo -n") < line.index("timeout 5s") < line.index("python3 -I -S")
+    assert line.index("sudo -n") < line.index("python3 -I -S") < line.index("limit=5")
     assert "printf" not in line  # the helper is only named, not sent
-    assert "printf" in walled_line("id", WallSpec(), timeout="t", sudo=False, install=True)
+    assert "printf" in walled_line("id", WallSpec(), timeout=1, sudo=False, install=True)
 
 
 def test_a_refusal_of_the_helper_is_told_apart_from_the_command_exiting() -> None:

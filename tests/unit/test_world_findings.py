@@ -67,7 +67,7 @@ def test_roce_link_down_is_a_blocker_for_a_pair_with_port_evidence() -> None:
 
 
 def test_one_cable_link_local_is_a_fabric_address_but_both_ends_must_share_it() -> None:
-    """NVIDIA's guide allows link-local on one cable (dgx-spark.md §2.1): it is accepted, and
+    """NVIDIA's guide allows link-local on one cable (docs/sources.md §2.1): it is accepted, and
     the finding is that the two ends share no subnet, naming each end's network."""
     hosts = {
         "spark-a": one_port_spark("spark-a", address="169.254.35.62/16"),

@@ -9,7 +9,7 @@ layout chooser (tools/checks/layout.py) and the fit report (tools/deploy/fit.py)
   cannot hand it out. What CUDA can allocate there stops short of MemAvailable: one Spark
   owner, headless with caches dropped, found it capped at about 102 of the 121.69 GiB vLLM
   reports, so a fraction of 0.87 never started and 0.82–0.83 was the most (MiaAI-Lab GLM issue
-  #47, reference/dgx-spark.md §4); `cudaMemGetInfo` reports about MemFree, not MemAvailable
+  #47, docs/sources.md §4); `cudaMemGetInfo` reports about MemFree, not MemAvailable
   (vLLM issue #48140, §1.2). The budget is therefore the smaller of MemAvailable and that cap.
 """
 

@@ -1,6 +1,6 @@
 """What an earlier deployment or the host's own guards leave behind that breaks the next one.
 
-From the failures Spark owners report (reference/dgx-spark.md, "Other failures users report"):
+From the failures Spark owners report (docs/sources.md §9, "other failures users report"):
 - a Ray cluster or placement group still holding every GPU while no engine serves ("Current node
   has no GPU available"; `ray status` reads `16.0/16.0 GPU (16.0 used of 16.0 reserved in
   placement groups)`, tests/fixtures/jobs/ray_status_*);

@@ -2,7 +2,7 @@
 
 A link-local IPv4 address (169.254.x.y/16, NVIDIA's Oct 2025 "connect two Sparks" netplan) is a
 usable fabric address while one QSFP cable is in use: NVIDIA's guide allows link-local with ONE
-cable only; with two, all four ports need addresses in distinct subnets (dgx-spark.md §2.1).
+cable only; with two, all four ports need addresses in distinct subnets (docs/sources.md §2.1).
 
 `rdma_findings` also runs in a deployment's preflight; `fabric_findings` describes the fabric for
 the world model (preflight checks the one path the deployment will use: tools/deploy/preflight.py).
@@ -42,7 +42,7 @@ def is_primary_path(netdev: str) -> bool:
 
 def cage(netdev: str) -> str | None:
     """The QSFP cage a ConnectX netdev belongs to: enp1s0f1np1 and its PCIe twin enP2p1s0f1np1
-    are both cage `p1` (one physical port seen through two PCIe paths, dgx-spark.md §1.3)."""
+    are both cage `p1` (one physical port seen through two PCIe paths, docs/sources.md §1.3)."""
     match = re.search(r"np(\d+)$", netdev)
     return f"p{match[1]}" if match else None
 

@@ -3,7 +3,7 @@
 The CX-7 default is 1500 (fixtures/recon/spark_ip_s_link_show_cx7_nocable.txt, and NVIDIA's own
 `ip addr show enp1s0f1np1` example); community two-Spark notes raise it to 9000 on the direct
 link. Either works when both ends agree; when they differ, large frames from the 9000 side are
-dropped (jumbo pings `ping -M do -s 8972` fail; dgx-spark.md §6 #9).
+dropped (jumbo pings `ping -M do -s 8972` fail; docs/sources.md §6 #9).
 """
 
 from __future__ import annotations

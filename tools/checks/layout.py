@@ -14,11 +14,11 @@ How the split is chosen, and where that comes from:
   only activations between stages cross the fabric, not every layer's all-reduce. TP over all
   GPUs (SGLang's two-node example runs `--tp 16 --nnodes 2`) is used when asked.
 - one GPU per node (a DGX Spark): TP across the nodes, as NVIDIA's playbooks run vLLM (TP=2 on
-  two Sparks, TP=4 through a switch; reference/dgx-spark.md §2.3). A TP size must divide the
+  two Sparks, TP=4 through a switch; docs/sources.md §2.3). A TP size must divide the
   model's attention heads, a power of two in the models served here [U: the engine checks it at
   start], so an odd count of nodes runs as pipeline stages (3 nodes: TP=1 × PP=3).
 Every recipe can do both across nodes: vLLM with Ray or with `--nnodes/--node-rank` (mp),
-reference/dgx-spark.md §4; SGLang `--tp/--nnodes/--node-rank` (§5) and `--pp-size`.
+docs/sources.md §4; SGLang `--tp/--nnodes/--node-rank` (§5) and `--pp-size`.
 """
 
 from __future__ import annotations

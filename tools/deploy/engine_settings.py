@@ -1,7 +1,7 @@
 """The engine's memory settings when nobody chose them: `--gpu-memory-utilization` from what CUDA
 can give on every node, `--max-model-len` from what is left there for the KV cache.
 
-Why a default at all: Qwen3.5's native context is 262,144 tokens (reference/dgx-spark.md §7);
+Why a default at all: Qwen3.5's native context is 262,144 tokens (docs/sources.md §7);
 vLLM sizes the KV cache for the model's own length unless told otherwise and refuses to start
 when one sequence of that length does not fit. NVIDIA's two-Spark examples always pass both
 flags (`--max-model-len 2048 --gpu-memory-utilization 0.8`, §2.3).

@@ -1,7 +1,7 @@
 """Prove the fabric before serving: a short nccl-tests `all_gather_perf` between the nodes, as a
 job, with the measured bus bandwidth judged against the link.
 
-The run is NVIDIA's NCCL playbook's (dgx-spark-playbooks nccl/README.md, reference/dgx-spark.md
+The run is NVIDIA's NCCL playbook's (dgx-spark-playbooks nccl/README.md, docs/sources.md
 §2.2): `mpirun -np N -H <ip1>:1,<ip2>:1 -x … $HOME/nccl-tests/build/all_gather_perf`, with NCCL on
 both PCIe twins merged (NCCL_IB_HCA, NCCL_IB_MERGE_NICS=1) and sockets pinned to the fabric netdev.
 nccl-tests must be built on every node as that playbook does: recon reads which node has it
@@ -9,7 +9,7 @@ nccl-tests must be built on every node as that playbook does: recon reads which 
 that the fabric goes unmeasured and how to fix it (never assumed). Its `--mca plm_rsh_agent "ssh -o
 StrictHostKeyChecking=no …"` is left out: Scout keeps host keys verified (mpirun's ssh to a
 node's fabric address checks it against the head's known_hosts, where NVIDIA's passwordless-SSH
-setup over the fabric interfaces puts it, reference/dgx-spark.md §2.1 step 3). The test runs
+setup over the fabric interfaces puts it, docs/sources.md §2.1 step 3). The test runs
 after every link is up and after the copies over the fabric (so it measures an idle link), and
 before the engine starts. A healthy pair on one cable measured `# Avg bus bandwidth : 21.4033`
 GB/s (171 Gb/s); after re-cabling without a reboot one measured 2.8 GB/s (§3.4, fixtures
@@ -25,7 +25,7 @@ from tools.checks import Finding
 from tools.checks.fabric import FABRIC_SPEED_MBPS
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
-from tools.deploy.recipe_parts import rdma_env, socket_env
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.steps import DeployStep, job_log_check
 from tools.recon.parsers.nccl import parse_nccl_avg_bus_bandwidth, parse_nccl_ranks
 from tools.world.facts import FabricTestFacts

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from tools.deploy.bench_report import command_hash
+from tools.deploy.node_identity import NodeIdentity, disagreements
 from tools.deploy.state import SessionState
 from tools.world.store import WorldStore
 
@@ -23,19 +25,21 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
 class Served:
-    """The engine's serve command on the head, its container, and every node its rollout used."""
+    """The engine's serve command on the head, its container, and every node its rollout used
+    (`containers`: each node's engine container, where its step names one)."""
 
     command: str
     container: str | None
     hosts: list[str]
+    containers: dict[str, str] = field(default_factory=dict)
 
 
-def _port_of(command: str) -> int:
+def port_of(command: str) -> int:
     found = re.search(r"--port[ =](\d+)", command)
     return int(found.group(1)) if found else 8000
 
 
-def _container(words: list[str]) -> str | None:
+def container_of(words: list[str]) -> str | None:
     """The container from `docker exec NAME …` or `docker run … --name NAME …`."""
     if words[:2] == ["docker", "exec"]:
         rest = [w for w in words[2:] if not w.startswith("-")]
@@ -52,21 +56,42 @@ def served(state: SessionState, host: str, port: int) -> Served | None:
                                                   " ".join(s.actions))]  # fmt: skip
         for step in serving:
             command = step.actions[0]
-            if step.host != host or "--headless" in command or _port_of(command) != port:
+            if step.host != host or "--headless" in command or port_of(command) != port:
                 continue
             try:
                 words = shlex.split(command)
             except ValueError:
                 words = command.split()
             hosts = sorted({s.host for s in serving})
-            return Served(command, _container(words), hosts)
+            head = container_of(words)
+            containers = node_containers(steps) | ({host: head} if head else {})
+            return Served(command, head, hosts, containers)
     return None
 
 
+def node_containers(steps: list[Any]) -> dict[str, str]:
+    """Host → the first container the deployment's steps name there (a Ray worker's node
+    container, a headless engine's): each node's part of the engine."""
+    found = {}
+    for step in steps:
+        try:
+            words = shlex.split(step.actions[0])
+        except ValueError:
+            words = step.actions[0].split()
+        if name := container_of(words):
+            found.setdefault(step.host, name)
+    return found
+
+
 def fingerprint(
-    world: WorldStore | None, model: str, engine: Served | None, bench_commands: list[str]
+    world: WorldStore | None,
+    model: str,
+    engine: Served | None,
+    bench_commands: list[str],
+    identities: Mapping[str, NodeIdentity] | None = None,
 ) -> dict[str, Any]:
-    """The fingerprint as JSON data; `unknown` where Scout did not learn it."""
+    """The fingerprint as JSON data; `unknown` where Scout did not learn it. `identities`: what
+    each node's engine container said of itself (node_identity.py), and where they disagree."""
     hosts = engine.hosts if engine else []
     data: dict[str, Any] = {
         "model": model,
@@ -81,7 +106,10 @@ def fingerprint(
         "fabric": UNKNOWN,
         "benchmark_commands": bench_commands,
     }
+    if identities:
+        data["nodes_disagree"] = [f.text for f in disagreements(identities)]
     if world is None:
+        _identities(data, identities)
         return data
     for host in hosts:
         facts = world.hosts.get(host)
@@ -105,7 +133,19 @@ def fingerprint(
         last = tests[-1]
         data["fabric"] = {"test": last.test, "busbw_gb_s": last.busbw_gb_s,
                           "link_gbit": last.link_gbit, "nodes": last.nodes}  # fmt: skip
+    _identities(data, identities)
     return data
+
+
+def _identities(data: dict[str, Any], identities: Mapping[str, NodeIdentity] | None) -> None:
+    """Each node's identity over what the world model said of it; an unknown overrides nothing."""
+    for host, identity in (identities or {}).items():
+        node = data["nodes"].get(host)
+        node = node if isinstance(node, dict) else {}
+        for key, value in identity.data().items():
+            if value != UNKNOWN or key not in node:
+                node[key] = value
+        data["nodes"][host] = node
 
 
 def _image(data: dict[str, Any], facts: Any, engine: Served | None) -> None:

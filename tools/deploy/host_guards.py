@@ -6,7 +6,7 @@
   drop the cache first: `sync; echo 3 | sudo tee /proc/sys/vm/drop_caches`. The step comes after
   the downloads and copies (they fill the cache again) and before any engine step.
 - earlyoom kills the largest process when memory runs low: on unified memory that is the engine.
-  Spark owners stop it before serving (reference/dgx-spark.md, "Other failures users report":
+  Spark owners stop it before serving (docs/sources.md §9, "other failures users report":
   "disable it first"). The step stops it for the serving session only (`systemctl stop`, not
   `disable`), and its rollback starts it again, so the host's guard is not lost for good.
 """

@@ -1,7 +1,7 @@
 """One tag, two builds: nodes whose copy of the plan's image has another ID than the head's.
 
 Engines of two builds may refuse each other (a community start script refuses to start then;
-reference/dgx-spark.md, "Other failures users report": different image digests on the nodes).
+docs/sources.md §9, "other failures users report": different image digests on the nodes).
 The head's copy is the one the plan runs, so provisioning copies it to the others
 (tools/deploy/provision.py); when the head has none to compare with, the plan stops and says why.
 """

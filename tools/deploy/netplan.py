@@ -1,7 +1,7 @@
 """Fabric addresses when the cabled cage has none Scout can use: NVIDIA's netplan, as a gated step.
 
 NVIDIA's current "Connect two Sparks" playbook (dgx-spark-playbooks connect-two-sparks/README.md,
-Jul 2026; reference/dgx-spark.md §2.1) writes `/etc/netplan/40-cx7.yaml` (mode 600, then `sudo
+Jul 2026; docs/sources.md §2.1) writes `/etc/netplan/40-cx7.yaml` (mode 600, then `sudo
 netplan apply`) with one subnet per PCIe twin of the cabled cage: node 1 `enp1s0f1np1`
 192.168.100.10/24 and `enP2p1s0f1np1` 192.168.101.10/24, node 2 `.11` in both, `dhcp4: no`.
 Its older version used link-local addresses (169.254/16), which it now allows with ONE cable only;

@@ -3,7 +3,7 @@
 The head's own ssh carries what the plan sends between nodes: the image copy (`docker save |
 ssh`), the weights' rsync, the fabric test's mpirun, the lookups of a worker's fabric address.
 Each runs in a job, with nobody to answer a prompt. NVIDIA's connect-two-sparks playbook checks
-its passwordless setup with `ssh <ip> hostname` both ways (dgx-spark.md §2.1 step 4); Scout runs
+its passwordless setup with `ssh <ip> hostname` both ways (docs/sources.md §2.1 step 4); Scout runs
 the head's half of that, non-interactive (BatchMode turns a prompt into a failure), for every
 worker address the plan's commands name. It only prints a name: it changes nothing.
 """

@@ -19,6 +19,7 @@ from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric_test import fabric_test_risk, fabric_test_step
 from tools.deploy.fixes import fix_steps
 from tools.deploy.host_guards import guard_steps
+from tools.deploy.node_identity import disagreements, plan_identities
 from tools.deploy.peer_ssh import addresses_used
 from tools.deploy.plan_goal import to_plan
 from tools.deploy.preflight import PreflightInput, PreflightReport, run_preflight
@@ -205,6 +206,11 @@ def plan_deployment(
     plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
     if untested := fabric_test_risk(choices, report.fabric, programs):
         plan.risks.append(untested)
+    # the image (and the engine in it) is the image copy's (provision.py), the driver preflight's
+    # (checks/versions.py); what else recon knows differs (a probed NCCL build) is said here
+    identities = plan_identities(facts.hosts, choices.hosts, image_name(choices.image or ""))
+    skip = ("image_id", "engine_version", "driver")
+    plan.risks += [f.summary for f in disagreements(identities, skip=skip)]
     return DeploymentPlan(
         preflighted=preflighted,
         choices=choices,

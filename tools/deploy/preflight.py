@@ -287,7 +287,7 @@ def _fabric_up(fabric: dict[str, FabricPath], choices: DeployChoices) -> Finding
 
 def _mtu(hosts: Mapping[str, HostFacts], fabric: dict[str, FabricPath] | None) -> list[Finding]:
     """Both ends of the fabric at one MTU: frames larger than the smaller end's are dropped
-    (failure mode #9, reference/dgx-spark.md §6; 9000 helped prefill slightly, §3.3)."""
+    (failure mode #9, docs/sources.md §6; 9000 helped prefill slightly, §3.3)."""
     if not fabric or len(fabric) < 2 or any(p.routed for p in fabric.values()):
         return []
     mtus = {}

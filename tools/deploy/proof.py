@@ -6,14 +6,17 @@ prompt near --max-model-len whose prefill would slow every stream measured besid
 measurement: the engine's own benchmark inside its container (engine_bench.py), or, where the
 image has no benchmark or the engine is not one this session started, Scout's own streams
 (endpoint.py), labelled as such. Then the report (bench_report.py) with the single-stream
-ceiling (physics.py) and the fingerprint (fingerprint.py).
+ceiling (physics.py) and the fingerprint (fingerprint.py) with what each node's engine says it
+runs (node_identity.py); last, where the operator asked for one, the soak (soak.py), whose
+verdict ends the proof.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
@@ -29,7 +32,9 @@ from tools.deploy.engine_bench import (
 )
 from tools.deploy.fingerprint import Served, fingerprint, served
 from tools.deploy.generation_checks import GenerationChecks, check_generation
+from tools.deploy.node_identity import from_facts, read_identities
 from tools.deploy.physics import Ceiling, ceiling
+from tools.deploy.soak import Soak, SoakSpec, run_soak
 from tools.deploy.state import SessionState
 from tools.ssh.pool import SSHPool
 from tools.world.store import WorldStore
@@ -44,11 +49,14 @@ class Proof:
     generation: GenerationChecks
     report: Report
     files: tuple[Path, Path] | None
+    soak: Soak | None = field(default=None)
     mode: str = "quick"
 
     def render(self) -> str:
-        """The headline, then the report: what the model reads and the demo ends with."""
-        return f"{self.headline()}\n{render_report(self)}"
+        """The headline, the report, the soak's verdict: what the model reads and the demo ends
+        with."""
+        text = f"{self.headline()}\n{render_report(self)}"
+        return text + (f"\n{self.soak.render()}" if self.soak is not None else "")
 
     def headline(self) -> str:
         parts = [f"health ok · model {self.model} · {self.generation.render()}"]
@@ -95,6 +103,7 @@ async def prove(
     generation_timeout_s: float,
     bench_timeout_s: float,
     report: Callable[[str], None],
+    soak: SoakSpec | None = None,
 ) -> Proof:
     await client.health()
     lengths = await client.models()
@@ -109,21 +118,29 @@ async def prove(
     engine = served(where.state, where.host, where.port)
     # seeds no earlier proof used: none of this sweep's prompts is in the engine's prefix cache
     sweep = replace(fitted(sweep, lengths[model], engine), seed_base=secrets.randbelow(SEED_SPAN))
-    generation = await check_generation(
-        client, model, lengths[model], timeout_s=generation_timeout_s
-    )
-    source, rows, commands = await _measure(
-        client, where, engine, model, sweep, bench_timeout_s, report
-    )
+    identities = asyncio.create_task(_identities(where, engine))  # reads only: runs alongside
+    try:
+        generation = await check_generation(
+            client, model, lengths[model], timeout_s=generation_timeout_s
+        )
+        source, rows, commands = await _measure(
+            client, where, engine, model, sweep, bench_timeout_s, report
+        )
+    except BaseException:
+        identities.cancel()
+        raise
+    soaked = await _soak(where, engine, model, soak, report)
     result = Report(
         source=source,
         rows=rows,
         targets={"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms} if source == ENGINE_BENCH else {},
         ceiling=_ceiling(where, engine, model),
         flag=None,
-        fingerprint=fingerprint(where.world, model, engine, commands),
+        fingerprint=fingerprint(where.world, model, engine, commands, await identities),
         method=method(sweep) if source == ENGINE_BENCH else own_method(sweep),
     )
+    if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
+        result.fingerprint["readiness"] = came_up
     single = next((r for r in rows if r.concurrency == 1), None)
     if isinstance(result.ceiling, Ceiling) and single and single.tok_s_per_user:
         result.flag = result.ceiling.judge(single.tok_s_per_user)
@@ -137,7 +154,7 @@ async def prove(
                 f"the chart and JSON could not be written: {exc.filename or where.folder}: "
                 f"{said} (folder {where.folder})"
             )
-    return Proof(model, models, generation, result, files, sweep.mode)
+    return Proof(model, models, generation, result, files, soaked, sweep.mode)
 
 
 def method(sweep: Sweep) -> str:
@@ -150,6 +167,28 @@ def method(sweep: Sweep) -> str:
         f"fixed at {sweep.output_len} tokens; the checks ran before, not during"
     )
     return said + ("; p99 needs `full`" if sweep.mode == "quick" else "")
+
+
+async def _soak(
+    where: Where, engine: Served | None, model: str, spec: SoakSpec | None,
+    report: Callable[[str], None],
+) -> Soak | None:  # fmt: skip
+    """The soak after the sweep, where one was asked; it needs an engine this session started
+    (its containers' logs are what it reads)."""
+    if spec is None or spec.seconds <= 0:
+        return None
+    if engine is None or not (engine.containers or engine.container):
+        return Soak(spec, missing="no engine this session started serves this port")
+    return await run_soak(where.pool, where.host, engine, model, where.port, spec, report=report)
+
+
+async def _identities(where: Where, engine: Served | None) -> dict:
+    """What each node's engine container says it runs, over what recon knew of the node."""
+    if engine is None or not engine.containers:
+        return {}
+    hosts = where.world.hosts if where.world is not None else {}
+    known = {node: from_facts(hosts.get(node), "") for node in engine.containers}
+    return await read_identities(where.pool, engine.containers, known)
 
 
 def fitted(sweep: Sweep, max_model_len: int | None, engine: Served | None) -> Sweep:

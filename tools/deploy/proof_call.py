@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from tools.deploy.engine_bench import Sweep
+from tools.deploy.soak import REAL_HOSTS_S, SoakSpec
 from tools.plans.plan import PlanStep
 
 DEFAULTS = Sweep()
@@ -49,6 +50,21 @@ class EndpointCheckInput(BaseModel):
         "(the long-context check gets five times this).",
     )
 
+    soak_s: float = Field(
+        default=0.0,
+        ge=0,
+        le=7200,
+        description="After the sweep, hold the load this long and watch for a stall, a latency "
+        f"rise, restarts and Xid/NCCL lines (0: no soak; {REAL_HOSTS_S:g} on real hosts: TP=2 "
+        "hangs reported after 20-26 min).",
+    )
+    soak_concurrency: int | None = Field(
+        default=None, ge=1, le=256, description="The soak's streams; default: the widest level."
+    )
+    stall_s: float = Field(
+        default=60.0, gt=0, le=1800, description="A soak stream this long without a token stalls."
+    )
+
     @field_validator("concurrency")
     @classmethod
     def _levels(cls, value: list[int]) -> list[int]:
@@ -67,6 +83,14 @@ class EndpointCheckInput(BaseModel):
             tpot_ms=self.tpot_target_ms,
         )
 
+    def soak(self) -> SoakSpec | None:
+        if self.soak_s <= 0:
+            return None
+        streams = self.soak_concurrency or max(self.concurrency)
+        return SoakSpec(
+            self.soak_s, streams, self.stall_s, self.output_len, poll_s=min(5.0, self.stall_s / 4)
+        )
+
 
 def proof_command(params: EndpointCheckInput) -> str:
     """What an endpoint check runs, as one line a plan can name exactly: where, which model, and
@@ -76,7 +100,7 @@ def proof_command(params: EndpointCheckInput) -> str:
         f"endpoint_check {params.host}:{params.port} model={params.model or '(first served)'} "
         f"concurrency={','.join(map(str, sweep.concurrency))} mode={sweep.mode} runs={sweep.runs} "
         f"input_len={sweep.input_len} output_len={sweep.output_len}"
-    )
+    ) + (f" soak={soak.seconds:g}s c={soak.concurrency}" if (soak := params.soak()) else "")
 
 
 def proof_step(host: str, port: int, model: str) -> PlanStep:

@@ -3,7 +3,7 @@
 - Image: pulled on every node that lacks it, all at once (one job per node); a node without
   internet (reached only through its jump host, as the seed's worker) gets it from the head with
   `docker save | ssh … docker load`, the way eugr's build-and-copy.sh copies `vllm-node` to its
-  peers (reference/dgx-spark.md §3.1).
+  peers (docs/sources.md §3.1).
 - Weights: downloaded once, on the head, as a job (`hf download`; a gated model takes HF_TOKEN
   from the operator's environment at run time, never written in the plan), then copied to each
   worker over the fabric with rsync (the community recipes' way; 200 Gb/s rather than the
@@ -36,15 +36,15 @@ from tools.checks import Finding
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
 from tools.deploy.fit import cache_dir
-from tools.deploy.image_build import build_blocker
+from tools.deploy.image_build import build_step
 from tools.deploy.image_skew import skewed_nodes
+from tools.deploy.step_jobs import IMAGE_CHECK_JOB
 from tools.deploy.steps import DeployStep, StepCheck, job_log_check
 from tools.recon.image_probe import contents_command
 from tools.world.facts import HostFacts, Image, ImageContents
 
 PULL_JOB = "pull-image"
 DOWNLOAD_JOB = "download-weights"
-IMAGE_CHECK_JOB = "image-check"
 
 
 @dataclass
@@ -83,7 +83,7 @@ def _image(facts: HostFacts, wanted: str) -> Image | None:
     )
 
 
-_ORDER = ("pull", "download", "image-copy", "image-check")
+_ORDER = ("image-build", "pull", "download", "image-copy", "image-check")
 
 
 def _place(step: DeployStep) -> int:
@@ -141,11 +141,17 @@ def _images(data: ProvisionInput, choices: DeployChoices, result: Provision) -> 
     if not missing:
         return
     if data.build is not None:  # the recipe's runner builds it: no registry has it
-        if choices.head in missing:
-            result.blockers.append(build_blocker(wanted, choices, data.build, missing))
-            return
-        result.steps += [_copy_image_step(choices.head, h, wanted, data, False) for h in missing]
-        result.notes.append(f"image: {wanted} (built, never pulled) copied from {choices.head}")
+        built = choices.head in missing
+        if built:
+            result.steps.append(build_step(choices.head, wanted, data.build))
+        after = [f"build:{choices.head}"] if built else []
+        for host in (h for h in missing if h != choices.head):
+            copy = _copy_image_step(choices.head, host, wanted, data, False)
+            result.steps.append(copy.model_copy(update={"needs": after}))
+        how = (
+            f"built on {choices.head} as a job (`{data.build}`)" if built else "built, never pulled"
+        )
+        result.notes.append(f"image: {wanted} ({how}) copied from {choices.head}")
         return
     pulls = [h for h in missing if h not in data.offline]
     for host in pulls:
@@ -237,7 +243,7 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
     save | docker load`, which keeps the ID) holds the same files."""
     wanted = image_name(choices.image or "")
     engine = "sglang" if choices.recipe == "sglang" else "vllm"
-    arrivals = {s.id for s in result.steps if s.kind in ("pull", "image-copy")}
+    arrivals = {s.id for s in result.steps if s.kind in ("image-build", "pull", "image-copy")}
     asked: dict[str, str] = {}  # the image's identity -> the node it is asked on
     same: list[str] = []
     arriving = False
@@ -252,7 +258,9 @@ def _image_checks(data: ProvisionInput, choices: DeployChoices, result: Provisio
             same.append(host)
             continue
         asked[key] = host
-        arrival = [i for i in (f"pull:{host}", f"image-copy:{host}") if i in arrivals]
+        arrival = [
+            i for i in (f"build:{host}", f"pull:{host}", f"image-copy:{host}") if i in arrivals
+        ]
         arriving = arriving or bool(arrival)
         result.steps.append(
             DeployStep(

@@ -3,7 +3,7 @@
 Three Sparks cabled in NVIDIA's ring share no subnet: each pair has its own, so NCCL must route
 by subnet. `NCCL_IB_SUBNET_AWARE_ROUTING` exists only in NCCL 2.30 and later; NVIDIA's
 `spark_cluster_setup.py` builds a patched NCCL for the ring, and without it users report
-`ibv_modify_qp … 110` (reference/dgx-spark.md §9, "NCCL practice"; §2.6 sets
+`ibv_modify_qp … 110` (docs/sources.md §9, "NCCL practice"; §2.6 sets
 `NCCL_IB_SUBNET_AWARE_ROUTING=1` for ring topologies). The engine uses the NCCL its image's
 torch links, so that is the one checked: from the image probe's answer when recon has it
 (tools/recon/image_probe.py), else by a step that asks the image before any engine starts.

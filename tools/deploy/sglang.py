@@ -1,5 +1,5 @@
 """SGLang across N nodes: the same launch on every node with its rank and one rendezvous address
-(`--tp` counts GPUs over all nodes, `--pp-size` the pipeline stages; reference/dgx-spark.md §5).
+(`--tp` counts GPUs over all nodes, `--pp-size` the pipeline stages; docs/sources.md §5).
 
 Each container sets SGLANG_HOST_IP to its own fabric IP: without it SGLang advertises an
 auto-detected address (on a Spark, often Wi-Fi) and two-node start-up hangs after
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
@@ -17,8 +18,6 @@ from tools.deploy.recipe_parts import (
     own_flags,
     parallel_flags,
     ranked_recipe,
-    rdma_env,
-    socket_env,
 )
 
 

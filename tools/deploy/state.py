@@ -70,6 +70,8 @@ class SessionState:
         self.deployments: dict[str, list[DeployStep]] = {}
         self.computed: dict[str, Plan] = {}
         self.rollouts: dict[str, Rollout] = {}
+        # "host:port" → how its engine came up (readiness.py), for the proof's report
+        self.readiness: dict[str, dict[str, object]] = {}
         self._record: StateRecorder = record or (lambda change: None)
 
     def approve_plan(self, plan: Plan, with_steps: bool = False) -> None:

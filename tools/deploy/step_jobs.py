@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Mapping
 
 from tools.deploy.fabric_test import FABRIC_TEST_JOB, fabric_measurement
-from tools.deploy.provision import IMAGE_CHECK_JOB
 from tools.deploy.recipe_parts import FAILED_LINE
 from tools.deploy.steps import DeployStep
 from tools.jobs.host import JobCommandError, job_log, start_job
@@ -25,6 +24,9 @@ from tools.ssh.pool import SSHPool
 from tools.world.store import WorldStore
 
 LOG_LINES = 400
+
+#: the job that asks an image what it runs: its log is read into the world model, not just shown
+IMAGE_CHECK_JOB = "image-check"
 
 
 async def run_step_job(

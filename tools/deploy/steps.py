@@ -35,7 +35,8 @@ class StepCheck(BaseModel):
 
 
 StepKind = Literal[
-    "stop", "link-up", "netplan", "by-hand", "pull", "download", "image-copy", "image-check",
+    "stop", "link-up", "netplan", "by-hand", "pull", "download", "image-build", "image-copy",
+    "image-check",
     "copy", "fabric-test", "container", "ray-install", "ray-head", "ray-join", "rank", "serve",
     "drop-cache", "stop-earlyoom", "nccl-check",
 ]  # fmt: skip

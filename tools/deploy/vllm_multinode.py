@@ -1,5 +1,5 @@
 """vLLM across N nodes without Ray: torch distributed with `--nnodes/--node-rank/--master-addr`
-(vLLM's multiprocessing backend across nodes, reference/dgx-spark.md §4), TP × PP as laid out.
+(vLLM's multiprocessing backend across nodes, docs/sources.md §4), TP × PP as laid out.
 
 Workers start first, headless (they serve no HTTP); the head (rank 0) starts last and serves.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.recipe_parts import (
     RankedLaunch,
     Recipe,
@@ -15,8 +16,6 @@ from tools.deploy.recipe_parts import (
     own_flags,
     parallel_flags,
     ranked_recipe,
-    rdma_env,
-    socket_env,
 )
 
 

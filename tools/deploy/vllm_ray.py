@@ -6,13 +6,14 @@ Head container and Ray head first, then each worker's container joins the Ray cl
 
 Where the image has no Ray (NGC `nvcr.io/nvidia/vllm:26.05-py3`), it is installed into each
 container before `ray start`, as the playbook's patched run_cluster.sh does: `pip install -q
---root-user-action=ignore 'ray[default]>=2.9'` (reference/dgx-spark.md §2.3, §6 #13).
+--root-user-action=ignore 'ray[default]>=2.9'` (docs/sources.md §2.3, §6 #13).
 """
 
 from __future__ import annotations
 
 from tools.deploy.choices import DeployChoices
 from tools.deploy.fabric import FabricPath
+from tools.deploy.fabric_env import rdma_env, socket_env
 from tools.deploy.recipe_parts import (
     PREFLIGHT_COMMON,
     Recipe,
@@ -20,9 +21,7 @@ from tools.deploy.recipe_parts import (
     engine_flags,
     own_flags,
     parallel_flags,
-    rdma_env,
     serve_step,
-    socket_env,
     split_label,
 )
 from tools.deploy.steps import DeployStep, StepCheck

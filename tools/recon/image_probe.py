@@ -1,7 +1,7 @@
 """What an image can run (Ray, vLLM, SGLang versions), asked of the image itself.
 
 NVIDIA's NGC vLLM 26.05 image ships without Ray (its two-Spark playbook pip-installs
-`ray[default]` before `ray start`); community `vllm-node` images carry it (dgx-spark.md §2.3,
+`ray[default]` before `ray start`); community `vllm-node` images carry it (docs/sources.md §2.3,
 §3.1). Nothing a read-only probe can see says which: `docker image inspect` shows environment
 and labels, not installed packages. So each image is asked by running it once: a throwaway
 container, no network, no GPU, removed on exit, runs `python3 -m pip show ray vllm sglang`.

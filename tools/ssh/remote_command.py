@@ -104,8 +104,7 @@ def wrap_command(
     lines.append(command)
     script = "\n".join(lines)
     if wall is not None:
-        limit = f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s"
-        return walled_line(script, wall, timeout=limit, sudo=sudo, install=install_wall)
+        return walled_line(script, wall, timeout=timeout, sudo=sudo, install=install_wall)
     return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
 
 

@@ -10,8 +10,12 @@ same line once more with the files inline (`install=True`), which writes them (a
 temporary folder, then `mv -T`) and runs the call.
 
 A read that needs root comes as `sudo -n COMMAND`: the wall then goes on after sudo (`sudo -n
-timeout … python3 HELPER run …`), so the helper starts as root and keeps only the capabilities
-that read. A `sudo` anywhere else in the line meets no_new_privs and fails: fail closed.
+python3 HELPER run …`), so the helper starts as root and keeps only the capabilities that
+read. A `sudo` anywhere else in the line meets no_new_privs and fails: fail closed.
+
+The helper keeps the time limit itself (`limit=` in its spec: at the limit it kills the
+command, its PID namespace with it, and exits 124 as GNU timeout does): no `timeout` program
+starts in between.
 """
 
 from __future__ import annotations
@@ -71,8 +75,9 @@ def split_sudo(command: str) -> tuple[bool, str]:
     return (True, command[match.end() :]) if match else (False, command)
 
 
-def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, install: bool) -> str:
-    """The host command line that runs `sh -c script` inside the wall under `timeout`."""
+def walled_line(script: str, spec: WallSpec, *, timeout: float, sudo: bool, install: bool) -> str:
+    """The host command line that runs `sh -c script` inside the wall, killed after `timeout`
+    seconds."""
     head = f'H="{HELPER_PATH}"; '
     if install:
         files = " ".join(f"{name} {shlex.quote(text)}" for name, text in HELPER_SOURCES.items())
@@ -88,9 +93,8 @@ def walled_line(script: str, spec: WallSpec, *, timeout: str, sudo: bool, instal
     )
     run = [
         *(["sudo", "-n"] if sudo else []),
-        timeout,
         f'python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" run',
-        shlex.quote(spec.encoded()),
+        shlex.quote(f"{spec.encoded()} limit={timeout:g}"),
         "-- sh -c",
         shlex.quote(script),
     ]

@@ -4,10 +4,12 @@ Scout sends this file and its siblings (host_landlock.py, host_seccomp.py, host_
 to a host once, into a folder named by their hash (tools/wall/command.py), and runs
 
     python3 -I -S -c LAUNCH FOLDER run SPEC -- PROGRAM ARGS...
-    (SPEC: `ports=P,Q addrs=A,B scratch=1`, and `abi=N` to build an older kernel's wall)
+    (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, and `abi=N` to build an older
+    kernel's wall)
 
 `run` forks the command inside the wall and waits for it; the helper stays outside, so it can
-end what the command leaves behind. The wall, all or nothing:
+end what the command leaves behind, and kill it at its time limit (exit 124, as GNU
+timeout). The wall, all or nothing:
 
 - capabilities: a root caller (login root, or `sudo -n` in front) keeps only the two that
   read (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), in every set and the bounding set;
@@ -59,7 +61,8 @@ CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2
 KEPT_CAPS = (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH)
 CAPABILITY_VERSION_3 = 0x20080522
 CLONE_NEWPID = 0x20000000
-SIGKILL = 9
+SIGKILL, SIGALRM, ITIMER_REAL = 9, 14, 0
+TIMED_OUT_STATUS = 124  # GNU timeout's, which the caller reads as "ran out of time"
 # git config a repository (or the user) can set to run a program during a read: overridden in
 # the command's environment (GIT_CONFIG_COUNT/KEY_n/VALUE_n, git-config(1), git 2.31+), which
 # wins over every config file. Per-driver keys (diff.<driver>.textconv, filter.<driver>.*)
@@ -253,15 +256,29 @@ def run(spec_text: str, argv: list[str]) -> int:
             os._exit(127)
     import _signal  # the C module: `signal` would import enum, slower than the whole wall
 
-    for number in (1, 2, 15):  # HUP, INT, TERM: the command ends (a namespace's init ignores
-        _signal.signal(number, lambda got, _frame: os.kill(child, SIGKILL))  # what it has no
-    _, status = os.waitpid(child, 0)  # handler for, so it gets the one signal it cannot)
+    # HUP, INT, TERM: the command ends (a namespace's init ignores what it has no handler
+    # for, so it gets the one signal it cannot); so it does at its time limit.
+    for number in (1, 2, 15):
+        _signal.signal(number, lambda got, _frame: os.kill(child, SIGKILL))
+    timed_out = []
+
+    def out_of_time(_number: int, _frame: object) -> None:
+        timed_out.append(True)
+        os.kill(child, SIGKILL)
+
+    if float(spec.get("limit") or 0) > 0:
+        _signal.signal(SIGALRM, out_of_time)
+        _signal.setitimer(ITIMER_REAL, float(spec["limit"]))
+    _, status = os.waitpid(child, 0)
+    _signal.setitimer(ITIMER_REAL, 0)
     if "subreaper" in parts:
         end_leftovers()
     if cgroup:
         host_netfilter.remove(cgroup)
     if scratch:
         remove_tree(scratch)
+    if timed_out:
+        return TIMED_OUT_STATUS
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return os.WEXITSTATUS(status)

@@ -49,7 +49,7 @@ MATRIX: dict[str, tuple[Mechanism, ...]] = {
         Mechanism(
             "Landlock: reading handled, allowed beneath / but device file "
             "systems, where only a read-safe list opens (inode-based, so "
-            "/proc/self/root/dev aliases meet the same rule)"
+            "/proc/self/root/dev aliases and symlinks meet the same rule)"
         ),
     ),
     "daemon socket": (

@@ -175,11 +175,14 @@ class ImageContents(BaseModel):
     vllm: str | None = None
     sglang: str | None = None
     nccl: str | None = None  # what its torch links (torch.cuda.nccl.version()); None: unknown
+    # which binary of it: the version string NCCL compiles in and the library's ELF build ID
+    # (`2.28.9+cuda13.0 build-id a7f4…`, tools/deploy/node_identity.py); None: not asked
+    nccl_build: str | None = None
 
     def words(self) -> str:
         """`vllm 0.19.1+nv26.05, nccl 2.28.9, no ray/sglang`: what it holds first (an unknown
         NCCL is not said: it is not an engine the image lacks)."""
-        found = self.model_dump()
+        found = self.model_dump(exclude={"nccl_build"})
         held = [f"{name} {v}" for name, v in found.items() if v]
         absent = "/".join(name for name, v in found.items() if not v and name != "nccl")
         return ", ".join([*held, *([f"no {absent}"] if absent else [])])
@@ -255,7 +258,7 @@ class NetworkFacts(FactGroup):
 class FabricTestFacts(FactGroup):
     """Which fabric benchmark this node can run (None: recon could not tell). A fresh Spark has
     neither: NVIDIA's NCCL playbook builds nccl-tests into ~/nccl-tests/build, perftest's
-    ib_write_bw comes from `sudo apt install perftest` (reference/dgx-spark.md §1.3, §2.2)."""
+    ib_write_bw comes from `sudo apt install perftest` (docs/sources.md §1.3, §2.2)."""
 
     nccl_tests: bool | None = None
     perftest: bool | None = None

@@ -15,6 +15,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tools.propose_plan import ProposePlanTool
+
 HOSTS = ["spark-a", "spark-b"]
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 CONTROL = "\x00\x07\x1b[31m\r\x08\u202e\u2028"
@@ -70,7 +72,7 @@ CHANGES = [
 ]
 TOOLS = sorted(
     {name for name, _ in READS + CHANGES}
-    | {"recon", "plan_deployment", "propose_plan", "rollout_step", "endpoint_check"}
+    | {"recon", "plan_deployment", ProposePlanTool.name, "rollout_step", "endpoint_check"}
 )
 PLAN_SYMBOLS = [
     "plan:exact",
@@ -126,7 +128,7 @@ RECON = Call("recon", {"hosts": "all", "model_size_gb": 119})
 PLAN = Call("plan_deployment", {"model": MODEL, "hosts": HOSTS, "model_size_gb": 119})
 # recon and plan_deployment cost a second or two on the simulator: drawn rarely in the middle
 deploy_calls = st.one_of(
-    st.sampled_from(PLAN_SYMBOLS).map(lambda symbol: Call("propose_plan", symbol)),
+    st.sampled_from(PLAN_SYMBOLS).map(lambda symbol: Call(ProposePlanTool.name, symbol)),
     rollout,
     rollout,
     rollout,
@@ -167,7 +169,7 @@ happy_start = st.tuples(st.sampled_from(PLAN_SYMBOLS), st.integers(0, 8)).map(
     lambda pick: [
         Turn((RECON,)),
         Turn((PLAN,)),
-        Turn((Call("propose_plan", pick[0]),)),
+        Turn((Call(ProposePlanTool.name, pick[0]),)),
         *(_step(n) for n in range(1, pick[1] + 1)),
     ]
 )

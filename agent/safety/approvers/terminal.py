@@ -42,7 +42,7 @@ class TerminalApprover:
         self.rules = rules
 
     def show(self, request: ApprovalRequest) -> None:
-        if request.tool == "propose_plan":
+        if request.is_plan:
             width, height = self.console.size
             self.console.print(plan_panel(request, width, height))
             return
@@ -69,7 +69,7 @@ class TerminalApprover:
         rules = self.rules
         rule = session_rule(request, rules.shapes.get(request.tool)) if rules is not None else None
         can_allow = rule is not None
-        is_plan = request.tool == "propose_plan"
+        is_plan = request.is_plan
         keys = "[y]es once / [n]o / [e]dit" + (" / [a]llow exactly this" if can_allow else "")
         if is_plan:
             keys = "[y]es / [s]teps too / [n]o / [e]dit / [c]ommands"

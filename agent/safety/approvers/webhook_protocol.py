@@ -92,7 +92,7 @@ def decision_from_body(body: bytes, request: ApprovalRequest, *, source: str) ->
         raise AnswerRejected(f"{source} is approved_with_edit without an edited_input object")
     message = answer.get("message") or ""
     decided_by = answer.get("decided_by") or "webhook"
-    steps = answer.get("approve_steps") is True and request.tool == "propose_plan"
+    steps = answer.get("approve_steps") is True and request.is_plan
     return Decision(
         kind=verdict,
         fingerprint=request.fingerprint,

@@ -9,6 +9,7 @@ destructive; anything else changes something.
 
 from __future__ import annotations
 
+from agent.safety.shell.abbreviations import iproute2_object, iproute2_verb
 from agent.safety.shell.endpoints import endpoint_problem
 from agent.safety.shell.options import Grammar, Parsed, grammar, word_set
 from agent.safety.shell.outcomes import (
@@ -185,15 +186,23 @@ def _chronyc(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _bridge(name: str, args: list[str]) -> list[Outcome]:
-    """iproute2's `bridge OBJECT [ACTION]`: like `ip`, only its show/list actions read."""
+    """iproute2's `bridge OBJECT [ACTION]`: like `ip`, both words expanded by bridge's own
+    tables (`bridge m` is `mdb`), and only its show/list/get actions read."""
     parsed, found = judge_options(name, args, BRIDGE)
     if found:
         return found
     words = parsed.positionals
-    action = words[1] if len(words) > 1 else "show"
-    if (words and action in ("show", "list", "lst", "ls", "sh")) or words[:1] == ["monitor"]:
-        return read_only(f"'bridge {words[0]} {action}' only reads")
-    return mutating(f"'bridge {' '.join(words[:2])}' changes bridges")
+    if any(isinstance(word, RuntimeText) for word in words[:2]):
+        return mutating("'bridge' object or action only known at run time")
+    obj = iproute2_object("bridge", words[0]) if words else None
+    if obj == "monitor":
+        return read_only("'bridge monitor' only reads")
+    verb = iproute2_verb("bridge", obj, words[1] if len(words) > 1 else "show") if obj else None
+    shown = [obj or (words[0] if words else ""), verb or (words[1] if len(words) > 1 else "")]
+    label = " ".join(["bridge", *filter(None, shown)])
+    if verb in ("show", "list", "lst", "get", "help"):
+        return read_only(f"'{label}' only reads")
+    return mutating(f"'{label}' changes bridges")
 
 
 def _endpoints(parsed: Parsed, *options: str) -> list[Outcome]:

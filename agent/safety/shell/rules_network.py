@@ -6,6 +6,7 @@ read-only; anything that sets, adds, deletes or flushes changes how the host tal
 
 from __future__ import annotations
 
+from agent.safety.shell.abbreviations import iproute2_object, iproute2_verb, nmcli_path
 from agent.safety.shell.options import grammar, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -21,7 +22,12 @@ from agent.safety.shell.outcomes import (
 )
 from agent.safety.shell.shell_words import RuntimeText
 
-IP_READ_ACTIONS = frozenset({"show", "list", "lst", "ls", "sh", "get", "help", "showdump"})
+# ip's verbs (full names, as abbreviations.ip_verb expands them) that only read.
+IP_READ_ACTIONS = frozenset({"show", "list", "lst", "get", "help", "showdump"})
+IP_READ_PAIRS = frozenset({("netns", "identify"), ("netns", "pids"), ("netns", "list-id"),
+                           ("vrf", "identify"), ("vrf", "pids")})  # fmt: skip
+# Words after the object that ip's list commands read as a filter (`ip addr dev eth0`).
+IP_LIST_FILTERS = frozenset({"dev", "to", "from", "table", "scope", "up"})
 # ip accepts any prefix of its global options (`-d`, `-det`, `-details`); `-b` is -batch.
 IP_OPTIONS: dict[str, str] = {}
 for _word, _kind in (
@@ -68,25 +74,14 @@ NMCLI = grammar(
     stop_at_positional=True,
 )
 NMCLI_SHOW = grammar("--active --order= --show-secrets -s -a")
-# Objects and verbs in nmcli's own order (it takes the first a word is a prefix of).
-NMCLI_OBJECTS: dict[str, tuple[str, ...]] = {
-    "general": ("status", "hostname", "permissions", "logging", "reload"),
-    "networking": ("", "on", "off", "connectivity"),
-    "radio": ("", "all", "wifi", "wwan"),
-    "connection": ("show", "up", "down", "add", "edit", "delete", "monitor", "reload", "load",
-                   "modify", "clone", "import", "export", "migrate"),
-    "device": ("status", "show", "set", "up", "connect", "reapply", "modify", "down",
-               "disconnect", "delete", "monitor", "wifi", "lldp", "checkpoint"),
-    "agent": ("secret", "polkit", "all"),
-    "monitor": ("",),
-}  # fmt: skip
 NMCLI_DESTRUCTIVE = frozenset({"down", "delete", "disconnect", "off"})
+# Verb paths (nmcli's full names, see abbreviations.nmcli_path) that only read.
 NMCLI_READ = frozenset(
-    {("general", "status"), ("general", "hostname"), ("general", "permissions"),
-     ("general", "logging"), ("networking", ""), ("networking", "connectivity"), ("radio", ""),
+    {("", ), ("general", "status"), ("general", "hostname"), ("general", "permissions"),
+     ("general", "logging"), ("networking", ""), ("networking", "connectivity"),
      ("radio", "all"), ("radio", "wifi"), ("radio", "wwan"), ("connection", "show"),
-     ("connection", "monitor"), ("device", "status"), ("device", "show"), ("device", "monitor"),
-     ("device", "lldp"), ("monitor", "")}
+     ("connection", "monitor"), ("device", "status"), ("device", "show"),
+     ("device", "monitor"), ("device", "lldp", "list"), ("monitor",)}
 )  # fmt: skip
 NMCLI_NO_ARGS = frozenset({"hostname", "logging", "all", "wifi", "wwan"})
 NFT = grammar(
@@ -157,27 +152,31 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
         return mutating("'ip' without an object")
     if any(isinstance(word, RuntimeText) for word in rest[:2]):
         return mutating("'ip' object or action only known at run time")
-    obj = rest[0]
-    action = rest[1] if len(rest) > 1 else "show"
-    if action.startswith("-") or action in ("dev", "to", "from", "table", "scope", "up"):
-        action = "show"
-    label = f"ip {obj} {action}"
-    if action in IP_READ_ACTIONS or obj in ("monitor", "mon"):
+    obj = iproute2_object("ip", rest[0])
+    if obj is None:
+        return mutating(f"'ip {rest[0]}' is not an object ip is known to read")
+    if obj == "monitor":
+        return read_only("'ip monitor' only reads")
+    word = rest[1] if len(rest) > 1 else "show"
+    if word.startswith("-") or word in IP_LIST_FILTERS:
+        word = "show"
+    verb = iproute2_verb("ip", obj, word)
+    label = f"ip {obj} {word if verb is None else verb}"
+    if verb in IP_READ_ACTIONS or (obj, verb) in IP_READ_PAIRS:
         return read_only(f"'{label}' only reads")
-    if obj == "netns" and action in ("identify", "pids"):
-        return read_only(f"'{label}' only reads")
-    if action in ("del", "delete", "flush"):
+    if verb in ("delete", "flush"):
         return destructive(f"'{label}' removes addresses, routes or links")
-    if obj in ("link", "l") and action == "set" and "down" in rest:
+    if obj == "link" and verb in ("set", "change") and "down" in rest:
         return destructive("'ip link set … down' takes an interface down")
     return mutating(f"'{label}' changes the network configuration")
 
 
 def _is_netns_exec(words: list[str]) -> bool:
-    """`netns` answers to `net`, `netn`; its `exec` to any prefix (`e`, `ex`)."""
+    """`ip net e NS cmd` is `ip netns exec`: both words expand by ip's own tables."""
     if len(words) < 2 or isinstance(words[0], RuntimeText) or isinstance(words[1], RuntimeText):
         return len(words) >= 2
-    return words[0] in ("net", "netn", "netns") and bool(words[1]) and "exec".startswith(words[1])
+    obj = iproute2_object("ip", words[0])
+    return obj == "netns" and iproute2_verb("ip", obj, words[1]) == "exec"
 
 
 def _ifconfig(name: str, args: list[str]) -> list[Outcome]:
@@ -214,35 +213,24 @@ def _rdma(name: str, args: list[str]) -> list[Outcome]:
 
 
 def _nmcli(name: str, args: list[str]) -> list[Outcome]:
-    """nmcli takes the first object and verb, in its own table's order, that a word is a
-    prefix of (`nmcli c d` is `connection down`); only allow-listed verbs read."""
+    """nmcli runs the first entry of its own table, in order, that a word is a prefix of
+    (`nmcli c m` is `connection modify`); only allow-listed verb paths read."""
     parsed, found = judge_options(name, args, NMCLI)
     if found:
         return found
     words = parsed.rest
-    if any(isinstance(w, RuntimeText) for w in words[:2]):
+    if any(isinstance(w, RuntimeText) for w in words):
         return mutating("'nmcli' object or verb only known at run time")
-    if not words:
-        return read_only("'nmcli' alone prints the status")
-    obj = _first_match(words[0], NMCLI_OBJECTS)
-    if obj is None:
-        return mutating(f"'nmcli {words[0]}' is not an object nmcli is known to read")
-    verbs = NMCLI_OBJECTS[obj]
-    verb = _first_match(words[1], verbs) if len(words) > 1 else verbs[0] if verbs else ""
-    label = f"nmcli {obj} {words[1] if verb is None else verb}".strip()
-    tail = words[2:]
-    if verb is None:
+    path, tail, known = nmcli_path(words)
+    label = " ".join(["nmcli", *path]).strip()
+    if not known:
         return mutating(f"'{label}' is not a verb nmcli is known to read")
-    if verb in NMCLI_DESTRUCTIVE or (obj in ("radio", "networking") and "off" in [verb, *tail]):
+    if path[-1] in NMCLI_DESTRUCTIVE or (path[0] in ("radio", "networking") and "off" in tail):
         return destructive(f"'{label}' takes a connection, device or radio down or deletes it")
-    if (obj, verb) not in NMCLI_READ or (verb in NMCLI_NO_ARGS and tail):
+    if path not in NMCLI_READ or (path[-1] in NMCLI_NO_ARGS and tail):
         return mutating(f"'{label}' changes network connections")
     _, found = judge_options(name, tail, NMCLI_SHOW)
     return found or read_only(f"'{label}' only reads")
-
-
-def _first_match(word: str, names: tuple[str, ...]) -> str | None:
-    return next((n for n in names if word and n.startswith(word)), None)
 
 
 def _netplan(name: str, args: list[str]) -> list[Outcome]:

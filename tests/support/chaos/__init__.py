@@ -1,3 +1,2 @@
-"""Chaos sessions on the simulator: the chaos model (agent/replay/chaos/) plays drawn stories in
-lanes of their own clusters, and the invariants that must hold after each, whatever the model
-did (tests/integration/test_chaos_sessions.py, bench/chaos.py)."""
+"""Driving chaos sessions from hypothesis in the tests: the lanes, the invariants and the model
+itself are product (agent/replay/chaos/), shared with bench/chaos.py."""

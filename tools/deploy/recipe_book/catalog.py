@@ -1,5 +1,6 @@
 """The recipes Scout can see: its bundled library, and folders the operator names (a folder of
-recipe files, or a clone of spark-vllm-docker, whose recipes live under `recipes/`), each file
+recipe files, a clone of spark-vllm-docker, whose recipes live under `recipes/`, or a sparkrun
+registry, whose `.sparkrun/registry.yaml` names its recipe folders), each file
 read or refused with its one-line reason, and the warnings about what Scout cannot provide."""
 
 from __future__ import annotations
@@ -8,7 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.deploy.recipe_book.community_mods import RUNNER_SCRIPT
-from tools.deploy.recipe_book.load import RecipeError, bundled_recipes, read_recipe_file
+from tools.deploy.recipe_book.load import (
+    RecipeError,
+    RecipeNotServed,
+    bundled_recipes,
+    read_recipe_file,
+)
+from tools.deploy.recipe_book.runner_declaration import MANIFEST, registries
 from tools.deploy.recipe_book.schema import Recipe
 
 SUFFIXES = (".yaml", ".yml")
@@ -16,12 +23,14 @@ SUFFIXES = (".yaml", ".yml")
 
 @dataclass
 class Entry:
-    """One file: its recipe, or why it does not read; warnings never stop it."""
+    """One file: its recipe, or why it does not read, or (`skipped`) why a file that reads
+    gives no plan; warnings never stop it."""
 
     path: str
     recipe: Recipe | None = None
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    skipped: str | None = None
 
 
 def recipe_paths(target: Path) -> list[Path]:
@@ -31,12 +40,18 @@ def recipe_paths(target: Path) -> list[Path]:
         return [target]
     if (target / RUNNER_SCRIPT).is_file() and (target / "recipes").is_dir():
         target = target / "recipes"
-    return sorted(p for p in target.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+    folders = [target]
+    if (target / MANIFEST).is_file():  # a sparkrun registry: the recipe folders it declares
+        folders = [r.recipes for r in registries(target) if r.recipes.is_dir()] or folders
+    found = {p for f in folders for p in f.rglob("*") if p.suffix in SUFFIXES and p.is_file()}
+    return sorted(found)
 
 
 def read_entry(path: Path) -> Entry:
     try:
         recipe = read_recipe_file(path)
+    except RecipeNotServed as exc:
+        return Entry(str(path), error=str(exc), skipped=str(exc))
     except RecipeError as exc:
         return Entry(str(path), error=str(exc))
     warnings = list(recipe.not_applied)
@@ -46,6 +61,9 @@ def read_entry(path: Path) -> Entry:
             f"image {recipe.image.ref if recipe.image else '?'} is built, never pulled "
             f"(`{recipe.build}` in a spark-vllm-docker checkout), unless a node has it"
         )
+    if recipe.runner is not None:
+        warnings.append(f"read as {recipe.runner} runs it: {recipe.runner_said}")
+    warnings += recipe.runner_differences
     return Entry(str(path), recipe, warnings=warnings)
 
 

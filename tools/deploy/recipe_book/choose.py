@@ -13,8 +13,11 @@ from fnmatch import fnmatchcase
 from tools.deploy.recipe_book.community import PLANNED
 from tools.deploy.recipe_book.engines import engine_book, launch_data
 from tools.deploy.recipe_book.load import bundled_recipes
+from tools.deploy.recipe_book.runner_choice import RUNNERS
+from tools.deploy.recipe_book.runner_declaration import SPARKRUN
 from tools.deploy.recipe_book.runner_template import TemplateError, fill, read_command, words
 from tools.deploy.recipe_book.schema import BadImage, Recipe
+from tools.deploy.recipe_book.sparkrun_template import fill_lenient
 from tools.deploy.recipe_book.versions import split_by_version
 
 ENGINES = {"vllm-ray": "vllm", "vllm-multinode": "vllm", "sglang": "sglang"}
@@ -125,8 +128,9 @@ def apply_recipe(
 def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRecipe) -> None:
     """A community recipe as its runner fills it (runner_template.py): the command's flags
     less those Scout sets and those naming a file Scout cannot provide, the env verbatim."""
+    render = fill_lenient if recipe.runner == SPARKRUN else fill
     try:
-        serve = read_command(words(fill(recipe.command or "", params)))
+        serve = read_command(words(render(recipe.command or "", params)))
     except TemplateError as exc:
         applied.problems.append(str(exc))
         return
@@ -140,6 +144,9 @@ def _apply_command(recipe: Recipe, params: dict[str, object], applied: AppliedRe
             continue
         applied.flags.append(shlex.join(group))
     applied.env = {var.name: var.value for var in recipe.env}
+    if recipe.runner is not None:
+        applied.notes.append(f"run as {RUNNERS[recipe.runner]} runs it ({recipe.runner_said})")
+        applied.notes += recipe.runner_differences
     if dropped:
         applied.notes.append("flags left out: " + "; ".join(dropped))
     _say_not_applied(recipe, applied)

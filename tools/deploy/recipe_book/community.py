@@ -18,6 +18,7 @@ and said.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,11 +71,6 @@ PLAN_KEYS = (
 )
 
 
-def is_community(data: dict[str, Any]) -> bool:
-    """The community format has a `command`; Scout's has `flags`."""
-    return "command" in data
-
-
 def read_community(data: dict[str, Any], origin: str, path: Path | None = None) -> Recipe:
     """The recipe; ValueError (one line) for what the runner would refuse. `path`: the file on
     this machine, so its repository's mods can be read."""
@@ -89,8 +85,8 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
             raise ValueError(f"`{key}` is required (a string)")
     if data.get("cluster_only") and data.get("solo_only"):
         raise ValueError("`cluster_only` and `solo_only` are both true: no layout can run it")
-    defaults = _mapping(data, "defaults")
-    env = _mapping(data, "env")
+    defaults = mapping_of(data, "defaults")
+    env = mapping_of(data, "env")
     params = {str(k): v for k, v in defaults.items() if isinstance(v, int | float | str)}
     serve, other = (read_command(words(fill(data["command"], {**p, **params}))) for p in PLAN_KEYS)
     model = serve.model or data.get("model")
@@ -99,9 +95,11 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
     source = f"community recipe {origin} ({data['name']})"
     mods = [str(m) for m in data.get("mods") or []]
     reading = read_mods(mods, path)
-    flags = [_flag(group, f"{source}: command") for group in serve.flags if group[0] not in PLANNED]
+    flags = [
+        flag_of(group, f"{source}: command") for group in serve.flags if group[0] not in PLANNED
+    ]
     missing = {
-        value: _why_missing(value, reading.mentions)
+        value: why_missing(value, reading.mentions)
         for flag in flags
         for value in flag.words()[1:]
         if WORKSPACE_FILE.match(value) and value not in {f.name for f in reading.files}
@@ -112,12 +110,12 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
         for flag in flags
         if flag.flag in reading.flags
     }
-    asked = _asked(serve.flags, other.flags)
-    planned_keys = [k for k in PLAN_KEYS[0] if _feeds_only_planned(data["command"], k, params)]
+    asked = asked_values(serve.flags, other.flags)
+    planned_keys = [k for k in PLAN_KEYS[0] if feeds_only_planned(data["command"], k, params)]
     build = _build(data)
     return Recipe.model_validate(
         {
-            "name": _slug(data["name"]),
+            "name": slug(data["name"]),
             "description": str(data.get("description") or data["name"]),
             "models": list(dict.fromkeys(m for m in (serve.model, data.get("model")) if m)),
             "engine": serve.engine,
@@ -154,7 +152,7 @@ def read_community(data: dict[str, Any], origin: str, path: Path | None = None) 
     )
 
 
-def _asked(
+def asked_values(
     one: tuple[tuple[str, ...], ...], two: tuple[tuple[str, ...], ...]
 ) -> dict[str, tuple[str, int | float | str]]:
     """Planned flags with the same single value in both fillings: the recipe's own values."""
@@ -167,12 +165,14 @@ def _asked(
     }
 
 
-def _feeds_only_planned(template: str, key: str, params: dict[str, Any]) -> bool:
+def feeds_only_planned(
+    template: str, key: str, params: dict[str, Any], render: Callable[..., str] = fill
+) -> bool:
     """Whether `{key}` fills only flags Scout sets itself (or none): then Scout's value for it
     may stand in everywhere, as the runner's CLI override would; a key the command uses for
     another flag (`--gpu-memory-utilization-gb {gpu_memory_utilization}`) keeps the recipe's."""
     mark = "scout-mark-value"
-    filled = fill(template, {**PLAN_KEYS[0], **params, key: mark})
+    filled = render(template, {**PLAN_KEYS[0], **params, key: mark})
     groups = read_command(words(filled)).flags
     return all(g[0] in PLANNED for g in groups if any(mark in w for w in g))
 
@@ -186,19 +186,19 @@ def _scalar(word: str) -> int | float | str:
     return word
 
 
-def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:
+def mapping_of(data: dict[str, Any], key: str) -> dict[str, Any]:
     value = data.get(key) or {}  # `env:` with nothing under it is YAML null, as the runner sees
     if not isinstance(value, dict):
         raise ValueError(f"`{key}` must be a mapping")
     return value
 
 
-def _flag(group: tuple[str, ...], source: str) -> Flag:
+def flag_of(group: tuple[str, ...], source: str) -> Flag:
     name, *values = group
     return Flag(flag=name, value=values[0] if values else None, more=values[1:], source=source)
 
 
-def _why_missing(name: str, mentions: dict[str, str]) -> str:
+def why_missing(name: str, mentions: dict[str, str]) -> str:
     mod = mentions.get(name)
     if mod is not None:
         return f"{name} is written by mod `{mod}`, which Scout cannot apply"
@@ -233,6 +233,6 @@ def _build_args(data: dict[str, Any], build: str | None) -> list[str]:
     return [f"build_args `{args}`: options of spark-vllm-docker's image build"]
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
     slug = "".join(c if c.isalnum() or c in "._-" else "-" for c in name.lower()).strip("-")
     return slug or "community-recipe"

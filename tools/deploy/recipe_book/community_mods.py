@@ -16,6 +16,7 @@ argument it registers with vLLM's parser).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,16 +63,27 @@ def repository_of(recipe_path: Path) -> Path | None:
     return None
 
 
-def read_mods(mods: list[str], recipe_path: Path | None) -> ModReading:
-    """Each mod classified: applied by Scout (files), or a warning naming it and why not."""
+def read_mods(
+    mods: list[str],
+    recipe_path: Path | None,
+    locate: Callable[[str], Path | None] | None = None,
+) -> ModReading:
+    """Each mod classified: applied by Scout (files), or a warning naming it and why not.
+    `locate`: another runner's way to find a mod's folder (sparkrun's registries); by default
+    the folder named by the mod in the spark-vllm-docker repository around the recipe."""
     reading = ModReading()
     root = repository_of(recipe_path) if recipe_path is not None else None
     for mod in mods:
-        folder = root / mod if root is not None else None
-        script = folder / "run.sh" if folder is not None else None
-        if script is None or not script.is_file():
+        if locate is not None:
+            folder = locate(mod)
+            where = "not next to the recipe, in its registry's mods, nor in sparkrun's "
+            where += "registries cached on this machine"
+        else:
+            folder = root / mod if root is not None else None
             where = f"not in {root}" if root is not None else "no spark-vllm-docker checkout "
             where += "" if root is not None else "around the recipe"
+        script = folder / "run.sh" if folder is not None else None
+        if folder is None or script is None or not script.is_file():
             reading.warnings.append(f"mod `{mod}`: not found ({where}); not applied by Scout")
             continue
         text = script.read_text(encoding="utf-8", errors="replace")

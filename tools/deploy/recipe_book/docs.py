@@ -16,7 +16,7 @@ HEADER = """\
 
 Generated from tools/deploy/recipe_book/bundled/ by `python -m tools.deploy.recipe_book
 --write-docs`; do not edit by hand (a test fails when this file is stale). Section numbers (§)
-are those of `shared/reference/dgx-spark.md`, which quotes the sources: NVIDIA's DGX Spark
+are those of `docs/sources.md`, which quotes the sources: NVIDIA's DGX Spark
 playbooks, vLLM's `run_cluster.sh` and multi-node docs, eugr's spark-vllm-docker, MiaAI-Lab's
 two-Spark compose recipes, SGLang's docs. "Scout" in the source column marks a choice of
 Scout's own, with the reason.

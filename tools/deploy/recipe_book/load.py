@@ -1,5 +1,5 @@
 """Reading recipe files: the bundled library, and a file an operator points Scout at (Scout's
-format, or spark-vllm-docker's community format, told apart by its `command` key)."""
+format, or a runner's: spark-vllm-docker's or sparkrun's, runner_choice.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from tools.deploy.recipe_book.community import RUNNER, is_community, read_community
+from tools.deploy.recipe_book.runner_choice import RUNNERS, is_runner_file, read_for_runner
 from tools.deploy.recipe_book.schema import Recipe
+from tools.deploy.recipe_book.sparkrun import RuntimeNotServed
 from tools.text.validation import validation_problems
 from tools.text.yaml_files import YAMLSyntaxError, load_yaml_as_pyyaml
 
@@ -19,6 +20,10 @@ NOT_RECIPES = frozenset({"engines.yaml", "practice.yaml"})
 
 class RecipeError(ValueError):
     """A recipe file that cannot be used; `str()` is one line naming the file and what is wrong."""
+
+
+class RecipeNotServed(RecipeError):
+    """A runner's recipe that reads but runs on an engine Scout does not serve."""
 
 
 def parse_recipe(text: str, origin: str, path: Path | None = None) -> Recipe:
@@ -31,13 +36,18 @@ def parse_recipe(text: str, origin: str, path: Path | None = None) -> Recipe:
     if not isinstance(data, dict):
         raise RecipeError(f"{origin}: a recipe is a YAML mapping, got {type(data).__name__}")
     try:
-        if is_community(data):  # its runner reads it with yaml.safe_load: the last value wins
-            recipe = read_community(data, origin, path)
-            said = [f"{d}: {RUNNER} keeps the last value, and so does Scout" for d in duplicates]
+        if is_runner_file(data):  # its runner reads it with yaml.safe_load: the last value wins
+            recipe = read_for_runner(data, origin, path)
+            said = [
+                f"{d}: {RUNNERS[recipe.runner or '']} keeps the last value, and so does Scout"
+                for d in duplicates
+            ]
             return recipe.model_copy(update={"not_applied": [*said, *recipe.not_applied]})
         if duplicates:  # Scout's own format: a key given twice is an error, as in settings
             raise duplicates[0]  # named with the file below
         return Recipe.model_validate({**data, "origin": origin})
+    except RuntimeNotServed as exc:
+        raise RecipeNotServed(f"{origin}: {exc}") from None
     except ValidationError as exc:
         raise RecipeError(f"{origin}: {'; '.join(validation_problems(exc))}") from None
     except ValueError as exc:

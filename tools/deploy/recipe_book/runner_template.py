@@ -64,17 +64,21 @@ class ServeCommand:
 
 
 def read_command(all_words: list[str]) -> ServeCommand:
-    """Engine, model and flag groups of `vllm serve …` or `python3 -m sglang.launch_server …`."""
+    """Engine, model and flag groups of `vllm serve …`, `python3 -m sglang.launch_server …` or
+    `sglang serve …`."""
     if len(all_words) > 1 and all_words[0].endswith("vllm") and all_words[1] == "serve":
         rest = all_words[2:]
         model = rest.pop(0) if rest and not rest[0].startswith("-") else None
         return ServeCommand("vllm", model, _groups(rest))
-    if "sglang.launch_server" in all_words:
+    if all_words[:2] == ["sglang", "serve"]:  # SGLang's own CLI: launch_server's flags
+        rest = all_words[2:]
+    elif "sglang.launch_server" in all_words:
         rest = all_words[all_words.index("sglang.launch_server") + 1 :]
-        groups = _groups(rest)
-        model = next((g[1] for g in groups if g[0] == "--model-path" and len(g) > 1), None)
-        return ServeCommand("sglang", model, groups)
-    raise TemplateError("`command` runs neither `vllm serve` nor sglang.launch_server")
+    else:
+        raise TemplateError("`command` runs neither `vllm serve` nor SGLang's server")
+    groups = _groups(rest)
+    model = next((g[1] for g in groups if g[0] == "--model-path" and len(g) > 1), None)
+    return ServeCommand("sglang", model, groups)
 
 
 def _groups(rest: list[str]) -> tuple[tuple[str, ...], ...]:

@@ -139,3 +139,8 @@ class Recipe(Strict):
     params: dict[str, int | float | str] = Field(default_factory=dict)  # for `{param}` in values
     not_applied: list[str] = Field(default_factory=list)  # parts Scout cannot apply (community)
     origin: str = "bundled"  # the file it came from
+    # the runner whose rules read the file (sparkrun or spark-vllm-docker), why, and what the
+    # other runner would do differently with it (runner_choice.py)
+    runner: str | None = None
+    runner_said: str = ""
+    runner_differences: list[str] = Field(default_factory=list)

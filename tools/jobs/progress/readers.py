@@ -18,6 +18,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from tools.jobs.progress.bench import read_nccl_tests, read_perftest
+from tools.jobs.progress.docker_build import read_docker_build
 from tools.jobs.progress.docker_pull import pulled_image, read_docker_pull
 from tools.jobs.progress.engine import read_engine
 from tools.jobs.progress.errors import first_error, may_hold_error
@@ -43,6 +44,11 @@ READERS: tuple[tuple[re.Pattern[str], re.Pattern[str], Reader], ...] = (
         re.compile(r"\bdocker\s+(?:image\s+)?pull\b"),
         re.compile(r": Pulling from |^[0-9a-f]{12}: |^Status: |^Digest: sha256", re.M),
         read_docker_pull,
+    ),
+    (
+        re.compile(r"\bdocker\s+(?:buildx\s+)?build\b|\bbuild-and-copy\.sh\b"),
+        re.compile(r"^#\d+ \[(?:[\w.-]+ )?\d+/\d+\] |^#\d+ naming to ", re.M),
+        read_docker_build,
     ),
     (re.compile(r"\brsync\b"), re.compile(r"\((?:xfr|xfer)#\d+|\bto-chk=\d"), read_rsync),
     (

@@ -2,7 +2,7 @@
 
 NCCL picks a RoCE GID by NCCL_IB_GID_INDEX; the one that works across nodes is the RoCE v2
 entry of the port's IPv4 address (one user's Sparks had it at 5 while 3 was an IPv6 link-local
-that hung, reference/dgx-spark.md §9). rdma-core's devinfo.c prints `hca_id:\tDEV` per device
+that hung, docs/sources.md §9). rdma-core's devinfo.c prints `hca_id:\tDEV` per device
 and, per port, `GID[  N]:\t\tGID, TYPE` with TYPE `RoCE v1` / `RoCE v2` on Ethernet ports; a
 RoCE v2 entry is written by inet_ntop (`::ffff:192.168.100.10`), a v1 entry in hex.
 """

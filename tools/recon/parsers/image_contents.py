@@ -4,7 +4,9 @@ The section prints `image REPO:TAG`, then what `python3 -m pip show ray vllm sgl
 a throwaway container of that image: a `Name:`/`Version:` block per installed package (blocks
 separated by `---`) and `WARNING: Package(s) not found: …` for the others
 (pip/_internal/commands/show.py), and the `NCCL version X.Y.Z` line the probe prints from
-`torch.cuda.nccl.version()` (a 4th part, NCCL's suffix, is dropped). An image whose run
+`torch.cuda.nccl.version()` (a 4th part, NCCL's suffix, is dropped), and where the probe asked
+for it the `NCCL build PATH NCCL version X.Y.Z+cudaA.B build-id HEX` line that names the binary
+(tools/deploy/node_identity.py). An image whose run
 printed none of these (no python3 in it, the daemon refused) stays unknown.
 """
 
@@ -18,6 +20,7 @@ ENGINES = ("ray", "vllm", "sglang")
 _IMAGE = re.compile(r"^image (?P<ref>\S+)$")
 _FIELD = re.compile(r"^(?P<key>Name|Version): (?P<value>\S+)\s*$")
 _NCCL = re.compile(r"^NCCL version (?P<version>\d+\.\d+\.\d+)")
+_BUILD = re.compile(r"^NCCL build \S+ NCCL version (?P<version>\S+) build-id (?P<id>[0-9a-f]+)$")
 _NOT_FOUND = re.compile(r"^WARNING: Package\(s\) not found: (?P<names>.+)$")
 
 
@@ -50,6 +53,8 @@ def parse_image_contents(text: str) -> dict[str, ImagePackages]:
         elif match := _NCCL.match(line):
             current.versions["nccl"] = match["version"]
             current.answered = True
+        elif match := _BUILD.match(line):
+            current.versions["nccl_build"] = f"{match['version']} build-id {match['id']}"
         elif _NOT_FOUND.match(line):
             current.answered = True
     return images

@@ -23,6 +23,7 @@ from typing import Any
 
 from agent.loop.events import Notice, UserMessage
 from agent.loop.transcript import read_transcript
+from agent.replay.chaos import invariants
 from agent.replay.chaos.moves import Story
 from agent.replay.chaos.planner import ChaosClient
 from agent.replay.client import ReplayClient
@@ -31,7 +32,6 @@ from agent.replay.redrive import cluster_runtime
 from agent.safety.approvers.scripted import ScriptedApprover
 from sim.cluster import SimCluster
 from sim.docs import DocsSite
-from tests.support.chaos import invariants
 
 GOAL = "Serve Qwen/Qwen3.5-122B-A10B-FP8 across spark-a and spark-b."
 AGAIN = "Go on."

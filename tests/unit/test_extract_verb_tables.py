@@ -1,0 +1,101 @@
+"""scripts/extract_verb_tables.py reads the tables as the programs lay them out: nmcli's
+NMCCommand tables joined to the function that owns or dispatches them (in order, with the
+NULL entry's verb as the default), ip's objects and the words each do_* function tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts/extract_verb_tables.py"
+NMCLI_C = """
+static void
+nmc_command_func_thing(const NMCCommand *cmd, NmCli *nmc, int argc, const char *const *argv)
+{
+    static const NMCCommand cmds[] = {
+        {"show", do_thing_show, usage, TRUE, TRUE},
+        {"sub", do_thing_sub, usage, TRUE, TRUE},
+        {"set", do_thing_set, usage, TRUE, TRUE},
+        {NULL, do_thing_show, usage, TRUE, TRUE},
+    };
+    nmc_do_cmd(nmc, cmds, *argv, argc, argv);
+}
+
+static NMCCommand sub_cmds[] = {
+    {"list", do_sub_list, NULL, TRUE, TRUE},
+    {NULL, do_sub_list, NULL, TRUE, TRUE},
+};
+
+static void
+do_thing_sub(const NMCCommand *cmd, NmCli *nmc, int argc, const char *const *argv)
+{
+    nmc_do_cmd(nmc, sub_cmds, *argv, argc, argv);
+}
+
+static void
+process_command_line(NmCli *nmc, int argc, char **argv_orig)
+{
+    static const NMCCommand nmcli_cmds[] = {
+        {"thing", nmc_command_func_thing, NULL, FALSE, FALSE},
+        {NULL, nmc_command_func_overview, usage, TRUE, TRUE},
+    };
+}
+"""
+IP_C = """
+static const struct cmd {
+	const char *cmd;
+	int (*func)(int argc, char **argv);
+} cmds[] = {
+	{ "link",	do_iplink },
+	{ "l2tp",	do_ipl2tp },
+	{ 0 }
+};
+"""
+IPLINK_C = """
+int do_iplink(int argc, char **argv)
+{
+	if (matches(*argv, "add") == 0)
+		return 1;
+	if (strcmp(*argv, "chg") == 0 || matches(*argv, "show") == 0)
+		return 2;
+	return 0;
+}
+"""
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("extract_verb_tables", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def repo(path: Path, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    run = ["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    subprocess.run([*run, "add", "."], check=True)
+    subprocess.run([*run, "commit", "-qm", "sources"], check=True)
+    return str(path / ".git")
+
+
+def test_nmcli_tables_are_joined_into_one_tree_in_nmclis_order(tmp_path: Path) -> None:
+    git_dir = repo(tmp_path, {"src/nmcli/nmcli.c": NMCLI_C})
+    tree = load_script().nmcli_tables(git_dir)
+    assert tree == {
+        "thing": {"show": {}, "sub": {"list": {}, "": "list"}, "set": {}, "": "show"},
+        "": "",
+    }
+    assert list(tree["thing"]) == ["show", "sub", "set", ""]
+
+
+def test_ip_objects_and_the_words_their_functions_test(tmp_path: Path) -> None:
+    git_dir = repo(tmp_path, {"ip/ip.c": IP_C, "ip/iplink.c": IPLINK_C})
+    objects, verbs = load_script().ip_tables(git_dir, "ip")
+    assert objects == ("link", "l2tp")
+    assert verbs == {"link": (("add", True), ("chg", False), ("show", True)), "l2tp": ()}
