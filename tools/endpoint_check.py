@@ -1,10 +1,11 @@
 """`endpoint_check`: prove a served model through an SSH port forward to the head, and measure it.
 
-Health, the model list, generations whose answers are checked, and the engine's own benchmark
-(`vllm bench serve` in its container, a concurrency sweep with several runs each) at once; the
-report is a table, a chart and JSON with a fingerprint, written beside the transcript. A passed
-check is recorded in the world model with what it measured. The benchmark runs as a job on the
-head (load, result files under the container's /tmp): a change, so the call is gated.
+Health, the model list, generations whose answers are checked, then, alone, the engine's own
+benchmark (`vllm bench serve` in its container, a concurrency sweep with several runs each, by
+the method engine_bench.py states); the report is a table, a chart and JSON with a fingerprint,
+written beside the transcript. A passed check is recorded in the world model with what it
+measured. The benchmark runs as a job on the head (load, result files under the container's
+/tmp): a change, so the call is gated.
 """
 
 from __future__ import annotations
@@ -52,11 +53,13 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     description = (
         "Prove a served model through an SSH port forward: /health, /v1/models, generations "
         "whose answers are checked (a question, a tool call where the engine has a tool "
-        "parser, a fact found in a prompt near --max-model-len), and at the same time the "
+        "parser, a fact found in a prompt near --max-model-len), then, never beside them, the "
         "engine's own benchmark (`vllm bench serve` in its container, a concurrency sweep, "
-        "several runs each; Scout's own streams, labelled, where the image has none). Reports "
-        "TTFT/TPOT/ITL percentiles, tokens/s per user and in aggregate, goodput, the "
-        "single-stream ceiling, and writes a chart and JSON with a fingerprint."
+        "several runs each, fresh prompts, warm-ups discarded; Scout's own streams, labelled, "
+        "where the image has none). mode=quick (default) pools 100 requests per level (p50, "
+        "p90), mode=full 1,000 (p99 too, far longer). Reports TTFT/TPOT/ITL percentiles of the "
+        "pooled requests, tokens/s per user and in aggregate with the run-to-run spread, "
+        "goodput, the single-stream ceiling, and writes a chart and JSON with a fingerprint."
     )
     Input = EndpointCheckInput
 

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..fakehost.latency_effects import memory_path
 from ..fakehost.procs import log_path
 from .openai_server import OpenAIServer, ServedModel
 
@@ -84,10 +85,10 @@ class Endpoints:
                     state = json.loads((host_dir / "state.json").read_text())
                 except (OSError, ValueError):
                     continue
-                if await self._sync(host, serving_records(state)):
+                if await self._sync(host, host_dir, serving_records(state)):
                     self._publish(host, host_dir)
 
-    async def _sync(self, host: str, wanted: dict[int, dict[str, Any]]) -> bool:
+    async def _sync(self, host: str, host_dir: Path, wanted: dict[int, dict[str, Any]]) -> bool:
         changed = False
         for (name, port), (key, server) in list(self._servers.items()):
             record = wanted.get(port) if name == host else None
@@ -97,8 +98,9 @@ class Endpoints:
                 changed = True
         for port, record in wanted.items():
             if (host, port) not in self._servers:
-                log = log_path(self._host_dirs[host], record["container_id"])
-                server = OpenAIServer(ServedModel.from_record(record), log)
+                memory = memory_path(host_dir, record["container_id"], record.get("pid"))
+                log = log_path(host_dir, record["container_id"])
+                server = OpenAIServer(ServedModel.from_record(record, memory), log)
                 await server.start()
                 self._servers[(host, port)] = (_key(record), server)
                 changed = True

@@ -2,7 +2,10 @@
 
 Routes as vLLM has them: `GET /health`, `GET /v1/models`, `POST /v1/completions` and
 `POST /v1/chat/completions`, streamed (SSE `data: {...}` chunks, then `data: [DONE]`) or not.
-Tokens are paced by `pacing.Pace`. Each response closes its connection (`Connection: close`).
+Tokens are paced by `pacing.Pace`, the first one as a real engine would serve it: sooner for a
+prompt in its prefix cache, later while it is cold (fakehost/latency_effects.py, with a memory
+shared with a benchmark in its container). Each response closes its connection
+(`Connection: close`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..fakehost import latency_effects as effects
 from . import answers
 from .pacing import Pace, count_tokens
 from .stall import Stall
@@ -41,9 +45,10 @@ class ServedModel:
     recall_tokens: int | None = None
     stall_after: int | None = None
     stall_concurrency: int = 2
+    memory: Path | None = None  # the engine's latency_effects memory, shared with its container
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> ServedModel:
+    def from_record(cls, record: dict[str, Any], memory: Path | None = None) -> ServedModel:
         generation = record.get("generation") or {}
         return cls(
             model=record["model"],
@@ -56,6 +61,7 @@ class ServedModel:
             recall_tokens=generation.get("recall_tokens"),
             stall_after=generation.get("stall_after"),
             stall_concurrency=int(generation.get("stall_concurrency") or 2),
+            memory=memory,
         )
 
 
@@ -74,6 +80,7 @@ class OpenAIServer:
         self.stall = Stall(served.stall_after, served.stall_concurrency, log)
         self.port = 0
         self.active_streams = 0
+        self._memory = effects.EngineMemory()
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
 
@@ -192,9 +199,12 @@ class OpenAIServer:
             await _hang(writer, bool(request.get("stream")))
         if request.get("stream") and not call:
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            await self._stream(chat, pieces, finish, meta, usage if include_usage else None, writer)
+            first = self._first_token_s(prompt, prompt_tokens)
+            usage = usage if include_usage else None
+            await self._stream(chat, pieces, first, finish, meta, usage, writer)
             return
-        text = "".join([piece async for piece in self._tokens(pieces or [""])])
+        first = self._first_token_s(prompt, prompt_tokens)
+        text = "".join([piece async for piece in self._tokens(pieces or [""], first)])
         choice: dict[str, Any] = {"index": 0, "logprobs": None, "finish_reason": finish}
         if chat:
             choice["message"] = {"role": "assistant", "content": None if call else text,
@@ -229,10 +239,18 @@ class OpenAIServer:
             )
         return answers.tool_call(prompt, tools, prompt_tokens, self.served.recall_tokens)
 
-    async def _tokens(self, pieces: list[str]) -> Any:
+    def _first_token_s(self, prompt: str, prompt_tokens: int) -> float:
+        """Seconds to the first token: a cached prompt skips its prefill, a cold engine is slow."""
+        with effects.remembered(self.served.memory, self._memory) as memory:
+            cached = memory.hit(effects.text_key(prompt), prompt_tokens)
+            cold = memory.serve()
+        share = 1 - effects.PREFILL_SHARE if cached else 1.0
+        return self.served.pace.ttft_s * share * (1 + effects.WARMUP_TTFT_EXTRA * cold)
+
+    async def _tokens(self, pieces: list[str], first_s: float) -> Any:
         self.active_streams += 1
         try:
-            await asyncio.sleep(self.served.pace.ttft_s)
+            await asyncio.sleep(first_s)
             for i, piece in enumerate(pieces):
                 if i:
                     await asyncio.sleep(self.served.pace.token_delay(self.active_streams))
@@ -246,6 +264,7 @@ class OpenAIServer:
         self,
         chat: bool,
         pieces: list[str],
+        first_s: float,
         finish: str,
         meta: dict[str, Any],
         usage: dict[str, Any] | None,
@@ -265,7 +284,7 @@ class OpenAIServer:
         if chat:
             await event([{"index": 0, "delta": {"role": "assistant", "content": ""},
                           "logprobs": None, "finish_reason": None}])  # fmt: skip
-        async for piece in self._tokens(pieces):
+        async for piece in self._tokens(pieces, first_s):
             body = {"delta": {"content": piece}} if chat else {"text": piece}
             await event([{"index": 0, **body, "logprobs": None, "finish_reason": None}])
         last = {"delta": {}} if chat else {"text": ""}

@@ -8,13 +8,22 @@ tests/fixtures/bench/vllm_bench_serve_0.20.0_qwen3_8b_c1.json).
 Latencies are paced, not measured over HTTP: from the serving container's record (its scenario's
 single-stream rate and time to first token) and how two Sparks share decode among concurrent
 requests in published runs (inference-atlas PR #112, FP8 TP=2: ~30 tok/s single stream, TTFT p50
-~0.48 s, ~140 tok/s aggregate at 16 concurrent: aggregate ∝ N^0.556, pace.stream_rate), the same
-rates the container's HTTP endpoint streams at (sim/engine/pacing.py).
+~0.48 s, ~140 tok/s aggregate at 16 concurrent: aggregate ∝ N^0.556, pace.stream_rate), with
+what a real engine adds (latency_effects.py): prompts it served before come from its
+prefix cache, its first requests are slow, arrivals stretch the decodes they join, runs differ.
+The engine's memory of all that is shared with its HTTP server and kept between runs.
+
+As the real tool does (vllm/benchmarks/serve.py), every run first sends the dataset's first
+prompt once (the initial test run) and again `--num-warmups` times, unmeasured; the random
+dataset's prompt i is the same for the same `--seed` and `--random-input-len` whatever
+`--num-prompts` is; without `--ignore-eos` a request may stop before `--random-output-len`
+(how often is an assumption); `--save-detailed` keeps the per-request lists.
 A run takes its simulated duration divided by the scenario's time_scale.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import random
@@ -23,14 +32,15 @@ import sys
 import time
 from typing import Any
 
+from . import latency_effects as effects
 from .container import Container
 from .container_files import container_path
-from .pace import stream_rate, time_scale
+from .pace import time_scale
 from .serve_spec import options
 from .state import read_state
 
-TTFT_GROWTH = 0.25  # TTFT ∝ N^0.25 under load: an assumption, the published run gives N=1 only
-JITTER = 0.04
+EARLY_EOS_SHARE = 0.3  # without --ignore-eos, the share of requests that stop early (assumption)
+DETAILED = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors")
 METRICS = ("ttft", "tpot", "itl", "e2el")
 TITLES = {
     "ttft": ("Time to First Token", "TTFT"),
@@ -68,13 +78,26 @@ def run_bench(args: list[str], ctr: Container) -> int:
     c = int(o.get("--max-concurrency", "1"))
     n = int(o.get("--num-prompts", "1000"))
     isl, osl = int(o.get("--random-input-len", "1024")), int(o.get("--random-output-len", "128"))
-    rng = random.Random(int(o.get("--seed", "0")))
-    requests = [_request(record, c, osl, rng) for _ in range(n)]
-    duration = sum(max(r["e2el"] for r in requests[i : i + c]) for i in range(0, n, c)) / 1000
+    seed = int(o.get("--seed", "0"))
+    warmups = int(o.get("--num-warmups", "0"))
+    path = effects.memory_path(ctr.host_dir, record["container_id"], record.get("pid"))
+    with effects.remembered(path) as memory:
+        memory.runs += 1
+        rng = random.Random(f"{seed}:{memory.runs}")
+        lengths = [osl if "--ignore-eos" in o or rng.random() >= EARLY_EOS_SHARE
+                   else rng.randint(1, osl) for _ in range(n)]  # fmt: skip
+        for _ in range(1 + warmups):  # the initial test run and the warm-ups: prompt 0
+            memory.serve()
+            memory.hit(_prompt_key(seed, 0, isl), isl)
+        served = [(memory.hit(_prompt_key(seed, i, isl), isl), memory.serve()) for i in range(n)]
+    requests = _requests(record, c, isl, lengths, served, rng)
+    duration, starts = _schedule(requests, c)
     time.sleep(min(duration / time_scale(state), 30.0))
     percentiles = [float(p) for p in o.get("--metric-percentiles", "99").split(",")]
     targets = _goodput(args)
-    result = _result(o, record, requests, duration, c, isl, osl, percentiles, targets)
+    result = _result(o, record, requests, duration, c, isl, percentiles, targets)
+    if "--save-detailed" in o:
+        result |= _detailed(requests, starts, isl)
     _print(result, percentiles, bool(targets))
     if "--save-result" in o:
         folder = o.get("--result-dir", ".")
@@ -91,16 +114,63 @@ def _serving(state: dict[str, Any], port: int) -> dict[str, Any] | None:
     for c in state["docker"]["containers"].values():
         record = c.get("serve") or {}
         if c["state"] == "running" and record.get("role") == "api" and record["port"] == port:
-            return record
+            return {**record, "container_id": c["id"]}
     return None
 
 
-def _request(record: dict[str, Any], c: int, osl: int, rng: random.Random) -> dict[str, Any]:
-    step = 1000 / stream_rate(float(record["tok_s"]), c)
-    ttft = float(record["ttft_s"]) * 1000 * c**TTFT_GROWTH * (1 + rng.gauss(0, JITTER))
-    itls = [step * (1 + abs(rng.gauss(0, JITTER))) for _ in range(osl - 1)]
-    tpot = sum(itls) / len(itls) if itls else 0.0
-    return {"ttft": ttft, "itls": itls, "tpot": tpot, "e2el": ttft + sum(itls)}
+def _prompt_key(seed: int, index: int, input_len: int) -> str:
+    """The random dataset's prompt `index` for this seed and length: the same in every run."""
+    return f"random:{input_len}:{seed}:{index}"
+
+
+def _requests(
+    record: dict[str, Any],
+    c: int,
+    isl: int,
+    lengths: list[int],
+    served: list[tuple[bool, float]],
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """Each request's timing: whether its prompt was cached, how cold the engine was, this run's
+    factor, and the prefills of the c − 1 requests that start while it decodes."""
+    ttft_s, tok_s = float(record["ttft_s"]), float(record["tok_s"])
+    factor = effects.run_factor(rng)
+    prefills = [0.0 if cached else effects.prefill_ms(ttft_s, isl) for cached, _ in served]
+    requests = []
+    for i, ((cached, cold), osl) in enumerate(zip(served, lengths, strict=True)):
+        timing = effects.request_timing(
+            ttft_s=ttft_s, tok_s=tok_s, concurrency=c, input_len=isl, output_len=osl,
+            cached=cached, cold=cold, run_factor=factor,
+            arrivals_prefill_ms=prefills[i + 1 : i + c], rng=rng,
+        )  # fmt: skip
+        tpot = sum(timing.itls) / len(timing.itls) if timing.itls else 0.0
+        requests.append({"ttft": timing.ttft, "itls": timing.itls, "tpot": tpot,
+                         "e2el": timing.e2el, "osl": osl})  # fmt: skip
+    return requests
+
+
+def _schedule(requests: list[dict[str, Any]], c: int) -> tuple[float, list[float]]:
+    """`--max-concurrency c`: each request starts when one of c slots frees (seconds)."""
+    free = [0.0] * max(c, 1)
+    starts = []
+    for r in requests:
+        start = heapq.heappop(free)
+        starts.append(start)
+        heapq.heappush(free, start + r["e2el"] / 1000)
+    return max(free), starts
+
+
+def _detailed(requests: list[dict[str, Any]], starts: list[float], isl: int) -> dict[str, Any]:
+    """`--save-detailed`: the per-request lists, in seconds, as vLLM writes them."""
+    return {
+        "input_lens": [isl] * len(requests),
+        "output_lens": [r["osl"] for r in requests],
+        "ttfts": [r["ttft"] / 1000 for r in requests],
+        "itls": [[x / 1000 for x in r["itls"]] for r in requests],
+        "latencies": [r["e2el"] / 1000 for r in requests],
+        "start_times": starts,
+        "errors": [""] * len(requests),
+    }
 
 
 def _goodput(args: list[str]) -> dict[str, float]:
@@ -131,11 +201,12 @@ def _result(
     duration: float,
     c: int,
     isl: int,
-    osl: int,
     percentiles: list[float],
     targets: dict[str, float],
 ) -> dict[str, Any]:
     n = len(requests)
+    output = sum(r["osl"] for r in requests)
+    min_tpot = min((r["tpot"] for r in requests if r["tpot"]), default=1e9)
     good = sum(all(r[k] <= v for k, v in targets.items()) for r in requests)
     result: dict[str, Any] = {
         "date": time.strftime("%Y%m%d-%H%M%S"),
@@ -152,12 +223,12 @@ def _result(
         "completed": n,
         "failed": 0,
         "total_input_tokens": n * isl,
-        "total_output_tokens": n * osl,
+        "total_output_tokens": output,
         "request_throughput": n / duration,
         "request_goodput": good / duration if targets else None,
-        "output_throughput": n * osl / duration,
-        "total_token_throughput": n * (isl + osl) / duration,
-        "max_output_tokens_per_s": float(math.ceil(c * 1000 / requests[0]["tpot"])),
+        "output_throughput": output / duration,
+        "total_token_throughput": (n * isl + output) / duration,
+        "max_output_tokens_per_s": float(math.ceil(c * 1000 / min_tpot)),
         "max_concurrent_requests": c,
         "rtfx": 0.0,
     }

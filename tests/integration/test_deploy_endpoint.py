@@ -110,7 +110,7 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
     headline, source = result.text.splitlines()[:2]
     assert headline.startswith(
         f"health ok · model {MODEL} · answer checked · tool call: round-trip ok · "
-        "needle found at ~3,481 tokens · single stream "
+        "needle found at ~3,481 tokens · quick sweep: single stream "
     )
     assert headline.endswith(" tok/s aggregate") and " · 3 streams " in headline
     assert source.startswith(

@@ -14,6 +14,7 @@ import pytest
 
 from agent.world.model import WorldModel
 from sim.cluster import SimCluster
+from sim.fakehost.bench_serve import DETAILED
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
 from tools.deploy.engine_bench import BENCH_JOB
@@ -97,10 +98,11 @@ def session_state() -> SessionState:
     return state
 
 
-async def check(pool: SSHPool, tmp_path: Path) -> tuple[ToolResult, WorldModel]:
+async def check(pool: SSHPool, tmp_path: Path, **sweep: object) -> tuple[ToolResult, WorldModel]:
     world = WorldModel()
     ctx = ToolContext(spill_dir=tmp_path / "t" / "spill", world=world)
-    params = EndpointCheckInput(host="spark-a", model=MODEL, concurrency=[1, 4], runs=2)
+    asked = {"concurrency": [1, 4], "runs": 2} | sweep
+    params = EndpointCheckInput(host="spark-a", model=MODEL, **asked)
     return await EndpointCheckTool(session_state(), pool).run(params, ctx), world
 
 
@@ -127,19 +129,24 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
     printed = report["fingerprint"]
     assert printed["container"] == "node-1" and printed["serve_command"] == SERVE
     assert len(printed["benchmark_commands"]) == 4
-    assert "--max-concurrency 4 --seed 2" in printed["benchmark_commands"][-1]
+    seeds = {c.split("--seed ")[1].split()[0] for c in printed["benchmark_commands"]}
+    assert len(seeds) == 4  # no run reuses another's prompts
+    assert all("--ignore-eos" in c and "--num-warmups" in c for c in printed["benchmark_commands"])
+    assert all(r["requests"] == 100 and r["ttft_ms"]["p99"] is None for r in report["rows"])
+    assert report["method"].startswith("quick, 100 measured requests per level over 2 runs")
     saved = json.loads(Path(result.data["files"]["json"]).read_text())
     assert saved["rows"] == report["rows"]
     assert Path(result.data["files"]["chart"]).parent == tmp_path / "t"
     assert world.endpoints["spark-a:8000"].concurrency == 4
     # the sim's result file has the real one's fields (tests/fixtures/bench/, vLLM 0.20.0), the
-    # percentiles asked for instead of the ones asked there, and nothing else
+    # percentiles asked for instead of the ones asked there, the per-request lists
+    # --save-detailed keeps (vllm/benchmarks/serve.py), and nothing else
     written = await recent.run("spark-a", "docker exec node-1 cat /tmp/scout-bench/c4-r2.json")
     sim = set(json.loads(written.stdout))
     real = set(json.loads(REAL.read_text()))
     asked = re.compile(r"(mean|median|std|p\d+)_(ttft|tpot|itl|e2el)_ms")
     assert {k for k in real if not k.startswith("p95_")} <= sim
-    assert all(k in real or asked.fullmatch(k) for k in sim), sim - real
+    assert all(k in real or asked.fullmatch(k) or k in DETAILED for k in sim), sim - real
     log = await job_log(recent, "spark-a", BENCH_JOB, lines=400, max_bytes=100_000, grep=None)
     assert log is not None  # the job's log holds every run's summary, as the real tool prints it
     assert log[1].count("============ Serving Benchmark Result ============") == 4
@@ -149,7 +156,8 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
 
 @pytest.mark.slow
 async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_path) -> None:
-    result, _ = await check(old, tmp_path)
+    # HTTP streams take real time: one level, short outputs
+    result, _ = await check(old, tmp_path, concurrency=[4], input_len=256, output_len=8)
     assert not result.is_error, result.text
     report = result.data["report"]
     assert report["source"] == (
@@ -157,5 +165,11 @@ async def test_an_image_without_the_benchmark_falls_back_and_says_so(old, tmp_pa
         "vllm: error: argument subparser: invalid choice: 'bench' (choose from 'chat', "
         "'complete', 'serve')"
     )
-    assert [r["runs"] for r in report["rows"]] == [1, 1] and report["goodput_targets_ms"] == {}
+    assert report["goodput_targets_ms"] == {}
+    (row,) = report["rows"]
+    assert (row["runs"], row["requests"]) == (2, 100) and row["ttft_ms"]["p99"] is None
+    # every stream its own prompt: none comes from the engine's prefix cache, whose answer would
+    # take a tenth of the engine's 0.48 s (one identical prompt to every stream did)
+    assert row["ttft_ms"]["p50"] > 0.9 * 480, row["ttft_ms"]
     assert "proof: Scout's own streams, not the engine's benchmark" in result.text
+    assert "each its own prompt" in report["method"]

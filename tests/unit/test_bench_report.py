@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.deploy.bench_report import Report, render_table, summarise, to_json
+from tools.deploy.bench_report import Report, render_table, summarise
 from tools.deploy.engine_bench import parse_results
 from tools.deploy.physics import Ceiling, ceiling
 
@@ -16,29 +16,45 @@ REAL = json.loads((FIXTURE / "vllm_bench_serve_0.20.0_qwen3_8b_c1.json").read_te
 SPARKS = "Qwen/Qwen3.5-122B-A10B-FP8"
 
 
-def test_a_real_result_file_becomes_a_row_with_what_it_holds_and_no_more() -> None:
-    (row,) = summarise([REAL])
-    assert (row.concurrency, row.runs) == (1, 1)
-    assert row.ttft_ms == {"p50": pytest.approx(20.0765, abs=1e-3), "p90": None,
-                           "p99": pytest.approx(20.1511, abs=1e-3)}  # fmt: skip
-    assert row.itl_ms["p99"] == pytest.approx(11.6300, abs=1e-3)
-    assert row.tpot_ms == {"p50": None, "p90": None, "p99": None}  # it saved no TPOT
-    assert row.tok_s_per_user is None and row.goodput_req_s is None
-    assert row.tok_s_aggregate == pytest.approx(84.619, abs=1e-3)
+def test_a_real_result_file_without_per_request_lists_gives_throughput_not_percentiles() -> None:
+    (row,) = summarise([REAL])  # 4 requests, saved without --save-detailed
+    assert (row.concurrency, row.runs, row.requests) == (1, 1, 4)
+    assert row.ttft_ms == {"p50": None, "p90": None, "p99": None}  # no percentile of 4
+    assert row.tpot_ms == {"p50": None, "p90": None, "p99": None}
+    assert row.tok_s_per_user is None and row.goodput_req_s is None  # it saved no TPOT
+    assert row.tok_s_aggregate == pytest.approx(64 / 0.75633, abs=1e-2)
     assert row.req_s == pytest.approx(5.2887, abs=1e-3)
     table = render_table(Report("vllm bench serve", [row], {}, "no GPU", None))
-    assert table.splitlines()[2].split()[:3] == ["1", "20/–/20", "–/–/–"]
+    assert table.splitlines()[2].split()[:4] == ["1", "4", "–/–/–", "–/–/–"]
 
 
-def test_runs_are_summed_up_by_their_median_and_their_spread() -> None:
-    runs = [{**REAL, "output_throughput": v, "seed": i} for i, v in enumerate((80.0, 100.0, 90.0))]
-    other = {**REAL, "max_concurrency": 4, "output_throughput": 200.0}
-    rows = summarise([*runs, other])
-    assert [(r.concurrency, r.runs) for r in rows] == [(1, 3), (4, 1)]
-    assert rows[0].tok_s_aggregate == 90.0 and rows[0].spread_pct == pytest.approx(100 * 20 / 90)
-    data = to_json(Report("vllm bench serve", rows, {"ttft": 2000.0}, "no GPU", None))
-    assert data["rows"][1]["tok_s_aggregate"] == 200.0
-    assert data["ceiling"] == {"unstated": "no GPU"}
+def detailed(ttfts_ms: list[float], tpot_ms: float, c: int = 1, tokens: int = 8) -> dict:
+    """A --save-detailed result: each request `tokens` long, its gaps all `tpot_ms`."""
+    gaps = [tpot_ms / 1000] * (tokens - 1)
+    ends = [t / 1000 + sum(gaps) for t in ttfts_ms]
+    duration = sum(ends) / c
+    return {**REAL, "max_concurrency": c, "completed": len(ttfts_ms), "duration": duration,
+            "total_output_tokens": tokens * len(ttfts_ms),
+            "output_throughput": tokens * len(ttfts_ms) / duration,
+            "ttfts": [t / 1000 for t in ttfts_ms], "itls": [gaps] * len(ttfts_ms),
+            "output_lens": [tokens] * len(ttfts_ms), "latencies": ends,
+            "errors": [""] * len(ttfts_ms)}  # fmt: skip
+
+
+def test_runs_are_pooled_their_cached_first_request_left_out_and_their_spread_kept() -> None:
+    # two runs of 51: the first of each served from the cache (10 ms), the rest 400..449 ms
+    runs = [detailed([10.0, *(400.0 + i + 50 * k for i in range(50))], 40.0) for k in (0, 1)]
+    (row,) = summarise(runs, {"ttft": 425.0, "tpot": 100.0})
+    assert (row.runs, row.requests, row.left_out) == (2, 100, 2)
+    pooled = sorted(400.0 + i for i in range(100))
+    assert row.ttft_ms["p50"] == pytest.approx((pooled[49] + pooled[50]) / 2)
+    assert row.ttft_ms["p90"] is not None and row.ttft_ms["p99"] is None  # 1 beyond: not 10
+    assert row.tok_s_per_user == pytest.approx(25.0)
+    assert row.ttft_run_ms == pytest.approx((424.5 + 474.5) / 2)
+    assert row.ttft_ci_ms == pytest.approx(12.706 * 50 / 2**0.5 / 2**0.5, rel=1e-3)
+    assert row.goodput_req_s == pytest.approx(0.26 * row.req_s)  # 400..425 ms meet TTFT ≤ 425
+    table = render_table(Report("vllm bench serve", [row], {}, "no GPU", None, method="quick"))
+    assert "method: quick" in table and "c=1 450 ± 318 ms" in table
 
 
 def test_result_files_read_back_together_are_split_apart() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shlex
 
+import pytest
+
 from tools.deploy.engine_bench import Sweep, bench_command, sweep_commands
 from tools.deploy.fingerprint import Served
 from tools.deploy.proof import fitted
@@ -29,7 +31,9 @@ def test_one_run_saves_its_result_with_the_asked_percentiles_and_goodput() -> No
     said = options(command)
     assert said["--save-result"] == [] and said["--result-filename"] == ["c4-r2.json"]
     assert said["--dataset-name"] == ["random"] and said["--max-concurrency"] == ["4"]
-    assert said["--num-prompts"] == ["16"] and said["--seed"] == ["2"]
+    assert said["--num-prompts"] == ["35"]  # 100 measured over 3 runs, and the warm-ups' prompt
+    assert said["--seed"] == ["5"] and said["--num-warmups"] == ["4"]  # a round at c=4
+    assert said["--ignore-eos"] == [] and said["--save-detailed"] == []
     assert said["--metric-percentiles"] == ["50,90,99"]
     assert said["--goodput"] == ["ttft:2000", "tpot:100"]
     assert "--tokenizer" not in said
@@ -40,6 +44,18 @@ def test_the_sweep_is_every_concurrency_times_every_run() -> None:
     assert [options(c)["--result-filename"][0] for c in commands] == [
         f"c{c}-r{r}.json" for c in (1, 4, 16) for r in (1, 2, 3)
     ]
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_no_two_runs_share_a_seed_and_the_first_warms_the_engine_up(mode: str) -> None:
+    first = Sweep(concurrency=(1, 4, 16), runs=3, mode=mode, seed_base=1000)
+    again = Sweep(concurrency=(1, 4, 16), runs=3, mode=mode, seed_base=2000)
+    seeds = [options(c)["--seed"][0] for s in (first, again) for c in sweep_commands(s, MODEL, 1)]
+    assert len(set(seeds)) == len(seeds) == 18
+    warmups = [int(options(c)["--num-warmups"][0]) for c in sweep_commands(first, MODEL, 1)]
+    assert warmups[0] >= 16 and warmups[1:] == [1, 1, 4, 4, 4, 16, 16, 16]
+    measured = (int(options(bench_command(first, MODEL, 1, 4, 2))["--num-prompts"][0]) - 1) * 3
+    assert measured >= {"quick": 100, "full": 1000}[mode]
 
 
 def test_the_sweep_fits_the_engine_it_measures() -> None:

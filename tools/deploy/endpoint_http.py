@@ -80,6 +80,7 @@ class EndpointClient:
             "model": model,
             "messages": [{"role": "user", "content": prompt}],
             "max_tokens": max_tokens,
+            "ignore_eos": True,  # vLLM's and SGLang's sampling extra: outputs of fixed length
             "stream": True,
             "stream_options": {"include_usage": True},
         }

@@ -1,9 +1,23 @@
 """The engine's own benchmark: `vllm bench serve` inside the serving container, as a durable job.
 
 Scout writes no benchmark client (DESIGN rule 13): it runs the one the image ships, over a
-concurrency sweep with several runs each, on random tokens (no download), with `--save-result`,
-then reads the result files back. The sweep is one job (tools/jobs/) on the head, so it survives
-the connection and shows progress; each run's summary lands in the job's log.
+concurrency sweep with several runs each, on random tokens (no download), with `--save-result
+--save-detailed` (every request's timings, so percentiles are taken over the pooled requests of
+a level, bench_pooling.py), then reads the result files back. The sweep is one job (tools/jobs/)
+on the head, so it survives the connection and shows progress; each run's summary lands in the
+job's log.
+
+The method, as vLLM's benchmark and AIPerf document it:
+- fresh prompts: the random dataset draws prompt i the same for the same seed whatever
+  `--num-prompts` is, and the served engine caches prefixes, so every run of every level gets a
+  seed no other run of this proof, nor an earlier proof (a random base), has used;
+- warm-ups discarded: `--num-warmups` before each run (a long one before the sweep's first, to
+  get past the engine's cold start; one round at the level's concurrency before the others).
+  vLLM sends them, and its initial test request, with the run's first prompt, so that prompt is
+  served from the cache when measured: it is left out of the pooled figures;
+- fixed-length outputs (`--ignore-eos`), so TPOT and throughput count the asked tokens;
+- enough requests: `quick` pools 100 measured requests per level (p50 and p90 rest on enough
+  samples, p99 does not and is not reported), `full` 1,000 (p99 too).
 """
 
 from __future__ import annotations
@@ -22,24 +36,41 @@ BENCH_JOB = "scout-bench"
 RESULT_DIR = "/tmp/scout-bench"
 PERCENTILES = (50, 90, 99)
 NO_BENCH = ("invalid choice: 'bench'", "command not found", "executable file not found")
+# measured requests pooled per level: AIPerf asks ≥ 1,000 for a p99 (bench_pooling.reportable)
+MEASURED = {"quick": 100, "full": 1000}
+# warm-ups before the sweep's first run: AIPerf's tutorial suggests tens (20–50) for production
+FIRST_WARMUPS = {"quick": 16, "full": 50}
+SEED_SPAN = 10**9  # a proof's seeds start at a random base below this
 
 
 @dataclass(frozen=True)
 class Sweep:
     """What the benchmark is asked: the sweep, the runs, the request shape, the latency targets
-    a good request meets (vLLM's `--goodput`)."""
+    a good request meets (vLLM's `--goodput`), how many requests (the mode) and where its seeds
+    start (a base no earlier proof used, so no prompt of this one is in the engine's cache)."""
 
     concurrency: tuple[int, ...] = (1, 4, 16)
     runs: int = 3
     input_len: int = 1024
     output_len: int = 128
-    prompts_per_slot: int = 4  # prompts = max(8, this × concurrency)
+    mode: str = "quick"
     ttft_ms: float = 2000.0
     tpot_ms: float = 100.0
     tokenizer: str | None = None  # the model's path, where --served-model-name renames it
+    seed_base: int = 0
 
-    def prompts(self, concurrency: int) -> int:
-        return max(8, self.prompts_per_slot * concurrency)
+    def prompts(self) -> int:
+        """Prompts per run: its share of the level's measured requests, and the first prompt,
+        which the warm-ups repeat and the pooled figures leave out."""
+        return -(-MEASURED[self.mode] // self.runs) + 1
+
+    def seed(self, concurrency: int, run: int) -> int:
+        """A seed no other run of the sweep shares."""
+        return self.seed_base + self.concurrency.index(concurrency) * self.runs + run
+
+    def warmups(self, concurrency: int, run: int) -> int:
+        first = concurrency == self.concurrency[0] and run == 1
+        return max(FIRST_WARMUPS[self.mode], concurrency) if first else concurrency
 
 
 @dataclass
@@ -57,11 +88,13 @@ def bench_command(sweep: Sweep, model: str, port: int, concurrency: int, run: in
         "vllm", "bench", "serve", "--backend", "openai-chat", "--endpoint",
         "/v1/chat/completions", "--base-url", f"http://127.0.0.1:{port}", "--model", model,
         "--dataset-name", "random", "--random-input-len", str(sweep.input_len),
-        "--random-output-len", str(sweep.output_len), "--num-prompts",
-        str(sweep.prompts(concurrency)), "--max-concurrency", str(concurrency),
-        "--seed", str(run), "--percentile-metrics", "ttft,tpot,itl,e2el",
+        "--random-output-len", str(sweep.output_len), "--ignore-eos", "--num-prompts",
+        str(sweep.prompts()), "--num-warmups", str(sweep.warmups(concurrency, run)),
+        "--max-concurrency", str(concurrency), "--seed", str(sweep.seed(concurrency, run)),
+        "--percentile-metrics", "ttft,tpot,itl,e2el",
         "--metric-percentiles", ",".join(map(str, PERCENTILES)), "--save-result",
-        "--result-dir", RESULT_DIR, "--result-filename", result_name(concurrency, run),
+        "--save-detailed", "--result-dir", RESULT_DIR, "--result-filename",
+        result_name(concurrency, run),
         "--goodput", f"ttft:{sweep.ttft_ms:g}", f"tpot:{sweep.tpot_ms:g}",
     ]  # fmt: skip
     if sweep.tokenizer and sweep.tokenizer != model:

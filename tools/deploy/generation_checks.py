@@ -61,17 +61,26 @@ class GenerationChecks:
 async def check_generation(
     client: EndpointClient, model: str, max_model_len: int | None, *, timeout_s: float
 ) -> GenerationChecks:
-    """The three checks; an EndpointError says which failed and what to do."""
-    answer = await _ask(client, model, QUESTION, timeout_s, what="a one-line question")
-    if SECRET not in answer:
-        raise EndpointError(
-            f"the model on {client.where} answered {answer[:120]!r} to a question whose answer "
-            f"its prompt states ({SECRET}): it generates, but wrongly — check the chat "
-            "template, the model's revision and its quantization in the serve command"
-        )
-    tool = await _tool_round_trip(client, model, timeout_s)
-    needle_tokens, needle = await _needle(client, model, max_model_len, timeout_s)
-    return GenerationChecks(answer, tool, needle_tokens, needle)
+    """The three checks, at once (none is a measurement: they may share the engine); an
+    EndpointError says which failed and what to do. A failed plain question ends the others at
+    once: a dead engine is known at its timeout, not at the long-context check's."""
+    tool = asyncio.create_task(_tool_round_trip(client, model, timeout_s))
+    needle = asyncio.create_task(_needle(client, model, max_model_len, timeout_s))
+    try:
+        answer = await _ask(client, model, QUESTION, timeout_s, what="a one-line question")
+        if SECRET not in answer:
+            raise EndpointError(
+                f"the model on {client.where} answered {answer[:120]!r} to a question whose "
+                f"answer its prompt states ({SECRET}): it generates, but wrongly — check the "
+                "chat template, the model's revision and its quantization in the serve command"
+            )
+        tried = await tool
+        needle_tokens, found = await needle
+    finally:
+        for task in (tool, needle):
+            task.cancel()
+        await asyncio.gather(tool, needle, return_exceptions=True)
+    return GenerationChecks(answer, tried, needle_tokens, found)
 
 
 async def _ask(

@@ -1,34 +1,41 @@
 """The proof that a served model works and how fast: the phases, run together where they can.
 
 Health and the model list first (both cheap, and nothing else is worth asking of an engine that
-fails them); then at once the checked generations (generation_checks.py) and the measurement:
-the engine's own benchmark inside its container (engine_bench.py), or, where the image has no
-benchmark or the engine is not one this session started, Scout's own streams (endpoint.py),
-labelled as such. Then the report (bench_report.py) with the single-stream ceiling (physics.py)
-and the fingerprint (fingerprint.py) with what each node's engine says it runs (node_identity.py);
-last, where the operator asked for one, the soak (soak.py), whose verdict ends the proof.
+fails them); then the checked generations (generation_checks.py), alone: their needle is a
+prompt near --max-model-len whose prefill would slow every stream measured beside it; then the
+measurement: the engine's own benchmark inside its container (engine_bench.py), or, where the
+image has no benchmark or the engine is not one this session started, Scout's own streams
+(endpoint.py), labelled as such. Then the report (bench_report.py) with the single-stream
+ceiling (physics.py) and the fingerprint (fingerprint.py) with what each node's engine says it
+runs (node_identity.py); last, where the operator asked for one, the soak (soak.py), whose
+verdict ends the proof.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tools.deploy.bench_report import Report, Row, render_table, summarise, write_files
-from tools.deploy.endpoint import own_measurement
+from tools.deploy.endpoint import own_measurement, own_method
 from tools.deploy.endpoint_http import EndpointClient, EndpointError
-from tools.deploy.engine_bench import BENCH_JOB, Sweep, image_lacks_bench, run_bench
+from tools.deploy.engine_bench import (
+    FIRST_WARMUPS,
+    MEASURED,
+    SEED_SPAN,
+    Sweep,
+    image_lacks_bench,
+    run_bench,
+)
 from tools.deploy.fingerprint import Served, fingerprint, served
 from tools.deploy.generation_checks import GenerationChecks, check_generation
 from tools.deploy.node_identity import from_facts, read_identities
 from tools.deploy.physics import Ceiling, ceiling
 from tools.deploy.soak import Soak, SoakSpec, run_soak
 from tools.deploy.state import SessionState
-from tools.jobs.host import stop_jobs
-from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 from tools.world.store import WorldStore
 
@@ -43,6 +50,7 @@ class Proof:
     report: Report
     files: tuple[Path, Path] | None
     soak: Soak | None = field(default=None)
+    mode: str = "quick"
 
     def render(self) -> str:
         """The headline, the report, the soak's verdict: what the model reads and the demo ends
@@ -57,7 +65,8 @@ class Proof:
         if single is not None and single.tok_s_per_user:
             ttft = single.ttft_ms.get("p50")
             said = f", TTFT {ttft / 1000:.2f} s" if ttft is not None else ""
-            parts.append(f"single stream {single.tok_s_per_user:.1f} tok/s{said}")
+            rate = f"{single.tok_s_per_user:.1f} tok/s"
+            parts.append(f"{self.mode} sweep: single stream {rate}{said}")
         if rows and rows[-1].concurrency > 1:
             widest = rows[-1]
             parts.append(
@@ -107,26 +116,19 @@ async def prove(
         listed = ", ".join(models) or "none"
         raise EndpointError(f"{client.where} does not serve {model}; /v1/models lists: {listed}")
     engine = served(where.state, where.host, where.port)
-    sweep = fitted(sweep, lengths[model], engine)
-    checks = asyncio.create_task(
-        check_generation(client, model, lengths[model], timeout_s=generation_timeout_s)
-    )
-    measuring = asyncio.create_task(
-        _measure(client, where, engine, model, sweep, bench_timeout_s, report)
-    )
+    # seeds no earlier proof used: none of this sweep's prompts is in the engine's prefix cache
+    sweep = replace(fitted(sweep, lengths[model], engine), seed_base=secrets.randbelow(SEED_SPAN))
     identities = asyncio.create_task(_identities(where, engine))  # reads only: runs alongside
     try:
-        generation = await checks
+        generation = await check_generation(
+            client, model, lengths[model], timeout_s=generation_timeout_s
+        )
+        source, rows, commands = await _measure(
+            client, where, engine, model, sweep, bench_timeout_s, report
+        )
     except BaseException:
         identities.cancel()
-        measuring.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await measuring
-        if engine and engine.container:
-            with contextlib.suppress(SSHError, Exception):
-                await stop_jobs(where.pool, where.host, [BENCH_JOB], grace_s=2.0)
         raise
-    source, rows, commands = await measuring
     soaked = await _soak(where, engine, model, soak, report)
     result = Report(
         source=source,
@@ -135,6 +137,7 @@ async def prove(
         ceiling=_ceiling(where, engine, model),
         flag=None,
         fingerprint=fingerprint(where.world, model, engine, commands, await identities),
+        method=method(sweep) if source == ENGINE_BENCH else own_method(sweep),
     )
     if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
         result.fingerprint["readiness"] = came_up
@@ -151,7 +154,19 @@ async def prove(
                 f"the chart and JSON could not be written: {exc.filename or where.folder}: "
                 f"{said} (folder {where.folder})"
             )
-    return Proof(model, models, generation, result, files, soaked)
+    return Proof(model, models, generation, result, files, soaked, sweep.mode)
+
+
+def method(sweep: Sweep) -> str:
+    """How the engine's benchmark was run, in words the report prints."""
+    said = (
+        f"{sweep.mode}, {MEASURED[sweep.mode]:,} measured requests per level over {sweep.runs} "
+        f"runs; fresh prompts (seeds {sweep.seed_base + 1}…, none reused); "
+        f"{FIRST_WARMUPS[sweep.mode]} warm-ups before the sweep and a round before each run, "
+        "discarded, and each run's first prompt left out (its warm-ups cached it); outputs "
+        f"fixed at {sweep.output_len} tokens; the checks ran before, not during"
+    )
+    return said + ("; p99 needs `full`" if sweep.mode == "quick" else "")
 
 
 async def _soak(
@@ -208,7 +223,8 @@ async def _measure(
             timeout_s=timeout_s, report=report,
         )  # fmt: skip
         if bench.results and bench.missing is None:
-            return ENGINE_BENCH, summarise(bench.results), bench.commands
+            targets = {"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms}
+            return ENGINE_BENCH, summarise(bench.results, targets), bench.commands
         if image_lacks_bench(bench.missing):
             why = f"the image has no `{ENGINE_BENCH}`: {bench.missing}"
         else:

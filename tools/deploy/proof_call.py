@@ -7,6 +7,8 @@ approved with its steps covers exactly that call and no other sweep.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, field_validator
 
 from tools.deploy.engine_bench import Sweep
@@ -27,6 +29,11 @@ class EndpointCheckInput(BaseModel):
         description="The benchmark's concurrency sweep.",
     )
     runs: int = Field(default=DEFAULTS.runs, ge=1, le=10, description="Runs per concurrency.")
+    mode: Literal["quick", "full"] = Field(
+        default="quick",
+        description="quick: 100 measured requests per concurrency (minutes; p50/p90 only); "
+        "full: 1,000 (p99 too; far longer). Both warm up first and use fresh prompts.",
+    )
     input_len: int = Field(default=DEFAULTS.input_len, ge=1, le=131072)
     output_len: int = Field(default=DEFAULTS.output_len, ge=8, le=8192)
     ttft_target_ms: float = Field(
@@ -69,6 +76,7 @@ class EndpointCheckInput(BaseModel):
         return Sweep(
             concurrency=tuple(self.concurrency),
             runs=self.runs,
+            mode=self.mode,
             input_len=self.input_len,
             output_len=self.output_len,
             ttft_ms=self.ttft_target_ms,
@@ -90,7 +98,7 @@ def proof_command(params: EndpointCheckInput) -> str:
     sweep = params.sweep()
     return (
         f"endpoint_check {params.host}:{params.port} model={params.model or '(first served)'} "
-        f"concurrency={','.join(map(str, sweep.concurrency))} runs={sweep.runs} "
+        f"concurrency={','.join(map(str, sweep.concurrency))} mode={sweep.mode} runs={sweep.runs} "
         f"input_len={sweep.input_len} output_len={sweep.output_len}"
     ) + (f" soak={soak.seconds:g}s c={soak.concurrency}" if (soak := params.soak()) else "")
 
