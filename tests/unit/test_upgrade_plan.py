@@ -79,7 +79,7 @@ def test_blue_green_where_both_engines_fit_the_new_one_beside_then_the_move(reco
     assert kinds[-3:] == ["proof", "retire:spark-a", "retire:spark-b"]  # proven, then the move
     assert up.plan.proof is None and up.plan.steps[-3].actions == [
         "endpoint_check spark-a:8001 model=Qwen/Qwen3.5-122B-A10B-FP8 concurrency=1,4,16 "
-        "runs=3 input_len=1024 output_len=128"
+        "mode=quick runs=3 input_len=1024 output_len=128"
     ]
     serve = next(s for s in up.engine if s.kind == "serve")
     assert serve.actions[0].startswith("docker exec scout-vllm-next vllm serve")
