@@ -1,9 +1,9 @@
 """The chaos model at scale: thousands of drawn sessions, the invariants checked after each.
 
-Each session is a story hypothesis draws (agent/replay/chaos/moves.py): tool calls valid and
+Each session is a story hypothesis draws (agent/evaluation/chaos/moves.py): tool calls valid and
 not, repeated ids, huge and hostile inputs, cut streams, interrupts, plans proposed and never
 run, under every approval mode, on a simulated seed pair that session has to itself (lanes
-play several at once: agent/replay/chaos/harness.py). Prints sessions per second as it goes,
+play several at once: agent/evaluation/chaos/harness.py). Prints sessions per second as it goes,
 each broken invariant with its story, what the sessions reached, and as its last line
 `chaos: B broken of N sessions`.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.replay.chaos.draw import draw  # noqa: E402
-from agent.replay.chaos.harness import ChaosWorld, Verdict  # noqa: E402
+from agent.evaluation.chaos.draw import draw  # noqa: E402
+from agent.evaluation.chaos.harness import ChaosWorld, Verdict  # noqa: E402
 
 CHUNK = 100  # sessions between two progress lines
 

@@ -30,8 +30,8 @@ from agent.loop.accounting import Usage  # noqa: E402
 from agent.loop.model_client import AnthropicClient  # noqa: E402
 from agent.loop.token_estimate import estimate_input_tokens  # noqa: E402
 from agent.replay.redrive import sim_runtime  # noqa: E402
-from agent.replay.server import MessagesAPIServer  # noqa: E402
 from agent.safety.approvers.scripted import ScriptedApprover  # noqa: E402
+from agent.standin.server import MessagesAPIServer  # noqa: E402
 
 TURNS = 60
 BOTH = ["spark-a", "spark-b"]

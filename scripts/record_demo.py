@@ -9,7 +9,7 @@ further questions) and answers yes to anything else that asks. A first pass asks
 its hash. The usage recorded for each turn is the server's count of
 the request Scout actually sent, marked as an estimate; nothing is made up.
 
-Stories (agent/transcripts/NAME.jsonl):
+Stories (transcripts/NAME.jsonl):
 - fresh-pair-deploy: the demo; the seed pair from zero: the image pulled and the weights
   downloaded on the head at once (one batch of two rollout_step calls), both copied over the
   fabric to the worker without internet, the fabric measured with all_gather_perf, vLLM's
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.faces.demo import DEMO_GOAL
 from agent.loop.model_client import AnthropicClient
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from scripts.story_turns import (
     PLAN_INPUT,
     TRIO_PLAN_INPUT,
@@ -49,7 +49,7 @@ from scripts.story_turns import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = REPO / "agent" / "transcripts"
+TRANSCRIPTS = REPO / "transcripts"
 
 
 @dataclass(frozen=True)
@@ -142,9 +142,7 @@ async def record(story: Story, output: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("story", nargs="?", default="fresh-pair-deploy", choices=sorted(STORIES))
-    parser.add_argument(
-        "output", nargs="?", type=Path, help="default: agent/transcripts/STORY.jsonl"
-    )
+    parser.add_argument("output", nargs="?", type=Path, help="default: transcripts/STORY.jsonl")
     args = parser.parse_args()
     story = STORIES[args.story]
     asyncio.run(record(story, args.output or TRANSCRIPTS / f"{story.name}.jsonl"))

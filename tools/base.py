@@ -108,7 +108,7 @@ class ToolContext:
     so theirs is never absent. `world` is the world model, which tools update with the typed
     facts they find; `web` the session's fetcher. The session's plans, deployments and rollouts
     are not here either: the tools that need them get them when they are built
-    (tools/deploy/state.py). `progress` lets a long call report a line to the face while it
+    (tools/deploy/rollout/state.py). `progress` lets a long call report a line to the face while it
     runs. `redact` masks secrets in text a tool writes to disk itself (spill files); the
     session passes its redactor. `wall` is set per call by the executor when the call is
     read-only and no human approved it: what it runs on a host runs inside the wall

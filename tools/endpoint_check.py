@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 import httpx
 
 from tools.base import Tool, ToolContext, ToolResult
-from tools.deploy.bench_report import to_json
-from tools.deploy.endpoint_http import EndpointClient, EndpointError
-from tools.deploy.proof import Proof, Where, prove
-from tools.deploy.proof_call import EndpointCheckInput, proof_command
-from tools.deploy.state import SessionState
+from tools.deploy.proof.call import EndpointCheckInput, proof_command
+from tools.deploy.proof.http import EndpointClient, EndpointError
+from tools.deploy.proof.phases import Proof, Where, prove
+from tools.deploy.proof.report import to_json
+from tools.deploy.rollout.state import SessionState
 from tools.risk.assessment import Risk, RiskAssessment
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool

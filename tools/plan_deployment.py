@@ -1,8 +1,8 @@
 """`plan_deployment`: compute a deployment plan from the world model; it changes nothing.
 
-A thin shell of I/O around the planner: gather what it reads (tools/deploy/plan_facts.py), plan
-(tools/deploy/planner.py, pure), try the head's ssh into the workers the plan names, render
-(tools/deploy/plan_render.py). The steps are kept in the session state under the plan's hash,
+A thin shell of I/O around the planner: gather what it reads (tools/deploy/plan/facts.py), plan
+(tools/deploy/plan/planner.py, pure), try the head's ssh into the workers the plan names, render
+(tools/deploy/plan/render.py). The steps are kept in the session state under the plan's hash,
 so rollout_step can run exactly the plan a person approved.
 """
 
@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolResult
-from tools.deploy import plan_facts
 from tools.deploy.choices import DeployChoices
-from tools.deploy.plan_facts import Reach
-from tools.deploy.plan_render import Answer, render_plan, render_refusal
-from tools.deploy.planner import Measured, PlanRefusal, plan_deployment
+from tools.deploy.plan import facts as plan_facts
+from tools.deploy.plan.facts import Reach
+from tools.deploy.plan.planner import Measured, PlanRefusal, plan_deployment
+from tools.deploy.plan.render import Answer, render_plan, render_refusal
 from tools.deploy.recipe_book.load import RecipeError
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.ssh.pool import SSHPool
 
 

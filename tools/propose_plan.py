@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel, Field, model_validator
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.plans.plan import Plan, PlanStep
 
 PlanReviewer = Callable[[Plan], Awaitable[tuple[bool, str, bool]]]

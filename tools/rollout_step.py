@@ -9,7 +9,7 @@ in one batch and run at once): its actions on its host (they pass the gate like 
 ShellJudge judges every one), then its success check; a failed check stops the rollout and
 names the step's rollback, which the model proposes through the gate. A step marked as a job
 (pulls, downloads, copies, the fabric test, the engine) starts as a named job and is waited on
-(tools/deploy/step_jobs.py) before its check. Where the rollout stands lives in the session
+(tools/deploy/rollout/step_jobs.py) before its check. Where the rollout stands lives in the session
 state, which records each step.
 """
 
@@ -21,12 +21,12 @@ import contextlib
 from pydantic import BaseModel, Field
 
 from tools.base import Reason, Tool, ToolContext, ToolResult
-from tools.deploy.fingerprint import node_containers
-from tools.deploy.node_identity import disagreements, read_identities
-from tools.deploy.readiness import TOKEN_TIMEOUT_S, Readiness, origin, serving, time_readiness
-from tools.deploy.rollout import run_step
-from tools.deploy.state import SessionState
-from tools.deploy.step_jobs import run_step_job
+from tools.deploy.proof.fingerprint import node_containers
+from tools.deploy.proof.node_identity import disagreements, read_identities
+from tools.deploy.proof.readiness import TOKEN_TIMEOUT_S, Readiness, origin, serving, time_readiness
+from tools.deploy.rollout.order import run_step
+from tools.deploy.rollout.state import SessionState
+from tools.deploy.rollout.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep
 from tools.recon.probe import probe_hosts
 from tools.risk.assessment import Risk, RiskAssessment

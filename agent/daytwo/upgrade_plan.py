@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from agent.runtime.deployment_record import DeploymentRecord, Started
-from tools.deploy.proof_call import proof_step
+from tools.deploy.proof.call import proof_step
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plans.plan import Plan, PlanStep
 

@@ -29,8 +29,8 @@ from agent.loop.calls import ToolCall
 from agent.runtime.builder import Runtime
 from agent.runtime.deployment_record import DeploymentRecord, record_id
 from tools.base import ToolResult
-from tools.deploy.proof_call import EndpointCheckInput
-from tools.deploy.recipe_parts import FAILED_LINE
+from tools.deploy.launch.parts import FAILED_LINE
+from tools.deploy.proof.call import EndpointCheckInput
 from tools.deploy.steps import DeployStep
 from tools.endpoint_check import EndpointCheckTool
 from tools.job_start import JobStart

@@ -31,7 +31,7 @@ from agent.safety.rules import RuleSet
 from sim.scenario import load_scenario
 from tools.text.new_files import NewFile
 
-DEMO_SCENARIO = "fresh-pair"  # the story from zero (agent/transcripts/fresh-pair-deploy)
+DEMO_SCENARIO = "fresh-pair"  # the story from zero (transcripts/fresh-pair-deploy)
 DEMO_GOAL = (
     "Serve Qwen/Qwen3.5-122B-A10B-FP8 with tensor parallelism 2 across spark-a and spark-b, "
     "then prove it works and how fast it is."

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.evaluation.scenarios import SCENARIOS, Scenario
 from agent.faces.planner_args import BASE_URL_HELP
-from agent.replay.eval_scenarios import SCENARIOS, Scenario
 
 if TYPE_CHECKING:
-    from agent.replay.evaluation import Score
+    from agent.evaluation.scoring import Score
 
 PLANNERS = ("recorded", "wrong", "chaos", "api")
 COLUMNS = [
@@ -62,7 +62,7 @@ def add_eval_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[t
 def eval_main(args: argparse.Namespace) -> int:
     import asyncio
 
-    from agent.replay.evaluation import evaluate, scores_json
+    from agent.evaluation.scoring import evaluate, scores_json
     from agent.runtime.settings import SettingsError, load_settings
 
     chosen = _scenarios(args.scenarios)
@@ -71,12 +71,12 @@ def eval_main(args: argparse.Namespace) -> int:
         return 1
     make, model = None, "claude-eval"
     if args.planner == "wrong":
-        from agent.replay.wrong_planner import wrong_planner
+        from agent.evaluation.wrong_planner import wrong_planner
 
         make = lambda scenario: wrong_planner()  # noqa: E731
     elif args.planner == "chaos":
         try:
-            from agent.replay.chaos.planner import planners
+            from agent.evaluation.chaos.planner import planners
         except ModuleNotFoundError as exc:
             if exc.name != "hypothesis":
                 raise

@@ -75,9 +75,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from tools.deploy.launch.preview import preview
+    from tools.deploy.launch.topology import TopologyRefusal
     from tools.deploy.recipe_book.catalog import find
-    from tools.deploy.recipe_preview import preview
-    from tools.deploy.recipe_topology import TopologyRefusal
 
     found = find(args.name, args.dir)
     if len(found) != 1:

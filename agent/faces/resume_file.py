@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agent.loop.resumed import RebuiltSession
 from agent.loop.transcript import NotATranscript
-from agent.replay.resume import elsewhere, rebuild_file
+from agent.runtime.resume import elsewhere, rebuild_file
 from agent.runtime.settings import Settings
 from tools.ssh import Inventory
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from agent.loop.compaction import CallRecord
 from agent.loop.history import BRIEFING_MARK
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.plans.approval import PlanState
 from tools.todo import TodoList
 from tools.world.store import WorldStore

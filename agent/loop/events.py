@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from tools.deploy.state import StateChange
+from tools.deploy.rollout.state import StateChange
 
 SCHEMA_VERSION = 1
 

@@ -1,6 +1,6 @@
 """How the conversation the model reads is built and edited, in one place.
 
-The live session (agent/loop/session.py) and the resume (agent/replay/resume.py) build their
+The live session (agent/loop/session.py) and the resume (agent/runtime/resume.py) build their
 messages with these functions from the same facts, so a resumed session reads exactly what the
 live one would have read. Edits (a batch cut to its budget, compaction) replace tool_result texts
 by id and move the briefing to the end of the compacted part; both are recorded as

@@ -1,6 +1,6 @@
 """What the Messages API refuses, checked as it checks: the first problem, in the API's own words.
 
-The local Messages-API server (agent/replay/server.py) runs every request through
+The local Messages-API server (agent/standin/server.py) runs every request through
 `check_request`, and so does ScriptedClient, so a recording or a test fails exactly where the
 real service would answer `400 invalid_request_error`. The messages follow the wording of the
 API's replies (the `messages.N: ...` paths included); the limits are the documented ones: tool

@@ -1,6 +1,6 @@
 """What a session resumes from: its conversation, todo list, state and calls, from a transcript.
 
-agent/replay/resume.py reads a transcript into this; the builder (agent/runtime/builder.py)
+agent/runtime/resume.py reads a transcript into this; the builder (agent/runtime/builder.py)
 starts the new session from it. It lives here, beside the session, so the builder needs nothing
 from the replay room.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.loop.compaction import CallLedger
-from tools.deploy.state import StateChange
+from tools.deploy.rollout.state import StateChange
 
 
 @dataclass

@@ -5,7 +5,7 @@ session): each call takes the next scripted assistant turn and records the reque
 script uses the replay server's item shape (`{"turn": {"content": [...], "stop_reason": ...,
 "usage": {...}}}`, what tests/support's `text_turn`/`tool_turn` build), or `AssistantTurn`s, or an
 exception to raise in place of a turn (e.g. `ModelError`). Tests of the SDK's own behaviour
-(streaming, retries, HTTP errors) use agent/replay/server.py with the real SDK instead.
+(streaming, retries, HTTP errors) use agent/standin/server.py with the real SDK instead.
 
 It is as strict as the replay server: a request the Messages API would refuse fails the test
 (agent/loop/request_rules.py). A turn without scripted usage reports the estimate of the request

@@ -1,4 +1,4 @@
-"""Recordings: a local Messages-API server the real SDK talks to (`server` over HTTP, `script`
-of answers, `wire` formats and errors, `sse` streaming), the replay client that answers from a
-transcript (`client`), re-driving a recording against the simulator (`redrive`, which builds its
-session with the runtime), and rebuilding a session from its transcript to resume it (`resume`)."""
+"""Replay: a recorded session driven again. The replay client answers from a transcript
+(`client`), `redrive` runs a recording against a fresh simulator with its tools for real, the
+approvals come from the recording (`recorded_approvals`), and `recordings` names the bundled
+ones. The Messages-API stand-in it talks to is agent/standin/."""

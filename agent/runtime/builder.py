@@ -44,7 +44,7 @@ from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.deployment_status import DeploymentStatusTool, StatusReader
 from tools.docker_ctl import DockerCtl
 from tools.endpoint_check import EndpointCheckTool

@@ -17,7 +17,7 @@ def load_prompt(name: str) -> str:
     resource = PROMPTS / f"{name}.md"
     if not resource.is_file():
         known = ", ".join(sorted(p.name[:-3] for p in PROMPTS.iterdir() if p.name.endswith(".md")))
-        raise FileNotFoundError(f"no prompt named {name!r} in agent/prompts (have: {known})")
+        raise FileNotFoundError(f"no prompt named {name!r} in prompts (have: {known})")
     return resource.read_text(encoding="utf-8")
 
 

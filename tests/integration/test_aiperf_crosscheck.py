@@ -32,9 +32,9 @@ import pytest
 
 from sim.engine.openai_server import OpenAIServer, ServedModel
 from sim.engine.pacing import Pace, token
-from tools.deploy.endpoint import own_measurement
-from tools.deploy.endpoint_http import EndpointClient
-from tools.deploy.engine_bench import Sweep
+from tools.deploy.proof.engine_bench import Sweep
+from tools.deploy.proof.fallback_bench import own_measurement
+from tools.deploy.proof.http import EndpointClient
 
 ROOT = Path(__file__).resolve().parents[2]
 AIPERF = ROOT / ".venv-aiperf" / "bin" / "aiperf"

@@ -6,7 +6,7 @@ tool_result; no traceback and no hang past the budget; every request the model w
 the Messages API accepts; the transcript reads back whole, replays on the same starting state
 with no drift, and resumes to the plans and rollouts the live session ended with; the hosts
 hold no change that an approved state-changing call on them does not explain (none at all in
-plan and ci modes). A session has a cluster to itself while it runs (agent/replay/chaos/
+plan and ci modes). A session has a cluster to itself while it runs (agent/evaluation/chaos/
 harness.py: one a lane, several lanes at once); hypothesis walks the fixed seed and shrinks a
 broken session as usual (tests/support/chaos/drive.py). The stories below the property are the
 shrunk counterexamples the chaos model found, each a bug fixed in Scout.
@@ -19,10 +19,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from agent.evaluation.chaos.harness import ChaosWorld
+from agent.evaluation.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn
 from agent.loop.events import ModelResponse, Notice, ToolResultEvent, WorldUpdate
 from agent.loop.transcript import read_transcript
-from agent.replay.chaos.harness import ChaosWorld
-from agent.replay.chaos.moves import ONE_MB, PLAN, READS, RECON, Call, Story, Turn
 from tests.support.chaos import drive
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from agent.faces.chat import _send
 from agent.faces.chat_view import ChatView
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from tests.support.session_kit import make_session
 
 

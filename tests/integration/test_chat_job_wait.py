@@ -14,9 +14,9 @@ from rich.console import Console
 
 from agent.faces.chat import _send
 from agent.faces.chat_view import ChatView
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair, until
 from tests.support.session_kit import sdk_client, text_turn, tool_turn

@@ -62,7 +62,7 @@ def test_replay_of_the_sample_shows_the_batch_and_its_failures(tmp_path):
 
 
 def test_replay_of_a_cut_transcript_warns_and_shows_the_rest(tmp_path):
-    text = (ROOT / "agent" / "transcripts" / "sample-batch.jsonl").read_text()
+    text = (ROOT / "transcripts" / "sample-batch.jsonl").read_text()
     cut = tmp_path / "cut.jsonl"
     cut.write_text(text[: len(text) - 40])
     done = scout("replay", str(cut), home=tmp_path)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from tests.support.scout_cli import SCOUT
 from tests.support.session_kit import text_turn
 

@@ -16,8 +16,8 @@ import pytest
 from agent.loop.model_client import AnthropicClient
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive, sim_runtime
-from agent.replay.resume import rebuild
-from agent.replay.server import MessagesAPIServer
+from agent.runtime.resume import rebuild
+from agent.standin.server import MessagesAPIServer
 
 pytestmark = pytest.mark.slow
 

@@ -15,10 +15,10 @@ from agent.loop.compaction import CompactionPolicy, is_stub
 from agent.loop.history import BRIEFING_MARK, result_blocks, text_of
 from agent.loop.transcript import read_transcript
 from agent.replay.client import ReplayClient
-from agent.replay.resume import rebuild
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import build_session, open_recorder
+from agent.runtime.resume import rebuild
 from agent.safety.redact import Redactor
+from agent.standin.server import MessagesAPIServer
 from tests.support.session_kit import make_session, text_turn, tool_turn
 from tools.base import Tool, ToolContext, ToolResult
 

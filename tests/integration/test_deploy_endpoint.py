@@ -16,8 +16,8 @@ from sim.engine.openai_server import OpenAIServer, ServedModel
 from sim.engine.pacing import Pace
 from tests.support.asyncssh_hosts import LocalHosts
 from tools.base import ToolContext
-from tools.deploy.fit import HubWeights, size_from_hub
-from tools.deploy.state import SessionState
+from tools.deploy.plan.fit import HubWeights, size_from_hub
+from tools.deploy.rollout.state import SessionState
 from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.ssh import SSHPool
 from tools.web import WebFetcher, WebSettings

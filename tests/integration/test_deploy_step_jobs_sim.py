@@ -10,8 +10,8 @@ import pytest
 from sim.cluster import SimCluster
 from sim.scenario import load_scenario
 from tests.support.job_kit import empty_pair
-from tools.deploy.recipe_parts import FAILED_LINE, READY_LINE
-from tools.deploy.step_jobs import run_step_job
+from tools.deploy.launch.parts import FAILED_LINE, READY_LINE
+from tools.deploy.rollout.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.ssh import Inventory, SSHPool
 

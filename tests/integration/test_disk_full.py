@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from tests.support.scout_cli import ROOT, SCOUT
 from tests.support.session_kit import text_turn
 
@@ -76,7 +76,7 @@ def test_a_transcript_that_fills_the_disk_mid_session_names_its_file_and_folder(
 
 SPILL_AND_PROOF = f"""
 from pathlib import Path
-from tools.deploy.bench_report import Report, write_files
+from tools.deploy.proof.report import Report, write_files
 from tools.text.bounded import bound_text
 cut = bound_text("x" * 200_000, limit=100, spill_dir=Path("{FULL}/t/spill"), label="out")
 print(cut.text.splitlines()[1])

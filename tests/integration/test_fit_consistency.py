@@ -14,7 +14,7 @@ from tests.support.scenario_facts import scenario_facts
 from tests.support.sparks import spark
 from tools.checks import GB, compute_findings
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import (
+from tools.deploy.plan.planner import (
     ClusterFacts,
     DeploymentPlan,
     Measured,

@@ -20,9 +20,9 @@ import pytest
 from agent.faces.demo import DEMO_GOAL
 from agent.faces.headless import EXIT_DONE, run_goal
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving

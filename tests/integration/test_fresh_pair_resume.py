@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.counting_decider import CountingDecider
 from tests.support.example_receiver import receiver, serving

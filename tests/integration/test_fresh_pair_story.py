@@ -16,7 +16,7 @@ from tests.support.scout_cli import ROOT, scout
 
 pytestmark = pytest.mark.slow
 
-TRANSCRIPT = ROOT / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
+TRANSCRIPT = ROOT / "transcripts" / "fresh-pair-deploy.jsonl"
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"
 CACHE = "~/.cache/huggingface/hub/models--Qwen--Qwen3.5-122B-A10B-FP8"
 

@@ -6,8 +6,8 @@ import json
 
 from agent.faces.headless import EXIT_STOPPED, run_goal
 from agent.loop.transcript import read_transcript
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
+from agent.standin.server import MessagesAPIServer
 from tests.support.example_receiver import receiver, serving
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import text_turn, tool_turn

@@ -19,7 +19,7 @@ from tests.support.hostile import Heartbeat, run_measured
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
+TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
 SCOUT = str(Path(sys.executable).with_name("scout"))
 FORGED_CALL = "toolu_06"  # recorded as propose_plan, by its hash, approved with its steps
 

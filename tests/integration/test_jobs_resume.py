@@ -24,10 +24,10 @@ from agent.faces.chat import _send
 from agent.faces.chat_view import ChatView
 from agent.loop.events import JobEvent
 from agent.loop.resumed import KnownJob, RebuiltSession
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
 from agent.runtime.reattach import reattach_jobs
 from agent.runtime.settings import Settings
+from agent.standin.server import MessagesAPIServer
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel
 from sim.cluster import SimCluster

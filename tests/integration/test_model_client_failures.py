@@ -14,7 +14,7 @@ from tenacity import wait_none
 
 from agent.loop.model_client import AnthropicClient
 from agent.loop.model_turn import ModelError, TurnRequest
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 
 REQUEST = TurnRequest(
     model="claude-test",

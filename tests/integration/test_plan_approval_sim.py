@@ -16,11 +16,11 @@ import pytest
 from agent.faces.headless import run_goal
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import sim_runtime
-from agent.replay.resume import rebuild
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
+from agent.runtime.resume import rebuild
 from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.example_receiver import receiver, serving
 from tests.support.session_kit import sdk_client, text_turn, tool_turn

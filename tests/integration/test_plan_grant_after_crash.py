@@ -16,11 +16,11 @@ import pytest
 from agent.loop.events import Event
 from agent.loop.resumed import RebuiltSession
 from agent.loop.transcript import read_transcript
-from agent.replay.resume import rebuild
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import open_runtime
+from agent.runtime.resume import rebuild
 from agent.runtime.settings import Settings
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.session_kit import sdk_client, text_turn
 from tests.support.story_script import call_id, story_script, tool_use_turn, turn_index

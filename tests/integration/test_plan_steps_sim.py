@@ -8,8 +8,8 @@ steps*; any further question it gets is recorded in `seen`.
 from __future__ import annotations
 
 from agent.replay.redrive import sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 
 STOP = "docker stop vllm_node"

@@ -17,8 +17,8 @@ from sim.cluster import SimCluster
 from sim.fakehost.bench_serve import DETAILED
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
-from tools.deploy.engine_bench import BENCH_JOB
-from tools.deploy.state import SessionState
+from tools.deploy.proof.engine_bench import BENCH_JOB
+from tools.deploy.rollout.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.jobs.host import job_log

@@ -10,7 +10,7 @@ import pytest
 
 from sim.cluster import SimCluster
 from sim.scenario import load_scenario
-from tools.deploy.readiness import origin, serving, time_readiness
+from tools.deploy.proof.readiness import origin, serving, time_readiness
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.ssh import Inventory, SSHPool
 

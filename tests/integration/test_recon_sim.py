@@ -15,7 +15,7 @@ from agent.world.model import WorldModel
 from agent.world.render import render_compact
 from sim.cluster import SimCluster
 from tools.base import ToolContext, ToolResult
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.plan_deployment import PlanDeploymentInput, PlanDeploymentTool
 from tools.recon_tool import ReconInput, ReconTool
 from tools.ssh import Inventory, SSHPool

@@ -4,8 +4,8 @@ import pytest
 
 from agent.loop.transcript import read_transcript
 from agent.replay.redrive import redrive, sim_runtime
-from agent.replay.server import MessagesAPIServer
 from agent.safety.approvers.scripted import ScriptedApprover
+from agent.standin.server import MessagesAPIServer
 from tests.support.plans import one_step_plan
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
 

@@ -12,10 +12,10 @@ from agent.loop.events import (
 )
 from agent.loop.transcript import TranscriptWriter, read_transcript
 from agent.replay.client import ReplayClient
-from agent.replay.resume import INTERRUPTED_TEXT, rebuild
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.builder import build_session, open_recorder
+from agent.runtime.resume import INTERRUPTED_TEXT, rebuild
 from agent.safety.redact import Redactor
+from agent.standin.server import MessagesAPIServer
 from tests.support.probe_tools import EchoTool, FailTool
 from tests.support.scout_cli import scout
 from tests.support.session_kit import make_session, text_turn, tool_turn
@@ -175,7 +175,7 @@ async def test_resuming_with_an_invalid_todo_item_warns_instead_of_crashing(tmp_
 def test_a_redrive_on_another_scenario_than_the_recordings_says_so(tmp_path):
     """The session start records the simulator's scenario; `replay --sim` on another warns
     (a re-drive only reads a simulator: a question worth asking, not a refusal)."""
-    bundled = Path(__file__).parents[2] / "agent" / "transcripts" / "sample-batch.jsonl"
+    bundled = Path(__file__).parents[2] / "transcripts" / "sample-batch.jsonl"
     lines = bundled.read_text().splitlines()
     start = json.loads(lines[0])
     assert start["type"] == "session_start"

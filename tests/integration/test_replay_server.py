@@ -8,7 +8,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 
 MODEL = "claude-test"
 HISTORY = [{"role": "user", "content": "Check both hosts."}]

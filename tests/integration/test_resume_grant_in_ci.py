@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.integration.test_plan_grant_after_crash import (
     FREE_FORM,

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.replay.chaos.planner import planners
-from agent.replay.eval_scenarios import SCENARIOS
-from agent.replay.evaluation import evaluate
-from agent.replay.wrong_planner import wrong_planner
+from agent.evaluation.chaos.planner import planners
+from agent.evaluation.scenarios import SCENARIOS
+from agent.evaluation.scoring import evaluate
+from agent.evaluation.wrong_planner import wrong_planner
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from tests.support.scout_cli import ROOT, scout
 
 pytestmark = pytest.mark.slow
 
-TRANSCRIPT = ROOT / "agent" / "transcripts" / "seed-pair-deploy.jsonl"
+TRANSCRIPT = ROOT / "transcripts" / "seed-pair-deploy.jsonl"
 
 
 def test_the_recording_tells_the_whole_story_in_order():

@@ -1,8 +1,8 @@
 """The agent loop end to end: the real anthropic SDK streaming from the local replay server."""
 
 from agent.loop.transcript import read_transcript
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
+from agent.standin.server import MessagesAPIServer
 from tests.support.probe_tools import EchoTool, FailTool, SleepTool, WriteTool
 from tests.support.session_kit import make_session, text_turn, tool_turn
 

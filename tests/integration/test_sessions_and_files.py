@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from agent.faces.chat import COMMANDS, run_slash
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 
 pytestmark = pytest.mark.slow
 

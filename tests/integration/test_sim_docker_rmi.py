@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.deploy.provision import _pull_step
+from tools.deploy.plan.provision import _pull_step
 from tools.ssh import SSHPool
 
 NGC = "nvcr.io/nvidia/vllm:26.05-py3"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.deploy.image_build import RUNNER_REPOSITORY, build_step
-from tools.deploy.step_jobs import run_step_job
+from tools.deploy.launch.image_build import RUNNER_REPOSITORY, build_step
+from tools.deploy.rollout.step_jobs import run_step_job
 from tools.ssh import SSHPool
 
 IMAGE = "vllm-node-b12x"

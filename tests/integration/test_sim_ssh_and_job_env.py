@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.deploy.step_jobs import run_step_job
+from tools.deploy.rollout.step_jobs import run_step_job
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.jobs.host import job_log
 from tools.ssh import SSHPool

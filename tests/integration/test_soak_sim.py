@@ -15,7 +15,7 @@ import pytest
 from sim.cluster import SimCluster
 from sim.scenario import Scenario, load_scenario
 from tools.base import ToolContext, ToolResult
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.rollout_step import _nodes_disagree as nodes_disagree

@@ -13,7 +13,7 @@ from tests.support.scout_cli import ROOT, scout
 
 pytestmark = pytest.mark.slow
 
-TRANSCRIPT = ROOT / "agent" / "transcripts" / "spark-trio-deploy.jsonl"
+TRANSCRIPT = ROOT / "transcripts" / "spark-trio-deploy.jsonl"
 
 
 def test_the_recording_picks_two_of_three_nodes_and_rolls_out_only_there() -> None:

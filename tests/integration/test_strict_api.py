@@ -23,8 +23,8 @@ from agent.loop.model_turn import TurnRequest, cached_request_params
 from agent.loop.token_estimate import estimate_input_tokens
 from agent.loop.transcript import read_transcript
 from agent.replay.recordings import recording_names, recording_path
-from agent.replay.resume import rebuild
-from agent.replay.server import MessagesAPIServer
+from agent.runtime.resume import rebuild
+from agent.standin.server import MessagesAPIServer
 from tools.catalog import SCOUT_TOOLS
 
 MODEL = "claude-sonnet-4-5"

@@ -14,7 +14,7 @@ from agent.runtime.deployment_record import RecordStore, build_record, read_tran
 
 pytestmark = pytest.mark.slow  # CLI subprocesses
 
-STORY = Path(__file__).parents[2] / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
+STORY = Path(__file__).parents[2] / "transcripts" / "fresh-pair-deploy.jsonl"
 
 
 def scout(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:

@@ -35,7 +35,7 @@ from tools.ssh import Inventory, SSHPool
 
 pytestmark = pytest.mark.slow
 
-STORY = Path(__file__).parents[2] / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
+STORY = Path(__file__).parents[2] / "transcripts" / "fresh-pair-deploy.jsonl"
 WITH_STEPS = {"kind": "approved", "message": "", "approve_steps": True}
 OLD_IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"
 STALL_WAIT_S = 20.0

@@ -8,7 +8,7 @@ from agent.faces.chat import COMMANDS
 from agent.faces.render import EventRenderer
 from agent.loop.compaction import CompactionPolicy
 from agent.loop.transcript import read_transcript
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from tests.integration.test_compaction import RunTool, run_turn
 from tests.support.session_kit import make_session, text_turn
 

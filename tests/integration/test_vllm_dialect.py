@@ -1,7 +1,7 @@
 """A planner served by vLLM: the replay server's vLLM dialect, read through the real SDK.
 
 The bundled stories replay through it with no drift, every tool call parsed from vLLM's stream
-shape; and each way vLLM differs from Anthropic's API (agent/replay/vllm_wire.py,
+shape; and each way vLLM differs from Anthropic's API (agent/standin/vllm_wire.py,
 vllm_rules.py) is asserted as a client sees it.
 """
 
@@ -22,8 +22,8 @@ from agent.replay.client import ReplayClient
 from agent.replay.recordings import recording_path
 from agent.replay.redrive import redrive
 from agent.replay.served import ServedReplay, recorded_script
-from agent.replay.server import MessagesAPIServer
 from agent.runtime.settings import Settings
+from agent.standin.server import MessagesAPIServer
 from tests.support.probe_tools import EchoTool
 from tests.support.session_kit import make_session, text_turn, tool_turn
 

@@ -33,6 +33,21 @@ def offline_pip(python: Path, *args: str | Path) -> subprocess.CompletedProcess:
     return run(python, "-m", "pip", *args, "--no-index", "--find-links", WHEELHOUSE)
 
 
+# prompts/ and transcripts/ sit at the checkout's root and install as agent.prompts and
+# agent.transcripts: what each install finds, asked from a folder outside the checkout
+FIND = (
+    "from importlib.resources import files; "
+    "print(files('agent.prompts').joinpath('system.md').is_file(), "
+    "files('agent.transcripts').joinpath('fresh-pair-deploy.jsonl').is_file())"
+)
+PROMPTS_AND_TRANSCRIPTS = "True True"
+
+
+def found_from(python: Path, folder: Path) -> str:
+    done = run(python, "-c", FIND, cwd=folder, env={"PATH": "/usr/bin:/bin"})
+    return done.stdout.strip() or done.stderr[-500:]
+
+
 def ensure_build_needs() -> None:
     """The build's own needs in the wheelhouse, fetched from the index only when one is missing."""
     WHEELHOUSE.mkdir(exist_ok=True)
@@ -103,6 +118,7 @@ def test_a_built_wheel_installs_quietly_and_runs_the_demo_anywhere(tmp_path: Pat
     assert str(home / ".scout" / "transcripts") in summary
     replay = run(venv / "bin" / "scout", "replay", "sample-batch", cwd=elsewhere, env=env)
     assert replay.returncode == 0 and "session ended: done" in replay.stdout, replay.stderr
+    assert found_from(python, elsewhere) == PROMPTS_AND_TRANSCRIPTS
     plugin = run(venv / "bin" / "scout", "mcp", "--plugin", cwd=elsewhere, env=env)
     folder = Path(plugin.stdout.strip())  # the Claude Code plugin ships in the wheel
     for part in (".claude-plugin/plugin.json", ".mcp.json", "skills/scout/SKILL.md"):
@@ -126,3 +142,5 @@ def test_the_readme_install_is_the_lock_quietly(tmp_path: Path) -> None:
     assert (drift.returncode, drift.stdout) == (0, ""), drift.stdout + drift.stderr
     scout = run(source / ".venv" / "bin" / "scout", "--help")
     assert scout.returncode == 0 and scout.stdout.startswith("usage: scout"), scout.stderr
+    # the editable install finds the root's prompts/ and transcripts/ from anywhere
+    assert found_from(python, tmp_path) == PROMPTS_AND_TRANSCRIPTS

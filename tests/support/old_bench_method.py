@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 import statistics
 
-from tools.deploy.engine_bench import RESULT_DIR, parse_results
+from tools.deploy.proof.engine_bench import RESULT_DIR, parse_results
 from tools.ssh.pool import SSHPool
 
 

@@ -6,7 +6,7 @@ appear with the escape written out as `\\x1b[8m` and the token masked, never int
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair
 from tests.support.session_kit import text_turn, tool_turn

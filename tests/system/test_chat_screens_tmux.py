@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.replay.server import MessagesAPIServer
+from agent.standin.server import MessagesAPIServer
 from tests.support.login_keys import PASSPHRASE, LoginKeys, login_keys
 from tests.support.scout_cli import SCOUT
 from tests.support.session_kit import text_turn, tool_turn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.deploy.bench_pooling import ci95, percentiles, pooled, reportable
+from tools.deploy.proof.bench_pooling import ci95, percentiles, pooled, reportable
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.loop.briefing import render_briefing
 from agent.loop.compaction import CallRecord
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.plans.plan import Plan, PlanStep
 from tools.todo import TodoList
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from agent.faces.chat_view import ChatView
 from agent.loop.events import ToolCallEvent, ToolResultEvent
 from tests.support.no_hosts import no_hosts
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.state import SessionState
 from tools.endpoint_check import EndpointCheckInput, EndpointCheckTool
 from tools.job_wait import JobWait, JobWaitInput
 from tools.world_note import WorldNoteInput, WorldNoteTool

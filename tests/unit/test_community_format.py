@@ -15,7 +15,7 @@ from tests.support.runner_table import RECIPES
 from tests.support.sparks import spark
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import (
+from tools.deploy.plan.planner import (
     ClusterFacts,
     DeploymentPlan,
     Measured,

@@ -21,7 +21,7 @@ from tests.support.runner_table import RECIPES, TABLE, recipe_files, runner_rend
 from tests.support.sparks import spark
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
+from tools.deploy.plan.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
 from tools.deploy.recipe_book.load import read_recipe_file
 from tools.deploy.recipe_book.runner_template import canonical
 from tools.world.facts import Image

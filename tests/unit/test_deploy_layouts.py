@@ -9,9 +9,9 @@ from tests.support.hgx import h100_node
 from tests.support.sparks import spark, spark_ring
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.fabric import find_fabric
-from tools.deploy.preflight import PreflightInput, run_preflight
-from tools.deploy.recipes import build_recipe
+from tools.deploy.fabric.paths import find_fabric
+from tools.deploy.launch.recipes import build_recipe
+from tools.deploy.plan.preflight import PreflightInput, run_preflight
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 

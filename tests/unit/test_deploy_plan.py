@@ -10,8 +10,8 @@ import pytest
 from agent.world.model import WorldModel
 from tests.support.sparks import reference_pair, seed_pair, spark
 from tools.base import ToolContext
-from tools.deploy.rollout import OrderError, Rollout, drive, order_steps, run_step
-from tools.deploy.state import SessionState
+from tools.deploy.rollout.order import OrderError, Rollout, drive, order_steps, run_step
+from tools.deploy.rollout.state import SessionState
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.plan_deployment import PlanDeploymentInput, PlanDeploymentTool
 from tools.plans.plan import Plan

@@ -21,7 +21,7 @@ from agent.runtime.deployment_record import (
     record_id,
 )
 
-STORIES = Path(__file__).resolve().parents[2] / "agent" / "transcripts"
+STORIES = Path(__file__).resolve().parents[2] / "transcripts"
 
 
 def story_record(name: str):

@@ -11,7 +11,7 @@ from tools.checks import GB, compute_findings
 from tools.checks.budget import NodeBudget
 from tools.checks.fabric import PairLink
 from tools.checks.layout import LayoutRequest, choose_layout
-from tools.deploy.fixes import by_hand_step
+from tools.deploy.plan.fixes import by_hand_step
 from tools.recon.parsers import parse_nvidia_smi_table, parse_nvidia_smi_topo
 from tools.recon.parsers.nvidia_smi_q import parse_nvidia_smi_q
 from tools.recon.probe_parse import facts_from_sections

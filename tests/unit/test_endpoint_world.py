@@ -2,9 +2,9 @@
 
 from agent.world.model import WorldModel
 from agent.world.render import render_compact
-from tools.deploy.bench_report import Report, Row
-from tools.deploy.generation_checks import GenerationChecks
-from tools.deploy.proof import Proof
+from tools.deploy.proof.generation_checks import GenerationChecks
+from tools.deploy.proof.phases import Proof
+from tools.deploy.proof.report import Report, Row
 from tools.endpoint_check import verified_endpoint
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"

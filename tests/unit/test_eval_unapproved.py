@@ -3,8 +3,8 @@ call counts; an approved one, a denied one (it did not run), a failed one and a 
 
 from __future__ import annotations
 
+from agent.evaluation.scoring import unapproved_changes
 from agent.loop.events import ApprovalDecisionEvent, Event, ToolCallEvent, ToolResultEvent
-from agent.replay.evaluation import unapproved_changes
 
 STOP = {"host": "spark-a", "command": "docker stop vllm_node"}
 

@@ -8,7 +8,7 @@ from tools.checks import GB
 from tools.checks.budget import NodeBudget
 from tools.checks.fit_rule import RUNTIME_RESERVE_BYTES, Demand, fit_on
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import ClusterFacts, Measured, PlanRefusal, plan_deployment
+from tools.deploy.plan.planner import ClusterFacts, Measured, PlanRefusal, plan_deployment
 from tools.deploy.recipe_book.model_shape import KvShape
 
 

@@ -1,7 +1,10 @@
-"""Imports run one way: faces → runtime/replay → safety/world → loop → tools; sim stands apart.
+"""Imports run one way: faces → evaluation → replay → runtime → safety/world → loop → tools;
+sim stands apart.
 
 Inside tools/, the tool modules at its root stand on their parts in subpackages, never the other
 way, and tools/world (the world's types) stands on nothing but pydantic and the standard library.
+Inside tools/deploy/, the stages stand in one order: plan → proof → rollout → launch → fabric →
+the deploy root (steps, choices, the recipe book), each importing only those after it.
 Every module of agent/, tools/ and sim/ is parsed with `ast`, imports inside functions and
 `TYPE_CHECKING` blocks included, and each import is resolved to the module it loads.
 """
@@ -20,8 +23,10 @@ PACKAGES = ("agent", "tools", "sim")
 # Inside agent/: the rooms each room may import besides itself (and tools/).
 AGENT_ROOMS: dict[str, set[str] | None] = {
     "faces": None,  # anything below it
+    "evaluation": {"replay", "standin", "runtime", "safety", "world", "loop"},
     "mcp": {"runtime", "safety", "world", "loop"},
-    "replay": {"runtime", "safety", "world", "loop"},
+    "replay": {"standin", "runtime", "safety", "world", "loop"},
+    "standin": {"loop"},
     "daytwo": {"runtime", "safety", "world", "loop"},
     "runtime": {"safety", "world", "loop"},
     "safety": {"loop"},
@@ -220,3 +225,36 @@ def _components() -> list[list[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+# tools/deploy/'s stages, each with the stages it may import; anything else there is its root
+DEPLOY_STAGES: dict[str, set[str]] = {
+    "plan": {"proof", "rollout", "launch", "fabric", "root"},
+    "proof": {"rollout", "root"},
+    "rollout": {"launch", "fabric", "root"},
+    "launch": {"fabric", "root"},
+    "fabric": {"root"},
+    "root": set(),
+}
+
+
+def _stage(module: str) -> str | None:
+    """The deploy stage a module of tools/deploy/ is in ("root" at its top), else None."""
+    parts = module.split(".")
+    if parts[:2] != ["tools", "deploy"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in DEPLOY_STAGES else "root"
+
+
+def test_the_graph_sees_every_deploy_stage() -> None:
+    assert {_stage(module) for module in MODULES} - {None} == set(DEPLOY_STAGES)
+
+
+@pytest.mark.parametrize("stage", sorted(DEPLOY_STAGES))
+def test_each_deploy_stage_imports_only_the_stages_after_it(stage: str) -> None:
+    def allowed(module: str, target: str) -> bool:
+        if _stage(module) != stage or _stage(target) is None:
+            return True
+        return _stage(target) in {stage, *DEPLOY_STAGES[stage]}
+
+    assert _violations(allowed) == []

@@ -10,7 +10,7 @@ from sim.fakehost.model_configs import CONFIGS
 from tests.support.sparks import spark
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
+from tools.deploy.plan.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
 from tools.deploy.recipe_book.model_parsers import parsers_from_config
 from tools.deploy.recipe_book.model_shape import shape_from_config
 

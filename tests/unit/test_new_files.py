@@ -14,7 +14,7 @@ from agent.loop.transcript import TranscriptWriter, read_transcript
 from agent.runtime.builder import new_transcript
 from agent.runtime.settings import Settings
 from agent.safety.redact import Redactor
-from tools.deploy.bench_report import Report, write_files
+from tools.deploy.proof.report import Report, write_files
 from tools.text import new_files
 from tools.text.new_files import NewFile, create_new
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tools.deploy.node_identity import (
+from tools.deploy.proof.node_identity import (
     FIX_NCCL,
     UNKNOWN,
     NodeIdentity,

@@ -1,6 +1,6 @@
 """Which worker addresses the head's commands name: those its own ssh must get into."""
 
-from tools.deploy.peer_ssh import addresses_used, probe_command
+from tools.deploy.fabric.peer_ssh import addresses_used, probe_command
 from tools.deploy.steps import DeployStep, StepCheck
 
 

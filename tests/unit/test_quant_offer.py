@@ -7,8 +7,8 @@ from tests.support.runner_table import RECIPES
 from tests.support.sparks import spark
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
-from tools.deploy.quant_offer import precision, same_model
+from tools.deploy.plan.planner import ClusterFacts, DeploymentPlan, Measured, plan_deployment
+from tools.deploy.plan.quant_offer import precision, same_model
 from tools.deploy.recipe_book.catalog import entries
 from tools.deploy.recipe_book.load import read_recipe_file
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.deploy.readiness import Readiness, Serving, origin, serving
+from tools.deploy.proof.readiness import Readiness, Serving, origin, serving
 from tools.deploy.steps import DeployStep, StepCheck
 
 CHECK = StepCheck(host="spark-a", command="true", description="-")

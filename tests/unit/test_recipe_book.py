@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.deploy.engine_settings import choose_max_model_len
+from tools.deploy.launch.engine_settings import choose_max_model_len
 from tools.deploy.recipe_book.choose import apply_recipe, choose_recipe, refused_image
 from tools.deploy.recipe_book.docs import render
 from tools.deploy.recipe_book.engines import engine_book

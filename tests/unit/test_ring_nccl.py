@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tools.deploy.fabric import FabricPath
-from tools.deploy.ring_nccl import RING_NCCL_LINE, ring_nccl
+from tools.deploy.fabric.paths import FabricPath
+from tools.deploy.fabric.ring_nccl import RING_NCCL_LINE, ring_nccl
 from tools.world.facts import DockerFacts, HostFacts, Image, ImageContents
 
 IMAGE = "nvcr.io/nvidia/vllm:26.05-py3"

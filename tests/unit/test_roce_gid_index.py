@@ -6,8 +6,8 @@ import shlex
 
 from tests.support.sparks import reference_pair
 from tools.deploy.choices import DeployChoices
-from tools.deploy.fabric import find_fabric
-from tools.deploy.recipes import build_recipe
+from tools.deploy.fabric.paths import find_fabric
+from tools.deploy.launch.recipes import build_recipe
 from tools.recon.parsers import parse_ibv_gids
 from tools.world.facts import RoceGidEntry
 

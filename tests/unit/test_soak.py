@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import shlex
 
-from tools.deploy.soak import Soak, SoakSpec, soak_command
-from tools.deploy.soak_watch import Request, Stall
+from tools.deploy.proof.soak import Soak, SoakSpec, soak_command
+from tools.deploy.proof.soak_watch import Request, Stall
 
 SPEC = SoakSpec(seconds=1800, concurrency=4, stall_s=60)
 

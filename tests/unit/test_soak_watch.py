@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.deploy.soak_watch import (
+from tools.deploy.proof.soak_watch import (
     Request,
     StreamWatch,
     latency_rise,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent.faces.cli import main
+from tools.deploy.launch.preview import preview
 from tools.deploy.recipe_book.choose import apply_recipe
 from tools.deploy.recipe_book.load import RecipeNotServed, read_recipe_file
-from tools.deploy.recipe_preview import preview
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "recipes"
 ARENA = FIXTURES / "sparkrun-recipe-registry-3075780"

@@ -11,7 +11,7 @@ from agent.daytwo.upgrade_plan import UpgradeRefused, UpgradeRequest, upgrade_pl
 from agent.runtime.deployment_record import DeploymentRecord, build_record, read_transcript_events
 from tools.deploy.steps import DeployStep
 
-STORY = Path(__file__).parents[2] / "agent" / "transcripts" / "fresh-pair-deploy.jsonl"
+STORY = Path(__file__).parents[2] / "transcripts" / "fresh-pair-deploy.jsonl"
 OLD, NEW = "nvcr.io/nvidia/vllm:26.05-py3", "nvcr.io/nvidia/vllm:26.06-py3"
 
 

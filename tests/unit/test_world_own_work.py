@@ -14,9 +14,9 @@ from agent.world.render import render_compact
 from tests.support.sparks import VLLM_NODE, one_port_spark
 from tools.checks import GB
 from tools.deploy.choices import DeployChoices
-from tools.deploy.recipe_parts import container_step
-from tools.deploy.rollout import StepOutcome
-from tools.deploy.state import SessionState, StateChange
+from tools.deploy.launch.parts import container_step
+from tools.deploy.rollout.order import StepOutcome
+from tools.deploy.rollout.state import SessionState, StateChange
 from tools.plans.plan import Plan
 from tools.world.facts import Container, HostFacts
 

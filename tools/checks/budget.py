@@ -1,7 +1,8 @@
 """What one node can give a model: its memory budget, who holds memory there, its GPUs.
 
 The one place that turns a node's memory into the bytes a model may use (`usable_bytes`); the
-layout chooser (tools/checks/layout.py) and the fit report (tools/deploy/fit.py) only consume it.
+layout chooser (tools/checks/layout.py) and the fit report (tools/deploy/plan/fit.py) only consume
+it.
 
 - GPU memory of its own: the free GPU memory times the engine's memory fraction (vLLM
   `--gpu-memory-utilization`, SGLang `--mem-fraction-static`).

@@ -5,7 +5,8 @@ usable fabric address while one QSFP cable is in use: NVIDIA's guide allows link
 cable only; with two, all four ports need addresses in distinct subnets (docs/sources.md §2.1).
 
 `rdma_findings` also runs in a deployment's preflight; `fabric_findings` describes the fabric for
-the world model (preflight checks the one path the deployment will use: tools/deploy/preflight.py).
+the world model (preflight checks the one path the deployment will use:
+tools/deploy/plan/preflight.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ What a node must hold (`Demand.per_node`):
   layers, either way about 1/nodes of the bytes;
 - headroom beyond the weights for activations (the engine's profiled peak), CUDA graphs and the
   KV cache. With no context asked it is 10% of the weights, the rule the layout chooser has
-  always applied; the length is then sized to what is left (tools/deploy/engine_settings.py).
+  always applied; the length is then sized to what is left (tools/deploy/launch/engine_settings.py).
   With a context asked (`--max-model-len` set by the operator or the recipe) and the model's
   KV shape known (config.json, or the shape a recipe records; never an assumed cost), vLLM
   refuses to start unless one sequence of that length fits its KV cache ("To serve at least one

@@ -1,9 +1,7 @@
-"""Multi-node deployment: recipes that turn facts and choices into commands, and their checks.
+"""Multi-node deployment, stage by stage: plan, proof, rollout, launch, fabric (README.md here).
 
-The tools stand at tools/ root and use these parts: plan_deployment (tools/plan_deployment.py,
-around the pure `planner`: facts and choices to phases of steps; `plan_facts` gathers what it
-reads), rollout_step (tools/rollout_step.py), endpoint_check (tools/endpoint_check.py). Recipes,
-the fit check, preflight and `fixes` only compute; `rollout` and `state` (the session's plans,
-computed deployments and rollouts) hold where a deployment stands; `endpoint` only reads a
-served endpoint.
+The tools at tools/ root use these parts: plan_deployment (around `plan.planner`: facts and
+choices to phases of steps; `plan.facts` gathers what it reads), rollout_step (`rollout`),
+endpoint_check (`proof`). The stages import one way, plan first and fabric last, over the
+root's `steps`, `choices` and `recipe_book`.
 """

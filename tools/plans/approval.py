@@ -16,7 +16,8 @@ Steps run in an order their `needs` allow: a computed plan's needs are its deplo
 own; a free-form plan's steps are sequential. While a step's call runs, that step and every
 step that needs it ask; a step without hosts says nowhere its actions may run, so it (and all
 that needs it) asks. The grant (`StepApprovals`) lives in `PlanState`, beside the approved plan;
-the session state (tools/deploy/state.py) records it, and rollout progress marks its steps used.
+the session state (tools/deploy/rollout/state.py) records it, and rollout progress marks its steps
+used.
 """
 
 from __future__ import annotations

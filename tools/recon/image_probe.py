@@ -11,7 +11,8 @@ That starts a container, so it is not part of the read-only recon pack (the shel
 
 The same throwaway container is asked for the NCCL its torch links
 (`torch.cuda.nccl.version()`): NGC images ship NCCL as a system library, not a pip package, so
-`pip show` cannot say. A ring of three Sparks needs NCCL 2.30 or later (tools/deploy/ring_nccl.py).
+`pip show` cannot say. A ring of three Sparks needs NCCL 2.30 or later
+(tools/deploy/fabric/ring_nccl.py).
 It runs first, so the line's exit status stays `pip show`'s (an image without torch says
 `ModuleNotFoundError` and the NCCL stays unknown).
 """

@@ -176,7 +176,7 @@ class ImageContents(BaseModel):
     sglang: str | None = None
     nccl: str | None = None  # what its torch links (torch.cuda.nccl.version()); None: unknown
     # which binary of it: the version string NCCL compiles in and the library's ELF build ID
-    # (`2.28.9+cuda13.0 build-id a7f4…`, tools/deploy/node_identity.py); None: not asked
+    # (`2.28.9+cuda13.0 build-id a7f4…`, tools/deploy/proof/node_identity.py); None: not asked
     nccl_build: str | None = None
 
     def words(self) -> str:

@@ -23,7 +23,7 @@ class Endpoint(BaseModel):
 
 class FabricMeasurement(BaseModel):
     """A fabric test Scout ran between nodes (the rollout's all_gather_perf), what it measured,
-    and the finding when that is far below the link (tools/deploy/fabric_test.py)."""
+    and the finding when that is far below the link (tools/deploy/fabric/nccl_test.py)."""
 
     host: str  # where the test ran (the head)
     nodes: list[str]  # the ranks' hosts, as the run printed them

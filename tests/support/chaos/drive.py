@@ -11,9 +11,9 @@ property where it was drawn, and hypothesis shrinks it as it would without the f
 
 from __future__ import annotations
 
-from agent.replay.chaos.draw import draw, walk
-from agent.replay.chaos.harness import ChaosWorld, Verdict
-from agent.replay.chaos.moves import Story
+from agent.evaluation.chaos.draw import draw, walk
+from agent.evaluation.chaos.harness import ChaosWorld, Verdict
+from agent.evaluation.chaos.moves import Story
 
 
 class Checked:

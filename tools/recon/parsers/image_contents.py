@@ -6,7 +6,7 @@ separated by `---`) and `WARNING: Package(s) not found: …` for the others
 (pip/_internal/commands/show.py), and the `NCCL version X.Y.Z` line the probe prints from
 `torch.cuda.nccl.version()` (a 4th part, NCCL's suffix, is dropped), and where the probe asked
 for it the `NCCL build PATH NCCL version X.Y.Z+cudaA.B build-id HEX` line that names the binary
-(tools/deploy/node_identity.py). An image whose run
+(tools/deploy/proof/node_identity.py). An image whose run
 printed none of these (no python3 in it, the daemon refused) stays unknown.
 """
 
