@@ -9,13 +9,14 @@ so rollout_step can run exactly the plan a person approved.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolResult
 from tools.deploy.choices import DeployChoices
 from tools.deploy.plan import facts as plan_facts
+from tools.deploy.plan.evictions import Recorded, eviction_risks
 from tools.deploy.plan.facts import Reach
 from tools.deploy.plan.planner import Measured, PlanRefusal, plan_deployment
 from tools.deploy.plan.render import Answer, render_plan, render_refusal
@@ -54,15 +55,18 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         pool: SSHPool,
         max_age_s: float = 600.0,
         operator_env: Mapping[str, str] | None = None,
+        recorded: Callable[[], list[Recorded]] | None = None,
     ) -> None:
         """`state`: the session's, which keeps each computed deployment by its plan's hash;
         `pool`: its SSH connections (the tool is only made with an inventory). `operator_env`:
         where HF_TOKEN is looked for (default: Scout's own environment); only its presence is
-        read here, the value goes to the download job at run time."""
+        read here, the value goes to the download job at run time. `recorded`: the deployments
+        Scout recorded, lent by a session that has them; a plan that would end one says so."""
         self.state = state
         self.pool = pool
         self.max_age_s = max_age_s
         self.operator_env = os.environ if operator_env is None else operator_env
+        self.recorded = recorded
 
     def hosts(self, params: PlanDeploymentInput) -> list[str]:
         return list(params.hosts)
@@ -109,6 +113,8 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         if isinstance(deployment, PlanRefusal):
             return _result(render_refusal(deployment))
         blockers = await plan_facts.peer_refusals(deployment, reach)
+        if self.recorded is not None:
+            deployment.plan.risks.extend(eviction_risks(deployment.steps, self.recorded()))
         self.state.add_deployment(deployment.plan, list(deployment.steps))
         return _result(render_plan(deployment, blockers))
 

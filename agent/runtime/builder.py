@@ -281,7 +281,8 @@ async def open_runtime(
     )
     recorder.listeners.append(OwnWork(world))  # containers a command created: Scout's own
     # a proven deployment leaves its record (scout status, scout teardown read it)
-    recorder.listeners.append(RecordKeeper(RecordStore(settings.deployments_dir), transcript_path))
+    records = RecordStore(settings.deployments_dir)
+    recorder.listeners.append(RecordKeeper(records, transcript_path))
     web_settings = WebSettings(
         allowed_hosts=tuple(settings.web_allowed_hosts), cache_dir=settings.web_cache_dir
     )
@@ -298,7 +299,9 @@ async def open_runtime(
             SSHExec(pool, judge, walls, walled_only=walled_only),
             DockerCtl(pool, judge),
             ReconTool(pool, walls),
-            PlanDeploymentTool(state, pool),
+            PlanDeploymentTool(  # a session that reads the records checks plans against them
+                state, pool, recorded=records.recorded if deployments is not None else None
+            ),
             RolloutStepTool(state, pool, judge),
             EndpointCheckTool(state, pool),
             JobStart(pool, judge),

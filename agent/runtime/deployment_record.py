@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from tools.deploy.plan.evictions import Recorded
+
 # Steps whose work is a change to the host as Scout found it (not an artifact Scout made):
 # undone only when the operator asks (`scout teardown --restore`).
 CHANGE_KINDS = frozenset({"stop", "link-up", "netplan", "stop-earlyoom"})
@@ -195,6 +197,19 @@ class RecordStore:
             which = f"named {name!r}" if name else "yet"
             return f"no deployment record {which} (known: {known})"
         return "several deployments are recorded; name one: " + ", ".join(r.id for r in matches)
+
+    def recorded(self) -> list[Recorded]:
+        """The records as plan_deployment checks a new plan against them (evictions)."""
+        return [
+            Recorded(
+                id=r.id,
+                model=r.model,
+                host=r.host,
+                port=r.port,
+                containers=tuple((s.host, s.container) for s in r.started),
+            )
+            for r in self.load()[0]
+        ]
 
     def remove(self, record: DeploymentRecord) -> None:
         (self.folder / f"{record.id}.json").unlink(missing_ok=True)

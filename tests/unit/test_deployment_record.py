@@ -153,3 +153,11 @@ def test_a_plan_that_takes_down_another_recorded_deployments_container_says_so()
     )
     plan = takedown_plan(record, "teardown", others=[record, sharing])
     assert line in plan.risks
+
+
+def test_the_store_lends_its_records_as_plans_are_checked_against_them(tmp_path: Path) -> None:
+    store = RecordStore(tmp_path)
+    store.save(story_record("fresh-pair-deploy"))
+    [recorded] = store.recorded()
+    assert (recorded.host, recorded.port) == ("spark-a", 8000)
+    assert set(recorded.containers) == {("spark-a", "scout-vllm"), ("spark-b", "scout-vllm")}
