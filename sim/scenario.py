@@ -137,9 +137,11 @@ class Image(_Model):
     # compiles into itself) and its ELF build ID; one version ships as different binaries (the
     # pip wheel and DGX OS's libnccl2, vLLM issue #41725)
     nccl_build: str = "2.28.9+cuda13.0 build-id c0db9360e4b1a7d2"
-    # the architecture it was built for: on another host's, its binaries cannot run (a Spark is
-    # aarch64, an amd64-only build exits at once: openchangelog#21, mhddos_proxy#33)
-    platform: Literal["linux/arm64", "linux/amd64"] = "linux/arm64"
+    # the one architecture it was built for, where it was built for one: on another host's, its
+    # binaries cannot run (a Spark is aarch64, an amd64-only build exits at once:
+    # openchangelog#21, mhddos_proxy#33). None: a multi-platform image whose manifest list holds
+    # the host's, as NGC's vLLM images are published for both arm64 and amd64
+    platform: Literal["linux/arm64", "linux/amd64"] | None = None
     # how a bad build of the engine fails once it is started (fakehost/serve_defects.py)
     defect: Literal["weights", "stall", "gibberish"] | None = None
 

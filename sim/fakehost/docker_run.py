@@ -192,7 +192,7 @@ def _foreign_platform(image: dict[str, Any], state: dict[str, Any]) -> str:
     binaries then cannot run, so the container exits at once with `exec format error` in its
     log (openchangelog#21, mhddos_proxy#33: an amd64-only image on an arm64 host)."""
     host = {"aarch64": "linux/arm64", "x86_64": "linux/amd64"}.get(state.get("arch", ""), "")
-    platform = image.get("platform", host)
+    platform = image.get("platform") or host  # None: a manifest list with the host's platform
     if not host or platform == host:
         return ""
     detected = "linux/arm64/v8" if host == "linux/arm64" else host
