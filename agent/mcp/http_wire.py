@@ -46,11 +46,14 @@ class OperatorToken:
 
 
 def bound_socket(host: str, port: int) -> socket.socket:
-    """Bind first, so the address (port 0 picks one) is known before it is announced."""
+    """Bind and listen first, so the address (port 0 picks one) is known before it is announced
+    and a client that connects on the announcement waits in the backlog instead of being refused
+    while uvicorn starts (the race a loaded CI machine lost)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)  # uvicorn's own backlog; it listens again on this socket, harmlessly
     return sock
 
 

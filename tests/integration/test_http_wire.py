@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,3 +122,16 @@ def test_a_bad_address_is_one_line(tmp_path, monkeypatch, capsys, address, said)
     assert main(["mcp", "--sim", "fresh-pair", "--http", address]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"scout mcp: {said}") and err.count("\n") == 1
+
+
+def test_the_announced_address_already_accepts_connections():
+    """A client connecting on the announcement waits in the backlog instead of being refused
+    while uvicorn starts: the socket listens before the address is printed."""
+    from agent.mcp.http_wire import bound_socket
+
+    listening = bound_socket("127.0.0.1", 0)
+    try:
+        with socket.create_connection(listening.getsockname()[:2], timeout=5):
+            pass
+    finally:
+        listening.close()
