@@ -5,7 +5,9 @@ own tables, read here from its C source, not with a list written by hand.
 nmcli: every `NMCCommand NAME[] = {...}` table in src/nmcli/*.c, each joined to the function
 that owns it or hands it to nmc_do_cmd, walked from nmcli.c's `nmcli_cmds`.
 ip, bridge (iproute2): PROGRAM/PROGRAM.c's `cmds[]`, and for each object the words its `do_*`
-function tests, in order, with `matches()` (any prefix) or `strcmp()` (the whole word).
+function tests, in order, with `matches()` (any prefix) or `strcmp()` (the whole word); a test
+against a loop over a table of the object's own file (`matches(argv[0], cmds[i].name)`, as
+ip/tcp_metrics.c does) takes that table's names, in its order.
 
     python scripts/extract_verb_tables.py NETWORKMANAGER_GIT IPROUTE2_GIT [--check]
 
@@ -29,7 +31,9 @@ NMC_DO_CMD = re.compile(r"nmc_do_cmd\([^,]+,\s*(\w+)\s*,")
 C_FUNCTION = re.compile(r"^(?:[A-Za-z_][\w \t*]*[ \t*])?(\w+)\s*\([^;{}()]*\)\s*\{", re.M)
 IP_ENTRY = re.compile(r'\{\s*"([^"]+)"\s*,\s*(\w+)\s*\}')
 IPROUTE2_PROGRAMS = ("ip", "bridge")
-IP_WORD = re.compile(r'\b(matches|strcmp)\(\s*(?:\*argv|argv\[0\])\s*,\s*"([^"]+)"\s*\)')
+IP_WORD = re.compile(
+    r'\b(matches|strcmp)\(\s*(?:\*argv|argv\[0\])\s*,\s*(?:"([^"]+)"|(\w+)\[\w+\]\.name)\s*\)'
+)
 
 
 def git(repo: str, *args: str) -> str:
@@ -93,18 +97,26 @@ def ip_tables(
     if table is None:
         raise SystemExit(f"{program}/{program}.c: no cmds[] table")
     entries = IP_ENTRY.findall(table.group(1))
-    bodies: dict[str, str] = {}
+    bodies: dict[str, tuple[str, str]] = {}  # function: (its text, its file's text)
     for path in git(repo, "ls-tree", "--name-only", "HEAD", f"{program}/").split():
         if path.endswith(".c"):
-            bodies.update(function_bodies(git(repo, "show", f"HEAD:{path}")))
+            source = git(repo, "show", f"HEAD:{path}")
+            bodies.update((f, (body, source)) for f, body in function_bodies(source).items())
     verbs: dict[str, tuple[tuple[str, bool], ...]] = {}
     for name, func in entries:
-        words = IP_WORD.findall(bodies.get(func, ""))
+        body, source = bodies.get(func, ("", ""))
         seen: dict[str, bool] = {}
-        for kind, word in words:
-            seen.setdefault(word, kind == "matches")
+        for kind, word, table in IP_WORD.findall(body):
+            for each in [word] if word else file_table(source, table):
+                seen.setdefault(each, kind == "matches")
         verbs[name] = tuple(seen.items())
     return tuple(name for name, _ in entries), verbs
+
+
+def file_table(source: str, name: str) -> list[str]:
+    """The names of a C file's `NAME[] = { { "word", CODE }, ... }` table, in its order."""
+    table = re.search(rf"\b{name}\[\]\s*=\s*\{{(.*?)\n\}};", source, re.S)
+    return [word for word, _ in IP_ENTRY.findall(table.group(1))] if table else []
 
 
 def module_text(nm_repo: str, ip_repo: str) -> str:

@@ -122,6 +122,10 @@ def test_iproute2_takes_the_first_test_a_word_passes(program: str, obj: str) -> 
         ("ip a ch 10.0.0.1/24 dev eth0", Risk.MUTATING),  # address change
         ("ip n d 10.0.0.1 dev eth0", Risk.DESTRUCTIVE),  # neighbor delete
         ("ip a s", Risk.READ_ONLY),
+        ("ip tcpm s", Risk.READ_ONLY),  # tcp_metrics.c's own cmds[] table: show
+        ("ip tcp_metrics", Risk.READ_ONLY),  # no verb: list
+        ("ip tcpm r 10.0.0.1", Risk.DESTRUCTIVE),  # remove
+        ("ip tcp_metrics f all", Risk.DESTRUCTIVE),  # flush
         ("bridge m", Risk.READ_ONLY),  # mdb show, not monitor
         ("bridge f a 00:11:22:33:44:55 dev eth0", Risk.MUTATING),  # fdb add
         ("bridge v s", Risk.READ_ONLY),  # vlan show

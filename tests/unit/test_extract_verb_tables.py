@@ -99,3 +99,34 @@ def test_ip_objects_and_the_words_their_functions_test(tmp_path: Path) -> None:
     objects, verbs = load_script().ip_tables(git_dir, "ip")
     assert objects == ("link", "l2tp")
     assert verbs == {"link": (("add", True), ("chg", False), ("show", True)), "l2tp": ()}
+
+
+IPL2TP_C = """
+static const struct {
+	const char *name;
+	int	code;
+} cmds[] = {
+	{	"list",		1	},
+	{	"flush",	2	},
+};
+
+int do_ipl2tp(int argc, char **argv)
+{
+	if (matches(*argv, "add") == 0)
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (matches(argv[0], cmds[i].name) == 0)
+			return cmds[i].code;
+	}
+	if (matches(argv[0], "help") == 0)
+		usage();
+	return 0;
+}
+"""
+
+
+def test_a_loop_over_the_files_own_table_takes_its_names_in_place(tmp_path: Path) -> None:
+    """ip/tcp_metrics.c tests its verbs by looping over its own cmds[], not one by one."""
+    git_dir = repo(tmp_path, {"ip/ip.c": IP_C, "ip/iplink.c": IPLINK_C, "ip/ipl2tp.c": IPL2TP_C})
+    _, verbs = load_script().ip_tables(git_dir, "ip")
+    assert verbs["l2tp"] == (("add", True), ("list", True), ("flush", True), ("help", True))

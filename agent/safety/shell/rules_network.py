@@ -164,8 +164,8 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
     label = f"ip {obj} {word if verb is None else verb}"
     if verb in IP_READ_ACTIONS or (obj, verb) in IP_READ_PAIRS:
         return read_only(f"'{label}' only reads")
-    if verb in ("delete", "flush"):
-        return destructive(f"'{label}' removes addresses, routes or links")
+    if verb in ("delete", "remove", "flush"):
+        return destructive(f"'{label}' removes addresses, routes, links or their metrics")
     if obj == "link" and verb in ("set", "change") and "down" in rest:
         return destructive("'ip link set … down' takes an interface down")
     return mutating(f"'{label}' changes the network configuration")
