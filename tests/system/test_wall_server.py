@@ -97,3 +97,34 @@ async def test_where_no_server_can_start_the_call_does_not_run(
             shutil.move(aside, folder)
     assert result.unwalled is not None and "cannot write the wall helper" in result.unwalled
     assert not result.walled and not ran.exists()
+
+
+async def test_a_cancelled_call_ends_on_the_host_with_what_it_started(pool: SSHPool) -> None:
+    seconds = f"600.{uuid.uuid4().int % 10_000}"
+    command = f"setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep {seconds}"
+    call = asyncio.create_task(pool.run("head", command, wall=WALL))
+    for _ in range(200):
+        if sleepers(seconds):
+            break
+        await asyncio.sleep(0.05)
+    assert len(sleepers(seconds)) == 2
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    for _ in range(200):
+        if not sleepers(seconds):
+            break
+        await asyncio.sleep(0.05)
+    assert sleepers(seconds) == []
+    assert (await pool.run("head", "echo still", wall=WALL)).stdout == "still\n"
+
+
+def sleepers(seconds: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == (
+                b"sleep\0" + seconds.encode() + b"\0"
+            ):
+                found.append(int(entry.name))
+    return found

@@ -146,7 +146,10 @@ class WallServer:
 
     async def _end(self, number: int, marker: str) -> None:
         """Best effort: the keeper ends the command (KILL), and its session is killed by the
-        run's marker as a per-call run's is."""
+        run's marker as a per-call run's is. An ended server has ended its keepers already
+        (each gets SIGTERM when it dies)."""
+        if self.ended:
+            return
         try:
             self._send(number, KILL, b"")
             await asyncio.wait_for(
@@ -172,7 +175,9 @@ class WallServer:
                 elif kind == EXIT:
                     call.exit.set_result(int(data))
         except (asyncio.IncompleteReadError, asyncssh.Error, OSError) as exc:
-            log.info("ssh.wall_server_ended", error=str(exc) or type(exc).__name__)
+            running = [call for call in self._calls.values() if not call.exit.done()]
+            if running:  # an ended connection closes an idle server: news only with calls on it
+                log.warning("ssh.wall_server_ended", calls=len(running), error=str(exc))
         finally:
             self.ended = True
             for call in self._calls.values():

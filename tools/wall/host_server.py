@@ -24,13 +24,12 @@ Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py s
 
 from __future__ import annotations
 
+import _signal  # the C module: `signal` would import enum, and every fork would copy it
 import ctypes
 import os
 import select
-import signal
 import struct
 import sys
-import traceback
 from collections.abc import Callable
 
 HEADER = struct.Struct("!IBI")
@@ -66,8 +65,8 @@ def _keeper(
     status = 1
     try:
         os.setsid()  # a session of its own: Scout's stop by marker ends it, not the server
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        set_pdeathsig(signal.SIGTERM)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        set_pdeathsig(_signal.SIGTERM)
         if os.getppid() != server:  # it died before the line above: nothing may run
             return
         null = os.open(os.devnull, os.O_RDONLY)
@@ -78,6 +77,8 @@ def _keeper(
         spec, *argv = [word.decode("utf-8", "surrogateescape") for word in payload.split(b"\0")]
         status = run_call(spec, argv)
     except BaseException:  # the command's own child, too, ends here if it did not exec
+        import traceback  # here: only a keeper that failed pays for it
+
         traceback.print_exc()
     finally:
         try:
@@ -133,7 +134,7 @@ def serve(run_call: Callable[[str, list[str]], int]) -> int:
                         if kind == RUN:
                             calls[number] = _start(run_call, number, payload, poller, pipes)
                         elif kind == KILL and number in calls:
-                            _signal_keeper(calls[number].keeper, signal.SIGTERM)
+                            _signal_keeper(calls[number].keeper, _signal.SIGTERM)
                     continue
                 number, kind = pipes[fd]
                 data = os.read(fd, CHUNK)
@@ -153,7 +154,7 @@ def serve(run_call: Callable[[str, list[str]], int]) -> int:
         return 0
     finally:
         for call in calls.values():
-            _signal_keeper(call.keeper, signal.SIGTERM)
+            _signal_keeper(call.keeper, _signal.SIGTERM)
 
 
 def _start(
