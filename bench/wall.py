@@ -1,8 +1,10 @@
 """The wall's cost per call: one read on a warm pooled connection, inside the wall and without.
 
 Starts one OpenSSH sshd on 127.0.0.1 (bench/ssh_fanout.py's farm; root, so the wall also cuts
-root's powers), opens the connection, leaves the helper on the host with a first walled call,
-then alternates an unwalled and a walled `cat /proc/loadavg` and prints the medians; last line:
+root's powers), opens the connection, leaves the helper on the host with a first walled call
+(which also starts the connection's wall fork-server, tools/wall/host_server.py: its time is
+printed, paid once per connection), then alternates an unwalled and a walled `cat
+/proc/loadavg` and prints the medians; last line:
 `wall per call: +X ms (goal <= 30 ms), walled/unwalled: R`.
 
     .venv/bin/python bench/wall.py [--reps 41]
@@ -31,9 +33,12 @@ GOAL_MS = 30.0
 async def measure(farm: SshdFarm, reps: int) -> tuple[float, float]:
     async with SSHPool(farm.inventory()) as pool:
         host = pool.inventory.names()[0]
+        started = time.perf_counter()
         first = await pool.run(host, COMMAND, wall=WallSpec(scratch=True))  # installs the helper
         if not first.walled:
             raise SystemExit(f"the wall could not be built here: {first.unwalled}")
+        started = time.perf_counter() - started
+        print(f"first walled call (helper installed, fork-server started): {started * 1000:.1f} ms")
         bare, walled = [], []
         for _ in range(reps):
             for wall, times in ((None, bare), (WallSpec(scratch=True), walled)):

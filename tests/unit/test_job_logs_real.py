@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from tests.support.captures import job_capture
+from tests.support.captures import JOB_CAPTURES, job_capture
 from tools.jobs.progress import read_progress
 from tools.jobs.progress.errors import first_error
-from tools.jobs.progress.prefixes import peel
+from tools.jobs.progress.prefixes import ANY_HEAD, HEADS, peel
 
 # (capture, the command that printed it, the start of the error line it must report)
 FAILURES = [
@@ -323,3 +323,30 @@ def test_every_failure_line_is_found_wherever_it_is_in_the_log() -> None:
         assert progress.error is not None and re.sub(r"\s+", " ", progress.error).startswith(
             re.sub(r"\s+", " ", error)
         ), name
+
+
+def test_the_one_pass_test_for_a_head_agrees_with_every_head_on_every_real_line() -> None:
+    """peel asks one combined pattern whether any head is there before trying each: on every
+    line of every capture, bare and behind each launcher's prefix (and peeled layer by layer),
+    it must say yes exactly where some head matches, or a head would be skipped."""
+    lines = {
+        layer
+        for capture in sorted(JOB_CAPTURES.glob("*.txt"))
+        for line in job_capture(capture.name).splitlines()
+        for wrap in (str, *LAUNCHERS.values())
+        for layer in _layers(wrap(line))
+    }
+    assert len(lines) > 1000
+    for line in lines:
+        assert (ANY_HEAD.match(line) is not None) == any(h.match(line) for h in HEADS), line
+
+
+def _layers(line: str) -> list[str]:
+    """The line and what is left of it after each head the loop would take off."""
+    layers = [line.strip()]
+    for _ in range(12):
+        match = next((m for h in HEADS if (m := h.match(layers[-1])) and m.group(0)), None)
+        if match is None:
+            return layers
+        layers.append(layers[-1][match.end() :])
+    return layers

@@ -14,7 +14,15 @@ from tools.risk.assessment import Risk
 from tools.ssh.pool import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls, WallSpec
-from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
+from tools.wall.command import (
+    HELPER_FILES,
+    HELPER_HASH,
+    MISSING_MARK,
+    server_line,
+    split_sudo,
+    unwalled_reason,
+    walled_line,
+)
 from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
@@ -76,6 +84,14 @@ def test_the_wall_goes_on_after_sudo_and_names_the_helper_by_its_hash() -> None:
     assert line.index("sudo -n") < line.index("python3 -I -S") < line.index("limit=5")
     assert "printf" not in line  # the helper is only named, not sent
     assert "printf" in walled_line("id", WallSpec(), timeout=1, sudo=False, install=True)
+
+
+def test_the_fork_server_is_the_same_helper_named_the_same_and_ships_with_it() -> None:
+    line = server_line(install=False)
+    assert f"wall-{HELPER_HASH}" in line and line.endswith('"$H" serve')
+    assert MISSING_MARK in line and "printf" not in line
+    installing = server_line(install=True)
+    assert all(name in installing for name in HELPER_FILES) and "host_server.py" in HELPER_FILES
 
 
 def test_a_refusal_of_the_helper_is_told_apart_from_the_command_exiting() -> None:

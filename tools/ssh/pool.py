@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
 import asyncssh
@@ -58,7 +59,8 @@ from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
-from tools.wall.command import WallSpec
+from tools.ssh.wall_server import WallServer
+from tools.wall.command import WallSpec, split_sudo
 
 asyncssh.set_log_level("WARNING")
 log = structlog.get_logger()
@@ -99,6 +101,11 @@ class _Link:
     client: _ScoutClient
     channels: asyncio.Semaphore
     dirty: bool = False
+    # the wall's fork-server on this connection (tools/ssh/wall_server.py), once started; or
+    # why it cannot start here (walled calls then start the helper each)
+    wall_server: WallServer | None = None
+    wall_server_refused: str | None = None
+    wall_server_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def usable(self) -> bool:
@@ -163,8 +170,16 @@ class SSHPool:
         `shell`: one simple command, not under `sh -c`; see remote_command.wrap_command;
         with `wall`: inside the wall, tools/wall/)."""
         link = await self._link(host)
-        async with link.channels:
-            try:
+        try:
+            server = None
+            if wall is not None and shell and not split_sudo(command)[0]:
+                server = await self._wall_server(link, host)
+            if server is not None:
+                marker = f"scout-run-{secrets.token_hex(8)}"
+                return await server.run(
+                    host, command, timeout=timeout, cwd=cwd, env=env, wall=wall, marker=marker
+                )
+            async with link.channels:
                 return await run_remote(
                     link.conn,
                     host,
@@ -176,18 +191,44 @@ class SSHPool:
                     shell=shell,
                     wall=wall,
                 )
-            except asyncssh.ChannelOpenError as exc:
-                raise SSHError(
-                    f"{host} refused to open a session: {exc.reason}. The command did not run; "
-                    "the host may limit sessions (sshd MaxSessions) or be overloaded; try again."
-                ) from None
-            except (asyncssh.DisconnectError, OSError) as exc:
-                link.mark_dirty()
-                raise HostUnreachableError(
-                    f"lost the connection to {host} ({link.client.spec.endpoint}) while running "
-                    f"the command: {_reason(exc)}. It may or may not have run; check before "
-                    "running it again. Scout reconnects on the next call."
-                ) from None
+        except asyncssh.ChannelOpenError as exc:
+            raise SSHError(
+                f"{host} refused to open a session: {exc.reason}. The command did not run; "
+                "the host may limit sessions (sshd MaxSessions) or be overloaded; try again."
+            ) from None
+        except (asyncssh.DisconnectError, OSError) as exc:
+            link.mark_dirty()
+            raise HostUnreachableError(
+                f"lost the connection to {host} ({link.client.spec.endpoint}) while running "
+                f"the command: {_reason(exc)}. It may or may not have run; check before "
+                "running it again. Scout reconnects on the next call."
+            ) from None
+
+    async def _wall_server(self, link: _Link, host: str) -> WallServer | None:
+        """The connection's fork-server, started on first use; None where it cannot start (the
+        call then starts the helper itself, which builds the same wall or refuses)."""
+        async with link.wall_server_lock:
+            if link.wall_server is not None and not link.wall_server.ended:
+                return link.wall_server
+            if link.wall_server is not None:  # ended with no call running: its slot is free
+                link.wall_server = None
+                link.channels.release()
+            if link.wall_server_refused is not None:
+                return None
+            await link.channels.acquire()  # the server's channel keeps one session for good
+            try:
+                started = await WallServer.start(link.conn)
+            except asyncssh.ChannelOpenError as exc:  # sessions full for now: per call, this time
+                link.channels.release()
+                log.info("ssh.wall_server_not_started", host=host, reason=exc.reason)
+                return None
+            if isinstance(started, str):
+                link.channels.release()
+                log.info("ssh.wall_server_refused", host=host, reason=started)
+                link.wall_server_refused = started
+                return None
+            link.wall_server = started
+            return started
 
     async def connection(self, host: str) -> asyncssh.SSHClientConnection:
         """The pooled connection to `host`, opened (through its jump host) if needed."""

@@ -105,16 +105,24 @@ def wrap_command(
         assigns += [f"{name}={shlex.quote(value)}" for name, value in _checked(env).items()]
         return " ".join([*assigns, f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s", command])
     sudo, command = split_sudo(command) if wall is not None else (False, command)
+    script = shell_script(command, cwd=cwd, env=env, marker=marker)
+    if wall is not None:
+        return walled_line(script, wall, timeout=timeout, sudo=sudo, install=install_wall)
+    return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
+
+
+def shell_script(
+    command: str, *, cwd: str | None, env: Mapping[str, str] | None, marker: str
+) -> str:
+    """What `sh -c` runs: the marker and the environment exported, the folder changed, then
+    the command."""
     lines = [f"export {MARKER_ENV}={marker}"] if marker else []
     if cwd is not None:
         lines.append(f"cd {shlex.quote(cwd)} || exit 1")
     for name, value in _checked(env).items():
         lines.append(f"export {name}={shlex.quote(value)}")
     lines.append(command)
-    script = "\n".join(lines)
-    if wall is not None:
-        return walled_line(script, wall, timeout=timeout, sudo=sudo, install=install_wall)
-    return f"timeout --kill-after={KILL_AFTER_S}s {timeout:g}s sh -c {shlex.quote(script)}"
+    return "\n".join(lines)
 
 
 def _checked(env: Mapping[str, str] | None) -> Mapping[str, str]:

@@ -13,6 +13,10 @@ A read that needs root comes as `sudo -n COMMAND`: the wall then goes on after s
 python3 HELPER run …`), so the helper starts as root and keeps only the capabilities that
 read. A `sudo` anywhere else in the line meets no_new_privs and fails: fail closed.
 
+Most walled calls do not start the helper at all: the pool keeps one fork-server of it per
+connection (`server_line`; tools/ssh/wall_server.py) and each call is a fork of it. This line
+is for calls through sudo and for a connection where the server cannot start.
+
 The helper keeps the time limit itself (`limit=` in its spec: at the limit it kills the
 command, its PID namespace with it, and exits 124 as GNU timeout does): no `timeout` program
 starts in between.
@@ -28,7 +32,9 @@ from pathlib import Path
 
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
-HELPER_FILES = ("host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py")
+HELPER_FILES = (
+    "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py"
+)  # fmt: skip
 HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
 HELPER_HASH = hashlib.sha256(
     "".join(name + "\0" + text for name, text in HELPER_SOURCES.items()).encode()
@@ -78,6 +84,30 @@ def split_sudo(command: str) -> tuple[bool, str]:
 def walled_line(script: str, spec: WallSpec, *, timeout: float, sudo: bool, install: bool) -> str:
     """The host command line that runs `sh -c script` inside the wall, killed after `timeout`
     seconds."""
+    run = [
+        *(["sudo", "-n"] if sudo else []),
+        f'python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" run',
+        shlex.quote(spec_text(spec, timeout)),
+        "-- sh -c",
+        shlex.quote(script),
+    ]
+    return _helper_head(install) + " ".join(run)
+
+
+def server_line(*, install: bool) -> str:
+    """The host command line that starts the wall's fork-server (host_server.py) on a channel
+    of its own: every walled call on the connection is then a fork of it."""
+    return _helper_head(install) + f'exec python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" serve'
+
+
+def spec_text(spec: WallSpec, timeout: float) -> str:
+    """The helper's SPEC word: the wall's parts and the call's time limit."""
+    return f"{spec.encoded()} limit={timeout:g}"
+
+
+def _helper_head(install: bool) -> str:
+    """Shell that names the helper's folder as $H, installs it (`install`) or stops with
+    MISSING_MARK where it is missing, and stops where there is no python3."""
     head = f'H="{HELPER_PATH}"; '
     if install:
         files = " ".join(f"{name} {shlex.quote(text)}" for name, text in HELPER_SOURCES.items())
@@ -87,18 +117,10 @@ def walled_line(script: str, spec: WallSpec, *, timeout: float, sudo: bool, inst
     else:
         missing = f'{{ echo "{MISSING_MARK}"; exit {UNWALLED_STATUS}; }}'
         head += f'[ -r "$H/host_helper.py" ] || {missing}; '
-    head += (
+    return head + (
         "command -v python3 >/dev/null 2>&1 || "
         f'{{ echo "{UNWALLED_MARK} no python3 on PATH"; exit {UNWALLED_STATUS}; }}; '
     )
-    run = [
-        *(["sudo", "-n"] if sudo else []),
-        f'python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" run',
-        shlex.quote(f"{spec.encoded()} limit={timeout:g}"),
-        "-- sh -c",
-        shlex.quote(script),
-    ]
-    return head + " ".join(run)
 
 
 def helper_missing(exit_status: int | None, stdout: str) -> bool:

@@ -7,6 +7,8 @@ to a host once, into a folder named by their hash (tools/wall/command.py), and r
     (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, and `abi=N` to build an older
     kernel's wall)
 
+(or `serve`: the fork-server of host_server.py, each of whose calls is a fork running `run`)
+
 `run` forks the command inside the wall and waits for it; the helper stays outside, so it can
 end what the command leaves behind, and kill it at its time limit (exit 124, as GNU
 timeout). The wall, all or nothing:
@@ -32,7 +34,8 @@ Why python3 and not a compiled helper: every host Scout manages (DGX OS, Ubuntu,
 python3 with ctypes, on every architecture (a Spark is aarch64, an HGX node x86_64), so text
 files serve all of them, can be read by an operator before they run, and need no compiler on
 the host. The modules are imported, so the host's python caches their bytecode beside them:
-a call pays the interpreter's start, not a compile. Python 3.8+, standard library only.
+a call pays the interpreter's start, not a compile; a call through the fork-server pays a
+fork. Python 3.8+, standard library only.
 """
 
 from __future__ import annotations
@@ -285,8 +288,14 @@ def run(spec_text: str, argv: list[str]) -> int:
 
 
 def main(args: list[str]) -> int:
+    if args == ["serve"]:  # the fork-server (host_server.py): each call is main's `run`
+        if __package__:
+            from tools.wall import host_server
+        else:
+            host_server = __import__("host_server")
+        return host_server.serve(lambda spec, argv: main(["run", spec, "--", *argv]))
     if len(args) < 4 or args[0] != "run" or args[2] != "--":
-        print("usage: helper run SPEC -- PROGRAM [ARGS...]", file=sys.stderr)
+        print("usage: helper run SPEC -- PROGRAM [ARGS...] | helper serve", file=sys.stderr)
         return 2
     try:
         return run(args[1], args[3:])

@@ -22,7 +22,7 @@ _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 _GLOG = r"(?P<glog>[IWEF])\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?(?:\s+[\w./-]+:\d+)?"
 
 # Each matches at the start of what is left; `level` or `glog`, when present, is a log level.
-_HEADS = tuple(
+HEADS = tuple(
     re.compile(pattern)
     for pattern in (
         r"^[\w.-]+(?:[-_]\d+\s+|\s{2,})\|\s?",  # compose service prefix (`vllm-1  | `)
@@ -51,6 +51,16 @@ _HEADS = tuple(
 )
 
 
+# Whether any head matches at all: one pass of the regex engine instead of a Python loop over
+# every head, for the many lines that carry none (`step 41`, a progress bar). The heads' groups
+# are made plain, as one pattern may not name a group twice.
+ANY_HEAD = re.compile(
+    "|".join(
+        "(?:" + re.sub(r"\(\?P<\w+>", "(?:", head.pattern.removeprefix("^")) + ")" for head in HEADS
+    )
+)
+
+
 @dataclass(frozen=True)
 class Said:
     """A log line's message and whether a prefix called it an error (`loud`) or a lesser level
@@ -66,7 +76,9 @@ def peel(line: str) -> Said:
     text = _ANSI.sub("", line).strip()
     loud = quiet = False
     for _ in range(12):  # a line carries a few layers; stop when none is left
-        for head in _HEADS:
+        if ANY_HEAD.match(text) is None:
+            break
+        for head in HEADS:
             match = head.match(text)
             if match is None or not match.group(0):
                 continue
