@@ -15,7 +15,12 @@ from tools.ssh.pool import SSHPool
 from tools.ssh_exec import SSHExec, SSHExecInput
 from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
-from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
+from tools.wall.daemons import (
+    daemon_client,
+    outside_read,
+    process_detail_reader,
+    unproxied_client,
+)
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
@@ -148,8 +153,8 @@ def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
 @pytest.mark.parametrize(
     ("command", "client", "read"),
     [
-        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", True),
-        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", True),
+        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", False),  # walled, proxied
+        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", False),
         ("systemctl status nvidia-persistenced", "systemctl", True),
         ("docker ps; docker rm -f x", "docker", False),
         ("ss -tlnp", None, True),
@@ -171,6 +176,40 @@ def test_daemon_clients_are_found_and_only_exact_reads_pass(
 ) -> None:
     assert daemon_client(command) == client
     assert outside_read(command) is read
+
+
+@pytest.mark.parametrize(
+    ("command", "unproxied"),
+    [
+        ("docker ps -a --format '{{.Names}}'", None),
+        ("docker --log-level debug --config /tmp/c inspect x", None),
+        ("docker rm -f x", None),  # it goes to the proxy, and fails there
+        ("docker ps -c 1", None),  # an option after the verb names no daemon
+        ("docker -H tcp://10.0.0.5:2375 ps", "docker"),
+        ("docker -Hunix:///var/run/docker.sock ps", "docker"),
+        ("docker --host=127.0.0.1:2375 ps", "docker"),
+        ("sudo -n docker -c remote ps", "docker"),
+        ("docker --context=remote ps", "docker"),
+        ("DOCKER_HOST=tcp://127.0.0.1:2375 docker ps", "docker"),
+        ("export DOCKER_CONTEXT=x; docker ps", "docker"),
+        ("docker ps; systemctl status x", "systemctl"),
+        ("nmcli device", "nmcli"),
+        ("grep docker /etc/group", None),
+    ],
+)
+def test_only_docker_pointed_at_the_wall_s_proxy_counts_as_proxied(
+    command: str, unproxied: str | None
+) -> None:
+    assert unproxied_client(command) == unproxied
+
+
+def test_docker_reads_run_unasked_through_the_proxy_and_a_docker_sent_elsewhere_asks() -> None:
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    for read in ("docker ps -a --no-trunc", "docker logs --since 10m -n 20 vllm_node",
+                 "docker inspect -f '{{.State.Health.Status}}' vllm_node"):  # fmt: skip
+        assert tool.risk(SSHExecInput(host="h", command=read)).risk == Risk.READ_ONLY, read
+    elsewhere = tool.risk(SSHExecInput(host="h", command="docker -H 127.0.0.1:2375 ps"))
+    assert elsewhere.risk > Risk.READ_ONLY and "read-only proxy" in elsewhere.reason
 
 
 def test_a_host_found_without_a_wall_is_news_once() -> None:

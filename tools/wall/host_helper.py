@@ -41,6 +41,7 @@ import ctypes
 import os
 import struct
 import sys
+from types import ModuleType  # ctypes imported it already
 
 if __package__:  # inside Scout's tree
     from tools.wall import host_landlock, host_netfilter, host_seccomp
@@ -218,6 +219,25 @@ def isolate_processes() -> str:
     return "subreaper"
 
 
+def docker_proxy() -> ModuleType:
+    """host_docker_proxy, imported only by a call that uses docker (the others skip its cost)."""
+    if __package__:
+        from tools.wall import host_docker_proxy
+
+        return host_docker_proxy
+    return __import__("host_docker_proxy")
+
+
+def start_docker_proxy(ports: list[int], parts: list[str]) -> object:
+    """Docker's socket stays closed; the call's docker client reaches the daemon through a
+    read-only proxy (host_docker_proxy.py) on a loopback port added to the call's ports."""
+    module = docker_proxy()
+    proxy = module.start(*module.upstream_socket(os.environ))
+    ports.append(proxy.port)
+    parts.append("docker-read-proxy")
+    return proxy
+
+
 def run(spec_text: str, argv: list[str]) -> int:
     spec = dict(part.partition("=")[::2] for part in spec_text.split())
     ports = [int(port) for port in spec.get("ports", "").split(",") if port]
@@ -226,6 +246,7 @@ def run(spec_text: str, argv: list[str]) -> int:
     if abi < 1:
         raise Unwalled(NO_LANDLOCK)
     cgroup, parts = None, []
+    proxy = start_docker_proxy(ports, parts) if spec.get("docker") == "1" else None
     if ports and effective_caps():
         try:
             cgroup = host_netfilter.filtered_cgroup(addresses, ports)
@@ -235,7 +256,7 @@ def run(spec_text: str, argv: list[str]) -> int:
                 raise Unwalled(f"no TCP filter here ({exc.strerror})") from None
     elif ports and abi < 4:
         raise Unwalled("no TCP filter here (Landlock ABI < 4 and not root)")
-    scratch = make_scratch() if spec.get("scratch") == "1" else None
+    scratch = make_scratch() if spec.get("scratch") == "1" or proxy else None
     parts.append(isolate_processes())
     child = os.fork()
     if child == 0:
@@ -243,6 +264,8 @@ def run(spec_text: str, argv: list[str]) -> int:
             _libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
             if cgroup:
                 host_netfilter.join(cgroup)
+            if proxy and scratch:
+                docker_proxy().point_client(proxy, os.environ, scratch)
             os.environ[WALL_ENV] = build_wall(abi, scratch, ports, parts)
             if scratch:
                 os.environ["TMPDIR"] = scratch
@@ -271,6 +294,8 @@ def run(spec_text: str, argv: list[str]) -> int:
         _signal.setitimer(ITIMER_REAL, float(spec["limit"]))
     _, status = os.waitpid(child, 0)
     _signal.setitimer(ITIMER_REAL, 0)
+    if proxy:
+        docker_proxy().stop(proxy)
     if "subreaper" in parts:
         end_leftovers()
     if cgroup:
