@@ -232,7 +232,11 @@ def start_docker_proxy(ports: list[int], parts: list[str]) -> object:
     """Docker's socket stays closed; the call's docker client reaches the daemon through a
     read-only proxy (host_docker_proxy.py) on a loopback port added to the call's ports."""
     module = docker_proxy()
-    proxy = module.start(*module.upstream_socket(os.environ))
+    try:
+        proxy = module.start(*module.upstream_socket(os.environ))
+    except OSError:  # no loopback port here: docker meets the closed socket
+        parts.append("no-docker-proxy")
+        return None
     ports.append(proxy.port)
     parts.append("docker-read-proxy")
     return proxy
