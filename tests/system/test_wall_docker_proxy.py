@@ -10,6 +10,8 @@ is the same afterwards; the raw socket refuses a connect inside the wall.
 
 from __future__ import annotations
 
+import os
+import pwd
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from tools.wall.host_docker_proxy import TOKEN_HEADER
 from tools.wall.host_landlock import landlock_abi
 
 pytestmark = pytest.mark.system
+ABIS = sorted({abi for abi in (1, 4, 5, landlock_abi()) if 0 < abi <= landlock_abi()})
 
 KEPT = "scoutwall-kept"
 REFUSED = "refused by the wall's read-only docker proxy"
@@ -99,8 +102,12 @@ def engine_state(host: DockerHost) -> list[str]:
     return [done.stdout for done in shown]
 
 
-async def walled(pool: SSHPool, command: str) -> tuple[int | None, str, str]:
-    result = await pool.run("dock", command, timeout=30, wall=WallSpec(scratch=True, docker=True))
+async def walled(
+    pool: SSHPool, command: str, abi: int | None = None, host: str = "dock"
+) -> tuple[int | None, str, str]:
+    """`command` inside the wall with the docker proxy (built as Landlock `abi` would)."""
+    wall = WallSpec(scratch=True, docker=True, max_abi=abi)
+    result = await pool.run(host, command, timeout=30, wall=wall)
     assert result.unwalled is None, result.unwalled
     assert result.walled
     return result.exit_status, result.stdout, result.stderr
@@ -117,12 +124,15 @@ async def test_docker_reads_inside_the_wall_print_what_they_print_outside(pool: 
         assert out.strip(), command
 
 
+@pytest.mark.parametrize("abi", ABIS)
 async def test_every_change_fails_at_the_proxy_and_the_engine_is_unchanged(
-    pool: SSHPool, docker_host: DockerHost
+    abi: int, pool: SSHPool, docker_host: DockerHost
 ) -> None:
     before = engine_state(docker_host)
+    _, said, _ = await walled(pool, 'echo "$SCOUT_WALL"', abi)
+    assert f"landlock-abi-{abi}," in said and "docker-read-proxy" in said
     for command in CHANGES:
-        status, out, err = await walled(pool, command)
+        status, out, err = await walled(pool, command, abi)
         assert status != 0 and REFUSED in err, (command, out, err)
     assert engine_state(docker_host) == before
     # the control: the same engine takes a change without the wall (so the test could fail)
@@ -168,3 +178,21 @@ async def test_ssh_exec_runs_a_docker_read_walled_unasked_and_a_change_fails(
     misread = SSHExecInput(host="dock", command=f"docker stop {KEPT}")  # as if the gate erred
     done = await tool.run(misread, ctx)
     assert done.is_error and REFUSED in done.text
+
+
+async def test_the_proxy_reaches_the_daemon_only_with_the_caller_s_own_rights(
+    docker_host: DockerHost,
+) -> None:
+    """A user outside the socket's group meets the same refusal through the proxy as without
+    the wall: the proxy runs with the caller's rights, never the helper's or root's."""
+    user = docker_host.unprivileged_user
+    assert user is not None
+    helpers = docker_host.root / ".scout"  # the user's home is the host's folder, root's
+    helpers.mkdir(exist_ok=True)
+    os.chown(helpers, pwd.getpwnam(user).pw_uid, -1)
+    data = docker_host.inventory_data(user=user)
+    async with SSHPool(Inventory.from_dict(data)) as user_pool:
+        status, _, err = await walled(user_pool, "docker ps")
+        bare = await user_pool.run("dock", "docker ps", timeout=30)
+    assert status != 0 and "cannot reach the docker daemon" in err and "Permission denied" in err
+    assert bare.exit_status != 0 and "permission denied" in bare.stderr
