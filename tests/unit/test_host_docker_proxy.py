@@ -1,91 +1,21 @@
-"""The read-only docker proxy's judgement of one request, and where it sends what passes.
+"""The docker proxy's door: where it finds the daemon, how the call's client is pointed at it.
 
-The system test (tests/system/test_wall_docker_proxy.py) runs it with a real dockerd inside the
-wall; here every rule is shown on its own, with the request the docker client sends for a
-read passing and each change, stream, body, upgrade or odd path refused with its reason.
+A proxy is started for real here (a loopback port, a forked serving process) in front of a
+unix listener standing in for the daemon: the client config the call gets carries the token,
+a request with it reaches the listener, one without is refused, and stopping it closes the port.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import threading
+from pathlib import Path
 
 import pytest
 
-from tools.wall import host_docker_proxy as proxy
-from tools.wall.host_docker_proxy import TOKEN_HEADER, refusal, upstream_socket
-
-TOKEN = "0123456789abcdef0123456789abcdef"
-CLIENT = [("Host", "api.moby.localhost"), ("User-Agent", "Docker-Client/28.2.2"),
-          (TOKEN_HEADER, TOKEN)]  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    "target",
-    [
-        "/_ping",
-        "/v1.41/version",
-        "/v1.51/info",
-        "/v1.41/containers/json?all=1&filters=%7B%7D",
-        "/v1.41/containers/vllm_node/json",
-        "/v1.41/containers/3f4e/logs?stderr=1&stdout=1&tail=100&follow=0",
-        "/v1.41/containers/vllm_node/stats?stream=0&one-shot=1",
-        "/v1.41/containers/vllm_node/top?ps_args=-o+pid%2Ccomm",
-        "/v1.41/images/json",
-        "/v1.41/images/nvcr.io/nvidia/vllm:25.09-py3/json",
-        "/v1.41/images/sha256:abc/history",
-        "/v1.41/networks",
-        "/v1.41/volumes/data",
-        "/v1.41/system/df",
-        "/v1.41/events?since=1&until=2",
-    ],
-)
-def test_the_reads_the_docker_client_sends_pass(target: str) -> None:
-    assert refusal("GET", target, CLIENT, TOKEN) is None
-    assert refusal("HEAD", target, CLIENT, TOKEN) is None
-
-
-@pytest.mark.parametrize(
-    ("method", "target", "extra", "why"),
-    [
-        ("POST", "/v1.41/containers/create", [], "POST changes"),
-        ("DELETE", "/v1.41/containers/x", [], "DELETE changes"),
-        ("PUT", "/v1.41/containers/x/archive?path=/", [], "PUT changes"),
-        ("get", "/_ping", [], "get changes"),  # methods are case-sensitive (RFC 9110)
-        ("GET", "/v1.41/containers/x/attach/ws?stdin=1", [], "list of read endpoints"),
-        ("GET", "/v1.41/containers/x/export", [], "list of read endpoints"),
-        ("GET", "/v1.41/images/search?term=x", [], "list of read endpoints"),  # registry
-        ("GET", "/v1.41/distribution/x/json", [], "list of read endpoints"),
-        ("GET", "/v1.41/secrets", [], "list of read endpoints"),
-        ("GET", "/v1.41/containers/x/logs?follow=1", [], "following logs"),
-        ("GET", "/v1.41/containers/x/logs?follow=0&follow=true", [], "following logs"),
-        ("GET", "/v1.41/containers/x/stats", [], "stats stream"),
-        ("GET", "/v1.41/containers/x/stats?stream=1", [], "stats stream"),
-        ("GET", "/v1.41/events", [], "--until"),
-        ("GET", "/_ping", [("Connection", "Upgrade"), ("Upgrade", "tcp")], "upgrades"),
-        ("GET", "/_ping", [("Upgrade", "websocket")], "upgrades"),
-        ("GET", "/info", [("Content-Length", "5")], "body"),
-        ("GET", "/info", [("Transfer-Encoding", "chunked")], "body"),
-        ("GET", "/v1.41/containers/../volumes/create", [], "plain API path"),
-        ("GET", "/v1.41/containers/%2e%2e/json", [], "plain API path"),
-        ("GET", "/v1.41//containers/json", [], "plain API path"),
-        ("GET", "/info;x", [], "plain API path"),
-        ("GET", "http://d/info", [], "plain API path"),
-    ],
-)
-def test_everything_else_is_refused_with_its_reason(
-    method: str, target: str, extra: list[tuple[str, str]], why: str
-) -> None:
-    said = refusal(method, target, CLIENT + extra, TOKEN)
-    assert said is not None and why in said, said
-
-
-def test_only_the_call_s_token_opens_the_proxy() -> None:
-    headers = [h for h in CLIENT if h[0] != TOKEN_HEADER]
-    for given in ([], [(TOKEN_HEADER, "f" * 32)], [(TOKEN_HEADER.lower(), TOKEN)]):
-        said = refusal("GET", "/_ping", headers + given, TOKEN)
-        assert (said is None) is (given == [(TOKEN_HEADER.lower(), TOKEN)]), given
-    assert "no token" in (refusal("GET", "/_ping", headers, TOKEN) or "")
+from tools.wall.host_docker_proxy import TOKEN_HEADER, point_client, start, stop, upstream_socket
 
 
 def test_the_daemon_is_reached_only_on_a_unix_socket() -> None:
@@ -97,47 +27,43 @@ def test_the_daemon_is_reached_only_on_a_unix_socket() -> None:
     assert path is None and "not a unix socket" in why
 
 
-def test_a_refused_request_never_reaches_the_daemon(tmp_path) -> None:
-    """Served for real on a socketpair: a POST is answered 403 by the proxy; the daemon's
-    socket (a listener here) never sees a connection."""
+def _ask(port: int, headers: str) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(f"GET /v1.41/info HTTP/1.1\r\nHost: d\r\n{headers}\r\n".encode())
+        answer = b""
+        while chunk := conn.recv(4096):
+            answer += chunk
+    return answer.decode()
+
+
+def test_a_started_proxy_serves_the_call_s_client_and_no_one_else(tmp_path: Path) -> None:
     daemon_path = str(tmp_path / "d.sock")
     with socket.socket(socket.AF_UNIX) as daemon:
         daemon.bind(daemon_path)
         daemon.listen()
-        daemon.settimeout(0.2)
-        ours, theirs = socket.socketpair()
-        with ours:
-            ours.sendall(
-                f"POST /v1.41/containers/create HTTP/1.1\r\nHost: d\r\n{TOKEN_HEADER}: {TOKEN}"
-                '\r\nContent-Length: 2\r\n\r\n{"Image":"x"}'.encode()
-            )
-            proxy._one_request(theirs, daemon_path, "", TOKEN)
-            answer = ours.recv(4096).decode()
-        assert answer.startswith("HTTP/1.1 403 ") and "POST changes" in answer
-        with pytest.raises(TimeoutError):
-            daemon.accept()
 
-
-def test_a_read_reaches_the_daemon_rebuilt_without_the_token_for_one_answer(tmp_path) -> None:
-    daemon_path = str(tmp_path / "d.sock")
-    with socket.socket(socket.AF_UNIX) as daemon:
-        daemon.bind(daemon_path)
-        daemon.listen()
-        ours, theirs = socket.socketpair()
-        serving = threading.Thread(target=proxy._one_request, args=(theirs, daemon_path, "", TOKEN))
-        with ours:
-            ours.sendall(
-                f"GET /v1.41/info HTTP/1.1\r\nHost: d\r\nConnection: keep-alive\r\n"
-                f"{TOKEN_HEADER}: {TOKEN}\r\n\r\n"
-                "POST /v1.41/containers/create HTTP/1.1\r\n\r\n".encode()
-            )  # a pipelined second request after the first: never read on, never sent
-            serving.start()
+        def answer_once() -> None:
             seen, _ = daemon.accept()
             with seen:
-                forwarded = seen.recv(4096).decode()
+                seen.recv(4096)
                 seen.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
-            serving.join(timeout=10)
-            assert ours.recv(4096).endswith(b"\r\n\r\n{}")
-    assert forwarded.startswith("GET /v1.41/info HTTP/1.1\r\n")
-    assert forwarded.endswith("Connection: close\r\n\r\n") and "keep-alive" not in forwarded
-    assert TOKEN not in forwarded and "POST" not in forwarded
+
+        proxy = start(daemon_path, "")
+        try:
+            environ = {"DOCKER_CONTEXT": "remote", "DOCKER_TLS_VERIFY": "1"}
+            point_client(proxy, environ, str(tmp_path))  # type: ignore[arg-type]
+            assert environ == {
+                "DOCKER_HOST": f"tcp://127.0.0.1:{proxy.port}",
+                "DOCKER_CONFIG": str(tmp_path / "docker-config"),
+            }
+            config = json.loads((tmp_path / "docker-config" / "config.json").read_text())
+            token = config["HttpHeaders"][TOKEN_HEADER]
+            assert "no token" in _ask(proxy.port, "")
+            server = threading.Thread(target=answer_once)
+            server.start()
+            assert _ask(proxy.port, f"{TOKEN_HEADER}: {token}\r\n").endswith("\r\n\r\n{}")
+            server.join(timeout=10)
+        finally:
+            stop(proxy)
+    with pytest.raises(ProcessLookupError):  # the serving process is gone with stop()
+        os.kill(proxy.pid, 0)
