@@ -50,6 +50,12 @@ READS = (
     "docker network ls --format '{{.Name}} {{.Driver}}'",
     "docker volume ls",
     "docker system df --format '{{.Type}} {{.TotalCount}}'",
+    "docker stats --no-stream -a --format '{{.Name}}'",
+    f"docker diff {KEPT}",
+    f"docker port {KEPT}; docker ps -q --filter name={KEPT} | wc -l",
+    f"docker history --format '{{{{.CreatedBy}}}} {{{{.Size}}}}' {IMAGE}",
+    f"docker cp {KEPT}:/bin/busybox - | wc -c",
+    f"docker container inspect {KEPT} | grep -c Running",
 )
 CHANGES = (
     f"docker run --rm --network none {IMAGE} true",
@@ -78,7 +84,7 @@ def docker_host() -> Iterator[DockerHost]:
     host = start_docker_host()
     try:
         host.docker("run", "-d", "--network", "none", "--name", KEPT, IMAGE,
-                    "sh", "-c", "echo kept-line; exec sleep 3600")  # fmt: skip
+                    "sh", "-c", "echo kept-line; echo x > /kept; exec sleep 3600")  # fmt: skip
         yield host
     finally:
         host.teardown()
