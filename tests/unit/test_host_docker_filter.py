@@ -32,6 +32,7 @@ CLIENT = [("Host", "api.moby.localhost"), ("User-Agent", "Docker-Client/28.2.2")
         "/v1.41/containers/vllm_node/json",
         "/v1.41/containers/3f4e/logs?stderr=1&stdout=1&tail=100&follow=0",
         "/v1.41/containers/vllm_node/stats?stream=0&one-shot=1",
+        "/v1.41/containers/vllm_node/stats?stream=+fAlse",  # " fAlse": false to the daemon too
         "/v1.41/containers/vllm_node/top?ps_args=-o+pid%2Ccomm",
         "/v1.41/images/json",
         "/v1.41/images/nvcr.io/nvidia/vllm:25.09-py3/json",
@@ -61,6 +62,8 @@ def test_the_reads_the_docker_client_sends_pass(target: str) -> None:
         ("GET", "/v1.41/secrets", [], "list of read endpoints"),
         ("GET", "/v1.41/containers/x/logs?follow=1", [], "following logs"),
         ("GET", "/v1.41/containers/x/logs?follow=0&follow=true", [], "following logs"),
+        ("GET", "/v1.41/containers/x/logs?f%6Fllow=1", [], "following logs"),  # Go decodes keys
+        ("GET", "/v1.41/containers/x/logs?follow=%zz", [], "bad %-escape"),
         ("GET", "/v1.41/containers/x/stats", [], "stats stream"),
         ("GET", "/v1.41/containers/x/stats?stream=1", [], "stats stream"),
         ("GET", "/v1.41/events", [], "--until"),
@@ -72,6 +75,11 @@ def test_the_reads_the_docker_client_sends_pass(target: str) -> None:
         ("GET", "/v1.41/containers/%2e%2e/json", [], "plain API path"),
         ("GET", "/v1.41//containers/json", [], "plain API path"),
         ("GET", "/info;x", [], "plain API path"),
+        ("GET", "/v1.41/images/../../containers/create/json", [], "plain API path"),
+        ("GET", "/v1.41/images//json", [], "plain API path"),
+        ("GET", "/v1.41/containers/-x/json", [], "list of read endpoints"),
+        ("GET", "/v1.41/containers/x/json/extra", [], "list of read endpoints"),
+        ("GET", "/vx.1/info", [], "list of read endpoints"),
         ("GET", "http://d/info", [], "plain API path"),
     ],
 )
