@@ -29,8 +29,14 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
-from tools.wall.daemons import outside_read, process_detail_reader, unproxied_client
+from tools.wall.daemons import (
+    daemon_clients,
+    outside_read,
+    process_detail_reader,
+    unproxied_client,
+)
 from tools.wall.denied import denied_line
+from tools.wall.limits import docker_proxy_reachable
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
 
@@ -127,6 +133,15 @@ class SSHExec(Tool[SSHExecInput]):
                 "docker through the wall's read-only proxy and exact daemon read shapes "
                 "(outside the wall) run unasked, so this asks",
             )
+        if "docker" in daemon_clients(params.command):
+            for host in params.targets():
+                state = self.walls.state(host)
+                if state is not None and state.walled and not docker_proxy_reachable(state.detail):
+                    return RiskAssessment(
+                        Risk.MUTATING,
+                        f"{host}'s wall cannot hold docker's read-only proxy (Landlock ABI < 4 "
+                        "and not root), so docker there asks",
+                    )
         reader = process_detail_reader(params.command)
         if reader is not None and not self._outside_read(params):
             return RiskAssessment(

@@ -200,5 +200,9 @@ async def test_the_proxy_reaches_the_daemon_only_with_the_caller_s_own_rights(
     async with SSHPool(Inventory.from_dict(data)) as user_pool:
         status, _, err = await walled(user_pool, "docker ps")
         bare = await user_pool.run("dock", "docker ps", timeout=30)
+        # Landlock ABI 1 and no root: no TCP filter could hold the proxy's port, so there is
+        # no proxy, and the call still runs walled (docker meets the closed socket)
+        _, said, _ = await walled(user_pool, 'echo "$SCOUT_WALL"; docker ps', abi=1)
     assert status != 0 and "cannot reach the docker daemon" in err and "Permission denied" in err
     assert bare.exit_status != 0 and "permission denied" in bare.stderr
+    assert "no-docker-proxy" in said and "docker-read-proxy" not in said

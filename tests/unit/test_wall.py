@@ -212,6 +212,27 @@ def test_docker_reads_run_unasked_through_the_proxy_and_a_docker_sent_elsewhere_
     assert elsewhere.risk > Risk.READ_ONLY and "read-only proxy" in elsewhere.reason
 
 
+def test_docker_asks_on_a_host_whose_wall_cannot_hold_the_proxy_s_port() -> None:
+    walls = HostWalls()
+    walls.record("old-user", True, "landlock-abi-1,seccomp,no-new-privs,subreaper")
+    walls.record(
+        "old-root", True, "landlock-abi-1,seccomp,no-new-privs,pid-namespace,root-read-only"
+    )
+    walls.record("new-user", True, "landlock-abi-4,seccomp,no-new-privs,subreaper")
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]), walls)
+    risks = {
+        host: tool.risk(SSHExecInput(host=host, command="docker ps")).risk
+        for host in ("old-user", "old-root", "new-user", "unknown")
+    }
+    assert risks == {
+        "old-user": Risk.MUTATING, "old-root": Risk.READ_ONLY,
+        "new-user": Risk.READ_ONLY, "unknown": Risk.READ_ONLY,
+    }  # fmt: skip
+    reason = tool.risk(SSHExecInput(hosts=["new-user", "old-user"], command="docker ps")).reason
+    assert "old-user's wall cannot hold docker's read-only proxy" in reason
+    assert tool.risk(SSHExecInput(host="old-user", command="uptime")).risk == Risk.READ_ONLY
+
+
 def test_a_host_found_without_a_wall_is_news_once() -> None:
     walls = HostWalls()
     assert walls.record("a", True, "landlock-abi-7") is False

@@ -228,9 +228,14 @@ def docker_proxy() -> ModuleType:
     return __import__("host_docker_proxy")
 
 
-def start_docker_proxy(ports: list[int], parts: list[str]) -> object:
+def start_docker_proxy(ports: list[int], parts: list[str], abi: int) -> object:
     """Docker's socket stays closed; the call's docker client reaches the daemon through a
-    read-only proxy (host_docker_proxy.py) on a loopback port added to the call's ports."""
+    read-only proxy (host_docker_proxy.py) on a loopback port added to the call's ports.
+    Where no TCP filter can hold that port (Landlock ABI < 4 and not root) there is no proxy:
+    the call stays walled and docker meets the closed socket."""
+    if abi < 4 and not effective_caps():
+        parts.append("no-docker-proxy")
+        return None
     module = docker_proxy()
     try:
         proxy = module.start(*module.upstream_socket(os.environ))
@@ -250,7 +255,7 @@ def run(spec_text: str, argv: list[str]) -> int:
     if abi < 1:
         raise Unwalled(NO_LANDLOCK)
     cgroup, parts = None, []
-    proxy = start_docker_proxy(ports, parts) if spec.get("docker") == "1" else None
+    proxy = start_docker_proxy(ports, parts, abi) if spec.get("docker") == "1" else None
     if ports and effective_caps():
         try:
             cgroup = host_netfilter.filtered_cgroup(addresses, ports)

@@ -190,6 +190,14 @@ def described_coverage(said: str) -> list[Coverage]:
     return coverage(int(abi[1]) if abi else 1, root=root, cgroup2="address-filter" in said)
 
 
+def docker_proxy_reachable(said: str) -> bool:
+    """Whether a wall its helper described ($SCOUT_WALL) can carry docker's read-only proxy:
+    its port needs a TCP filter, Landlock's (ABI 4+) or root's address filter. Where neither,
+    the helper starts no proxy (docker meets the closed socket), so docker's reads ask."""
+    abi = re.search(r"landlock-abi-(\d+)", said)
+    return (abi is not None and int(abi[1]) >= 4) or "root-read-only" in said
+
+
 def _needs(mechanism: Mechanism) -> str:
     wants = [f"Landlock ABI {mechanism.abi}"] if mechanism.abi > 1 else []
     wants += ["root"] if mechanism.root else []
