@@ -31,6 +31,7 @@ from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
 from tools.wall.daemons import (
     daemon_clients,
+    docker_change_verb,
     outside_read,
     process_detail_reader,
     unproxied_client,
@@ -132,6 +133,13 @@ class SSHExec(Tool[SSHExecInput]):
                 f"{client} works through its daemon's socket, which the wall closes; only "
                 "docker through the wall's read-only proxy and exact daemon read shapes "
                 "(outside the wall) run unasked, so this asks",
+            )
+        verb = docker_change_verb(params.command)
+        if verb is not None:
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"docker {verb} is no read: the wall's read-only docker proxy would refuse it, "
+                "so this asks",
             )
         if "docker" in daemon_clients(params.command):
             for host in params.targets():

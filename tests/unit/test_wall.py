@@ -17,6 +17,7 @@ from tools.wall import HostWalls, WallSpec
 from tools.wall.command import HELPER_HASH, split_sudo, unwalled_reason, walled_line
 from tools.wall.daemons import (
     daemon_client,
+    docker_change_verb,
     outside_read,
     process_detail_reader,
     unproxied_client,
@@ -210,6 +211,33 @@ def test_docker_reads_run_unasked_through_the_proxy_and_a_docker_sent_elsewhere_
         assert tool.risk(SSHExecInput(host="h", command=read)).risk == Risk.READ_ONLY, read
     elsewhere = tool.risk(SSHExecInput(host="h", command="docker -H 127.0.0.1:2375 ps"))
     assert elsewhere.risk > Risk.READ_ONLY and "read-only proxy" in elsewhere.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "verb"),
+    [
+        ("docker ps -a", None),
+        ("sudo -n docker stats --no-stream", None),
+        ("docker -l debug --config /x image inspect a", None),
+        ("docker container ls -q", None),
+        ("docker logs -f x", None),  # a read verb: the proxy refuses the stream with its reason
+        ("docker --help", None),
+        ("docker exec vllm_node nvidia-smi", "exec"),
+        ("docker container exec x ls", "container exec"),
+        ("docker image rm a", "image rm"),
+        ("docker system prune -f", "system prune"),
+        ("docker ps; docker rm x", "rm"),
+        ("docker cp x:/a -", "cp"),
+    ],
+)
+def test_a_docker_verb_the_proxy_would_refuse_is_found(command: str, verb: str | None) -> None:
+    assert docker_change_verb(command) == verb
+
+
+def test_docker_exec_asks_rather_than_fail_at_the_proxy() -> None:
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    asked = tool.risk(SSHExecInput(host="h", command="docker exec vllm_node nvidia-smi"))
+    assert asked.risk == Risk.MUTATING and "docker exec is no read" in asked.reason
 
 
 def test_docker_asks_on_a_host_whose_wall_cannot_hold_the_proxy_s_port() -> None:

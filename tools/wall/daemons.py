@@ -55,6 +55,21 @@ PROXIED_CLIENTS = ("docker",)  # the wall's helper gives these a read-only proxy
 # docker's global options that name another daemon than the proxy (docker(1): -H, --context)
 _ELSEWHERE = re.compile(r"(-H|--host|-c|--context)(=.*|\Z)|-H.+")
 _GLOBAL_WITH_VALUE = {"--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"}
+# docker's verbs whose requests the proxy passes (GETs of its read endpoints): any other
+# verb (exec, run, rm, pull, cp, ...) it refuses, so a line with one asks instead of failing.
+_DOCKER_READS = {"ps", "images", "inspect", "logs", "stats", "top", "port", "diff", "history",
+                 "info", "version", "events"}  # fmt: skip
+_DOCKER_MANAGED_READS = {
+    "container": {"ls", "list", "ps", "inspect", "logs", "stats", "top", "port", "diff"},
+    "image": {"ls", "list", "inspect", "history"},
+    "network": {"ls", "list", "inspect"},
+    "volume": {"ls", "list", "inspect"},
+    "system": {"df", "info", "events"},
+    "node": {"ls", "list", "inspect", "ps"},
+    "service": {"ls", "list", "inspect", "logs", "ps"},
+    "plugin": {"ls", "list", "inspect"},
+    "config": {"ls", "list", "inspect"},
+}
 _SEPARATORS = {";", "|", "||", "&&", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _PREFIXES = {"sudo", "-n", "timeout", "nice", "env", "exec", "command", "nohup", "setsid"}
 
@@ -88,6 +103,40 @@ def unproxied_client(command: str) -> str | None:
         if name not in PROXIED_CLIENTS or _sent_elsewhere(words[index + 1 :]):
             return name
     return "docker" if "DOCKER_HOST" in command or "DOCKER_CONTEXT" in command else None
+
+
+def docker_change_verb(command: str) -> str | None:
+    """The first docker verb in the line that the read-only proxy would refuse (`exec`,
+    `container rm`), or None when every docker the line starts only reads."""
+    words = _words(command)
+    for index in _commands(words):
+        if _name(words[index]) != "docker":
+            continue
+        verb = _verb_words(words[index + 1 :])
+        if not verb:
+            continue  # `docker`, `docker --help`: the client answers itself
+        reads = _DOCKER_MANAGED_READS.get(verb[0])
+        if reads is None and verb[0] not in _DOCKER_READS:
+            return verb[0]
+        if reads is not None and verb[1:2] and verb[1] not in reads:
+            return " ".join(verb)
+    return None
+
+
+def _verb_words(words: list[str]) -> list[str]:
+    """docker's verb (and sub-verb) after its global options, up to two words."""
+    found: list[str] = []
+    taking_value = False
+    for word in words:
+        if word in _SEPARATORS or len(found) == 2:
+            break
+        if taking_value:
+            taking_value = False
+        elif word.startswith("-"):
+            taking_value = not found and word in _GLOBAL_WITH_VALUE
+        else:
+            found.append(word)
+    return found
 
 
 def _sent_elsewhere(words: list[str]) -> bool:
