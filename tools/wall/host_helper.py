@@ -4,8 +4,8 @@ Scout sends this file and its siblings (host_landlock.py, host_seccomp.py, host_
 to a host once, into a folder named by their hash (tools/wall/command.py), and runs
 
     python3 -I -S -c LAUNCH FOLDER run SPEC -- PROGRAM ARGS...
-    (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, and `abi=N` to build an older
-    kernel's wall)
+    (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, `docker=1` for a call that uses
+    docker, and `abi=N` to build an older kernel's wall)
 
 `run` forks the command inside the wall and waits for it; the helper stays outside, so it can
 end what the command leaves behind, and kill it at its time limit (exit 124, as GNU
@@ -21,6 +21,9 @@ timeout). The wall, all or nothing:
   queue or key, IPv4/IPv6 only as TCP and only when ports are named;
 - the address filter (host_netfilter.py): with ports named, connects only to loopback and the
   named addresses (cgroup BPF; root);
+- docker (`docker=1`): its socket stays closed like every unix socket; the client reaches
+  the daemon through a read-only proxy started outside the wall for the call
+  (host_docker_proxy.py, host_docker_filter.py), on a loopback port added to its ports;
 - a PID namespace (root): the command is its init, so nothing it starts outlives it and no
   signal reaches a process outside it, on any Landlock ABI. Without root the helper is the
   child subreaper: what the command leaves running is killed when it ends.
