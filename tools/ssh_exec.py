@@ -3,9 +3,10 @@
 A call that runs without a human (the executor says so: `ctx.wall`) runs inside the wall on
 each host (tools/wall/), with a scratch folder of its own and TCP only to the ports its words
 name on a loopback or inventory address. On a host known to have no wall, only exact read shapes
-stay read-only (tools/wall/narrow.py); anything else asks. A daemon's client (docker,
-systemctl) cannot work inside the wall, which closes every Unix socket: only its exact read
-shapes run unasked, outside the wall (tools/wall/daemons.py); any other use asks.
+stay read-only (tools/wall/narrow.py); anything else asks. The wall closes every Unix socket:
+docker reaches its daemon inside it through a read-only proxy (tools/wall/host_docker_proxy.py);
+another daemon's client (systemctl, nmcli) runs unasked only as an exact read shape, outside the
+wall (tools/wall/daemons.py); any other use asks.
 
 Each distinct output gets one section in the text the model reads, naming its hosts, with the
 exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
@@ -28,8 +29,15 @@ from tools.ssh.errors import SSHError
 from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
-from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
+from tools.wall.daemons import (
+    daemon_clients,
+    docker_change_verb,
+    outside_read,
+    process_detail_reader,
+    unproxied_client,
+)
 from tools.wall.denied import denied_line
+from tools.wall.limits import docker_proxy_reachable
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
 
@@ -108,8 +116,9 @@ class SSHExec(Tool[SSHExecInput]):
 
     def risk(self, params: SSHExecInput) -> RiskAssessment:
         """The command's own risk: running it adds nothing, its env and folder can. A read
-        the wall cannot answer truly (a daemon's client, a reader of other processes' details)
-        asks unless it is an exact shape that runs outside the wall; where a host cannot wall
+        the wall cannot answer truly (a daemon's client the wall has no read-only proxy for, a
+        reader of other processes' details) asks unless it is an exact shape that runs outside
+        the wall; where a host cannot wall
         reads, a read that is not an exact read shape asks. With `walled_only` the person chose
         the wall: whatever it is, it runs inside it."""
         if self.walled_only:
@@ -117,13 +126,30 @@ class SSHExec(Tool[SSHExecInput]):
         verdict = self.judge(params.command, env=params.env, cwd=params.cwd)
         if verdict.risk > Risk.READ_ONLY:
             return verdict
-        client = daemon_client(params.command)
+        client = unproxied_client(params.command)
         if client is not None and not self._outside_read(params):
             return RiskAssessment(
                 Risk.MUTATING,
                 f"{client} works through its daemon's socket, which the wall closes; only "
-                "exact daemon read shapes run unasked (outside the wall), so this asks",
+                "docker through the wall's read-only proxy and exact daemon read shapes "
+                "(outside the wall) run unasked, so this asks",
             )
+        verb = docker_change_verb(params.command)
+        if verb is not None:
+            return RiskAssessment(
+                Risk.MUTATING,
+                f"docker {verb} is no read: the wall's read-only docker proxy would refuse it, "
+                "so this asks",
+            )
+        if "docker" in daemon_clients(params.command):
+            for host in params.targets():
+                state = self.walls.state(host)
+                if state is not None and state.walled and not docker_proxy_reachable(state.detail):
+                    return RiskAssessment(
+                        Risk.MUTATING,
+                        f"{host}'s wall cannot hold docker's read-only proxy (Landlock ABI < 4 "
+                        "and not root), so docker there asks",
+                    )
         reader = process_detail_reader(params.command)
         if reader is not None and not self._outside_read(params):
             return RiskAssessment(
@@ -188,7 +214,8 @@ class SSHExec(Tool[SSHExecInput]):
             if (walled or self.walled_only) and why is None:
                 ports = needed_ports(params.command, pool.inventory.addresses())
                 addresses = needed_addresses(params.command, pool.inventory.address_book())
-                wall = WallSpec(ports=ports, scratch=True, addresses=addresses)
+                docker = "docker" in params.command  # reads its daemon through the proxy
+                wall = WallSpec(ports=ports, scratch=True, addresses=addresses, docker=docker)
             try:
                 result = await self._run_on(pool, host, params, wall)
                 if result.unwalled is None:

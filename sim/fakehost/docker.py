@@ -26,6 +26,7 @@ from .docker_listing import (
     print_rows,
     ps,
 )
+from .docker_walled import walled_refusal
 from .state import locked_state
 
 STATS_INTERVAL_S = 1.0  # the daemon's stats collector interval
@@ -93,6 +94,9 @@ def run_docker(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
         verb, rest = {"ls": "ps", "list": "ps"}.get(rest[0], rest[0]), rest[1:]
     if verb == "image" and rest:
         verb, rest = _IMAGE_VERBS.get(rest[0], rest[0]), rest[1:]
+    refused = walled_refusal(verb, rest)
+    if refused is not None:
+        return refused
     if verb == "version":
         return version(rest, state)
     if verb == "info":

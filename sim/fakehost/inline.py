@@ -105,6 +105,8 @@ def run_report(
     allowed = REPORTS.get(tool)
     if allowed is None or not allowed(argv[1:]):
         return None
+    if tool == "docker" and any(item.startswith(b"SCOUT_WALL=") for item in env):
+        return None  # the forked child asks the kernel whether the caller is walled (children.py)
     with _as_the_client(cwd, env, argv):
         os.environ[HOST_DIR_ENV] = host_dir
         try:

@@ -23,7 +23,13 @@ from tools.wall.command import (
     unwalled_reason,
     walled_line,
 )
-from tools.wall.daemons import daemon_client, outside_read, process_detail_reader
+from tools.wall.daemons import (
+    daemon_client,
+    docker_change_verb,
+    outside_read,
+    process_detail_reader,
+    unproxied_client,
+)
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_netfilter import program
 from tools.wall.host_seccomp import ARCHES, DENIED, seccomp_program, syscall_numbers
@@ -164,8 +170,8 @@ def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
 @pytest.mark.parametrize(
     ("command", "client", "read"),
     [
-        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", True),
-        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", True),
+        ("docker ps --format '{{.Names}} {{.Status}}'", "docker", False),  # walled, proxied
+        ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", False),
         ("systemctl status nvidia-persistenced", "systemctl", True),
         ("docker ps; docker rm -f x", "docker", False),
         ("ss -tlnp", None, True),
@@ -187,6 +193,88 @@ def test_daemon_clients_are_found_and_only_exact_reads_pass(
 ) -> None:
     assert daemon_client(command) == client
     assert outside_read(command) is read
+
+
+@pytest.mark.parametrize(
+    ("command", "unproxied"),
+    [
+        ("docker ps -a --format '{{.Names}}'", None),
+        ("docker --log-level debug --config /tmp/c inspect x", None),
+        ("docker rm -f x", None),  # it goes to the proxy, and fails there
+        ("docker ps -c 1", None),  # an option after the verb names no daemon
+        ("docker -H tcp://10.0.0.5:2375 ps", "docker"),
+        ("docker -Hunix:///var/run/docker.sock ps", "docker"),
+        ("docker --host=127.0.0.1:2375 ps", "docker"),
+        ("sudo -n docker -c remote ps", "docker"),
+        ("docker --context=remote ps", "docker"),
+        ("DOCKER_HOST=tcp://127.0.0.1:2375 docker ps", "docker"),
+        ("export DOCKER_CONTEXT=x; docker ps", "docker"),
+        ("docker ps; systemctl status x", "systemctl"),
+        ("nmcli device", "nmcli"),
+        ("grep docker /etc/group", None),
+    ],
+)
+def test_only_docker_pointed_at_the_wall_s_proxy_counts_as_proxied(
+    command: str, unproxied: str | None
+) -> None:
+    assert unproxied_client(command) == unproxied
+
+
+def test_docker_reads_run_unasked_through_the_proxy_and_a_docker_sent_elsewhere_asks() -> None:
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    for read in ("docker ps -a --no-trunc", "docker logs --since 10m -n 20 vllm_node",
+                 "docker inspect -f '{{.State.Health.Status}}' vllm_node"):  # fmt: skip
+        assert tool.risk(SSHExecInput(host="h", command=read)).risk == Risk.READ_ONLY, read
+    elsewhere = tool.risk(SSHExecInput(host="h", command="docker -H 127.0.0.1:2375 ps"))
+    assert elsewhere.risk > Risk.READ_ONLY and "read-only proxy" in elsewhere.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "verb"),
+    [
+        ("docker ps -a", None),
+        ("sudo -n docker stats --no-stream", None),
+        ("docker -l debug --config /x image inspect a", None),
+        ("docker container ls -q", None),
+        ("docker logs -f x", None),  # a read verb: the proxy refuses the stream with its reason
+        ("docker --help", None),
+        ("docker exec vllm_node nvidia-smi", "exec"),
+        ("docker container exec x ls", "container exec"),
+        ("docker image rm a", "image rm"),
+        ("docker system prune -f", "system prune"),
+        ("docker ps; docker rm x", "rm"),
+        ("docker cp x:/a -", "cp"),
+    ],
+)
+def test_a_docker_verb_the_proxy_would_refuse_is_found(command: str, verb: str | None) -> None:
+    assert docker_change_verb(command) == verb
+
+
+def test_docker_exec_asks_rather_than_fail_at_the_proxy() -> None:
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]))
+    asked = tool.risk(SSHExecInput(host="h", command="docker exec vllm_node nvidia-smi"))
+    assert asked.risk == Risk.MUTATING and "docker exec is no read" in asked.reason
+
+
+def test_docker_asks_on_a_host_whose_wall_cannot_hold_the_proxy_s_port() -> None:
+    walls = HostWalls()
+    walls.record("old-user", True, "landlock-abi-1,seccomp,no-new-privs,subreaper")
+    walls.record(
+        "old-root", True, "landlock-abi-1,seccomp,no-new-privs,pid-namespace,root-read-only"
+    )
+    walls.record("new-user", True, "landlock-abi-4,seccomp,no-new-privs,subreaper")
+    tool = SSHExec(cast(SSHPool, None), inventory_judge([]), walls)
+    risks = {
+        host: tool.risk(SSHExecInput(host=host, command="docker ps")).risk
+        for host in ("old-user", "old-root", "new-user", "unknown")
+    }
+    assert risks == {
+        "old-user": Risk.MUTATING, "old-root": Risk.READ_ONLY,
+        "new-user": Risk.READ_ONLY, "unknown": Risk.READ_ONLY,
+    }  # fmt: skip
+    reason = tool.risk(SSHExecInput(hosts=["new-user", "old-user"], command="docker ps")).reason
+    assert "old-user's wall cannot hold docker's read-only proxy" in reason
+    assert tool.risk(SSHExecInput(host="old-user", command="uptime")).risk == Risk.READ_ONLY
 
 
 def test_a_host_found_without_a_wall_is_news_once() -> None:

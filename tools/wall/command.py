@@ -33,7 +33,8 @@ from pathlib import Path
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
 HELPER_FILES = (
-    "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py"
+    "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py",
+    "host_docker_proxy.py", "host_docker_filter.py",
 )  # fmt: skip
 HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
 HELPER_HASH = hashlib.sha256(
@@ -59,7 +60,8 @@ _LAUNCH = (
 @dataclass(frozen=True)
 class WallSpec:
     """What a walled call may do beyond reading: connect to these TCP ports on loopback or
-    these addresses, write a scratch folder of its own (TMPDIR, removed when it ends)."""
+    these addresses, write a scratch folder of its own (TMPDIR, removed when it ends), and
+    with `docker` read the docker daemon through a read-only proxy (host_docker_proxy.py)."""
 
     ports: tuple[int, ...] = ()
     scratch: bool = False
@@ -67,11 +69,13 @@ class WallSpec:
     # Build the wall as a kernel of this Landlock ABI would (the lower of it and the host's):
     # how tests show an older kernel's wall on this one. Scout itself never lowers it.
     max_abi: int | None = None
+    docker: bool = False
 
     def encoded(self) -> str:
         ports = ",".join(str(port) for port in self.ports)
         addresses = ",".join(self.addresses)
         spec = f"ports={ports} addrs={addresses} scratch={int(self.scratch)}"
+        spec += " docker=1" if self.docker else ""
         return spec + (f" abi={self.max_abi}" if self.max_abi is not None else "")
 
 

@@ -2,11 +2,17 @@
 
 A client of a daemon (docker, systemctl, nmcli: limits.DAEMON_CLIENTS) reaches its daemon only
 through a socket (docker.sock, D-Bus, the API server), and the socket is the whole daemon's
-power: a POST to docker's socket is root. Inside the wall they fail; so a command line that
-uses one runs unasked only when it is, whole, one of OUTSIDE_READ_SHAPES (a fixed read verb,
-fixed options, a `--format` template, which the client renders itself), and then outside the
-wall, as the probe pack's daemon sections do: the shape is the filter that passes reads alone.
-Any other use of a daemon client is an asked step.
+power: a POST to docker's socket is root. The wall closes every unix socket, so:
+
+- docker reaches its daemon inside the wall through a read-only proxy the wall's helper starts
+  for the call (host_docker_proxy.py: GET/HEAD of listed read endpoints, no body, no upgrade):
+  a line whose daemon clients are all docker (PROXIED_CLIENTS), with no option or variable
+  that sends the client elsewhere (`-H`, `--context`, DOCKER_HOST=), runs walled unasked
+  whatever its verb, and anything but a read fails at the proxy;
+- other clients have no such filter: a command line that uses one runs unasked only when it
+  is, whole, one of OUTSIDE_READ_SHAPES (a fixed read verb, fixed options, a `--format`
+  template, which the client renders itself), and then outside the wall, as the probe pack's
+  daemon sections do: the shape is the filter that passes reads alone. Any other use asks.
 
 Readers of other processes' details (`ss -p`, `lsof`, `fuser`, `netstat -p`) read
 /proc/PID/fd of processes outside the wall, which Landlock hides from a walled process without
@@ -27,14 +33,6 @@ _OUT = r"( -o (wide|json|yaml|name))?"
 OUTSIDE_READ_SHAPES = tuple(
     re.compile(shape)
     for shape in (
-        rf"docker (ps|container ls)( -a| --all| --no-trunc| -q| {_TEMPLATE})*",
-        rf"docker (images|image ls)( -a| --no-trunc| -q| {_TEMPLATE})*",
-        rf"docker (version|info|system df)( {_TEMPLATE})?",
-        rf"docker (network|volume) ls( -q| --no-trunc| {_TEMPLATE})*",
-        rf"docker port {_NAME}( \d{{1,5}}(/(tcp|udp))?)?",
-        rf"(timeout \d{{1,3}} )?docker stats --no-stream( --no-trunc| -a| {_TEMPLATE})*",
-        rf"docker inspect( {_TEMPLATE})?( {_NAME})+",
-        rf"docker logs( --tail \d{{1,6}})? {_NAME}",
         rf"systemctl (status|is-active|is-enabled|show)( --no-pager| -n \d{{1,4}}| -p {_NAME})*"
         rf"( {_NAME})+",
         r"systemctl (--failed|list-units( --type=[a-z]+| --state=[a-z]+)*)( --no-pager)?",
@@ -53,6 +51,25 @@ OUTSIDE_READ_SHAPES = tuple(
         r"fuser -v /dev/nvidia\d{1,2}",
     )
 )
+PROXIED_CLIENTS = ("docker",)  # the wall's helper gives these a read-only proxy to their daemon
+# docker's global options that name another daemon than the proxy (docker(1): -H, --context)
+_ELSEWHERE = re.compile(r"(-H|--host|-c|--context)(=.*|\Z)|-H.+")
+_GLOBAL_WITH_VALUE = {"--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"}
+# docker's verbs whose requests the proxy passes (GETs of its read endpoints): any other
+# verb (exec, run, rm, pull, cp, ...) it refuses, so a line with one asks instead of failing.
+_DOCKER_READS = {"ps", "images", "inspect", "logs", "stats", "top", "port", "diff", "history",
+                 "info", "version", "events"}  # fmt: skip
+_DOCKER_MANAGED_READS = {
+    "container": {"ls", "list", "ps", "inspect", "logs", "stats", "top", "port", "diff"},
+    "image": {"ls", "list", "inspect", "history"},
+    "network": {"ls", "list", "inspect"},
+    "volume": {"ls", "list", "inspect"},
+    "system": {"df", "info", "events"},
+    "node": {"ls", "list", "inspect", "ps"},
+    "service": {"ls", "list", "inspect", "logs", "ps"},
+    "plugin": {"ls", "list", "inspect"},
+    "config": {"ls", "list", "inspect"},
+}
 _SEPARATORS = {";", "|", "||", "&&", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 _PREFIXES = {"sudo", "-n", "timeout", "nice", "env", "exec", "command", "nohup", "setsid"}
 
@@ -65,10 +82,76 @@ def outside_read(command: str) -> bool:
 
 def daemon_client(command: str) -> str | None:
     """The first daemon client the line starts as a command, or None."""
+    return next(iter(daemon_clients(command)), None)
+
+
+def daemon_clients(command: str) -> list[str]:
+    """Every daemon client the line starts as a command, in order."""
     words = _words(command)
-    return next(
-        (_name(words[i]) for i in _commands(words) if _name(words[i]) in DAEMON_CLIENTS), None
-    )
+    return [_name(words[i]) for i in _commands(words) if _name(words[i]) in DAEMON_CLIENTS]
+
+
+def unproxied_client(command: str) -> str | None:
+    """The first daemon client the line starts that the wall's read-only proxy does not
+    serve: one not in PROXIED_CLIENTS, or docker sent elsewhere (`-H`, `--context`, a
+    DOCKER_HOST or DOCKER_CONTEXT anywhere in the line); None when all reach the proxy."""
+    words = _words(command)
+    for index in _commands(words):
+        name = _name(words[index])
+        if name not in DAEMON_CLIENTS:
+            continue
+        if name not in PROXIED_CLIENTS or _sent_elsewhere(words[index + 1 :]):
+            return name
+    return "docker" if "DOCKER_HOST" in command or "DOCKER_CONTEXT" in command else None
+
+
+def docker_change_verb(command: str) -> str | None:
+    """The first docker verb in the line that the read-only proxy would refuse (`exec`,
+    `container rm`), or None when every docker the line starts only reads."""
+    words = _words(command)
+    for index in _commands(words):
+        if _name(words[index]) != "docker":
+            continue
+        verb = _verb_words(words[index + 1 :])
+        if not verb:
+            continue  # `docker`, `docker --help`: the client answers itself
+        reads = _DOCKER_MANAGED_READS.get(verb[0])
+        if reads is None and verb[0] not in _DOCKER_READS:
+            return verb[0]
+        if reads is not None and verb[1:2] and verb[1] not in reads:
+            return " ".join(verb)
+    return None
+
+
+def _verb_words(words: list[str]) -> list[str]:
+    """docker's verb (and sub-verb) after its global options, up to two words."""
+    found: list[str] = []
+    taking_value = False
+    for word in words:
+        if word in _SEPARATORS or len(found) == 2:
+            break
+        if taking_value:
+            taking_value = False
+        elif word.startswith("-"):
+            taking_value = not found and word in _GLOBAL_WITH_VALUE
+        else:
+            found.append(word)
+    return found
+
+
+def _sent_elsewhere(words: list[str]) -> bool:
+    """Whether docker's global options (before its verb) name another daemon endpoint."""
+    taking_value = False
+    for word in words:
+        if taking_value:
+            taking_value = False
+            continue
+        if _ELSEWHERE.fullmatch(word):
+            return True
+        if not word.startswith("-") or word in _SEPARATORS:
+            return False
+        taking_value = word in _GLOBAL_WITH_VALUE
+    return False
 
 
 def process_detail_reader(command: str) -> str | None:

@@ -57,6 +57,16 @@ MATRIX: dict[str, tuple[Mechanism, ...]] = {
             f"{SECCOMP}: no socket(AF_UNIX): docker's, containerd's and every pathname socket"
         ),
     ),
+    # The one door: docker's reads reach its daemon through a proxy the helper starts outside
+    # the wall; where the wall cannot name the proxy's port (no Landlock ABI 4, no root), the
+    # helper builds no wall and docker asks, so the door never opens unfiltered.
+    "docker api writes": (
+        Mechanism(
+            "read-only proxy (host_docker_proxy.py) on a loopback port only the call names, "
+            "with a token of the call: only GET/HEAD of listed read endpoints reach the "
+            "daemon; no body, no connection upgrade, no endless stream"
+        ),
+    ),
     "d-bus": (
         Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no bus (system, session or abstract)"),
     ),
@@ -125,6 +135,8 @@ PROBED_BY = {
     "file write": _PER_ABI + "test_file_writes",
     "device open": _CHANNELS + "test_devices_beyond_the_read_safe_list_do_not_open",
     "daemon socket": _CHANNELS + "test_unix_sockets_are_closed",
+    "docker api writes": "tests/system/test_wall_docker_proxy.py::"
+    "test_every_change_fails_at_the_proxy_and_the_engine_is_unchanged",
     "d-bus": _CHANNELS + "test_d_bus_is_closed",
     "syslog": _CHANNELS + "test_unix_sockets_are_closed",
     "abstract socket": _PER_ABI + "test_abstract_sockets_are_stopped",
@@ -143,8 +155,9 @@ PROBED_BY = {
 # Programs whose changes are ioctls on device nodes the wall must leave open for their reads
 # (root-only ioctls are stopped by the cut powers; the rest no kernel rule tells from a read).
 DEVICE_IOCTLS = ("nvidia-smi", "nvidia-settings", "dcgmi", "ibv_devinfo", "ibstat", "perftest")
-# Programs that only work through a daemon's socket, which the wall closes: their reads are
-# asked steps (tools/wall/daemons.py), or Scout's own probe runs them (tools/recon/probe.py).
+# Programs that only work through a daemon's socket, which the wall closes: docker's reach it
+# through the read-only proxy; the others' reads are exact shapes run outside the wall or asked
+# steps (tools/wall/daemons.py), or Scout's own probe runs them (tools/recon/probe.py).
 DAEMON_CLIENTS = (
     "docker", "podman", "ctr", "nerdctl", "crictl", "kubectl", "systemctl", "journalctl",
     "loginctl", "hostnamectl", "timedatectl", "resolvectl", "networkctl", "busctl",
@@ -175,6 +188,14 @@ def described_coverage(said: str) -> list[Coverage]:
     abi = re.search(r"landlock-abi-(\d+)", said)
     root = "pid-namespace" in said
     return coverage(int(abi[1]) if abi else 1, root=root, cgroup2="address-filter" in said)
+
+
+def docker_proxy_reachable(said: str) -> bool:
+    """Whether a wall its helper described ($SCOUT_WALL) can carry docker's read-only proxy:
+    its port needs a TCP filter, Landlock's (ABI 4+) or root's address filter. Where neither,
+    the helper starts no proxy (docker meets the closed socket), so docker's reads ask."""
+    abi = re.search(r"landlock-abi-(\d+)", said)
+    return (abi is not None and int(abi[1]) >= 4) or "root-read-only" in said
 
 
 def _needs(mechanism: Mechanism) -> str:
