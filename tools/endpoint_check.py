@@ -34,7 +34,7 @@ def verified_endpoint(where: str, proof: Proof) -> Endpoint:
     rows = proof.report.rows
     single = next((r for r in rows if r.concurrency == 1), rows[0] if rows else None)
     widest = rows[-1] if rows else None
-    ttft = single.ttft_ms.get("p50") if single else None
+    ttft = (single.ttft_ms.get("p50") or single.ttft_mean_ms) if single else None
     return Endpoint(
         where=where,
         model=proof.model,
