@@ -63,11 +63,13 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
     )
     Input = EndpointCheckInput
 
-    def __init__(self, state: SessionState, pool: SSHPool) -> None:
+    def __init__(self, state: SessionState, pool: SSHPool, soak_s: float = 0.0) -> None:
         """`state` is the session's: the deployment step serving the port, for the fingerprint;
-        `pool` its SSH connections (the tool is only made with an inventory)."""
+        `pool` its SSH connections (the tool is only made with an inventory); `soak_s` the soak
+        a call that names none holds (call.proof_soak_s: 30 minutes on real hosts)."""
         self.state = state
         self.pool = pool
+        self.soak_s = soak_s
 
     def risk(self, params: EndpointCheckInput) -> RiskAssessment:
         return RiskAssessment(
@@ -80,10 +82,10 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return [params.host]
 
     def commands(self, params: EndpointCheckInput) -> list[tuple[str, str]] | None:
-        return [(params.host, proof_command(params))]
+        return [(params.host, proof_command(params.with_soak(self.soak_s)))]
 
     def timeout_s(self, params: EndpointCheckInput) -> float:
-        return ENDPOINT_TIMEOUT_S + params.soak_s
+        return ENDPOINT_TIMEOUT_S + (params.with_soak(self.soak_s).soak_s or 0.0)
 
     def summary(self, params: EndpointCheckInput) -> str:
         model = params.model or "the model it serves"
@@ -91,6 +93,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return f"{params.host}:{params.port} {model}, benchmark at {sweep} streams"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
+        params = params.with_soak(self.soak_s)
         try:
             conn = await self.pool.connection(params.host)
             listener = await conn.forward_local_port("127.0.0.1", 0, "localhost", params.port)
