@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,7 +35,7 @@ from tools.deploy.proof.generation_checks import GenerationChecks, check_generat
 from tools.deploy.proof.http import EndpointClient, EndpointError
 from tools.deploy.proof.node_identity import from_facts, read_identities
 from tools.deploy.proof.physics import Ceiling, ceiling
-from tools.deploy.proof.report import Report, Row, render_table, summarise, write_files
+from tools.deploy.proof.report import WIDTH, Report, Row, render_table, summarise, write_files
 from tools.deploy.proof.soak import Soak, SoakSpec, run_soak
 from tools.deploy.rollout.state import SessionState
 from tools.ssh.pool import SSHPool
@@ -79,7 +80,14 @@ class Proof:
 
 
 def render_report(proof: Proof) -> str:
+    """The table, what the fingerprint found the nodes disagree on (an NCCL build, a driver:
+    each with its fix, said where the operator reads the numbers), the files."""
     text = render_table(proof.report)
+    for said in proof.report.fingerprint.get("nodes_disagree", []):
+        wrapped = textwrap.wrap(
+            f"NODES DIFFER: {said}", WIDTH, subsequent_indent="  ", break_on_hyphens=False
+        )
+        text += "\n" + "\n".join(wrapped)
     if proof.files:
         text += f"\nchart: {proof.files[0]}\ndata: {proof.files[1]}"
     return text
