@@ -56,8 +56,10 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         "parser, a fact found in a prompt near --max-model-len), then, never beside them, the "
         "engine's own benchmark (`vllm bench serve` in its container, a concurrency sweep, "
         "several runs each, fresh prompts, warm-ups discarded; Scout's own streams, labelled, "
-        "where the image has none). mode=quick (default) pools 100 requests per level (p50, "
-        "p90), mode=full 1,000 (p99 too, far longer). Reports TTFT/TPOT/ITL percentiles of the "
+        "where the image has none). mode=quick (default) fits ~2 minutes of the engine's time, "
+        "up to 100 requests per level (the mean ± CI where under 100, p50/p90 at 100; levels "
+        "it cannot afford named), mode=full 1,000 (p99 too, far longer). After it, a soak "
+        "(soak_s; 30 min by default on real hosts). Reports TTFT/TPOT/ITL percentiles of the "
         "pooled requests, tokens/s per user and in aggregate with the run-to-run spread, "
         "goodput, the single-stream ceiling, and writes a chart and JSON with a fingerprint."
     )

@@ -37,8 +37,10 @@ class EndpointCheckInput(BaseModel):
     runs: int = Field(default=DEFAULTS.runs, ge=1, le=10, description="Runs per concurrency.")
     mode: Literal["quick", "full"] = Field(
         default="quick",
-        description="quick: 100 measured requests per concurrency (minutes; p50/p90 only); "
-        "full: 1,000 (p99 too; far longer). Both warm up first and use fresh prompts.",
+        description="quick: what ~2 minutes of the engine's time pay for, timed from "
+        "warm-ups, up to 100 measured requests per level (p50/p90 at 100, the mean and its CI "
+        "under; levels it cannot afford are named); full: 1,000 (p99 too; far longer). Both "
+        "warm up first and use fresh prompts.",
     )
     input_len: int = Field(default=DEFAULTS.input_len, ge=1, le=131072)
     output_len: int = Field(default=DEFAULTS.output_len, ge=8, le=8192)
