@@ -165,28 +165,36 @@ async def run_bench(
     """Quick: time the warm-ups first (a job of their own) and plan the levels from their pace.
     Then the sweep as one job in `container`; wait for it, read its result files."""
     where = _Where(pool, host, container, timeout_s, report)
+    warmup: list[str] = []
     if sweep.mode == "quick" and sweep.budget is None:
-        command = bench_command(sweep, model, port, 1, 0, warmup=True)
-        warm = await _job(where, WARMUP_JOB, [command], [WARMUP_FILE])
-        single_s = single_request_s(warm.results[0].get("latencies", [])) if warm.results else None
-        if warm.missing or single_s is None:
-            return BenchRun(warm.commands, missing=warm.missing or "the warm-ups timed nothing")
-        spent = float(warm.results[0].get("duration", 0.0)) + single_s  # and its initial test
-        budget = plan_levels(sweep.concurrency, sweep.runs, single_s, QUICK_BUDGET_S - spent)
-        sweep = replace(sweep, budget=budget)
-        report(
-            f"warm-ups: {single_s:.1f} s a request; quick measures "
-            + ", ".join(f"c={lv.concurrency}: {lv.measured}" for lv in budget.levels)
-        )
-        bench = await _job(where, BENCH_JOB, sweep_commands(sweep, model, port),
-                           [result_name(c, r) for c, r in _runs(sweep)])  # fmt: skip
-        bench.commands.insert(0, command)
-        bench.sweep = sweep
-        return bench
+        planned = await _budgeted(where, sweep, model, port)
+        if isinstance(planned, BenchRun):
+            return planned
+        sweep, warmup = planned
     bench = await _job(where, BENCH_JOB, sweep_commands(sweep, model, port),
                        [result_name(c, r) for c, r in _runs(sweep)])  # fmt: skip
+    bench.commands[:0] = warmup
     bench.sweep = sweep
     return bench
+
+
+async def _budgeted(
+    where: _Where, sweep: Sweep, model: str, port: int
+) -> tuple[Sweep, list[str]] | BenchRun:
+    """The timed warm-ups, and the sweep with the levels quick's budget pays for at their pace
+    (with the warm-ups' command); or why they could not run."""
+    command = bench_command(sweep, model, port, 1, 0, warmup=True)
+    warm = await _job(where, WARMUP_JOB, [command], [WARMUP_FILE])
+    single_s = single_request_s(warm.results[0].get("latencies", [])) if warm.results else None
+    if warm.missing or single_s is None:
+        return BenchRun(warm.commands, missing=warm.missing or "the warm-ups timed nothing")
+    spent = float(warm.results[0].get("duration", 0.0)) + single_s  # and its initial test
+    budget = plan_levels(sweep.concurrency, sweep.runs, single_s, QUICK_BUDGET_S - spent)
+    where.report(
+        f"warm-ups: {single_s:.1f} s a request; quick measures "
+        + ", ".join(f"c={lv.concurrency}: {lv.measured}" for lv in budget.levels)
+    )
+    return replace(sweep, budget=budget), [command]
 
 
 @dataclass(frozen=True)
