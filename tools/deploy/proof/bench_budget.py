@@ -109,10 +109,11 @@ def plan_levels(
         if not kept or sum(_least(single_s, k) for k in (*kept, c)) <= left_s:
             kept.append(c)
             continue
+        left = max(left_s - sum(_least(single_s, k) for k in kept), 0.0)
         unmeasured[c] = (
             f"one run at c={c} needs ~{_least(single_s, c):.0f} s at the warm-ups' pace "
-            f"({single_s:.1f} s a request), more than quick's {QUICK_BUDGET_S:.0f} s left for "
-            "it: `full` measures it"
+            f"({single_s:.1f} s a request); ~{left:.0f} s of quick's {QUICK_BUDGET_S:.0f} s "
+            "were left for it: `full` measures it"
         )
     surplus = left_s - sum(_least(single_s, c) for c in kept)
     levels = []

@@ -35,7 +35,8 @@ def test_a_slow_engine_gets_fewer_runs_and_says_which_levels_it_cannot_afford() 
     plan = plan_levels(LEVELS, 3, 9.0, QUICK_BUDGET_S - 27)  # three timed warm-ups spent
     assert plan.levels[0].concurrency == 1 and plan.levels[0].measured < QUICK_CAP
     assert 16 in plan.unmeasured
-    assert "needs ~" in plan.unmeasured[16] and "`full` measures it" in plan.unmeasured[16]
+    said = plan.unmeasured[16]
+    assert "needs ~" in said and "s were left for it: `full` measures it" in said
 
 
 def test_every_run_pays_for_a_full_round_of_its_concurrency() -> None:
