@@ -285,9 +285,12 @@ class SimCluster:
         lines, hosts = [], {}
         for name, host in self.scenario.hosts.items():
             public = self._host_keys[name].export_public_key().decode().strip()
+            # the label says these hosts are simulated (Scout's Inventory.simulated reads it)
+            labels = {"simulator": self.scenario.name}
             if name == self.head:
                 lines.append(f"[127.0.0.1]:{self.head_port} {public}")
-                hosts[name] = {"address": "127.0.0.1", "port": self.head_port, "roles": ["head"]}
+                hosts[name] = {"address": "127.0.0.1", "port": self.head_port,
+                               "roles": ["head"], "labels": labels}  # fmt: skip
             else:
                 lines.append(f"{host.address} {public}")
                 hosts[name] = {
@@ -295,6 +298,7 @@ class SimCluster:
                     "port": host.port,
                     "jump": self.head,
                     "roles": [host.role],
+                    "labels": labels,
                 }
         known_hosts.write_text("\n".join(lines) + "\n")
         inventory = {

@@ -34,7 +34,7 @@ def verified_endpoint(where: str, proof: Proof) -> Endpoint:
     rows = proof.report.rows
     single = next((r for r in rows if r.concurrency == 1), rows[0] if rows else None)
     widest = rows[-1] if rows else None
-    ttft = single.ttft_ms.get("p50") if single else None
+    ttft = (single.ttft_ms.get("p50") or single.ttft_mean_ms) if single else None
     return Endpoint(
         where=where,
         model=proof.model,
@@ -56,18 +56,22 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         "parser, a fact found in a prompt near --max-model-len), then, never beside them, the "
         "engine's own benchmark (`vllm bench serve` in its container, a concurrency sweep, "
         "several runs each, fresh prompts, warm-ups discarded; Scout's own streams, labelled, "
-        "where the image has none). mode=quick (default) pools 100 requests per level (p50, "
-        "p90), mode=full 1,000 (p99 too, far longer). Reports TTFT/TPOT/ITL percentiles of the "
+        "where the image has none). mode=quick (default) fits ~2 minutes of the engine's time, "
+        "up to 100 requests per level (the mean ± CI where under 100, p50/p90 at 100; levels "
+        "it cannot afford named), mode=full 1,000 (p99 too, far longer). After it, a soak "
+        "(soak_s; 30 min by default on real hosts). Reports TTFT/TPOT/ITL percentiles of the "
         "pooled requests, tokens/s per user and in aggregate with the run-to-run spread, "
         "goodput, the single-stream ceiling, and writes a chart and JSON with a fingerprint."
     )
     Input = EndpointCheckInput
 
-    def __init__(self, state: SessionState, pool: SSHPool) -> None:
+    def __init__(self, state: SessionState, pool: SSHPool, soak_s: float = 0.0) -> None:
         """`state` is the session's: the deployment step serving the port, for the fingerprint;
-        `pool` its SSH connections (the tool is only made with an inventory)."""
+        `pool` its SSH connections (the tool is only made with an inventory); `soak_s` the soak
+        a call that names none holds (call.proof_soak_s: 30 minutes on real hosts)."""
         self.state = state
         self.pool = pool
+        self.soak_s = soak_s
 
     def risk(self, params: EndpointCheckInput) -> RiskAssessment:
         return RiskAssessment(
@@ -80,10 +84,10 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return [params.host]
 
     def commands(self, params: EndpointCheckInput) -> list[tuple[str, str]] | None:
-        return [(params.host, proof_command(params))]
+        return [(params.host, proof_command(params.with_soak(self.soak_s)))]
 
     def timeout_s(self, params: EndpointCheckInput) -> float:
-        return ENDPOINT_TIMEOUT_S + params.soak_s
+        return ENDPOINT_TIMEOUT_S + (params.with_soak(self.soak_s).soak_s or 0.0)
 
     def summary(self, params: EndpointCheckInput) -> str:
         model = params.model or "the model it serves"
@@ -91,6 +95,7 @@ class EndpointCheckTool(Tool[EndpointCheckInput]):
         return f"{params.host}:{params.port} {model}, benchmark at {sweep} streams"
 
     async def run(self, params: EndpointCheckInput, ctx: ToolContext) -> ToolResult:
+        params = params.with_soak(self.soak_s)
         try:
             conn = await self.pool.connection(params.host)
             listener = await conn.forward_local_port("127.0.0.1", 0, "localhost", params.port)

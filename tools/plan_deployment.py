@@ -56,17 +56,21 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
         max_age_s: float = 600.0,
         operator_env: Mapping[str, str] | None = None,
         recorded: Callable[[], list[Recorded]] | None = None,
+        proof_soak_s: float = 0.0,
     ) -> None:
         """`state`: the session's, which keeps each computed deployment by its plan's hash;
         `pool`: its SSH connections (the tool is only made with an inventory). `operator_env`:
         where HF_TOKEN is looked for (default: Scout's own environment); only its presence is
         read here, the value goes to the download job at run time. `recorded`: the deployments
-        Scout recorded, lent by a session that has them; a plan that would end one says so."""
+        Scout recorded, lent by a session that has them; a plan that would end one says so.
+        `proof_soak_s`: the soak the plan's proof holds (call.proof_soak_s: 30 min on real
+        hosts), the one endpoint_check holds by default in this session."""
         self.state = state
         self.pool = pool
         self.max_age_s = max_age_s
         self.operator_env = os.environ if operator_env is None else operator_env
         self.recorded = recorded
+        self.proof_soak_s = proof_soak_s
 
     def hosts(self, params: PlanDeploymentInput) -> list[str]:
         return list(params.hosts)
@@ -109,7 +113,7 @@ class PlanDeploymentTool(Tool[PlanDeploymentInput]):
             token_present=bool(self.operator_env.get("HF_TOKEN")),
             visible_recipes=plan_facts.recipes_beside(choices),
         )
-        deployment = plan_deployment(facts, choices, measured)
+        deployment = plan_deployment(facts, choices, measured, self.proof_soak_s)
         if isinstance(deployment, PlanRefusal):
             return _result(render_refusal(deployment))
         blockers = await plan_facts.peer_refusals(deployment, reach)

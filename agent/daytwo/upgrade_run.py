@@ -207,7 +207,8 @@ async def _prove(
     port = upgrade.port if new else record.port
     runtime.state.serving(engine)
     await _call(runtime, run, ReconTool.name, {"hosts": record.hosts()})
-    params = EndpointCheckInput(host=record.host, port=port, model=record.model)
+    # no proof soak: the upgrade watches the new engine itself after its proof (`--soak`)
+    params = EndpointCheckInput(host=record.host, port=port, model=record.model, soak_s=0.0)
     if not await _call(runtime, run, EndpointCheckTool.name, params.model_dump()):
         return f"the proof: {_first_line(run.results[-1][1])}"
     if not new:

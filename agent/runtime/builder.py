@@ -44,6 +44,7 @@ from agent.safety.shell.judge import inventory_judge
 from agent.world.job_events import job_event_listener
 from agent.world.model import WorldModel, transcript_listener
 from tools.base import Tool, ToolContext
+from tools.deploy.proof.call import proof_soak_s
 from tools.deploy.rollout.state import SessionState
 from tools.deployment_status import DeploymentStatusTool, StatusReader
 from tools.docker_ctl import DockerCtl
@@ -264,7 +265,9 @@ async def open_runtime(
     inventory's judge); only tests pass another (one that calls everything read-only shows what
     the wall alone stops, tests/system/). `walled_only`: ssh_exec runs every command inside the
     wall, unasked, and nothing outside it (`scout exec --walled`). `scenario` is the simulator's,
-    when the hosts are simulated; the session start records it with the hosts. `deployments`
+    when the hosts are simulated; the session start records it with the hosts. Hosts neither it
+    nor the inventory's labels call simulated are real: proofs soak 30 minutes there unless
+    asked otherwise. `deployments`
     reads the recorded deployments over the session's pool (agent/daytwo/status.py, which this
     room may not import): given, the model has `deployment_status`.
     """
@@ -292,6 +295,8 @@ async def open_runtime(
     walls = HostWalls()
     if inventory is not None:  # the tools that reach hosts exist only with an inventory
         pool = _ssh_pool(inventory, settings, recorder, passphrase_prompt)
+        # proofs soak 30 minutes on real hosts, none on the simulator's (unless asked)
+        soak_s = proof_soak_s(simulated=scenario is not None or inventory.simulated())
         judge = judge or inventory_judge(
             word for name in inventory.names() for word in (name, inventory.get(name).address)
         )
@@ -300,10 +305,13 @@ async def open_runtime(
             DockerCtl(pool, judge),
             ReconTool(pool, walls),
             PlanDeploymentTool(  # a session that reads the records checks plans against them
-                state, pool, recorded=records.recorded if deployments is not None else None
+                state,
+                pool,
+                recorded=records.recorded if deployments is not None else None,
+                proof_soak_s=soak_s,
             ),
             RolloutStepTool(state, pool, judge),
-            EndpointCheckTool(state, pool),
+            EndpointCheckTool(state, pool, soak_s),
             JobStart(pool, judge),
             JobStatus(pool),
             JobWait(pool),

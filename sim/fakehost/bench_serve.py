@@ -11,10 +11,13 @@ requests in published runs (inference-atlas PR #112, FP8 TP=2: ~30 tok/s single 
 ~0.48 s, ~140 tok/s aggregate at 16 concurrent: aggregate ∝ N^0.556, pace.stream_rate), with
 what a real engine adds (latency_effects.py): prompts it served before come from its
 prefix cache, its first requests are slow, arrivals stretch the decodes they join, runs differ.
-The engine's memory of all that is shared with its HTTP server and kept between runs.
+The engine's memory of all that is shared with its HTTP server and kept between runs, with the
+simulated seconds its benchmark runs took all told (`busy_s`: the initial test request and the
+warm-ups too, which a real engine serves as it serves the measured ones).
 
 As the real tool does (vllm/benchmarks/serve.py), every run first sends the dataset's first
-prompt once (the initial test run) and again `--num-warmups` times, unmeasured; the random
+prompt once (the initial test run, alone) and again `--num-warmups` times (at most
+`--max-concurrency` at once), unmeasured but taking their time; the random
 dataset's prompt i is the same for the same `--seed` and `--random-input-len` whatever
 `--num-prompts` is; without `--ignore-eos` a request may stop before `--random-output-len`
 (how often is an assumption); `--save-detailed` keeps the per-request lists.
@@ -86,13 +89,17 @@ def run_bench(args: list[str], ctr: Container) -> int:
         rng = random.Random(f"{seed}:{memory.runs}")
         lengths = [osl if "--ignore-eos" in o or rng.random() >= EARLY_EOS_SHARE
                    else rng.randint(1, osl) for _ in range(n)]  # fmt: skip
-        for _ in range(1 + warmups):  # the initial test run and the warm-ups: prompt 0
-            memory.serve()
-            memory.hit(_prompt_key(seed, 0, isl), isl)
+        # the initial test run, alone, then the warm-ups `c` at a time: prompt 0 every time
+        before = [(memory.hit(_prompt_key(seed, 0, isl), isl), memory.serve())
+                  for _ in range(1 + warmups)]  # fmt: skip
         served = [(memory.hit(_prompt_key(seed, i, isl), isl), memory.serve()) for i in range(n)]
-    requests = _requests(record, c, isl, lengths, served, rng)
-    duration, starts = _schedule(requests, c)
-    time.sleep(min(duration / time_scale(state), 30.0))
+        initial = _requests(record, 1, isl, [osl], before[:1], rng)
+        warming = _requests(record, c, isl, [osl] * warmups, before[1:], rng)
+        requests = _requests(record, c, isl, lengths, served, rng)
+        duration, starts = _schedule(requests, c)
+        unmeasured = initial[0]["e2el"] / 1000 + (_schedule(warming, c)[0] if warming else 0.0)
+        memory.busy_s += unmeasured + duration  # what the engine spent on this run, all told
+    time.sleep(min((unmeasured + duration) / time_scale(state), 30.0))
     percentiles = [float(p) for p in o.get("--metric-percentiles", "99").split(",")]
     targets = _goodput(args)
     result = _result(o, record, requests, duration, c, isl, percentiles, targets)

@@ -84,6 +84,7 @@ class EngineMemory:
     served: int = 0
     runs: int = 0
     cached: dict[str, int] = field(default_factory=dict)
+    busy_s: float = 0.0  # simulated seconds spent serving benchmark runs, warm-ups included
 
     def hit(self, key: str, tokens: int) -> bool:
         """Whether `key` was cached; either way it is the newest entry afterwards (LRU)."""
@@ -113,11 +114,14 @@ def remembered(path: Path | None, own: EngineMemory | None = None) -> Iterator[E
         handle.seek(0)
         text = handle.read()
         raw = json.loads(text) if text.strip() else {}
-        memory = EngineMemory(raw.get("served", 0), raw.get("runs", 0), dict(raw.get("cached", [])))
+        cached = dict(raw.get("cached", []))
+        busy = raw.get("busy_s", 0.0)
+        memory = EngineMemory(raw.get("served", 0), raw.get("runs", 0), cached, busy)
         yield memory
         handle.seek(0)
         handle.truncate()
-        data = {"served": memory.served, "runs": memory.runs, "cached": list(memory.cached.items())}
+        data = {"served": memory.served, "runs": memory.runs, "busy_s": memory.busy_s,
+                "cached": list(memory.cached.items())}  # fmt: skip
         handle.write(json.dumps(data))
 
 

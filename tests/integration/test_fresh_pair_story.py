@@ -1,6 +1,7 @@
 """The from-zero story: the recorded fresh-pair deployment in order, replayed without drift, and
 told by `scout demo`."""
 
+import json
 import re
 from pathlib import Path
 
@@ -91,7 +92,9 @@ def test_scout_demo_runs_the_story_and_says_where_the_transcript_is(tmp_path):
     tail = done.stdout[done.stdout.index("summary") :]
     assert "single stream" in tail and "tok/s" in tail
     assert_ends_with_the_report(tail.rsplit("\ntranscript saved", 1)[0])
-    assert chart_of(tail.rsplit("\ntranscript saved", 1)[0]).read_text().count("<circle") == 3
+    chart = chart_of(tail.rsplit("\ntranscript saved", 1)[0])
+    rows = json.loads(chart.with_suffix(".json").read_text())["rows"]
+    assert chart.read_text().count("<circle") == len(rows) >= 1  # a point per measured level
     lines = done.stdout.splitlines()
     assert [line for line in lines if line != line.rstrip()] == []  # piped: no padding
     paths = ("transcript saved", "chart: ", "data: ")  # a path is never broken

@@ -119,7 +119,7 @@ async def old(tmp_path: Path) -> AsyncIterator[SSHPool]:
 
 
 async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path) -> None:
-    result, world = await check(recent, tmp_path)
+    result, world = await check(recent, tmp_path, mode="full", output_len=32)
     assert not result.is_error, result.text
     report = result.data["report"]
     assert report["source"] == "vllm bench serve"
@@ -132,8 +132,8 @@ async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path)
     seeds = {c.split("--seed ")[1].split()[0] for c in printed["benchmark_commands"]}
     assert len(seeds) == 4  # no run reuses another's prompts
     assert all("--ignore-eos" in c and "--num-warmups" in c for c in printed["benchmark_commands"])
-    assert all(r["requests"] == 100 and r["ttft_ms"]["p99"] is None for r in report["rows"])
-    assert report["method"].startswith("quick, 100 measured requests per level over 2 runs")
+    assert all(r["requests"] == 1000 and r["ttft_ms"]["p99"] is not None for r in report["rows"])
+    assert report["method"].startswith("full, 1,000 measured requests per level over 2 runs")
     saved = json.loads(Path(result.data["files"]["json"]).read_text())
     assert saved["rows"] == report["rows"]
     assert Path(result.data["files"]["chart"]).parent == tmp_path / "t"

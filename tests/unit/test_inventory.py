@@ -183,3 +183,11 @@ def test_how_ssh_logs_in_applies_to_hosts_given_by_address(
     assert plain.identity_files == [tmp_path / ".ssh/id_config", tmp_path / ".ssh/id_second"]
     assert keyed.identity_files == [Path("/keys/mine")]
     assert (elsewhere.identity_agent, elsewhere.identity_file) == (None, None)
+
+
+def test_hosts_are_simulated_only_when_every_one_carries_the_simulators_label(tmp_path) -> None:
+    labelled = SEED_INVENTORY.replace("labels: {rack: r1}", "labels: {simulator: seed-pair}")
+    assert not Inventory.load(write(tmp_path, "a.yaml", SEED_INVENTORY)).simulated()
+    assert not Inventory.load(write(tmp_path, "b.yaml", labelled)).simulated()  # one of two
+    both = labelled.replace("user: root}", "user: root, labels: {simulator: seed-pair}}")
+    assert Inventory.load(write(tmp_path, "c.yaml", both)).simulated()

@@ -104,6 +104,9 @@ class _InventoryFile(BaseModel):
     hosts: dict[str, _HostEntry]
 
 
+SIMULATOR_LABEL = "simulator"  # a host label the simulator's inventories carry
+
+
 class Inventory(BaseModel):
     """The resolved inventory: host specs by name, plus where host keys and SSH config live."""
 
@@ -171,6 +174,11 @@ class Inventory(BaseModel):
 
     def names(self) -> list[str]:
         return list(self.hosts)
+
+    def simulated(self) -> bool:
+        """Whether every host is the simulator's: it labels each `simulator: <scenario>` in the
+        inventories it writes (sim/cluster.py). Unlabelled hosts are taken for real ones."""
+        return bool(self.hosts) and all(SIMULATOR_LABEL in h.labels for h in self.hosts.values())
 
     def where(self) -> dict[str, str]:
         """Each host as `user@address:port`, `via` its jump host: which machine a name reaches,

@@ -21,7 +21,9 @@ def to_plan(
     report: PreflightReport,
     size: int | None,
     notes: Sequence[str] = (),
+    proof_soak_s: float = 0.0,
 ) -> Plan:
+    """The plan; its proof (`proof_step`) holds a soak of `proof_soak_s` after its sweep."""
     risks = [f.summary for f in report.findings if f.severity == "warning"]
     if report.fabric and any(p.ip is None for p in report.fabric.values()):
         unknown = [h for h, p in report.fabric.items() if p.ip is None]
@@ -47,7 +49,9 @@ def to_plan(
             "pipeline parallelism needs the model's implementation in the engine to support "
             "it; if the engine refuses, ask for tensor_parallel over all GPUs instead"
         )
-    proof = proof_step(choices.head, choices.port, choices.model) if choices.port else None
+    proof = None
+    if choices.port:
+        proof = proof_step(choices.head, choices.port, choices.model, proof_soak_s)
     return Plan(goal=goal, steps=[s.plan_step() for s in steps], risks=risks, proof=proof)
 
 

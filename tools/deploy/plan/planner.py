@@ -136,9 +136,9 @@ class DeploymentPlan:
 
 
 def plan_deployment(
-    facts: ClusterFacts, choices: DeployChoices, measured: Measured
+    facts: ClusterFacts, choices: DeployChoices, measured: Measured, proof_soak_s: float = 0.0
 ) -> DeploymentPlan | PlanRefusal:
-    """The plan for `choices` on `facts`, or why there is none."""
+    """The plan for `choices` on `facts`, or why there is none; its proof soaks `proof_soak_s`."""
     asked = list(choices.hosts)
     size = measured.model_size_bytes
     if size is None:
@@ -211,7 +211,8 @@ def plan_deployment(
     guards = [*ring.steps, *guard_steps(report.findings, choices.hosts)]
     phases = _phases(fixes, prov.steps, [test] if test else [], guards, recipe.steps)
     ordered = order_steps([s for p in phases for s in p.steps])
-    plan = to_plan(choices, ordered, report, size, [*recipe_notes, *prov.notes, *ring.notes])
+    notes = [*recipe_notes, *prov.notes, *ring.notes]
+    plan = to_plan(choices, ordered, report, size, notes, proof_soak_s)
     if untested := fabric_test_risk(choices, report.fabric, programs):
         plan.risks.append(untested)
     # the image (and the engine in it) is the image copy's (provision.py), the driver preflight's

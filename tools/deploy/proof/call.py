@@ -3,6 +3,12 @@
 A deployment plan ends with its proof (`proof_step`); the plan names the endpoint_check call in
 the same words the tool declares it runs (tools/endpoint_check.py, `Tool.commands`), so a plan
 approved with its steps covers exactly that call and no other sweep.
+
+The soak is the session's to default (`proof_soak_s`): 30 minutes on real hosts, where TP=2 has
+been seen to hang only after 20-26 minutes of load (vLLM issue #41725), and none on the
+simulator, whose clock is not the hardware's (a call there asks for one by soak_s). The plan and
+the tool take the same default, so the plan names the soak the call will hold; the operator may
+still ask soak_s=0.
 """
 
 from __future__ import annotations
@@ -31,8 +37,10 @@ class EndpointCheckInput(BaseModel):
     runs: int = Field(default=DEFAULTS.runs, ge=1, le=10, description="Runs per concurrency.")
     mode: Literal["quick", "full"] = Field(
         default="quick",
-        description="quick: 100 measured requests per concurrency (minutes; p50/p90 only); "
-        "full: 1,000 (p99 too; far longer). Both warm up first and use fresh prompts.",
+        description="quick: what ~2 minutes of the engine's time pay for, timed from "
+        "warm-ups, up to 100 measured requests per level (p50/p90 at 100, the mean and its CI "
+        "under; levels it cannot afford are named); full: 1,000 (p99 too; far longer). Both "
+        "warm up first and use fresh prompts.",
     )
     input_len: int = Field(default=DEFAULTS.input_len, ge=1, le=131072)
     output_len: int = Field(default=DEFAULTS.output_len, ge=8, le=8192)
@@ -50,13 +58,13 @@ class EndpointCheckInput(BaseModel):
         "(the long-context check gets five times this).",
     )
 
-    soak_s: float = Field(
-        default=0.0,
+    soak_s: float | None = Field(
+        default=None,
         ge=0,
         le=7200,
         description="After the sweep, hold the load this long and watch for a stall, a latency "
-        f"rise, restarts and Xid/NCCL lines (0: no soak; {REAL_HOSTS_S:g} on real hosts: TP=2 "
-        "hangs reported after 20-26 min).",
+        f"rise, restarts and Xid/NCCL lines. Default: {REAL_HOSTS_S:g} on real hosts (TP=2 "
+        "hangs reported after 20-26 min), none on the simulator; 0: no soak.",
     )
     soak_concurrency: int | None = Field(
         default=None, ge=1, le=256, description="The soak's streams; default: the widest level."
@@ -83,8 +91,12 @@ class EndpointCheckInput(BaseModel):
             tpot_ms=self.tpot_target_ms,
         )
 
+    def with_soak(self, default_s: float) -> EndpointCheckInput:
+        """This call with the session's soak where it asked none."""
+        return self if self.soak_s is not None else self.model_copy(update={"soak_s": default_s})
+
     def soak(self) -> SoakSpec | None:
-        if self.soak_s <= 0:
+        if not self.soak_s:
             return None
         streams = self.soak_concurrency or max(self.concurrency)
         return SoakSpec(
@@ -103,15 +115,22 @@ def proof_command(params: EndpointCheckInput) -> str:
     ) + (f" soak={soak.seconds:g}s c={soak.concurrency}" if (soak := params.soak()) else "")
 
 
-def proof_step(host: str, port: int, model: str) -> PlanStep:
-    """A deployment plan's proof: endpoint_check of its endpoint with the default sweep, named
-    exactly as the tool declares it, so a plan approved with its steps covers that one call."""
-    call = EndpointCheckInput(host=host, port=port, model=model)
+def proof_soak_s(simulated: bool) -> float:
+    """The soak a session's proofs hold unless asked otherwise: none on the simulator."""
+    return 0.0 if simulated else REAL_HOSTS_S
+
+
+def proof_step(host: str, port: int, model: str, soak_s: float = 0.0) -> PlanStep:
+    """A deployment plan's proof: endpoint_check of its endpoint with the default sweep and the
+    session's soak, named exactly as the tool declares it, so a plan approved with its steps
+    covers that one call."""
+    call = EndpointCheckInput(host=host, port=port, model=model, soak_s=soak_s)
     return PlanStep(
         title=f"prove {host}:{port}: health, checked generations, the engine's own benchmark",
         hosts=[host],
         actions=[proof_command(call)],
-        expected_downtime="none (benchmark load on the engine while it runs)",
+        expected_downtime="none (benchmark load on the engine while it runs"
+        + (f", then a soak of {soak_s / 60:g} min)" if soak_s else ")"),
         rollback="none: it changes nothing but files in the engine container's /tmp",
         success_check="endpoint_check reports the model healthy, its answers checked",
     )

@@ -16,8 +16,11 @@ The method, as vLLM's benchmark and AIPerf document it:
   vLLM sends them, and its initial test request, with the run's first prompt, so that prompt is
   served from the cache when measured: it is left out of the pooled figures;
 - fixed-length outputs (`--ignore-eos`), so TPOT and throughput count the asked tokens;
-- enough requests: `quick` pools 100 measured requests per level (p50 and p90 rest on enough
-  samples, p99 does not and is not reported), `full` 1,000 (p99 too).
+- enough requests, or fewer figures: `full` pools 1,000 measured requests per level (p99 rests
+  on them); `quick` fits a time budget instead (bench_budget.py): a few warm-ups, timed, in a
+  job of their own, then as many requests per level as the budget pays for, at most 100; the
+  report gives percentiles only where 100 samples carry them, and names the levels it could
+  not afford.
 """
 
 from __future__ import annotations
@@ -25,14 +28,23 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from tools.deploy.proof.bench_budget import (
+    CALIBRATION_PROMPTS,
+    QUICK_BUDGET_S,
+    BudgetPlan,
+    Level,
+    plan_levels,
+    single_request_s,
+)
 from tools.jobs.host import JobCommandError, job_log, start_job
 from tools.jobs.waiting import wait_for_jobs
 from tools.ssh.errors import SSHError
 from tools.ssh.pool import SSHPool
 
 BENCH_JOB = "scout-bench"
+WARMUP_JOB = "scout-bench-warmup"
 RESULT_DIR = "/tmp/scout-bench"
 PERCENTILES = (50, 90, 99)
 NO_BENCH = ("invalid choice: 'bench'", "command not found", "executable file not found")
@@ -41,6 +53,7 @@ MEASURED = {"quick": 100, "full": 1000}
 # warm-ups before the sweep's first run: AIPerf's tutorial suggests tens (20–50) for production
 FIRST_WARMUPS = {"quick": 16, "full": 50}
 SEED_SPAN = 10**9  # a proof's seeds start at a random base below this
+WARMUP_FILE = "warmup.json"
 
 
 @dataclass(frozen=True)
@@ -58,19 +71,36 @@ class Sweep:
     tpot_ms: float = 100.0
     tokenizer: str | None = None  # the model's path, where --served-model-name renames it
     seed_base: int = 0
+    budget: BudgetPlan | None = None  # quick's levels, planned from its timed warm-ups
 
-    def prompts(self) -> int:
+    def measured_levels(self) -> tuple[int, ...]:
+        if self.budget is None:
+            return self.concurrency
+        return tuple(lv.concurrency for lv in self.budget.levels)
+
+    def level_runs(self, concurrency: int) -> int:
+        return self._level(concurrency).runs if self.budget else self.runs
+
+    def prompts(self, concurrency: int) -> int:
         """Prompts per run: its share of the level's measured requests, and the first prompt,
         which the warm-ups repeat and the pooled figures leave out."""
+        if self.budget:
+            return self._level(concurrency).prompts
         return -(-MEASURED[self.mode] // self.runs) + 1
 
     def seed(self, concurrency: int, run: int) -> int:
-        """A seed no other run of the sweep shares."""
+        """A seed no other run of the sweep shares (seed_base itself: the timed warm-ups')."""
         return self.seed_base + self.concurrency.index(concurrency) * self.runs + run
 
     def warmups(self, concurrency: int, run: int) -> int:
+        if self.budget:  # the timed warm-ups warmed the engine; a round at this load, once
+            return self._level(concurrency).warmups if run == 1 else 0
         first = concurrency == self.concurrency[0] and run == 1
         return max(FIRST_WARMUPS[self.mode], concurrency) if first else concurrency
+
+    def _level(self, concurrency: int) -> Level:
+        assert self.budget is not None
+        return next(lv for lv in self.budget.levels if lv.concurrency == concurrency)
 
 
 @dataclass
@@ -80,21 +110,28 @@ class BenchRun:
     commands: list[str]
     results: list[dict] = field(default_factory=list)
     missing: str | None = None  # the image has no benchmark: why (its own words)
+    sweep: Sweep | None = None  # as it ran: quick's with the levels its budget paid for
 
 
-def bench_command(sweep: Sweep, model: str, port: int, concurrency: int, run: int) -> str:
-    """One `vllm bench serve` run, as the image's own CLI takes it."""
+def bench_command(
+    sweep: Sweep, model: str, port: int, concurrency: int, run: int, *, warmup: bool = False
+) -> str:
+    """One `vllm bench serve` run, as the image's own CLI takes it; `warmup`: quick's timed
+    warm-ups, alone, on the sweep's own seed, into a file of their own."""
+    prompts = CALIBRATION_PROMPTS if warmup else sweep.prompts(concurrency)
+    warmups = 0 if warmup else sweep.warmups(concurrency, run)
+    seed = sweep.seed_base if warmup else sweep.seed(concurrency, run)
     words = [
         "vllm", "bench", "serve", "--backend", "openai-chat", "--endpoint",
         "/v1/chat/completions", "--base-url", f"http://127.0.0.1:{port}", "--model", model,
         "--dataset-name", "random", "--random-input-len", str(sweep.input_len),
         "--random-output-len", str(sweep.output_len), "--ignore-eos", "--num-prompts",
-        str(sweep.prompts()), "--num-warmups", str(sweep.warmups(concurrency, run)),
-        "--max-concurrency", str(concurrency), "--seed", str(sweep.seed(concurrency, run)),
+        str(prompts), "--num-warmups", str(warmups),
+        "--max-concurrency", str(concurrency), "--seed", str(seed),
         "--percentile-metrics", "ttft,tpot,itl,e2el",
         "--metric-percentiles", ",".join(map(str, PERCENTILES)), "--save-result",
         "--save-detailed", "--result-dir", RESULT_DIR, "--result-filename",
-        result_name(concurrency, run),
+        WARMUP_FILE if warmup else result_name(concurrency, run),
         "--goodput", f"ttft:{sweep.ttft_ms:g}", f"tpot:{sweep.tpot_ms:g}",
     ]  # fmt: skip
     if sweep.tokenizer and sweep.tokenizer != model:
@@ -106,12 +143,12 @@ def result_name(concurrency: int, run: int) -> str:
     return f"c{concurrency}-r{run}.json"
 
 
+def _runs(sweep: Sweep) -> list[tuple[int, int]]:
+    return [(c, r) for c in sweep.measured_levels() for r in range(1, sweep.level_runs(c) + 1)]
+
+
 def sweep_commands(sweep: Sweep, model: str, port: int) -> list[str]:
-    return [
-        bench_command(sweep, model, port, c, r)
-        for c in sweep.concurrency
-        for r in range(1, sweep.runs + 1)
-    ]
+    return [bench_command(sweep, model, port, c, r) for c, r in _runs(sweep)]
 
 
 async def run_bench(
@@ -125,38 +162,81 @@ async def run_bench(
     timeout_s: float,
     report: Callable[[str], None],
 ) -> BenchRun:
-    """Start the sweep as one job in `container`, wait for it, read its result files."""
-    commands = sweep_commands(sweep, model, port)
-    inner = " && ".join(commands)
-    job = f"docker exec {shlex.quote(container)} bash -c {shlex.quote(inner)}"
-    bench = BenchRun(commands)
+    """Quick: time the warm-ups first (a job of their own) and plan the levels from their pace.
+    Then the sweep as one job in `container`; wait for it, read its result files."""
+    where = _Where(pool, host, container, timeout_s, report)
+    warmup: list[str] = []
+    if sweep.mode == "quick" and sweep.budget is None:
+        planned = await _budgeted(where, sweep, model, port)
+        if isinstance(planned, BenchRun):
+            return planned
+        sweep, warmup = planned
+    bench = await _job(where, BENCH_JOB, sweep_commands(sweep, model, port),
+                       [result_name(c, r) for c, r in _runs(sweep)])  # fmt: skip
+    bench.commands[:0] = warmup
+    bench.sweep = sweep
+    return bench
+
+
+async def _budgeted(
+    where: _Where, sweep: Sweep, model: str, port: int
+) -> tuple[Sweep, list[str]] | BenchRun:
+    """The timed warm-ups, and the sweep with the levels quick's budget pays for at their pace
+    (with the warm-ups' command); or why they could not run."""
+    command = bench_command(sweep, model, port, 1, 0, warmup=True)
+    warm = await _job(where, WARMUP_JOB, [command], [WARMUP_FILE])
+    single_s = single_request_s(warm.results[0].get("latencies", [])) if warm.results else None
+    if warm.missing or single_s is None:
+        return BenchRun(warm.commands, missing=warm.missing or "the warm-ups timed nothing")
+    spent = float(warm.results[0].get("duration", 0.0)) + single_s  # and its initial test
+    budget = plan_levels(sweep.concurrency, sweep.runs, single_s, QUICK_BUDGET_S - spent)
+    where.report(
+        f"warm-ups: {single_s:.1f} s a request; quick measures "
+        + ", ".join(f"c={lv.concurrency}: {lv.measured}" for lv in budget.levels)
+    )
+    return replace(sweep, budget=budget), [command]
+
+
+@dataclass(frozen=True)
+class _Where:
+    pool: SSHPool
+    host: str
+    container: str
+    timeout_s: float
+    report: Callable[[str], None]
+
+
+async def _job(where: _Where, name: str, commands: list[str], names: list[str]) -> BenchRun:
+    """`commands` as one job named `name` in the container, then the result files `names`."""
+    pool, host = where.pool, where.host
+    job = f"docker exec {shlex.quote(where.container)} bash -c {shlex.quote(' && '.join(commands))}"
+    bench = BenchRun(list(commands))
     try:
-        started = await start_job(pool, host, BENCH_JOB, job)
+        started = await start_job(pool, host, name, job)
         if started.exists:
-            bench.missing = f"a job named {BENCH_JOB} already exists on {host}"
+            bench.missing = f"a job named {name} already exists on {host}"
             return bench
         outcome = await wait_for_jobs(
-            pool, {host: [BENCH_JOB]}, pattern=None, first=True, timeout_s=timeout_s,
-            report=report,
+            pool, {host: [name]}, pattern=None, first=True, timeout_s=where.timeout_s,
+            report=where.report,
         )  # fmt: skip
-        record = outcome.records.get((host, BENCH_JOB))
+        record = outcome.records.get((host, name))
         if record is None or outcome.reason == "timeout":
-            bench.missing = f"the benchmark did not end within {timeout_s:g} s"
+            bench.missing = f"the benchmark did not end within {where.timeout_s:g} s"
             return bench
         if record.failed:
-            log = await job_log(pool, host, BENCH_JOB, lines=5, max_bytes=2000, grep=None)
+            log = await job_log(pool, host, name, lines=5, max_bytes=2000, grep=None)
             said = (log[1] if log else record.tail).strip().splitlines()
             bench.missing = said[-1] if said else f"exit {record.exit_code}"
             return bench
-        files = [f"{RESULT_DIR}/{result_name(c, r)}" for c in sweep.concurrency
-                 for r in range(1, sweep.runs + 1)]  # fmt: skip
-        read = await pool.run(host, f"docker exec {shlex.quote(container)} cat {' '.join(files)}")
+        files = " ".join(f"{RESULT_DIR}/{n}" for n in names)
+        read = await pool.run(host, f"docker exec {shlex.quote(where.container)} cat {files}")
     except (SSHError, JobCommandError) as exc:
         bench.missing = str(exc)
         return bench
     bench.results = parse_results(read.stdout)
-    if len(bench.results) != len(files):
-        bench.missing = f"read {len(bench.results)} of {len(files)} result files"
+    if len(bench.results) != len(names):
+        bench.missing = f"read {len(bench.results)} of {len(names)} result files"
     return bench
 
 

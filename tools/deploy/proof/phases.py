@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tools.deploy.proof.bench_budget import CALIBRATION_PROMPTS, QUICK_BUDGET_S
 from tools.deploy.proof.engine_bench import (
     FIRST_WARMUPS,
     MEASURED,
@@ -33,7 +35,7 @@ from tools.deploy.proof.generation_checks import GenerationChecks, check_generat
 from tools.deploy.proof.http import EndpointClient, EndpointError
 from tools.deploy.proof.node_identity import from_facts, read_identities
 from tools.deploy.proof.physics import Ceiling, ceiling
-from tools.deploy.proof.report import Report, Row, render_table, summarise, write_files
+from tools.deploy.proof.report import WIDTH, Report, Row, render_table, summarise, write_files
 from tools.deploy.proof.soak import Soak, SoakSpec, run_soak
 from tools.deploy.rollout.state import SessionState
 from tools.ssh.pool import SSHPool
@@ -63,8 +65,10 @@ class Proof:
         rows = self.report.rows
         single = next((r for r in rows if r.concurrency == 1), None)
         if single is not None and single.tok_s_per_user:
-            ttft = single.ttft_ms.get("p50")
-            said = f", TTFT {ttft / 1000:.2f} s" if ttft is not None else ""
+            ttft, how = single.ttft_ms.get("p50"), ""
+            if ttft is None and single.ttft_mean_ms is not None:
+                ttft, how = single.ttft_mean_ms, f" (mean, n={single.requests})"
+            said = f", TTFT {ttft / 1000:.2f} s{how}" if ttft is not None else ""
             rate = f"{single.tok_s_per_user:.1f} tok/s"
             parts.append(f"{self.mode} sweep: single stream {rate}{said}")
         if rows and rows[-1].concurrency > 1:
@@ -76,7 +80,14 @@ class Proof:
 
 
 def render_report(proof: Proof) -> str:
+    """The table, what the fingerprint found the nodes disagree on (an NCCL build, a driver:
+    each with its fix, said where the operator reads the numbers), the files."""
     text = render_table(proof.report)
+    for said in proof.report.fingerprint.get("nodes_disagree", []):
+        wrapped = textwrap.wrap(
+            f"NODES DIFFER: {said}", WIDTH, subsequent_indent="  ", break_on_hyphens=False
+        )
+        text += "\n" + "\n".join(wrapped)
     if proof.files:
         text += f"\nchart: {proof.files[0]}\ndata: {proof.files[1]}"
     return text
@@ -123,7 +134,7 @@ async def prove(
         generation = await check_generation(
             client, model, lengths[model], timeout_s=generation_timeout_s
         )
-        source, rows, commands = await _measure(
+        source, rows, commands, sweep = await _measure(
             client, where, engine, model, sweep, bench_timeout_s, report
         )
     except BaseException:
@@ -138,6 +149,7 @@ async def prove(
         flag=None,
         fingerprint=fingerprint(where.world, model, engine, commands, await identities),
         method=method(sweep) if source == ENGINE_BENCH else own_method(sweep),
+        unmeasured=sweep.budget.unmeasured if sweep.budget and source == ENGINE_BENCH else {},
     )
     if came_up := where.state.readiness.get(f"{where.host}:{where.port}"):
         result.fingerprint["readiness"] = came_up
@@ -159,12 +171,27 @@ async def prove(
 
 def method(sweep: Sweep) -> str:
     """How the engine's benchmark was run, in words the report prints."""
-    said = (
-        f"{sweep.mode}, {MEASURED[sweep.mode]:,} measured requests per level over {sweep.runs} "
-        f"runs; fresh prompts (seeds {sweep.seed_base + 1}…, none reused); "
-        f"{FIRST_WARMUPS[sweep.mode]} warm-ups before the sweep and a round before each run, "
-        "discarded, and each run's first prompt left out (its warm-ups cached it); outputs "
-        f"fixed at {sweep.output_len} tokens; the checks ran before, not during"
+    if sweep.budget is not None:
+        plan = sweep.budget
+        levels = ", ".join(
+            f"c={lv.concurrency} {lv.measured} over {lv.runs} run{'s' if lv.runs > 1 else ''}"
+            for lv in plan.levels
+        )
+        said = (
+            f"quick, a {QUICK_BUDGET_S:.0f} s budget planned from {CALIBRATION_PROMPTS} timed "
+            f"warm-ups ({plan.single_s:.1f} s a request): measured requests {levels}; a round "
+            "of warm-ups at each level's concurrency, discarded"
+        )
+    else:
+        said = (
+            f"{sweep.mode}, {MEASURED[sweep.mode]:,} measured requests per level over "
+            f"{sweep.runs} runs; {FIRST_WARMUPS[sweep.mode]} warm-ups before the sweep and a "
+            "round before each run, discarded"
+        )
+    said += (
+        f"; fresh prompts (seeds {sweep.seed_base + 1}…, none reused); each run's first prompt "
+        "left out (its warm-ups cached it); outputs fixed at "
+        f"{sweep.output_len} tokens; the checks ran before, not during"
     )
     return said + ("; p99 needs `full`" if sweep.mode == "quick" else "")
 
@@ -210,8 +237,8 @@ async def _measure(
     sweep: Sweep,
     timeout_s: float,
     report: Callable[[str], None],
-) -> tuple[str, list[Row], list[str]]:
-    """(what measured, its rows, the benchmark's commands)."""
+) -> tuple[str, list[Row], list[str], Sweep]:
+    """(what measured, its rows, the benchmark's commands, the sweep as it ran)."""
     if engine is None or engine.container is None:
         why = "no engine this session started serves this port, so no container to run in"
     elif "vllm serve" not in engine.command:
@@ -224,13 +251,14 @@ async def _measure(
         )  # fmt: skip
         if bench.results and bench.missing is None:
             targets = {"ttft": sweep.ttft_ms, "tpot": sweep.tpot_ms}
-            return ENGINE_BENCH, summarise(bench.results, targets), bench.commands
+            ran = bench.sweep or sweep
+            return ENGINE_BENCH, summarise(bench.results, targets), bench.commands, ran
         if image_lacks_bench(bench.missing):
             why = f"the image has no `{ENGINE_BENCH}`: {bench.missing}"
         else:
             why = f"`{ENGINE_BENCH}` failed: {bench.missing}"
     rows = await own_measurement(client, model, sweep)
-    return f"Scout's own streams, not the engine's benchmark — {why}", rows, []
+    return f"Scout's own streams, not the engine's benchmark — {why}", rows, [], sweep
 
 
 def _ceiling(where: Where, engine: Served | None, model: str) -> Ceiling | str:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.deploy.proof.bench_pooling import ci95, good_share, percentiles, pooled
+from tools.deploy.proof.bench_pooling import MIN_SAMPLES, ci95, good_share, percentiles, pooled
 from tools.deploy.proof.physics import Ceiling
 from tools.text.new_files import create_together, on_file
 
@@ -44,6 +44,11 @@ class Row:
     tok_s_ci: float | None = None  # 95 % CI half-width of the runs' aggregate throughput
     ttft_ci_ms: float | None = None  # 95 % CI half-width of the runs' TTFT medians
     ttft_run_ms: float | None = None  # the mean of the runs' TTFT medians
+    # under 100 pooled requests no percentile is honest: the mean and its 95 % CI instead
+    ttft_mean_ms: float | None = None
+    ttft_mean_ci_ms: float | None = None
+    tpot_mean_ms: float | None = None
+    tpot_mean_ci_ms: float | None = None
 
 
 @dataclass
@@ -55,6 +60,7 @@ class Report:
     flag: str | None
     fingerprint: dict[str, Any] = field(default_factory=dict)
     method: str = ""  # the mode and what it can report, in words
+    unmeasured: dict[int, str] = field(default_factory=dict)  # concurrency → why not (quick)
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -96,7 +102,13 @@ def summarise(results: list[dict[str, Any]], targets: dict[str, float] | None = 
             row.ttft_ms = percentiles(pool.ttft, PERCENTILES)
             row.tpot_ms = percentiles(pool.tpot, PERCENTILES)
             row.itl_ms = percentiles(pool.itl, PERCENTILES)
-            row.tok_s_per_user = 1000 / statistics.median(pool.tpot) if pool.tpot else None
+            few = len(pool.tpot) < MIN_SAMPLES  # a median is a percentile too: the mean then
+            middle_tpot = statistics.mean if few else statistics.median
+            row.tok_s_per_user = 1000 / middle_tpot(pool.tpot) if pool.tpot else None
+            if len(pool.ttft) < MIN_SAMPLES and pool.ttft:
+                row.ttft_mean_ms, row.ttft_mean_ci_ms = statistics.mean(pool.ttft), ci95(pool.ttft)
+            if few and pool.tpot:
+                row.tpot_mean_ms, row.tpot_mean_ci_ms = statistics.mean(pool.tpot), ci95(pool.tpot)
             share = good_share(pool, targets or {})
             if share is not None:
                 row.goodput_req_s = share * row.req_s
@@ -111,7 +123,10 @@ def _p(p: int) -> str:
     return f"p{p}"
 
 
-def _ms(values: dict[str, float | None]) -> str:
+def _ms(values: dict[str, float | None], mean: float | None = None, ci: float | None = None) -> str:
+    """The percentiles, or, where none rests on enough samples, the mean ± its 95 % CI."""
+    if mean is not None and all(v is None for v in values.values()):
+        return f"{_pm(mean, ci)} mean"
     return "/".join("–" if v is None else f"{v:.0f}" for v in values.values())
 
 
@@ -135,8 +150,10 @@ def render_table(report: Report) -> str:
         user = "–" if r.tok_s_per_user is None else f"{r.tok_s_per_user:.1f}"
         good = "–" if r.goodput_req_s is None else f"{r.goodput_req_s:.2f}"
         ci = "–" if r.tok_s_ci is None else f"{r.tok_s_ci:.1f}"
+        ttft = _ms(r.ttft_ms, r.ttft_mean_ms, r.ttft_mean_ci_ms)
+        tpot = _ms(r.tpot_ms, r.tpot_mean_ms, r.tpot_mean_ci_ms)
         lines.append(
-            f"{r.concurrency:>3} {r.requests:>5} {_ms(r.ttft_ms):>17} {_ms(r.tpot_ms):>17} "
+            f"{r.concurrency:>3} {r.requests:>5} {ttft:>17} {tpot:>17} "
             f"{_ms(r.itl_ms):>16} {user:>8} {r.tok_s_aggregate:>7.1f} {ci:>5} {r.req_s:>5.2f} "
             f"{good:>5}"
         )
@@ -151,6 +168,17 @@ def render_table(report: Report) -> str:
         WIDTH,
         subsequent_indent="  ",
     )
+    few = [f"c={r.concurrency} n={r.requests}" for r in report.rows if r.ttft_mean_ms is not None]
+    if few:
+        said = (
+            f"{', '.join(few)}: under {MIN_SAMPLES} samples, so no percentiles: the mean ± "
+            "95 % CI of the requests instead, and t/s/user from the mean TPOT"
+        )
+        lines += textwrap.wrap(said, WIDTH, subsequent_indent="  ")
+    for c, why in report.unmeasured.items():
+        lines += textwrap.wrap(
+            f"c={c}: NOT MEASURED in quick: {why}", WIDTH, subsequent_indent="  "
+        )
     if report.targets:
         said = ", ".join(f"{k} ≤ {v:g} ms" for k, v in report.targets.items())
         lines.append(f"good: requests/s meeting {said}")
@@ -174,6 +202,7 @@ def to_json(report: Report) -> dict[str, Any]:
     return {
         "source": report.source,
         "method": report.method,
+        "unmeasured": {str(c): why for c, why in report.unmeasured.items()},
         "rows": [asdict(r) for r in report.rows],
         "goodput_targets_ms": report.targets,
         "ceiling": asdict(ceiling) if isinstance(ceiling, Ceiling) else {"unstated": ceiling},

@@ -108,3 +108,23 @@ def test_no_ceiling_is_invented_where_a_fact_is_missing() -> None:
     # the ceiling far too low and call an honest figure a measurement error
     for moe in ("openai/gpt-oss-120b", "mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V3"):
         assert isinstance(ceiling(moe, "NVIDIA H200", 1), str)
+
+
+def test_under_a_hundred_requests_the_row_gives_the_mean_and_its_interval_not_percentiles() -> None:
+    # one run of 13: the cached first left out, twelve at 500..610 ms, each token 50 ms apart
+    (row,) = summarise([detailed([10.0, *(500.0 + 10 * i for i in range(12))], 50.0, c=4)])
+    assert row.requests == 12 and row.ttft_ms == {"p50": None, "p90": None, "p99": None}
+    assert row.ttft_mean_ms == pytest.approx(555.0) and row.ttft_mean_ci_ms is not None
+    assert row.tpot_mean_ms == pytest.approx(50.0) and row.tok_s_per_user == pytest.approx(20.0)
+    report = Report("vllm bench serve", [row], {}, "no GPU", None, method="quick",
+                    unmeasured={16: "one run at c=16 needs ~90 s"})  # fmt: skip
+    table = render_table(report)
+    assert table.splitlines()[3].split()[:5] == [
+        "4",
+        "12",
+        "555",
+        "±",
+        f"{row.ttft_mean_ci_ms:.0f}",
+    ]
+    assert "c=4 n=12: under 100 samples, so no percentiles" in table
+    assert "c=16: NOT MEASURED in quick: one run at c=16 needs ~90 s" in table
