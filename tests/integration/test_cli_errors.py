@@ -4,14 +4,16 @@ traceback. One table: each row is a command line, the exit status and what stder
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
 import pytest
+
+from tests.support.closed_port import held_closed_port
 
 pytestmark = pytest.mark.slow
 
@@ -172,17 +174,19 @@ CASES |= {
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("bad-inputs")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    with held_closed_port() as port:  # refuses connections while the module's tests run
+        yield _prepared(tmp_path_factory.mktemp("bad-inputs"), port)
+
+
+def _prepared(folder: Path, port: int) -> Path:
+    """The bad inputs the cases name, in `folder`; `port` is one nothing listens on."""
     (folder / "broken.yaml").write_text("hosts:\n  a: {address: 10.0.0.1\n")
     (folder / "jump.yaml").write_text("hosts:\n  a: {address: 10.0.0.1, jump: zz}\n")
     (folder / "yolo.yaml").write_text("mode: yolo\n")
     (folder / "afile").write_text("not a folder\n")
     key = folder / "id_ed25519"
     asyncssh.generate_private_key("ssh-ed25519").write_private_key(str(key))
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     closed = (
         f"known_hosts: {folder}/known_hosts\n"
         f"hosts:\n  a: {{address: 127.0.0.1, port: {port}, identity_file: {key}}}\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 import asyncssh
@@ -30,10 +29,8 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return tried
 
 
-async def test_a_refused_connection_is_tried_once(connects: list[int]) -> None:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+async def test_a_refused_connection_is_tried_once(connects: list[int], closed_port: int) -> None:
+    port = closed_port
     async with SSHPool(_inventory(port), connect_attempts=3) as pool:
         with pytest.raises(HostUnreachableError) as caught:
             await pool.run("a", "true")

@@ -5,7 +5,6 @@ Only building a model client imports it; that case is here too, so the check can
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -54,11 +53,11 @@ def _imports_the_sdk(code: str, argv: list[str], home: Path) -> str:
 
 
 @pytest.mark.parametrize("argv", FACES.values(), ids=FACES.keys())
-def test_a_face_that_calls_no_model_starts_without_the_sdk(argv: str, tmp_path: Path) -> None:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    (tmp_path / "closed.yaml").write_text(f"hosts:\n  a: {{address: 127.0.0.1, port: {port}}}\n")
+def test_a_face_that_calls_no_model_starts_without_the_sdk(
+    argv: str, tmp_path: Path, closed_port: int
+) -> None:
+    inventory = f"hosts:\n  a: {{address: 127.0.0.1, port: {closed_port}}}\n"
+    (tmp_path / "closed.yaml").write_text(inventory)
     words = argv.replace("{d}", str(tmp_path)).split()
     assert _imports_the_sdk(PROBE, words, tmp_path / "home") == "SDK imported: False"
 

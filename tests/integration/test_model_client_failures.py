@@ -7,8 +7,6 @@ the retry it announces, the requests the server saw, the message the user reads.
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from tenacity import wait_none
 
@@ -61,10 +59,10 @@ async def test_a_stream_that_keeps_dropping_ends_in_one_message_saying_what_to_d
     )
 
 
-async def test_an_api_that_cannot_be_reached_is_named_and_not_called_a_drop() -> None:
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
+async def test_an_api_that_cannot_be_reached_is_named_and_not_called_a_drop(
+    closed_port: int,
+) -> None:
+    port = closed_port
     retries: list[tuple[int, str]] = []
     model = AnthropicClient(
         api_key="test", base_url=f"http://127.0.0.1:{port}", max_retries=0, retry_wait=wait_none()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -54,12 +53,9 @@ def _loaded(code: str, argv: list[str], home: Path) -> str:
 
 
 @pytest.fixture
-def closed_inventory(tmp_path: Path) -> Path:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+def closed_inventory(tmp_path: Path, closed_port: int) -> Path:
     inventory = tmp_path / "closed.yaml"
-    inventory.write_text(f"hosts:\n  a: {{address: 127.0.0.1, port: {port}}}\n")
+    inventory.write_text(f"hosts:\n  a: {{address: 127.0.0.1, port: {closed_port}}}\n")
     return inventory
 
 

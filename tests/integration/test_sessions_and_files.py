@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import socket
 import stat
 import subprocess
 import sys
@@ -33,12 +32,6 @@ def scout(*argv: str, home: Path, **env: str) -> subprocess.CompletedProcess[str
     )
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 async def test_save_to_a_bad_path_says_so_and_the_session_goes_on(tmp_path: Path) -> None:
     transcript = tmp_path / "scout-1.jsonl"
     transcript.write_text('{"v": 1}\n')
@@ -58,14 +51,16 @@ async def test_save_to_a_bad_path_says_so_and_the_session_goes_on(tmp_path: Path
     assert (folder / "scout-1.jsonl").read_text() == '{"v": 1}\n'
 
 
-def test_init_elsewhere_is_what_recon_and_doctor_then_read(tmp_path: Path) -> None:
+def test_init_elsewhere_is_what_recon_and_doctor_then_read(
+    tmp_path: Path, closed_port: int
+) -> None:
     home, default_home = tmp_path / "ops", tmp_path / "default-home"
     made = scout("init", "--dir", str(home), home=default_home)
     assert made.returncode == 0, made.stderr
     assert f"export SCOUT_HOME={home}" in made.stdout
     # the user edits the inventory just written: one host, on a port nothing listens on
     (home / "inventory.yaml").write_text(
-        f"hosts:\n  edited: {{address: 127.0.0.1, port: {closed_port()}}}\n"
+        f"hosts:\n  edited: {{address: 127.0.0.1, port: {closed_port}}}\n"
     )
 
     recon = scout("recon", home=home)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -29,12 +28,6 @@ async def local_hosts(tmp_path: Path) -> AsyncIterator[LocalHosts]:
         yield hosts
     finally:
         await hosts.close()
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def test_many_calls_share_one_connection(local_hosts: LocalHosts) -> None:
@@ -138,8 +131,10 @@ async def test_trust_new_hosts_records_the_key(local_hosts: LocalHosts) -> None:
         assert (await strict_pool.run("spark-a", "echo again")).stdout == "again\n"
 
 
-async def test_unreachable_host_has_a_clear_message(local_hosts: LocalHosts) -> None:
-    port = closed_port()
+async def test_unreachable_host_has_a_clear_message(
+    local_hosts: LocalHosts, closed_port: int
+) -> None:
+    port = closed_port
     inventory = local_hosts.inventory(gone={"address": "127.0.0.1", "port": port, "user": "tester"})
     async with SSHPool(inventory, connect_attempts=2) as pool:
         with pytest.raises(HostUnreachableError) as caught:
@@ -149,10 +144,12 @@ async def test_unreachable_host_has_a_clear_message(local_hosts: LocalHosts) -> 
     )
 
 
-async def test_unreachable_behind_jump_names_the_jump(local_hosts: LocalHosts) -> None:
+async def test_unreachable_behind_jump_names_the_jump(
+    local_hosts: LocalHosts, closed_port: int
+) -> None:
     await local_hosts.add("head")
     local_hosts.write_known_hosts("head")
-    port = closed_port()
+    port = closed_port
     inventory = local_hosts.inventory(
         worker={"address": "127.0.0.1", "port": port, "user": "tester", "jump": "head"}
     )

@@ -7,7 +7,6 @@ refused, and a redirect towards one is stopped before anything connects to it.
 from __future__ import annotations
 
 import ipaddress
-import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -395,11 +394,8 @@ async def test_allowed_name_connects_to_the_checked_address_keeping_the_host(
     assert all(host in ("127.0.0.1", "::1") for host in harness.transport.hosts)
 
 
-async def test_closed_port_says_the_site_may_be_down(harness: Harness) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    result = await harness.fetch(f"http://127.0.0.1:{port}/")
+async def test_closed_port_says_the_site_may_be_down(harness: Harness, closed_port: int) -> None:
+    result = await harness.fetch(f"http://127.0.0.1:{closed_port}/")
     assert result.is_error
     assert result.text.startswith("could not connect to 127.0.0.1 (127.0.0.1: ")
     assert result.text.endswith("the site may be down, try again later or use another source")

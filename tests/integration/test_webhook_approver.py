@@ -262,10 +262,8 @@ async def test_receiver_that_never_answers_times_out_as_denied():
     assert decision.message == "no decision from the webhook within 0.3 s; denied"
 
 
-async def test_nothing_listening_is_unavailable():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+async def test_nothing_listening_is_unavailable(closed_port: int):
+    port = closed_port
     async with WebhookApprover(f"http://127.0.0.1:{port}/hook", SECRET) as approver:
         decision = await approver.decide(make_request())
 
@@ -276,10 +274,8 @@ async def test_nothing_listening_is_unavailable():
     assert decision.message.endswith("; denied — nothing runs without an approval")
 
 
-async def test_unreachable_message_hides_tokens_in_the_url():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+async def test_unreachable_message_hides_tokens_in_the_url(closed_port: int):
+    port = closed_port
     url = f"http://ci:tok3n-in-userinfo@127.0.0.1:{port}/hooks/tok3n-in-path?key=tok3n-in-query"
     async with WebhookApprover(url, SECRET) as approver:
         decision = await approver.decide(make_request())
