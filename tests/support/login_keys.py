@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.sshd import run
+from tests.support.sshd import START_WAIT_S, run
 from tests.support.sshd_topology import Topology
 
 PASSPHRASE = "correct horse 7 battery"
@@ -30,23 +30,28 @@ class LoginKeys:
 
 @contextlib.contextmanager
 def start_agent(folder: Path) -> Iterator[Path]:
-    """A real ssh-agent in the foreground on `folder`/agent.sock; yields the socket."""
+    """A real ssh-agent in the foreground on `folder`/agent.sock; yields the socket once the
+    agent listens on it. The socket file appears at bind(), a moment before listen(); the
+    `SSH_AUTH_SOCK=…` line the agent prints comes after both (ssh-agent.c), so that is the
+    readiness signal."""
     socket = folder / "agent.sock"
     agent = subprocess.Popen(
         ["ssh-agent", "-D", "-a", str(socket)],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
+    said = agent.stdout
+    assert said is not None
     try:
-        deadline = time.monotonic() + 10
-        while not socket.exists():
-            if time.monotonic() > deadline:
-                raise RuntimeError("ssh-agent did not create its socket")
-            time.sleep(0.02)
+        ready, _, _ = select.select([said], [], [], START_WAIT_S)
+        if not ready or not said.readline().startswith("SSH_AUTH_SOCK="):
+            raise RuntimeError("ssh-agent did not say it listens")
         yield socket
     finally:
         agent.terminate()
-        agent.wait(timeout=10)
+        agent.wait(timeout=START_WAIT_S)
+        said.close()
 
 
 def ssh_add(socket: Path, key: Path, passphrase: str = "") -> None:

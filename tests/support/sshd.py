@@ -1,16 +1,22 @@
-"""What the real-sshd test hosts share: running root commands, host keys and the sshd_config.
+"""What the real-sshd test hosts share: running root commands, host keys, the sshd_config and
+the wait until an sshd accepts connections.
 
-tests/support/sshd_topology.py (head and worker in network namespaces) and tests/support/dockerd.py
-(a private dockerd behind sshd on loopback) both start OpenSSH's sshd this way.
+tests/support/sshd_topology.py (head and worker in network namespaces), tests/support/sshd_fleet.py
+and tests/support/dockerd.py (a private dockerd behind sshd on loopback) start OpenSSH's sshd
+this way.
 """
 
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 SSHD = Path("/usr/sbin/sshd")
+# Only bounds a hang: a loaded two-core CI machine can take many seconds to start a daemon, and
+# a wait it trips fails a test that had nothing wrong.
+START_WAIT_S = 120.0
 
 
 class CommandFailed(RuntimeError):
@@ -64,3 +70,23 @@ def write_sshd_config(
     path.write_text("\n".join(lines))
     run([str(SSHD), "-t", "-f", str(path)])
     return path
+
+
+class SshdDidNotStart(RuntimeError):
+    """sshd exited, or wrote no pid file within START_WAIT_S; the message carries its log."""
+
+
+def wait_until_listening(
+    pid_file: Path, log: Path, process: subprocess.Popen[bytes] | None = None
+) -> None:
+    """Return once sshd has written `pid_file`: it does so only after it listens on every
+    address (sshd.c: server_listen() comes before the pid file), so a connection made from
+    then on is accepted. Raises SshdDidNotStart at once when `process` (an `sshd -D`) exits."""
+    deadline = time.monotonic() + START_WAIT_S
+    while not pid_file.exists():
+        exited = process is not None and process.poll() is not None
+        if exited or time.monotonic() > deadline:
+            said = log.read_text(errors="replace").strip() if log.exists() else ""
+            why = "exited" if exited else f"wrote no pid file within {START_WAIT_S:g} s"
+            raise SshdDidNotStart(f"sshd {why}; its log ({log}): {said or 'empty'}")
+        time.sleep(0.02)

@@ -14,14 +14,11 @@ import contextlib
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.sshd_topology import SSHD
-
-START_WAIT_S = 10.0
+from tests.support.sshd import SSHD, wait_until_listening
 
 
 @dataclass
@@ -157,11 +154,7 @@ def _start_sshd(
     start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
     _run(["ip", "netns", "exec", namespace, "unshare", "--uts", "sh", "-c", start])
     undo.append(lambda: _stop(host, namespace))
-    deadline = time.monotonic() + START_WAIT_S
-    while not host.pid_file.exists():  # sshd listens before it daemonizes and writes this
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"sshd for {host.name} did not start; see {host.workdir}/sshd.log")
-        time.sleep(0.02)
+    wait_until_listening(host.pid_file, host.workdir / "sshd.log")
 
 
 def _stop(host: FleetHost, namespace: str) -> None:

@@ -13,12 +13,18 @@ import contextlib
 import os
 import shutil
 import signal
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.sshd import SSHD, CommandFailed, new_key, run, write_sshd_config
+from tests.support.sshd import (
+    SSHD,
+    CommandFailed,
+    new_key,
+    run,
+    wait_until_listening,
+    write_sshd_config,
+)
 
 
 def topology_unavailable_reason() -> str | None:
@@ -169,11 +175,7 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
     )
     run(["ip", "netns", "exec", host.namespace, "unshare", "--uts", "sh", "-c", start])
     undo.append(lambda: _stop_namespace_processes(host))
-    deadline = time.monotonic() + 10
-    while not host.pid_file.exists():  # sshd listens before it daemonizes and writes this
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"sshd for {host.name} did not start; see {host.workdir}/sshd.log")
-        time.sleep(0.02)
+    wait_until_listening(host.pid_file, host.workdir / "sshd.log")
 
 
 def _stop_namespace_processes(host: SshdHost) -> None:
