@@ -23,12 +23,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.sshd import SSHD, new_key, run, write_sshd_config
+from tests.support.sshd import (
+    SSHD,
+    START_WAIT_S,
+    SshdDidNotStart,
+    new_key,
+    run,
+    wait_until_listening,
+    write_sshd_config,
+)
 
 DOCKERD = Path("/usr/sbin/dockerd")
 BUSYBOX = Path("/usr/bin/busybox")
 IMAGE = "local/busybox:1"
-START_WAIT_S = 20.0
+PORT_TRIES = 5
 NO_REGISTRY = "http://127.0.0.1:9"
 
 
@@ -187,6 +195,8 @@ def _free_port() -> int:
 
 
 def _start_sshd(host: DockerHost) -> None:
+    """sshd on a free loopback port. The port is probed, then sshd binds it: another process
+    may take it in between, so a start that finds it in use tries another port."""
     root = host.root
     new_key(host.client_key)
     key = root / "host_ed25519"
@@ -194,9 +204,28 @@ def _start_sshd(host: DockerHost) -> None:
     authorized = root / "authorized_keys"
     shutil.copy(host.client_key.with_suffix(".pub"), authorized)
     authorized.chmod(0o644)
-    host.port = _free_port()
-    pid_file = root / "sshd.pid"
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
+    for _ in range(PORT_TRIES):
+        host.port = _free_port()
+        try:
+            _start_sshd_on(host, key, authorized)
+            break
+        except SshdDidNotStart as exc:
+            if "Address already in use" not in str(exc):
+                raise
+    else:
+        raise SshdDidNotStart(
+            f"every one of {PORT_TRIES} free ports was taken before sshd bound it"
+        )
+    host.known_hosts.write_text(f"[127.0.0.1]:{host.port} {host.host_key_pub}\n")
+
+
+def _start_sshd_on(host: DockerHost, key: Path, authorized: Path) -> None:
+    """`sshd -D` (kept as our child, so its exit is seen at once) on host.port; returns once it
+    listens."""
+    root = host.root
+    pid_file, log = root / "sshd.pid", root / "sshd.log"
+    log.unlink(missing_ok=True)  # sshd appends; a retry reads its own start only
     config = write_sshd_config(
         root / "sshd_config",
         listen="127.0.0.1",
@@ -206,16 +235,17 @@ def _start_sshd(host: DockerHost) -> None:
         authorized_keys=authorized,
         extra=[f"SetEnv SHLVL=1 DOCKER_HOST=unix://{host.socket}", "MaxSessions 64"],
     )
-    run([str(SSHD), "-f", str(config), "-E", str(root / "sshd.log")])
-    host._undo.append(lambda: _stop_sshd(pid_file))
-    deadline = time.monotonic() + START_WAIT_S
-    while not pid_file.exists():  # sshd listens before it daemonizes and writes this
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"sshd did not start; see {root / 'sshd.log'}")
-        time.sleep(0.02)
-    host.known_hosts.write_text(f"[127.0.0.1]:{host.port} {host.host_key_pub}\n")
+    sshd = subprocess.Popen(
+        [str(SSHD), "-D", "-f", str(config), "-E", str(log)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    host._undo.append(lambda: _stop_sshd(sshd))
+    wait_until_listening(pid_file, log, sshd)
 
 
-def _stop_sshd(pid_file: Path) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+def _stop_sshd(sshd: subprocess.Popen[bytes]) -> None:
+    sshd.terminate()
+    sshd.wait(timeout=START_WAIT_S)
