@@ -3,21 +3,22 @@ awk that the login shell starts, with no `sh -c` before it."""
 
 from __future__ import annotations
 
-import asyncio
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from agent.safety.shell.judge import judge_shell
 from tests.support.sshd_topology import Topology
-from tools.base import ToolContext
+from tests.support.waiting import until
+from tools.base import ToolContext, ToolResult
 from tools.job_start import JobStart, JobStartInput
 from tools.job_status import JobStatus, JobStatusInput
 from tools.jobs.host import start_job, stop_jobs
-from tools.jobs.records import parse_status
+from tools.jobs.records import JobRecord, parse_status
 from tools.jobs.status_script import status_command, status_env
-from tools.ssh import Inventory, SSHPool
+from tools.ssh import CommandResult, Inventory, SSHPool
 
 pytestmark = pytest.mark.system
 
@@ -27,7 +28,7 @@ async def test_a_job_survives_the_connection_that_started_it(
 ) -> None:
     inventory = Inventory.from_dict(sshd_topology.inventory_data())
     name = f"survivor-{os.getpid()}"
-    sleeper = f"sleep 2.{os.getpid()}"
+    sleeper = f"sleep 600.{os.getpid()}"  # ended by the test once it was seen running
     async with SSHPool(inventory) as pool:
         started = await JobStart(pool, judge_shell).run(
             JobStartInput(name=name, command=f"{sleeper}; echo finished-alone", hosts=["worker"]),
@@ -40,11 +41,13 @@ async def test_a_job_survives_the_connection_that_started_it(
         status = JobStatusInput(hosts=["worker"], names=[name])
         context = ToolContext(spill_dir=tmp_path)
         first = await JobStatus(fresh).run(status, context)
-        for _ in range(100):
-            last = await JobStatus(fresh).run(status, context)
-            if last.data["jobs"][0]["state"] != "running":
-                break
-            await asyncio.sleep(0.1)
+        subprocess.run(["pkill", "-x", "-f", sleeper], check=True)  # the job goes on to echo
+
+        async def finished() -> ToolResult | None:
+            polled = await JobStatus(fresh).run(status, context)
+            return None if polled.data["jobs"][0]["state"] == "running" else polled
+
+        last = await until(finished, f"job {name} to finish")
 
     assert first.data["jobs"][0]["state"] == "running", first.text
     job = last.data["jobs"][0]
@@ -63,14 +66,15 @@ async def test_a_status_poll_is_awk_alone_under_the_login_shell(
     async with SSHPool(inventory) as pool:
         await start_job(pool, "worker", name, "echo polled; sleep 30")
         try:
-            for _ in range(100):
-                alone = await pool.run(
+
+            async def logged() -> tuple[CommandResult, list[JobRecord]] | None:
+                polled = await pool.run(
                     "worker", status_command([name]), env=status_env(token, None), shell=False
                 )
-                records = parse_status("worker", alone.stdout, token)[1]
-                if alone.exit_status != 0 or records[0].tail:
-                    break
-                await asyncio.sleep(0.05)
+                found = parse_status("worker", polled.stdout, token)[1]
+                return (polled, found) if polled.exit_status != 0 or found[0].tail else None
+
+            alone, records = await until(logged, f"job {name} to log its line")
         finally:
             await stop_jobs(pool, "worker", [name], grace_s=1)
 
