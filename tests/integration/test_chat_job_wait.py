@@ -18,8 +18,9 @@ from agent.runtime.builder import open_runtime
 from agent.runtime.settings import Settings
 from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
-from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair, until
+from tests.support.job_kit import SMALL_MODEL, JobDesk, empty_pair
 from tests.support.session_kit import sdk_client, text_turn, tool_turn
+from tests.support.waiting import until
 from tools.ssh import Inventory, SSHPool
 
 pytestmark = pytest.mark.slow

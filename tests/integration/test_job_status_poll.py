@@ -4,12 +4,12 @@ inline where the job root holds no copy of the program."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 
 from sim.cluster import SimCluster
+from tests.support.waiting import until
 from tools.jobs.host import job_status, start_job, stop_jobs
 from tools.jobs.records import JobRecord, parse_status
 from tools.jobs.status_script import PROGRAM_FILE, status_command, status_env, status_script
@@ -22,10 +22,11 @@ COMMAND = "echo resting; sleep 60"
 @pytest.fixture
 async def napper(pool: SSHPool) -> AsyncIterator[str]:
     await start_job(pool, "spark-a", "napper", COMMAND)
-    for _ in range(100):  # until the job has logged its line
-        if (await job_status(pool, "spark-a", ["napper"]))[1][0].tail:
-            break
-        await asyncio.sleep(0.05)
+
+    async def logged() -> str:
+        return (await job_status(pool, "spark-a", ["napper"]))[1][0].tail
+
+    await until(logged, "the job to log its line")
     yield "napper"
     await stop_jobs(pool, "spark-a", ["napper"], grace_s=1)
 

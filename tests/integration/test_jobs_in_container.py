@@ -13,6 +13,7 @@ import pytest
 
 from sim.cluster import SimCluster
 from tests.support.job_kit import JobDesk, empty_pair, job_facts
+from tests.support.waiting import until
 from tools.ssh import Inventory, SSHPool
 
 NAP = "docker exec vllm_node sleep 300"
@@ -40,11 +41,10 @@ async def started_inside(cluster: SimCluster, desk: JobDesk, before: set[int]) -
     """(the job's runner pid, the pid of its process inside the container)."""
     start = await desk.call("job_start", name="nap", command=NAP, hosts=["spark-a"])
     assert not start.is_error, start.text
-    for _ in range(200):
-        if exec_pids(cluster) - before:
-            return start.data["jobs"][0]["pid"], (exec_pids(cluster) - before).pop()
-        await asyncio.sleep(0.05)
-    raise AssertionError("the exec'd process never appeared in the container")
+    appeared = await until(
+        lambda: exec_pids(cluster) - before, "the exec'd process to appear in the container"
+    )
+    return start.data["jobs"][0]["pid"], appeared.pop()
 
 
 async def test_killing_a_docker_exec_client_leaves_its_process_in_the_container(

@@ -14,7 +14,8 @@ import pytest
 from sim.cluster import SimCluster
 from sim.fakehost.procs import host_processes
 from sim.fakehost.state import locked_state
-from tests.support.job_kit import IMAGE, MODEL, JobDesk, empty_pair, job_facts, until
+from tests.support.job_kit import IMAGE, MODEL, JobDesk, empty_pair, job_facts
+from tests.support.waiting import until
 from tools.ssh import Inventory, SSHPool
 
 HOSTS = ["spark-a", "spark-b"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -15,6 +14,7 @@ import pytest
 
 from sim.cluster import SimCluster
 from tests.support.sim_client import client_options
+from tests.support.waiting import until
 
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 # the NGC 26.05 image has no Ray (docs/sources.md §2.3); 25.11, which NVIDIA's earlier guide starts
@@ -98,13 +98,14 @@ ENGINE_LOG = "/var/log/vllm.log"
 SERVE_LOGGED = f"bash -c '{SERVE} > {ENGINE_LOG} 2>&1'"
 
 
-async def wait_for_log(pair: Pair, container: str, text: str, limit_s: float = 10) -> str:
-    deadline = time.monotonic() + limit_s
-    while True:
+async def wait_for_log(pair: Pair, container: str, text: str) -> str:
+    """The engine log of `container` once it says `text`."""
+
+    async def logged() -> str:
         logs = (await pair.run("head", f"docker exec {container} cat {ENGINE_LOG}")).stdout
-        if text in logs or time.monotonic() > deadline:
-            return logs
-        await asyncio.sleep(0.2)
+        return logs if text in logs else ""
+
+    return await until(logged, f"{text!r} in {container}'s {ENGINE_LOG}")
 
 
 async def stream_rate(base_url: str, max_tokens: int = 24) -> tuple[float, float, str]:
@@ -297,12 +298,12 @@ async def test_exec_detached_output_is_not_in_docker_logs(seed: Pair) -> None:
     await seed.ok("head", f"docker exec -d node-1 bash -c 'ray status >> {ENGINE_LOG}'")
     logs = await seed.ok("head", "docker logs node-1")
     assert "Ray runtime started" not in logs and "Node status" not in logs
-    deadline = time.monotonic() + 10
-    while "Node status" not in (
-        tail := await seed.ok("head", f"docker exec node-1 tail -n 30 {ENGINE_LOG}")
-    ):
-        assert time.monotonic() < deadline, tail
-        await asyncio.sleep(0.2)
+
+    async def ray_status_logged() -> bool:
+        tail = await seed.ok("head", f"docker exec node-1 tail -n 30 {ENGINE_LOG}")
+        return "Node status" in tail
+
+    await until(ray_status_logged, f"ray status's output in {ENGINE_LOG}")
     missing = await seed.run("head", "docker exec node-1 tail /var/log/none.log")
     assert missing.exit_status == 1
     assert "tail: cannot open '/var/log/none.log' for reading" in missing.stderr

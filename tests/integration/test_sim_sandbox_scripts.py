@@ -14,6 +14,7 @@ import asyncssh
 import pytest
 
 from sim.cluster import SimCluster
+from tests.support.waiting import until
 from tools.jobs.host import job_status, start_job
 from tools.ssh import SSHPool
 from tools.ssh.remote_command import stop_command, wrap_command
@@ -123,14 +124,15 @@ async def test_scouts_stop_command_ends_a_nested_timeout_by_its_session(pool: SS
     wrapped = wrap_command("timeout 600 sh -c 'sleep 56.4321'", timeout=300, marker=marker)
     conn = await pool.connection("spark-b")
     running = await conn.create_process(wrapped, stdin=asyncssh.DEVNULL)
-    for _ in range(200):
-        probe = await pool.run("spark-b", "pkill -0 -f '^sleep 56[.]4321' && echo running")
-        if probe.stdout:
-            break
+
+    async def sleeping() -> str:
+        return (await pool.run("spark-b", "pkill -0 -f '^sleep 56[.]4321' && echo running")).stdout
+
+    probe = await until(sleeping, "the sleep to run")
     stop = await conn.run(stop_command(marker), stdin=asyncssh.DEVNULL)
     await running.wait_closed()
     after = await pool.run("spark-b", "pkill -0 -f '56[.]4321' || echo none")
 
-    assert probe.stdout == "running\n" and stop.exit_status == 0
+    assert probe == "running\n" and stop.exit_status == 0
     assert running.exit_signal is not None and running.exit_signal[0] == "KILL"
     assert after.stdout == "none\n"

@@ -24,8 +24,8 @@ from sim.fakehost.state import locked_state
 from sim.hostdir import materialize, sandbox_env
 from sim.scenario import load_scenario
 from sim.tool_servers import ToolServerProcess
+from tests.support.waiting import WAIT_S
 
-WAIT_S = 20.0
 SAME_ANSWERS = (
     "hostname",
     "nvidia-smi -L",

@@ -10,6 +10,7 @@ import asyncssh
 import pytest
 
 from tests.support.asyncssh_hosts import LocalHosts
+from tests.support.waiting import until
 from tools.ssh import (
     AuthError,
     HostKeyError,
@@ -204,15 +205,16 @@ async def _cancel_once_running(
     """Start `command` on host a and cancel the call once `pgrep -f running` sees it; what that
     pgrep printed, and what `pgrep -f left` finds afterwards ("none" when nothing is left)."""
     task = asyncio.create_task(pool.run("a", command, timeout=300, shell=shell))
-    for _ in range(100):  # wait until the command runs on the host
-        probe = await pool.run("a", f"pgrep -f '{running}' || true")
-        if probe.stdout:
-            break
+
+    async def runs() -> str:
+        return (await pool.run("a", f"pgrep -f '{running}' || true")).stdout
+
+    probe = await until(runs, f"{running!r} to run on the host")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     leftovers = await pool.run("a", f"pgrep -f '{left}' || echo none")
-    return probe.stdout, leftovers.stdout
+    return probe, leftovers.stdout
 
 
 async def test_cancelled_command_is_stopped_on_the_host(local_hosts: LocalHosts) -> None:

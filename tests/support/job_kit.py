@@ -3,8 +3,6 @@ executor, and a gate that approves while recording what it was asked."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,12 +86,3 @@ class JobDesk:
 
 def job_facts(result: ToolResult) -> dict[tuple[str, str], dict[str, Any]]:
     return {(j["host"], j["name"]): j for j in result.data["jobs"]}
-
-
-async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    """Wait for `condition` on the running loop; fail the test if it does not come true."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.05)

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.waiting import WAIT_S
+
 
 class TmuxScreen:
     def __init__(self, socket: Path, width: int = 100, height: int = 40) -> None:
@@ -40,8 +42,9 @@ class TmuxScreen:
         """Everything the terminal shows, scrollback included."""
         return self._tmux("capture-pane", "-p", "-S", "-3000")
 
-    async def wait_for(self, text: str, timeout: float = 20.0, after: int = 0) -> str:
-        """Wait until `text` appears past character `after` of the screen; fail with the screen."""
+    async def wait_for(self, text: str, timeout: float = WAIT_S, after: int = 0) -> str:
+        """Wait until `text` appears past character `after` of the screen; fail with the screen.
+        The timeout only bounds a hang (tests/support/waiting.py)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()

@@ -57,7 +57,7 @@ async def test_slash_jobs_lists_the_job_the_session_read(tmp_path: Path) -> None
             screen = TmuxScreen(tmp_path / "tmux.sock", width=160, height=40)
             screen.start_chat(tmp_path / "home", api.url, inventory)
             try:
-                await screen.wait_for("scout ›", timeout=60)
+                await screen.wait_for("scout ›")
                 screen.send("/jobs", "Enter")
                 await screen.wait_for("no jobs in this session yet")
                 screen.send("how is the download on the worker?", "Enter")

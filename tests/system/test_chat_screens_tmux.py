@@ -86,7 +86,7 @@ async def test_the_approval_prompt_stays_until_answered(tmp_path: Path, width: i
             screen = TmuxScreen(tmp_path / "tmux.sock", width=width, height=40)
             screen.start_chat(home, api.url, inventory)
             try:
-                await screen.wait_for("scout ›", timeout=60)
+                await screen.wait_for("scout ›")
                 screen.send("fix the worker's link", "Enter")
                 await _prompt_stays(screen, home, PLAN_PROMPT, "toolu_3")
                 screen.send("y", "Enter")

@@ -8,6 +8,7 @@ from agent.standin.server import MessagesAPIServer
 from sim.cluster import SimCluster
 from tests.support.session_kit import text_turn, tool_turn
 from tests.support.tmux import TmuxScreen, tmux_missing
+from tests.support.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
@@ -81,18 +82,10 @@ async def test_a_person_chats_approves_and_cancels(tmp_path):
                 # a long command, cancelled with Ctrl-C
                 screen.send("now wait on the head", "Enter")
                 await screen.wait_for("sleep 307")
-                for _ in range(50):
-                    if remote_sleeps():
-                        break
-                    await screen.wait_for("scout", timeout=0.1)
-                assert remote_sleeps(), "the remote command never started"
+                await until(remote_sleeps, "the remote command to start")
                 screen.send("C-c")
                 await screen.wait_for("Stopped the running batch")
-                for _ in range(50):
-                    if not remote_sleeps():
-                        break
-                    await screen.wait_for("scout", timeout=0.1)
-                assert remote_sleeps() == []
+                await until(lambda: not remote_sleeps(), "the remote command to end")
                 screen.send("C-d")
                 await screen.wait_for("transcript saved")
             finally:

@@ -8,7 +8,6 @@ rows say what each call did (no raw JSON; the recipe the plan chose).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.tmux import TmuxScreen, tmux_missing
+from tests.support.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,11 +45,9 @@ def plan_panel(lines: list[str]) -> list[str]:
 
 
 async def asked_again(screen: TmuxScreen) -> None:
-    for _ in range(100):
-        if screen.visible()[-1].strip() == PLAN_PROMPT:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the plan was not asked about again:\n" + screen.screen())
+    await until(
+        lambda: screen.visible()[-1].strip() == PLAN_PROMPT, "the plan to be asked about again"
+    )
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -59,7 +57,7 @@ async def test_the_plan_fits_one_screen_and_c_shows_its_commands(
     screen = TmuxScreen(tmp_path / "tmux.sock", width=width, height=ROWS)
     start(screen, tmp_path / "home", "--interactive")
     try:
-        await screen.wait_for(PLAN_PROMPT, timeout=90)
+        await screen.wait_for(PLAN_PROMPT)
         shown = screen.visible()
         assert shown[-1].strip() == PLAN_PROMPT
         panel = plan_panel(shown)  # the whole panel is on the screen, with the prompt under it
@@ -77,7 +75,7 @@ async def test_the_plan_fits_one_screen_and_c_shows_its_commands(
         screen.send("n", "Enter")
         await screen.wait_for("tell the agent why (optional) ›", after=mark)
         screen.send("Enter")
-        final = await screen.wait_for("exit=", timeout=60)
+        final = await screen.wait_for("exit=")
         assert "exit=2" in final and "Traceback" not in final
     finally:
         screen.kill()

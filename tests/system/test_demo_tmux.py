@@ -13,6 +13,7 @@ import pytest
 from agent.loop.events import ModelRequest, ModelResponse, SessionStart, UserMessage
 from tests.support.processes import process_tree, survivors
 from tests.support.tmux import TmuxScreen, tmux_missing
+from tests.support.waiting import until
 
 pytestmark = [
     pytest.mark.slow,
@@ -51,14 +52,15 @@ def start(screen: TmuxScreen, home: Path, args: str) -> None:
     screen.start(f'env {env} {SCOUT} demo {args}; echo "exit=$?"; sleep 60')
 
 
-async def demo_processes(screen: TmuxScreen, prefix: str, timeout: float = 60.0) -> dict[int, str]:
+async def demo_processes(screen: TmuxScreen, prefix: str) -> dict[int, str]:
     """The demo's process tree, once one of its processes runs a command starting with `prefix`."""
-    for _ in range(int(timeout * 10)):
+
+    def running() -> dict[int, str]:
         tree = process_tree(screen.pane_pid())
-        if any(line.startswith(prefix) for line in tree.values()):
-            return {pid: line for pid, line in tree.items() if line != "sleep 60"}
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{prefix!r} never ran; the screen was:\n{screen.screen()}")
+        return tree if any(line.startswith(prefix) for line in tree.values()) else {}
+
+    tree = await until(running, f"{prefix!r} to run")
+    return {pid: line for pid, line in tree.items() if line != "sleep 60"}
 
 
 async def test_ctrl_c_mid_batch_stops_the_demo_and_everything_it_started(tmp_path: Path) -> None:
@@ -69,23 +71,20 @@ async def test_ctrl_c_mid_batch_stops_the_demo_and_everything_it_started(tmp_pat
     try:
         tree = await demo_processes(screen, "/usr/bin/timeout 600 sh -c sleep 317")
         screen.send("C-c")
-        shown = await screen.wait_for("exit=", timeout=60)
+        shown = await screen.wait_for("exit=")
         assert "exit=130" in shown, shown
         assert "Stopped (Ctrl-C)" in shown
         for noise in ("Traceback", "Exception ignored", "Event loop is closed", "RuntimeError"):
             assert noise not in shown, shown
-        for _ in range(50):  # killed processes are reaped by their new parent, not at once
-            if not survivors(tree):
-                break
-            await asyncio.sleep(0.1)
-        assert survivors(tree) == {}
+        # killed processes are reaped by their new parent, not at once
+        await until(lambda: not survivors(tree), f"no survivors of {tree}")
     finally:
         screen.kill()
 
 
 async def prompt_stays(screen: TmuxScreen, prompt: str, after: int) -> None:
     """The prompt is the last line shown and stays so while the rest of its batch goes on."""
-    await screen.wait_for(prompt, after=after, timeout=90)
+    await screen.wait_for(prompt, after=after)
     for _ in range(10):
         shown = screen.visible()
         assert shown[-1].strip() == prompt, "\n".join(shown)
@@ -103,14 +102,14 @@ async def test_a_denial_stops_the_story_there_and_says_so(tmp_path: Path, width:
         )  # the plan
         mark = len(screen.screen().rstrip())
         screen.send("y", "Enter")
-        await screen.wait_for("$ docker stop vllm_node", after=mark, timeout=60)
+        await screen.wait_for("$ docker stop vllm_node", after=mark)
         await prompt_stays(
             screen, "approve? [y]es once / [n]o / [e]dit / [a]llow exactly this ›", after=mark
         )
         screen.send("n", "Enter")
         await screen.wait_for("tell the agent why (optional) ›", after=mark)
         screen.send("Enter")
-        shown = await screen.wait_for("exit=", timeout=90)
+        shown = await screen.wait_for("exit=")
         assert "exit=2" in shown, shown
         story = " ".join(shown[mark:].split())
         assert "You denied rollout_step on spark-a." in story  # step 1: docker stop vllm_node

@@ -54,7 +54,7 @@ async def test_recon_asks_for_the_passphrase_once_at_the_terminal(
         await screen.wait_for(f"Enter passphrase for key '{keys.locked}':")
         screen.send("-l", PASSPHRASE)
         screen.send("Enter")
-        shown = await screen.wait_for("recon exit=", timeout=60)
+        shown = await screen.wait_for("recon exit=")
     finally:
         screen.kill()
     assert "recon exit=0" in shown, shown
@@ -120,7 +120,7 @@ async def test_chat_asks_for_the_passphrase_once_and_records_none_of_it(
             await screen.wait_for(f"Bad passphrase, try again for '{keys.locked}':")
             screen.send("-l", PASSPHRASE)
             screen.send("Enter")
-            shown = await screen.wait_for("Both hosts answered.", timeout=60)
+            shown = await screen.wait_for("Both hosts answered.")
             screen.send("C-d")
             await screen.wait_for("transcript saved")
         finally:

@@ -11,6 +11,7 @@ import pytest
 
 from agent.safety.shell.judge import judge_shell
 from tests.support.sshd_topology import Topology
+from tests.support.waiting import until
 from tools.base import ToolContext
 from tools.ssh import HostKeyError, HostUnreachableError, Inventory, SSHPool, remote_command
 from tools.ssh_exec import SSHExec, SSHExecInput
@@ -71,11 +72,10 @@ async def test_cancelled_command_leaves_nothing_on_the_host(sshd_topology: Topol
     sleeper = f"sleep 599.{os.getpid()}"
     async with SSHPool(inventory(sshd_topology)) as pool:
         task = asyncio.create_task(pool.run("worker", sleeper, timeout=600))
-        for _ in range(200):
-            commands = sshd_topology.namespace_commands(sshd_topology.worker)
-            if any(line == sleeper for line in commands):
-                break
-            await asyncio.sleep(0.02)
+        await until(
+            lambda: sleeper in sshd_topology.namespace_commands(sshd_topology.worker),
+            f"{sleeper!r} to run on the worker",
+        )
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -93,16 +93,14 @@ async def test_a_cancelled_nested_timeout_leaves_no_process(sshd_topology: Topol
     nested = f"timeout 600 sh -c '{sleeper}'"
     async with SSHPool(inventory(sshd_topology)) as pool:
         task = asyncio.create_task(pool.run("worker", nested, timeout=600))
-        for _ in range(200):
-            commands = sshd_topology.namespace_commands(sshd_topology.worker)
-            if sleeper in commands:
-                break
-            await asyncio.sleep(0.02)
+        await until(
+            lambda: sleeper in sshd_topology.namespace_commands(sshd_topology.worker),
+            f"{sleeper!r} to run on the worker",
+        )
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         after = await pool.run("worker", "echo still-usable")
-    assert sleeper in commands
     assert after.stdout == "still-usable\n"
     left = sshd_topology.namespace_commands(sshd_topology.worker)
     assert not [line for line in left if sleeper in line], left
