@@ -27,6 +27,7 @@ from agent.safety.approvers.signing import signature
 from agent.safety.approvers.webhook import WebhookApprover
 from tests.support.example_receiver import receiver, serving
 from tests.support.hostile import Heartbeat
+from tests.support.loop_clock import movable_clock
 from tests.support.webhook_kit import (
     SECRET,
     ScriptedReceiver,
@@ -307,11 +308,12 @@ async def test_zero_padded_timestamps_are_not_a_new_message(tmp_path) -> None:
         "X-Scout-Timestamp": f"0{now}",
         "X-Scout-Signature-256": signature(SECRET.encode(), now, answer),
     }
-    with serving(script.server()) as url:
-        async with WebhookApprover(url, SECRET, timeout_s=2) as approver:
+    with serving(script.server()) as url, movable_clock() as forward:
+        async with WebhookApprover(url, SECRET, timeout_s=300) as approver:
             pending = asyncio.create_task(approver.decide(request))
             await script.wait_for_request(1)
             rejected = await post_callback(approver.callback_url(request.id), answer, padded)
+            forward(300)  # the timeout comes once the answer was rejected, however slowly
             decision = await pending
     assert rejected.status_code == 401 and "malformed X-Scout-Timestamp" in rejected.text
     assert decision.kind == "timed_out"

@@ -23,6 +23,7 @@ from structlog.testing import capture_logs
 
 from agent.safety.approvers.webhook import WebhookApprover
 from tests.support.example_receiver import receiver, serving
+from tests.support.loop_clock import movable_clock
 from tests.support.webhook_kit import (
     SECRET,
     Reply,
@@ -419,8 +420,8 @@ async def test_timeout_names_the_answer_it_rejected_while_waiting():
     request = make_request()
     approval = answer_for(request)
     script = ScriptedReceiver(lambda _seen: (202, {}, b""))
-    with serving(script.server()) as url:
-        async with WebhookApprover(url, SECRET, timeout_s=2) as approver:
+    with serving(script.server()) as url, movable_clock() as forward:
+        async with WebhookApprover(url, SECRET, timeout_s=300) as approver:
             pending = asyncio.create_task(approver.decide(request))
             await script.wait_for_request(1)
             async with httpx.AsyncClient(trust_env=False) as client:
@@ -429,12 +430,13 @@ async def test_timeout_names_the_answer_it_rejected_while_waiting():
                     content=approval,
                     headers=signed(approval, secret="forged"),
                 )
+            forward(300)  # the timeout comes once the forged answer was rejected, however slowly
             decision = await pending
 
     assert forged.status_code == 401
     assert decision.kind == "timed_out" and not decision.allows
     assert decision.message == (
-        "no decision from the webhook within 2 s; denied "
+        "no decision from the webhook within 300 s; denied "
         "(rejected while waiting: bad signature (wrong secret or altered body))"
     )
 
