@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from . import bench_serve, engine_log, fabric, procs, ray
+from . import bench_serve, engine_log, fabric, procs, ray, served
 from .memory import memory_kb
 from .serve_checks import check_node, check_port, nccl_transport
 from .serve_defects import fail_or_stall, generation_defects
@@ -123,13 +123,21 @@ def _serve(spec: ServeSpec, ctr: Container, version: str = "") -> int:
     defective = fail_or_stall(spec, ctr)
     if defective is not None:
         return defective
-    _announce(spec, nodes, transport, state)
+    per_node_gib, took_s = _load(spec, nodes, transport, state)
     _record(spec, nodes, transport, ctr)
+    # uvicorn says it runs only once it listens: wait until the simulator serves the port (it
+    # starts a server for the record just written) before saying so, or a client that acts on
+    # the log line finds nothing there yet.
+    served.wait_served(nodes[0].host_dir, spec.port)
+    _log_all(spec, per_node_gib, took_s)
     procs.wait_while_running(ctr.host_dir, ctr.id)
     return 0
 
 
-def _announce(spec: ServeSpec, nodes: list[Node], transport: str, state: dict[str, Any]) -> None:
+def _load(
+    spec: ServeSpec, nodes: list[Node], transport: str, state: dict[str, Any]
+) -> tuple[float, float]:
+    """NCCL's transport lines and the weights' load; (GiB per node, seconds it took)."""
     for rank, node in enumerate(nodes):
         node_state = read_state(node.host_dir)
         debug = node.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE")
@@ -148,8 +156,7 @@ def _announce(spec: ServeSpec, nodes: list[Node], transport: str, state: dict[st
             print(f"{tag} NCCL INFO NET/Socket : Using [0]{oob}:{node.ip}<0>")
             print(f"{tag} NCCL INFO Using network Socket")
     per_node = state["hf_cache"][spec.model]["size_gb"] / len(nodes) / 1.0737
-    took = engine_log.load_weights(spec.model, per_node, state, nodes[0].host_dir)
-    _log_all(spec, per_node, took)
+    return per_node, engine_log.load_weights(spec.model, per_node, state, nodes[0].host_dir)
 
 
 def _log_all(spec: ServeSpec, per_node_gib: float, took_s: float) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import asyncssh
@@ -13,6 +15,7 @@ import httpx
 import pytest
 
 from sim.cluster import SimCluster
+from sim.engine.endpoints import Endpoints
 from tests.support.sim_client import client_options
 from tests.support.waiting import until
 
@@ -264,6 +267,38 @@ async def test_without_rdma_devices_nccl_falls_back_to_sockets(seed: Pair) -> No
     finally:
         listener.close()
     assert rate > 0 and text
+
+
+def serve_record(cluster: SimCluster) -> dict[str, object]:
+    return cluster.host_state("spark-a")["docker"]["containers"]["node-1"].get("serve") or {}
+
+
+async def test_the_engine_says_it_runs_only_once_its_port_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uvicorn logs "Application startup complete." once it listens; a client that acts on the
+    line must find the server. The simulator is held from serving the engine until the engine
+    has recorded itself, and the log may not say it runs before that."""
+    publish = asyncio.Event()
+    refresh = Endpoints.refresh
+
+    async def held(self: Endpoints) -> None:
+        await publish.wait()
+        await refresh(self)
+
+    monkeypatch.setattr(Endpoints, "refresh", held)
+    async for seed in open_pair("seed-pair", tmp_path):
+        await seed.prepare()
+        await seed.ray_cluster()
+        await seed.ok("head", f"docker exec -d node-1 {SERVE_LOGGED}")
+        await until(partial(serve_record, seed.cluster), "the engine to record that it serves")
+        logs = await seed.ok("head", f"docker exec node-1 cat {ENGINE_LOG}")
+        assert "Loading safetensors checkpoint shards: 100%" in logs
+        assert "Application startup complete." not in logs and "Uvicorn running" not in logs
+        publish.set()
+        await wait_for_log(seed, "node-1", "Application startup complete.")
+        health = await seed.ok("head", "curl -s localhost:8000/health -w '%{http_code}'")
+        assert health == "200"
 
 
 async def test_curl_answers_a_completion_and_pkill_reaches_only_this_host(seed: Pair) -> None:
