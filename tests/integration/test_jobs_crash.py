@@ -16,6 +16,7 @@ import pytest
 
 from sim.cluster import SimCluster
 from tests.support.job_kit import MODEL, JobDesk, empty_pair, job_facts
+from tests.support.waiting import WAIT_S
 from tools.ssh import Inventory, SSHPool
 
 pytestmark = pytest.mark.slow
@@ -38,7 +39,7 @@ async def test_a_job_outlives_a_killed_scout_and_a_fresh_one_finds_it(
         cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert scout.stdout is not None
-    said = await asyncio.wait_for(scout.stdout.readline(), 60)
+    said = await asyncio.wait_for(scout.stdout.readline(), WAIT_S)
     assert said == b"started\n"
     while MODEL not in cluster.host_state("spark-b")["hf_cache"]:  # the download is under way
         await asyncio.sleep(0.05)

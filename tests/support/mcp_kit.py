@@ -14,6 +14,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 from tests.support.story_script import calls_of, story_script
+from tests.support.waiting import WAIT_S
 
 SCOUT = str(Path(sys.executable).with_name("scout"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,18 +58,18 @@ def status(result: Any) -> str:
     return (result.structured_content or {}).get("status", "")
 
 
-async def until_decided(
-    client: Client, name: str, arguments: dict[str, Any], *, polls: int = 200
-) -> Any:
-    """Call; while Scout says approval_pending, call again with the approval id."""
+async def until_decided(client: Client, name: str, arguments: dict[str, Any]) -> Any:
+    """Call; while Scout says approval_pending, call again with the approval id (for up to
+    WAIT_S, which only bounds a hang)."""
     result = await client.call_tool(name, arguments)
-    for _ in range(polls):
-        if status(result) != "approval_pending":
-            return result
-        await asyncio.sleep(0.1)
+    deadline = time.monotonic() + WAIT_S
+    while status(result) == "approval_pending":
         approval = result.structured_content["approval_id"]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name} still waits for approval {approval}")
+        await asyncio.sleep(0.1)
         result = await client.call_tool(name, {**arguments, "approval_id": approval})
-    raise AssertionError(f"{name} still waits for approval {approval}")
+    return result
 
 
 def transcript_events(home: Path) -> list[dict[str, Any]]:
