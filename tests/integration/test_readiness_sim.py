@@ -10,6 +10,7 @@ import pytest
 
 from sim.cluster import SimCluster
 from sim.scenario import load_scenario
+from tests.support.waiting import WAIT_S
 from tools.deploy.proof.readiness import origin, serving, time_readiness
 from tools.deploy.steps import DeployStep, StepCheck
 from tools.ssh import Inventory, SSHPool
@@ -53,7 +54,7 @@ async def test_readiness_is_timed_port_http_then_first_token(tmp_path: Path) -> 
             timing = asyncio.create_task(time_readiness(pool, step.host, serve, readiness))
             await asyncio.sleep(1.5)
             await run_on(pool, "spark-a", f"docker exec -d node-1 bash -c '{ENGINE} > /tmp/v.log'")
-            await asyncio.wait_for(timing, 60)
+            await asyncio.wait_for(timing, WAIT_S)
     marks = [readiness.port_open_s, readiness.http_ready_s, readiness.first_token_s]
     assert all(m is not None for m in marks), readiness
     assert marks == sorted(marks) and marks[0] > 0, readiness  # nothing listened at first
