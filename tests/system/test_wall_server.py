@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sshd_topology import Topology
+from tests.support.waiting import WAIT_S, until
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.errors import SSHError
 from tools.wall import WallSpec
@@ -69,11 +70,12 @@ async def test_a_server_killed_during_a_call_fails_the_call_and_the_next_is_wall
 ) -> None:
     await pool.run("head", "true", wall=WALL)
     [server] = servers(sshd_topology)
-    call = asyncio.create_task(pool.run("head", f"sleep 60.{uuid.uuid4().int % 1000}", wall=WALL))
-    await asyncio.sleep(0.5)
+    seconds = f"60.{uuid.uuid4().int % 1000}"
+    call = asyncio.create_task(pool.run("head", f"sleep {seconds}", wall=WALL))
+    await until(lambda: sleepers(seconds), "the call to run on the host")  # then it is mid-call
     os.kill(server, 9)
     with pytest.raises(SSHError, match="may or may not have run"):
-        await asyncio.wait_for(call, 30)
+        await asyncio.wait_for(call, WAIT_S)
     again = await pool.run("head", 'echo "$SCOUT_WALL"; touch /etc/scout-wall-test', wall=WALL)
     assert again.walled and "landlock-abi-" in again.stdout and "Permission denied" in again.stderr
     assert not Path("/etc/scout-wall-test").exists()
@@ -103,19 +105,11 @@ async def test_a_cancelled_call_ends_on_the_host_with_what_it_started(pool: SSHP
     seconds = f"600.{uuid.uuid4().int % 10_000}"
     command = f"setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep {seconds}"
     call = asyncio.create_task(pool.run("head", command, wall=WALL))
-    for _ in range(200):
-        if sleepers(seconds):
-            break
-        await asyncio.sleep(0.05)
-    assert len(sleepers(seconds)) == 2
+    await until(lambda: len(sleepers(seconds)) == 2, "both sleeps to run on the host")
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
-    for _ in range(200):
-        if not sleepers(seconds):
-            break
-        await asyncio.sleep(0.05)
-    assert sleepers(seconds) == []
+    await until(lambda: not sleepers(seconds), "both sleeps to end")
     assert (await pool.run("head", "echo still", wall=WALL)).stdout == "still\n"
 
 
