@@ -117,12 +117,12 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
 
 
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
-    params = SSHExecInput(host="spark-a", command="echo partial; sleep 30", timeout=1)
+    params = SSHExecInput(host="spark-a", command="echo partial; sleep 30", timeout=5)
     result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))
 
     assert result.is_error
-    assert "== spark-a (timed out after 1 s, " in result.text
-    assert "timed out after 1 s; the command was killed on the host" in result.text
+    assert "== spark-a (timed out after 5 s, " in result.text
+    assert "timed out after 5 s; the command was killed on the host" in result.text
     assert result.text.endswith("Partial output follows.\npartial")
     assert result.data["hosts"]["spark-a"]["timed_out"] is True
 

@@ -192,7 +192,7 @@ async def test_timeout_kills_the_command_on_the_host(local_hosts: LocalHosts) ->
     await local_hosts.add("a")
     local_hosts.write_known_hosts("a")
     async with SSHPool(local_hosts.inventory()) as pool:
-        result = await pool.run("a", "echo started; sleep 59.1234", timeout=1)
+        result = await pool.run("a", "echo started; sleep 59.1234", timeout=5)
         leftovers = await pool.run("a", "pgrep -f 'sleep 59[.]1234' || echo none")
     assert result.timed_out and result.exit_status == 124
     assert result.stdout == "started\n"
