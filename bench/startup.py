@@ -5,8 +5,11 @@ the median wall time of `--help` (goal: under 0.5 s); `scout recon` of one unrea
 loopback port nothing listens on), as it runs and with the anthropic SDK imported first, as a
 ratio: what recon would pay for importing a model client it never uses. Last, `scout recon` of
 one live host against its floor, one `ssh host true` plus the slowest probe section
-(bench/recon_floor.py: OpenSSH sshd where it can run, else the simulator). Last line:
-`recon of one host / floor: R` (goal: R <= 1.5).
+(bench/recon_floor.py: OpenSSH sshd where it can run, else the simulator), medians of --reps
+runs interleaved with the floor's, the machine's load average beside them, and recon split
+into the ssh connect, its probe pack on the host (its own command line sent by `ssh`) and
+Scout's process. Every Python it starts runs from bytecode caches, as an installed Scout does
+(bytecode_caches). Last line: `recon of one host / floor: R` (goal: R <= 1.5).
 
     .venv/bin/python bench/startup.py [--reps 9] [--sshd PATH | --sim]
 """
@@ -14,6 +17,7 @@ one live host against its floor, one `ssh host true` plus the slowest probe sect
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -22,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -69,7 +73,38 @@ def recon_unreachable(reps: int) -> tuple[float, float]:
         argv = ["recon", "--inventory", str(inventory)]
         plain = [sys.executable, "-c", RECON, "plain", *argv]
         with_sdk = [sys.executable, "-c", RECON, "sdk", *argv]
+        subprocess.run(with_sdk, capture_output=True, env=env)  # write the bytecode caches
         return median_s(plain, reps, env=env), median_s(with_sdk, reps, env=env)
+
+
+@contextlib.contextmanager
+def bytecode_caches() -> Iterator[None]:
+    """Every Python this bench starts reads and writes bytecode caches, in a folder of its own.
+
+    An installed Scout runs from caches (pip compiles a wheel's modules as it installs them; an
+    editable or uv install writes them on the first run), so timing its start-up while
+    PYTHONDONTWRITEBYTECODE is set (as in some development shells) would time compiling each
+    of Scout's modules from source on every run, a cost no user pays. The caches go under a
+    temporary PYTHONPYCACHEPREFIX, leaving the checkout as it was; each measurement warms them
+    with a run it does not time.
+    """
+    with tempfile.TemporaryDirectory(prefix="scout-bench-pycache-") as folder:
+        saved = {name: os.environ.get(name) for name in ("PYTHONDONTWRITEBYTECODE",
+                                                         "PYTHONPYCACHEPREFIX")}  # fmt: skip
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = folder
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+def _load(averages: tuple[float, float, float]) -> str:
+    return " ".join(f"{value:.2f}" for value in averages)
 
 
 def main() -> None:
@@ -78,6 +113,11 @@ def main() -> None:
     parser.add_argument("--sshd", help="an sshd binary for the live host (default /usr/sbin/sshd)")
     parser.add_argument("--sim", action="store_true", help="the simulator's head even with sshd")
     args = parser.parse_args()
+    with bytecode_caches():
+        measure_all(args)
+
+
+def measure_all(args: argparse.Namespace) -> None:
     cmd = command()
     subprocess.run(cmd, check=True, capture_output=True)  # warm the file cache once
     without_sdk, with_sdk = recon_unreachable(max(3, args.reps // 3))
@@ -90,12 +130,20 @@ def main() -> None:
     print(f"command: {' '.join(cmd)}")
     print(f"bare python start-up: {bare_s:.3f} s")
     print(f"startup scout --help: {help_s:.2f} s")
+    load_before = os.getloadavg()
     with target(args.sshd, sim=args.sim) as found:
-        recon_s, floor = measure(found, max(3, args.reps // 2))
+        recon_s, floor = measure(found, max(3, args.reps))
+    load_after = os.getloadavg()
     print(f"live host: {found.kind}")
+    print(f"load average (1, 5, 15 min): before {_load(load_before)}, after {_load(load_after)}")
     print(
         f"recon of one host: {recon_s:.2f} s; floor {floor.total_s:.2f} s = ssh true "
         f"{floor.ssh_true_s:.2f} s + slowest section ({floor.slowest}) {floor.slowest_s:.2f} s"
+    )
+    print(
+        f"of recon: ssh true {floor.ssh_true_s:.2f} s + its probe pack on the host "
+        f"{floor.pack_s:.2f} s + Scout's process here "
+        f"{recon_s - floor.ssh_true_s - floor.pack_s:.2f} s"
     )
     print(f"recon of one host / floor: {recon_s / floor.total_s:.2f}")
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.faces.process_exit import end_without_last_collection
 from tools.recon.openssh import OpenSSHProbe, start_probe
 from tools.recon.probe import ProbeRound
 from tools.ssh import Inventory, SSHError, UnknownHostError
@@ -88,6 +89,7 @@ def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
     known_hosts = inventory.known_hosts_path
     probes = {name: start_probe(inventory.get(name), known_hosts) for name in names}
     _import_meanwhile()
+    end_without_last_collection()
     return StartedRecon(inventory, names, probes)
 
 

@@ -11,7 +11,6 @@ A finished upgrade replaces the record: the new state is the known-good one.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -79,6 +78,8 @@ def _cmd_upgrade(args: argparse.Namespace, load: Callable[..., Any]) -> int:
         add_flags=[word for flag in args.flag for word in flag.split()],
         drop_flags=args.drop_flag,
     )
+    import asyncio  # here: `scout --help` and `scout recon` start without it
+
     try:
         run = asyncio.run(
             upgrade(settings, records[0], request, soak_s=args.soak, wait_s=args.wait)

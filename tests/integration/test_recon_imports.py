@@ -114,3 +114,39 @@ def test_a_settings_problem_stops_the_hosts_already_asked(
     assert done.returncode == 2
     assert done.stderr.startswith(f"scout: {home / 'settings.yaml'} is not valid YAML")
     assert "unreachable" not in done.stderr + done.stdout
+
+
+# What the process may not have loaded when it starts `ssh`: each costs a fresh process more
+# than OpenSSH's whole connect, and none is needed to know where and how to connect.
+UNUSED_BEFORE_ASKING = ("pydantic", "asyncio", "rich", "tools.world.facts", "agent.world.model")
+# Says on stderr which of them were loaded when this process first started `ssh`.
+AT_SSH = (
+    "import subprocess, sys\n"
+    "start = subprocess.Popen.__init__\n"
+    "def spawn(self, args, *rest, **named):\n"
+    "    if str(args[0]).endswith('/ssh') and not hasattr(sys, 'asked'):\n"
+    "        sys.asked = True\n"
+    f"        heavy = sorted(set({UNUSED_BEFORE_ASKING!r}) & set(sys.modules))\n"
+    "        print('at ssh:', heavy, file=sys.stderr)\n"
+    "    return start(self, args, *rest, **named)\n"
+    "subprocess.Popen.__init__ = spawn\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH's client is not installed")
+def test_recon_asks_the_host_before_loading_models_or_asyncio(
+    closed_inventory: Path, tmp_path: Path
+) -> None:
+    done = _run(AT_SSH + RECON, ["recon", "--inventory", str(closed_inventory)], tmp_path / "h")
+    assert _line(done, "at ssh:") == "at ssh: []"
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH's client is not installed")
+def test_the_hook_sees_what_was_loaded_before_ssh(tmp_path: Path) -> None:
+    """The check above can fail: loaded before `ssh` starts, recon's printing shows there."""
+    code = AT_SSH + (
+        "import asyncio, shutil, subprocess, agent.world.model, agent.world.tables\n"
+        "subprocess.run([shutil.which('ssh'), '-V'], capture_output=True)\n"
+    )
+    done = _run(code, [], tmp_path / "home")
+    assert _line(done, "at ssh:") == f"at ssh: {sorted(UNUSED_BEFORE_ASKING)!r}"

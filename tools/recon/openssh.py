@@ -284,6 +284,12 @@ class OpenSSHProbe:
         )  # fmt: skip
 
 
+def probe_line() -> str:
+    """The one command line recon sends: both parts, as the pool would wrap them (fresh
+    markers each time)."""
+    return both_parts_line(_wrapped(INSIDE, PROBE_WALL), _wrapped(OUTSIDE, None))
+
+
 def start_probe(spec: HostSpec, known_hosts: Path) -> OpenSSHProbe | None:
     """Start the probe on `spec` through `ssh`; None where OpenSSH's client is missing or could
     not be told exactly what the pool does."""
@@ -292,5 +298,4 @@ def start_probe(spec: HostSpec, known_hosts: Path) -> OpenSSHProbe | None:
     if command is None:
         return None
     collected_at = datetime.now(UTC)
-    line = both_parts_line(_wrapped(INSIDE, PROBE_WALL), _wrapped(OUTSIDE, None))
-    return OpenSSHProbe(spec, _Run(command, line), collected_at)
+    return OpenSSHProbe(spec, _Run(command, probe_line()), collected_at)

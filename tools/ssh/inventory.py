@@ -25,38 +25,41 @@ or, for a host given by address, on that address (as `ssh ADDRESS` would). The c
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from tools.ssh.errors import InventoryError, UnknownHostError
-from tools.text.validation import validation_problems
+from tools.ssh.inventory_file import (
+    HostEntry,
+    InventoryFile,
+    InventoryShapeError,
+    port_number,
+    read_inventory_file,
+)
 from tools.text.yaml_files import YAMLSyntaxError, read_yaml
 
 DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
 
 
-Port = Annotated[int, Field(ge=1, le=65535)]
-
-
-class HostSpec(BaseModel):
-    """Everything needed to open an SSH connection to one host."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, kw_only=True)
+class HostSpec:
+    """Everything needed to open an SSH connection to one host (a plain dataclass: reading an
+    inventory imports no pydantic, tools/ssh/inventory_file.py says why)."""
 
     name: str
     address: str
-    port: Port = 22
+    port: int = 22
     user: str
     identity_file: Path | None = None
     # the config's further IdentityFile keys, tried after identity_file (one of the config's too)
     more_identity_files: tuple[Path, ...] = ()
     jump: str | None = None
-    roles: list[str] = Field(default_factory=list)
-    labels: dict[str, str] = Field(default_factory=dict)
+    roles: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
     ssh_alias: str | None = None
     # IdentityAgent as the OpenSSH config gives it: a socket path, "none" (no agent) or
     # "SSH_AUTH_SOCK"; None when the config does not set it (then $SSH_AUTH_SOCK, as for ssh).
@@ -74,43 +77,12 @@ class HostSpec(BaseModel):
         return [*first, *self.more_identity_files]
 
 
-class _Defaults(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    user: str | None = None
-    identity_file: Path | None = None
-    port: Port | None = None
-
-
-class _HostEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    address: str | None = None
-    port: Port | None = None
-    user: str | None = None
-    identity_file: Path | None = None
-    jump: str | None = None
-    roles: list[str] = Field(default_factory=list)
-    labels: dict[str, str] = Field(default_factory=dict)
-    ssh_alias: str | None = None
-
-
-class _InventoryFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    known_hosts: Path | None = None
-    ssh_config: Path | None = None
-    defaults: _Defaults = Field(default_factory=_Defaults)
-    hosts: dict[str, _HostEntry]
-
-
 SIMULATOR_LABEL = "simulator"  # a host label the simulator's inventories carry
 
 
-class Inventory(BaseModel):
+@dataclass(frozen=True)
+class Inventory:
     """The resolved inventory: host specs by name, plus where host keys and SSH config live."""
-
-    model_config = ConfigDict(frozen=True)
 
     hosts: dict[str, HostSpec]
     known_hosts: Path | None = None
@@ -138,10 +110,9 @@ class Inventory(BaseModel):
     ) -> Inventory:
         """Resolve inventory data (the YAML structure) into host specs."""
         try:
-            raw = _InventoryFile.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(validation_problems(exc))
-            raise InventoryError(f"{source} is not valid: {problems}") from None
+            raw = read_inventory_file(data)
+        except InventoryShapeError as exc:
+            raise InventoryError(f"{source} is not valid: {exc}") from None
         if not raw.hosts:
             raise InventoryError(
                 f"{source} lists no hosts; add one under `hosts:`, e.g. "
@@ -159,7 +130,7 @@ class Inventory(BaseModel):
             for name, (spec, proxy_jump) in resolved.items()
         }
         _check_jumps(hosts, source)
-        return cls(hosts=hosts, known_hosts=known_hosts, ssh_config=ssh_config)
+        return cls(hosts, known_hosts, ssh_config)
 
     @property
     def known_hosts_path(self) -> Path:
@@ -238,8 +209,8 @@ def _read_config(alias: str, config_path: Path) -> dict[str, Any]:
 
 def _resolve_host(
     name: str,
-    entry: _HostEntry,
-    raw: _InventoryFile,
+    entry: HostEntry,
+    raw: InventoryFile,
     ssh_config: Path | None,
     base_dir: Path | None,
     source: str,
@@ -277,18 +248,17 @@ def _resolve_host(
             f"{source}: host {name!r} has identity_file {identity_file}, which is a folder; "
             "name the private key file in it (e.g. id_ed25519)."
         )
-    try:
-        spec = _host_spec(name, entry, raw, config, address, identity_file, config_keys)
-    except ValidationError as exc:  # a value from the SSH config, such as Port 70000
-        problems = "; ".join(validation_problems(exc))
-        raise InventoryError(f"{source}: host {name!r} is not valid: {problems}") from None
+    spec = _host_spec(name, entry, raw, config, address, identity_file, config_keys)
+    port = port_number(spec.port)  # a value from the SSH config, such as Port 70000
+    if isinstance(port, str):
+        raise InventoryError(f"{source}: host {name!r} is not valid: port: {port}")
     return spec, None if entry.jump else config.get("proxy_jump")
 
 
 def _host_spec(
     name: str,
-    entry: _HostEntry,
-    raw: _InventoryFile,
+    entry: HostEntry,
+    raw: InventoryFile,
     config: dict[str, Any],
     address: str,
     identity_file: Path | None,
@@ -324,7 +294,7 @@ def _with_config_jump(
     target = value.rsplit("@", 1)[-1].split(":", 1)[0]
     for other in hosts.values():
         if target in (other.name, other.ssh_alias, other.address):
-            return spec.model_copy(update={"jump": other.name})
+            return dataclasses.replace(spec, jump=other.name)
     raise InventoryError(
         f"{source}: host {spec.name!r} jumps through {value!r} (ProxyJump in the SSH config), "
         "which is not an inventory host; add it to `hosts:` so Scout can verify and reuse it."
