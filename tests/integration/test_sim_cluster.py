@@ -224,12 +224,14 @@ async def test_inventory_describes_the_jump_host(cluster: SimCluster) -> None:
         "address": "127.0.0.1",
         "port": cluster.head_port,
         "roles": ["head"],
+        "labels": {"simulator": cluster.scenario.name},  # so a session knows it is simulated
     }
     assert inventory["hosts"]["spark-b"] == {
         "address": "192.168.200.13",
         "port": 22,
         "jump": "spark-a",
         "roles": ["worker"],
+        "labels": {"simulator": cluster.scenario.name},
     }
     known = Path(inventory["known_hosts"]).read_text().splitlines()
     assert known[0].startswith(f"[127.0.0.1]:{cluster.head_port} ssh-ed25519 ")
