@@ -11,6 +11,7 @@ from agent.faces.daytwo import add_daytwo_commands
 from agent.faces.evaluate import add_eval_command
 from agent.faces.exec_one import add_exec_command
 from agent.faces.library_warnings import route_library_warnings
+from agent.faces.logs import keep_logs_off_the_screen
 from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
 from agent.faces.policy_args import add_policy_commands
@@ -122,8 +123,7 @@ def _cmd_chat(args: argparse.Namespace) -> int:
         return _fail(
             "chat", "no API key. Set ANTHROPIC_API_KEY, or try `scout demo`, which needs none."
         )
-    problem = inventory_problem(settings) or transcripts_problem(settings)
-    if problem is not None:
+    if (problem := inventory_problem(settings) or transcripts_problem(settings)) is not None:
         return _fail("chat", problem)
     resume = resumed(args.resume, settings)
     if isinstance(resume, str):
@@ -144,8 +144,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     settings = _load_settings({"model": args.model}, log=True)
     if settings is None:
         return EXIT_ERROR
-    problem = transcripts_problem(settings)
-    if problem is not None:
+    if (problem := transcripts_problem(settings)) is not None:
         return _fail("demo", problem)
     save_to = new_transcript(settings, "demo")
     console = screen_console()
@@ -368,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     route_library_warnings()  # before any command imports a library that warns as it loads
+    keep_logs_off_the_screen()  # until the command opens its log file, if it opens one
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -24,6 +24,22 @@ if TYPE_CHECKING:
     from agent.safety.redact import Redactor
 
 
+def keep_logs_off_the_screen() -> None:
+    """Until a face opens its log file, structlog drops what it is given. Unconfigured,
+    structlog prints to stdout, over the face's own output: a pool's log line once became the
+    first row of `scout eval`'s table. A face that opens its file reconfigures it."""
+    _when_imported("structlog", _drop_until_configured)
+
+
+def _drop_until_configured(structlog: ModuleType) -> None:
+    if not structlog.is_configured():  # a face (or a test) that configured it keeps its own
+        structlog.configure(
+            processors=[],
+            logger_factory=structlog.ReturnLoggerFactory(),
+            cache_logger_on_first_use=False,  # the face's configuration applies when it comes
+        )
+
+
 def configure_logging(
     path: Path, redactor: Callable[[], Redactor], level: int = logging.INFO
 ) -> None:

@@ -41,3 +41,39 @@ def test_log_lines_are_json_masked_and_structlog_loads_on_first_use(tmp_path: Pa
         "level": "warning",
         "logger": "shaped",
     }
+
+
+# In a fresh interpreter: keep logs off the screen (or not), log before and after a log file opens.
+LOG_BEFORE_THE_FILE = """
+import sys
+from pathlib import Path
+from agent.faces.logs import configure_logging, keep_logs_off_the_screen
+if sys.argv[2] == "kept":
+    keep_logs_off_the_screen()
+import structlog
+pool = structlog.get_logger("tools.ssh.pool")
+pool.info("ssh.wall_server_refused", host="spark-a")
+print("the face's own line")
+from agent.safety.redact import Redactor
+configure_logging(Path(sys.argv[1]), lambda: Redactor([]))
+pool.info("ssh.after_the_file", host="spark-a")
+"""
+
+
+def test_a_log_line_before_the_log_file_never_reaches_the_screen(tmp_path: Path) -> None:
+    """Unconfigured, structlog prints to stdout: a pool's log line was once the first row of
+    `scout eval`'s table. Kept off the screen it is dropped; once the file opens, it is written."""
+
+    def run(how: str) -> tuple[str, list[str]]:
+        log = tmp_path / f"{how}.log"
+        done = subprocess.run(
+            [sys.executable, "-c", LOG_BEFORE_THE_FILE, str(log), how],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout, [json.loads(line)["event"] for line in log.read_text().splitlines()]
+
+    assert run("kept") == ("the face's own line\n", ["ssh.after_the_file"])
+    shown, _ = run("unkept")  # the control: structlog's own default
+    assert "ssh.wall_server_refused" in shown
