@@ -47,3 +47,13 @@ def survivors(snapshot: dict[int, str]) -> dict[int, str]:
         if stat is not None and stat[0] != "Z" and cmdline(pid) == line:
             alive[pid] = line
     return alive
+
+
+def sleepers(seconds: str) -> list[int]:
+    """The pids of every `sleep SECONDS` running now: a test's own sleeper, named by a duration
+    no other process uses, found wherever it ended up (walled, in a PID namespace, reparented)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and cmdline(int(entry.name)) == f"sleep {seconds}":
+            found.append(int(entry.name))
+    return found

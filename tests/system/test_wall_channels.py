@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import sleepers
 from tests.support.sshd_topology import Topology
 from tools.ssh import Inventory, SSHPool
 from tools.wall import WallSpec
@@ -184,24 +185,13 @@ async def test_ipc_objects_and_keys_cannot_be_made(abi: int, pool: SSHPool) -> N
     assert "OPEN" in await on_head(pool, ADD_KEY, None)
 
 
-def _sleepers(seconds: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == (
-                b"sleep\0" + seconds.encode() + b"\0"
-            ):
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.mark.parametrize("abi", ABIS)
 async def test_nothing_outlives_the_call(abi: int, pool: SSHPool) -> None:
     seconds = f"{900 + abi}.{uuid.uuid4().int % 10_000}"
     await on_head(pool, LINGER.format(seconds=seconds), abi)
-    assert _sleepers(seconds) == []
+    assert sleepers(seconds) == []
     await on_head(pool, LINGER.format(seconds=seconds), None)
-    left = _sleepers(seconds)
+    left = sleepers(seconds)
     for pid in left:  # the control's own sleeper, by its pid
         os.kill(pid, 9)
     assert len(left) == 1
@@ -216,7 +206,7 @@ async def test_the_wall_ends_the_command_and_what_it_started_at_the_time_limit(
     command = f"setsid sleep {seconds} >/dev/null 2>&1 < /dev/null & sleep {seconds}; echo LATE"
     result = await pool.run("head", command, timeout=1, wall=WallSpec(scratch=True))
     assert result.walled and result.timed_out and result.exit_status == 124
-    assert "LATE" not in result.stdout and _sleepers(seconds) == []
+    assert "LATE" not in result.stdout and sleepers(seconds) == []
 
 
 @pytest.fixture

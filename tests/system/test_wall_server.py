@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import sleepers
 from tests.support.sshd_topology import Topology
 from tests.support.waiting import WAIT_S, until
 from tools.ssh import Inventory, SSHPool
@@ -111,14 +112,3 @@ async def test_a_cancelled_call_ends_on_the_host_with_what_it_started(pool: SSHP
         await call
     await until(lambda: not sleepers(seconds), "both sleeps to end")
     assert (await pool.run("head", "echo still", wall=WALL)).stdout == "still\n"
-
-
-def sleepers(seconds: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == (
-                b"sleep\0" + seconds.encode() + b"\0"
-            ):
-                found.append(int(entry.name))
-    return found

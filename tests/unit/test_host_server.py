@@ -8,7 +8,6 @@ a call and everything it started.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import sleepers
 from tools.wall.command import _LAUNCH, HELPER_SOURCES
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_landlock import landlock_abi
@@ -73,17 +73,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
     finally:
         started.process.kill()
         started.process.wait(timeout=30)
-
-
-def sleepers(seconds: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError):
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == (
-                b"sleep\0" + seconds.encode() + b"\0"
-            ):
-                found.append(int(entry.name))
-    return found
 
 
 def lingering(seconds: str) -> str:
