@@ -10,6 +10,7 @@ from __future__ import annotations
 from tests.support.captures import capture, job_capture
 from tools.jobs.progress import read_progress
 from tools.jobs.progress.lines import message, screen_lines
+from tools.jobs.progress.prefixes import peel
 
 HF_CLI_023 = "hf_download_cli_0.23.4_resume_single_file_snapshot_path.txt"
 HF_HUB_15 = "hf_download_hub1.5_nontty_cached_fetching17_download_complete.txt"
@@ -232,3 +233,12 @@ def test_messages_without_process_prefixes_and_escape_sequences() -> None:
     assert message(line) == "Using X"
     assert message("[2025-02-09 04:42:27 TP2] Memory pool end.") == "Memory pool end."
     assert screen_lines("\x1b[2Kone\rtwo\n\x1b[1Athree") == ["two", "three"]
+
+
+def test_a_second_poll_of_the_same_log_peels_no_line_again() -> None:
+    tail = "\n".join(job_capture(VLLM_FAILED).splitlines()[-40:])
+    first = read_progress("vllm serve m", tail)
+    peeled = peel.cache_info().misses
+
+    assert read_progress("vllm serve m", tail) == first
+    assert peel.cache_info().misses == peeled

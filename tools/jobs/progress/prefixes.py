@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _DEDUP_SUFFIX = re.compile(r"\s*\[repeated \d+x across cluster\].*$")
@@ -71,8 +72,13 @@ class Said:
     quiet: bool = False
 
 
+@lru_cache(maxsize=2048)
 def peel(line: str) -> Said:
-    """The message of one log line, without who printed it, when, and at what level."""
+    """The message of one log line, without who printed it, when, and at what level.
+
+    Kept for the lines seen last: a status poll reads each line of a tail three times (which
+    tool spoke, the error grammar, a stuck wait), and the next poll of the job most of them
+    again; peeling was most of what reading a poll cost Scout (bench/jobs.py)."""
     text = _ANSI.sub("", line).strip()
     loud = quiet = False
     for _ in range(12):  # a line carries a few layers; stop when none is left
