@@ -4,7 +4,9 @@
 Scout sends (python3, standard library only) and runs around a read: Landlock read-only with
 devices closed, seccomp on sockets, IPC and keys, a cgroup-BPF address filter, a PID
 namespace, root powers dropped, no_new_privs; `host_server.py` keeps it warm, one per SSH
-connection, and forks it per call (tools/ssh/wall_server.py speaks to it). `command.py` puts a
+connection, and forks it per call (tools/ssh/wall_server.py speaks to it);
+`host_job_reader.py` is the job status read that stays running inside it, one per connection,
+and answers polls (tools/jobs/walled_read.py). `command.py` puts a
 command line inside it (the helper cached on the host by its hash); `limits.py` is the matrix
 of what it stops per channel and kernel, and where it cannot; `daemons.py` the reads it
 cannot answer truly (they run as exact shapes outside it, or ask); `denied.py` a read the

@@ -34,7 +34,7 @@ from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
 HELPER_FILES = (
     "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py",
-    "host_docker_proxy.py", "host_docker_filter.py",
+    "host_docker_proxy.py", "host_docker_filter.py", "host_job_reader.py",
 )  # fmt: skip
 HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
 HELPER_HASH = hashlib.sha256(
@@ -102,6 +102,12 @@ def server_line(*, install: bool) -> str:
     """The host command line that starts the wall's fork-server (host_server.py) on a channel
     of its own: every walled call on the connection is then a fork of it."""
     return _helper_head(install) + f'exec python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" serve'
+
+
+def helper_line(words: str) -> str:
+    """The command line that runs the helper with `words` (shell words, expanded by the line's
+    shell): for a walled call whose command is the helper itself (host_job_reader.py)."""
+    return f'H="{HELPER_PATH}"; exec python3 -I -S -c {shlex.quote(_LAUNCH)} "$H" {words}'
 
 
 def spec_text(spec: WallSpec, timeout: float) -> str:

@@ -7,7 +7,8 @@ to a host once, into a folder named by their hash (tools/wall/command.py), and r
     (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, `docker=1` for a call that uses
     docker, and `abi=N` to build an older kernel's wall)
 
-(or `serve`: the fork-server of host_server.py, each of whose calls is a fork running `run`)
+(or `serve`: the fork-server of host_server.py, each of whose calls is a fork running `run`;
+or `read-jobs`: the job status read of host_job_reader.py, run as a walled call)
 
 `run` forks the command inside the wall and waits for it; the helper stays outside, so it can
 end what the command leaves behind, and kill it at its time limit (exit 124, as GNU
@@ -253,6 +254,15 @@ def start_docker_proxy(ports: list[int], parts: list[str], abi: int) -> object:
     return proxy
 
 
+def job_reader() -> ModuleType:
+    """host_job_reader: the job status read that a resident walled call runs (`read-jobs`)."""
+    if __package__:
+        from tools.wall import host_job_reader
+
+        return host_job_reader
+    return __import__("host_job_reader")
+
+
 def run(spec_text: str, argv: list[str]) -> int:
     spec = dict(part.partition("=")[::2] for part in spec_text.split())
     ports = [int(port) for port in spec.get("ports", "").split(",") if port]
@@ -331,6 +341,8 @@ def main(args: list[str]) -> int:
         else:
             host_server = __import__("host_server")
         return host_server.serve(lambda spec, argv: main(["run", spec, "--", *argv]))
+    if args[:1] == ["read-jobs"]:  # inside the wall already: a resident walled call runs it
+        return job_reader().serve(args[1:])
     if len(args) < 4 or args[0] != "run" or args[2] != "--":
         print("usage: helper run SPEC -- PROGRAM [ARGS...] | helper serve", file=sys.stderr)
         return 2

@@ -1,0 +1,105 @@
+"""The resident job status read (tools/wall/host_job_reader.py) prints what the awk program
+prints: over the real job captures (tests/unit/test_status_awks.py's job folders), for running,
+ended, missing and half-written jobs, for logs without a last newline and with \\r lines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_status_awks import _awk, _records, job_root
+from tools.jobs.records import parse_status
+from tools.jobs.status_script import (
+    COMMAND_CHARS,
+    MILESTONE_CHARS,
+    MILESTONE_LINES,
+    MILESTONES,
+    PROGRAM,
+    TAIL_BYTES,
+    status_env,
+)
+from tools.wall.host_job_reader import READY_LINE, Reader
+
+TOKEN = "@@scout-reader-0001"
+__all__ = ["job_root"]  # the fixture, shared with the awk matrix
+
+
+def reader(root: Path) -> Reader:
+    limits = (TAIL_BYTES, MILESTONE_LINES, MILESTONE_CHARS, COMMAND_CHARS)
+    args = [str(value).encode() for value in limits] + [MILESTONES.encode()]
+    return Reader(str(root).encode(), args)
+
+
+def by_awk(root: Path, names: list[str]) -> str:
+    (root / "program.awk").write_text(PROGRAM)
+    done = subprocess.run(
+        [*_awk("gawk"), "-f", str(root / "program.awk"), *(str(root / n) for n in names)],
+        capture_output=True, env={**os.environ, **status_env(TOKEN, None)}, timeout=60,
+        check=True,
+    )  # fmt: skip
+    return done.stdout.decode("utf-8", "replace")  # bytes: text mode would turn \r into \n
+
+
+def by_reader(root: Path, names: list[str]) -> str:
+    printed = reader(root).records(TOKEN.encode(), [n.encode() for n in names])
+    return printed.decode("utf-8", "replace")  # as Scout reads a command's output
+
+
+def test_it_reads_the_real_logs_as_awk_does(job_root: Path) -> None:
+    names = sorted(p.name for p in job_root.iterdir() if p.is_dir())
+
+    records = parse_status("h", by_reader(job_root, names), TOKEN)[1]
+
+    assert records == _records(_awk("gawk"), job_root)
+
+
+@pytest.fixture
+def odd_jobs(tmp_path: Path) -> Path:
+    """A running job (this test's own process, with its start time), one whose recorded start
+    time is another process's, one half-written, one with a log of \\r states and no last
+    newline, and one with a log longer than the tail."""
+    with open(f"/proc/{os.getpid()}/stat") as f:
+        since = f.read().rsplit(") ", 1)[1].split()[19]
+    jobs = {
+        "running": {"pid": str(os.getpid()), "pidstart": since, "log": "step 1\nstep 2\n"},
+        "reused": {"pid": str(os.getpid()), "pidstart": "1", "exit": "", "stop": "1"},
+        "half": {"command": "", "started": "", "startup": "100"},
+        "bars": {"log": "Downloading 10%\r 50%\r100%\nError: exit code 3"},
+        "long": {"log": "".join(f"Download complete {i}: layer\n" for i in range(3000))},
+    }
+    for name, files in jobs.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        files = {"command": f"run {name}", "started": "1700000000", "startup": "99", **files}
+        for key, value in files.items():
+            if value or key in ("command", "started"):
+                (folder / key).write_text(value + ("" if key == "log" else "\n"))
+    return tmp_path
+
+
+def test_it_prints_what_awk_prints_byte_for_byte(odd_jobs: Path) -> None:
+    names = ["running", "reused", "half", "bars", "long", "absent"]
+
+    printed = by_reader(odd_jobs, names)
+
+    assert printed == by_awk(odd_jobs, names)
+    states = [r.state for r in parse_status("h", printed, TOKEN)[1]]
+    assert states == ["running", "stopped", "lost", "lost", "lost", "missing"]
+
+
+def test_it_answers_requests_on_stdin_after_its_ready_line(odd_jobs: Path) -> None:
+    limits = [str(v) for v in (TAIL_BYTES, MILESTONE_LINES, MILESTONE_CHARS, COMMAND_CHARS)]
+    launch = "import sys; from tools.wall import host_job_reader as r; r.serve(sys.argv[1:])"
+    request = (TOKEN + "\0running\0absent\n").encode() * 2
+
+    done = subprocess.run(
+        ["python3", "-c", launch, str(odd_jobs), *limits, MILESTONES],
+        input=request, capture_output=True, timeout=60, check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+
+    answer = by_awk(odd_jobs, ["running", "absent"]).encode()
+    assert done.stdout == READY_LINE + answer + answer
