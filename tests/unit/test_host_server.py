@@ -22,7 +22,7 @@ from tests.support.processes import sleepers
 from tools.wall.command import _LAUNCH, HELPER_SOURCES
 from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 from tools.wall.host_landlock import landlock_abi
-from tools.wall.host_server import ERR, EXIT, HEADER, KILL, OUT, READY_LINE, RUN
+from tools.wall.host_server import ERR, EXIT, HEADER, IN, KILL, OPEN, OUT, READY_LINE, RUN
 
 SPEC = "ports= addrs= scratch=1 limit=30"
 
@@ -91,6 +91,21 @@ def test_calls_at_once_come_back_each_to_its_own_number_inside_the_wall(
     out, err, status = ended[8]
     assert out == "eight\n" and err.startswith("oops\n") and "ermission denied" in err
     assert status != 0 and not target.exists()
+
+
+def test_an_open_call_reads_what_the_caller_sends_inside_the_wall(server: Server) -> None:
+    answer = 'while read -r line; do echo "got $line $SCOUT_WALL"; done; echo done'
+    server.send(3, OPEN, SPEC, "sh", "-c", answer)
+    server.send(4, RUN, SPEC, "sh", "-c", "cat; echo ran")  # its stdin stays /dev/null
+    server.send(3, IN, "one\ntwo\n")
+    server.send(3, IN)  # the end of its stdin
+    ended = server.results(2)
+    out, _, status = ended[3]
+    lines = out.splitlines()
+    assert status == 0 and lines[-1] == "done"
+    assert [line.split()[:2] for line in lines[:-1]] == [["got", "one"], ["got", "two"]]
+    assert "seccomp" in lines[0]
+    assert ended[4][0] == "ran\n"
 
 
 def test_a_wall_that_cannot_be_built_refuses_and_runs_nothing(server: Server) -> None:

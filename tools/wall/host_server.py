@@ -9,8 +9,11 @@ pipes that the server frames back onto the channel. So the wall a call gets is t
 builds, part for part; only the interpreter's start is gone.
 
 Frames, both ways: a header `!IBI` (call number, kind, payload length), then the payload.
-To the server: RUN (payload: SPEC NUL PROGRAM NUL ARG...) and KILL (empty: the call's keeper
-gets SIGTERM, on which it kills the command, as at its time limit). From the server: OUT and
+To the server: RUN (payload: SPEC NUL PROGRAM NUL ARG...), KILL (empty: the call's keeper
+gets SIGTERM, on which it kills the command, as at its time limit), OPEN (as RUN, but the
+command's stdin is a pipe from the caller instead of /dev/null: a resident call, such as the
+job status reader of host_job_reader.py, that answers requests) and IN (bytes for an open
+call's stdin; empty: its end). From the server: OUT and
 ERR (a chunk of the command's output) and EXIT (the keeper's exit status, in ASCII), sent
 when the keeper has ended and both pipes closed. The server's first bytes are READY_LINE.
 
@@ -33,7 +36,7 @@ import sys
 from collections.abc import Callable
 
 HEADER = struct.Struct("!IBI")
-RUN, KILL = 1, 2  # to the server
+RUN, KILL, OPEN, IN = 1, 2, 3, 4  # to the server
 OUT, ERR, EXIT = 1, 2, 3  # from the server
 READY_LINE = b"@@scout-wall serving\n"
 PR_SET_PDEATHSIG = 1
@@ -43,9 +46,29 @@ CHUNK = 65536
 class _Call:
     """One running call: its keeper and the pipes still open from it."""
 
-    def __init__(self, keeper: int, pipes: list[int]) -> None:
+    def __init__(self, keeper: int, pipes: list[int], stdin: int | None) -> None:
         self.keeper = keeper
         self.open_pipes = len(pipes)
+        self.stdin = stdin  # the write end of an OPEN call's stdin, until it ends
+
+    def write(self, data: bytes) -> None:
+        """Pass bytes to the command's stdin; empty bytes end it."""
+        if self.stdin is None:
+            return
+        try:
+            if data:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.stdin, view) :]
+                return
+        except OSError:  # the command closed its stdin or ended: its EXIT tells the caller
+            pass
+        self.close_stdin()
+
+    def close_stdin(self) -> None:
+        if self.stdin is not None:
+            os.close(self.stdin)
+            self.stdin = None
 
 
 def _write_all(data: bytes) -> None:
@@ -59,7 +82,12 @@ def _send(number: int, kind: int, data: bytes) -> None:
 
 
 def _keeper(
-    run_call: Callable[[str, list[str]], int], payload: bytes, out: int, err: int, server: int
+    run_call: Callable[[str, list[str]], int],
+    payload: bytes,
+    out: int,
+    err: int,
+    server: int,
+    stdin: int | None,
 ) -> None:
     """In the forked child: become the call's keeper; never returns."""
     status = 1
@@ -69,8 +97,7 @@ def _keeper(
         set_pdeathsig(_signal.SIGTERM)
         if os.getppid() != server:  # it died before the line above: nothing may run
             return
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
+        os.dup2(os.open(os.devnull, os.O_RDONLY) if stdin is None else stdin, 0)
         os.dup2(out, 1)
         os.dup2(err, 2)
         _close_inherited()  # the channel, the other calls' pipes
@@ -131,10 +158,14 @@ def serve(run_call: Callable[[str, list[str]], int]) -> int:
                             break
                         payload = pending[HEADER.size : HEADER.size + length]
                         pending = pending[HEADER.size + length :]
-                        if kind == RUN:
-                            calls[number] = _start(run_call, number, payload, poller, pipes)
+                        if kind in (RUN, OPEN):
+                            calls[number] = _start(
+                                run_call, number, payload, poller, pipes, kind == OPEN
+                            )
                         elif kind == KILL and number in calls:
                             _signal_keeper(calls[number].keeper, _signal.SIGTERM)
+                        elif kind == IN and number in calls:
+                            calls[number].write(payload)
                     continue
                 number, kind = pipes[fd]
                 data = os.read(fd, CHUNK)
@@ -147,6 +178,7 @@ def serve(run_call: Callable[[str, list[str]], int]) -> int:
                 call = calls[number]
                 call.open_pipes -= 1
                 if call.open_pipes == 0:
+                    call.close_stdin()
                     _, status = os.waitpid(call.keeper, 0)
                     del calls[number]
                     _send(number, EXIT, str(_exit_code(status)).encode())
@@ -163,17 +195,23 @@ def _start(
     payload: bytes,
     poller: select.poll,
     pipes: dict[int, tuple[int, int]],
+    open_stdin: bool,
 ) -> _Call:
     ends = [os.pipe(), os.pipe()]
+    stdin = os.pipe() if open_stdin else None
     server = os.getpid()
     keeper = os.fork()
     if keeper == 0:
-        _keeper(run_call, payload, ends[0][1], ends[1][1], server)
+        own_stdin = None if stdin is None else stdin[0]
+        _keeper(run_call, payload, ends[0][1], ends[1][1], server, own_stdin)
     for (read_end, write_end), kind in ((ends[0], OUT), (ends[1], ERR)):  # no zip(strict=): 3.8
         os.close(write_end)
         pipes[read_end] = (number, kind)
         poller.register(read_end, select.POLLIN)
-    return _Call(keeper, [read_end for read_end, _ in ends])
+    if stdin is None:
+        return _Call(keeper, [read_end for read_end, _ in ends], None)
+    os.close(stdin[0])
+    return _Call(keeper, [read_end for read_end, _ in ends], stdin[1])
 
 
 def _signal_keeper(keeper: int, number: int) -> None:
