@@ -4,8 +4,11 @@ Starts N OpenSSH sshd on 127.0.0.1 (bench/ssh_fanout.py's farm; each host keeps 
 in the farm's temp dir), starts M jobs on every host (each printing a line a second), then, on
 warm pooled connections, alternates a job_status of all N×M jobs (one round trip per host) with
 an ssh_exec of `true` on the same hosts, and prints the medians (and, for reference, the ratio of
-an ssh_exec that starts awk under `sh -c`; a status round starts awk without a shell); last line:
+an ssh_exec that starts awk under `sh -c`, as a status round did before it was read by the job
+reader resident in the wall, tools/jobs/walled_read.py); last line:
 `jobs status N=16x4: X.XX s, ratio to one fan-out: Y.YY` (the goal is a ratio of 1.2 or less).
+Both sides are measured warm: a first status round starts each host's reader (once per
+connection, as for a session that polls), a first fan-out opens the connections.
 
     .venv/bin/python bench/jobs.py [--hosts 16] [--jobs 4] [--reps 7]
 """
@@ -63,6 +66,7 @@ async def measure(
             bare_awk = SSHExecInput(hosts=hosts, command=BARE_AWK)
             status = JobStatusInput(hosts=hosts, names=names)
             checked(await shell.run(fan_out, ctx))  # both sides on warm connections
+            checked(await JobStatus(pool).run(status, ctx))  # and the hosts' readers started
             status_times, fan_out_times, awk_times = [], [], []
             for _ in range(reps):
                 started = time.perf_counter()

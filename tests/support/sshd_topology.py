@@ -163,6 +163,7 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
         authorized_keys=authorized,
         extra=[
             "AllowTcpForwarding yes",
+            "LogLevel VERBOSE",  # a line per session a client opens ("Starting session:")
             f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'} "  # not root's home
             f"SCOUT_WALL_DIR={host.workdir / 'wall'}",
         ],

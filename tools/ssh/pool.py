@@ -204,6 +204,16 @@ class SSHPool:
                 "running it again. Scout reconnects on the next call."
             ) from None
 
+    async def wall_server(self, host: str) -> WallServer | None:
+        """The fork-server of the wall on the connection to `host`, started if need be; None
+        where it cannot run there."""
+        link = await self._link(host)
+        try:
+            return await self._wall_server(link, host)
+        except (asyncssh.DisconnectError, OSError):
+            link.mark_dirty()
+            return None
+
     async def _wall_server(self, link: _Link, host: str) -> WallServer | None:
         """The connection's fork-server, started on first use; None where it cannot start (the
         call then starts the helper itself, which builds the same wall or refuses)."""

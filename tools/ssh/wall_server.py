@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import asyncssh
@@ -36,7 +36,7 @@ from tools.ssh.remote_command import (
     stop_command,
 )
 from tools.wall.command import MISSING_MARK, WallSpec, server_line, spec_text, unwalled_reason
-from tools.wall.host_server import ERR, EXIT, HEADER, KILL, OUT, READY_LINE, RUN
+from tools.wall.host_server import ERR, EXIT, HEADER, IN, KILL, OPEN, OUT, READY_LINE, RUN
 
 log = structlog.get_logger()
 START_TIMEOUT_S = 30.0
@@ -50,6 +50,69 @@ class _Call:
     exit: asyncio.Future[int] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
+    # a resident call's stdout goes here, as it comes, instead of into `stdout`
+    on_out: Callable[[bytes], None] | None = None
+
+
+class ResidentCall:
+    """A walled command that stays running and answers requests on its stdin (OPEN): one
+    request at a time, each answered by output that ends with what the caller names."""
+
+    def __init__(self, server: WallServer, number: int, call: _Call, marker: str) -> None:
+        self._server, self._number, self._call, self._marker = server, number, call, marker
+        self._pending = bytearray()
+        self._more = asyncio.Event()
+        self._turn = asyncio.Lock()
+        call.on_out = self._out
+        call.exit.add_done_callback(self._ended)
+
+    @property
+    def ended(self) -> bool:
+        return self._call.exit.done() or self._server.ended
+
+    def said(self) -> str:
+        """What it printed that no request took (its refusal, when it ended at once)."""
+        return self._pending.decode("utf-8", "replace")
+
+    def _ended(self, exit: asyncio.Future[int]) -> None:
+        if not exit.cancelled():
+            exit.exception()  # a lost channel's error is read here: the next ask says so
+        self._more.set()
+
+    def _out(self, data: bytes) -> None:
+        self._pending += data
+        self._more.set()
+
+    async def read_until(self, end: bytes, timeout: float) -> bytes:
+        """Its output up to and including `end` (a ConnectionError when it ends first; a
+        TimeoutError after `timeout` seconds)."""
+        async with asyncio.timeout(timeout):
+            while (found := self._pending.find(end)) < 0:
+                if self._call.exit.done():
+                    raise ConnectionError("the resident call ended")
+                self._more.clear()
+                await self._more.wait()
+        answer = bytes(self._pending[: found + len(end)])
+        del self._pending[: found + len(end)]
+        return answer
+
+    async def ask(self, request: bytes, end: bytes, timeout: float) -> bytes:
+        """Send `request`; its answer, up to and including `end`. Ended at the host when it
+        does not come in time (the call is then of no further use)."""
+        async with self._turn:
+            if self.ended:
+                raise ConnectionError("the resident call ended")
+            self._server._send(self._number, IN, request)
+            try:
+                return await self.read_until(end, timeout)
+            except TimeoutError:
+                await self.close()
+                raise
+
+    async def close(self) -> None:
+        """End it on the host (its keeper kills it, as at a time limit)."""
+        if not self._call.exit.done():
+            await self._server._end(self._number, self._marker)
 
 
 class WallServer:
@@ -135,6 +198,20 @@ class WallServer:
             unwalled=refused,
         )
 
+    def open(self, command: str, *, wall: WallSpec, marker: str) -> ResidentCall:
+        """Start `command` under `sh -c` inside the wall, with no time limit and its stdin
+        open to the caller: a resident call (host_server.py OPEN)."""
+        script = shell_script(command, cwd=None, env=None, marker=marker)
+        words = [spec_text(wall, 0), "sh", "-c", script]
+        payload = b"\0".join(word.encode("utf-8", "surrogateescape") for word in words)
+        number = next(self._numbers)
+        call = _Call(CappedBuffer(OUTPUT_CAP_BYTES), CappedBuffer(OUTPUT_CAP_BYTES))
+        self._calls[number] = call
+        resident = ResidentCall(self, number, call, marker)
+        call.exit.add_done_callback(lambda _: self._calls.pop(number, None))
+        self._send(number, OPEN, payload)
+        return resident
+
     def close(self) -> None:
         """End the server's channel: the server then ends every call still running."""
         self._process.close()
@@ -168,14 +245,20 @@ class WallServer:
                 call = self._calls.get(number)
                 if call is None or call.exit.done():
                     continue
-                if kind == OUT:
+                if kind == OUT and call.on_out is not None:
+                    call.on_out(data)
+                elif kind == OUT:
                     call.stdout.add(data)
                 elif kind == ERR:
                     call.stderr.add(data)
                 elif kind == EXIT:
                     call.exit.set_result(int(data))
         except (asyncio.IncompleteReadError, asyncssh.Error, OSError) as exc:
-            running = [call for call in self._calls.values() if not call.exit.done()]
+            running = [  # a resident call (a reader) is idle between its requests
+                call
+                for call in self._calls.values()
+                if not call.exit.done() and call.on_out is None
+            ]
             if running:  # an ended connection closes an idle server: news only with calls on it
                 log.warning("ssh.wall_server_ended", calls=len(running), error=str(exc))
         finally:
