@@ -16,6 +16,10 @@ no `sh -c` in between: a shell started before awk cost a poll more than all its 
 (bench/jobs.py). A listing of all jobs needs the shell's glob (`status_script`). Where the
 program is missing, the poll fails before its first record (or, listing, says so), and the
 caller sends the script with the program inline once (`inline=True`).
+
+Where the connection has the wall's fork-server, a poll of named jobs reads neither: the job
+reader resident in the wall (tools/jobs/walled_read.py, tools/wall/host_job_reader.py) prints
+these same records from this module's limits and MILESTONES, with no session or awk a poll.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import shlex
-from weakref import WeakKeyDictionary
 
 import structlog
 
@@ -38,8 +37,7 @@ from tools.wall.host_job_reader import READY_LINE
 
 log = structlog.get_logger()
 START_TIMEOUT_S = 30.0
-# per server: the reader starting or started (None: it cannot start there)
-_readers: WeakKeyDictionary[WallServer, asyncio.Task[ResidentCall | None]] = WeakKeyDictionary()
+RESIDENT = "job-reader"  # its name among the server's resident calls
 
 
 def reader_command() -> str:
@@ -57,9 +55,9 @@ async def walled_status(
     server = await pool.wall_server(host)
     if server is None:
         return None
-    starting = _readers.get(server)
+    starting = server.residents.get(RESIDENT)
     if starting is None or _worn_out(starting):
-        starting = _readers[server] = asyncio.ensure_future(_start(server, host))
+        starting = server.residents[RESIDENT] = asyncio.ensure_future(_start(server, host))
     reader = await asyncio.shield(starting)
     if reader is None:
         return None
@@ -72,10 +70,12 @@ async def walled_status(
     return answer.decode("utf-8", "replace")
 
 
-def _worn_out(starting: asyncio.Task[ResidentCall | None]) -> bool:
+def _worn_out(starting: asyncio.Future[ResidentCall | None]) -> bool:
     """A reader that started and has since ended (one that could not start stays so)."""
     if not starting.done():
         return False
+    if starting.cancelled() or starting.exception() is not None:
+        return True
     reader = starting.result()
     return reader is not None and reader.ended
 

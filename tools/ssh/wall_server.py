@@ -63,12 +63,13 @@ class ResidentCall:
         self._pending = bytearray()
         self._more = asyncio.Event()
         self._turn = asyncio.Lock()
+        self._closed = False
         call.on_out = self._out
         call.exit.add_done_callback(self._ended)
 
     @property
     def ended(self) -> bool:
-        return self._call.exit.done() or self._server.ended
+        return self._closed or self._call.exit.done() or self._server.ended
 
     def said(self) -> str:
         """What it printed that no request took (its refusal, when it ended at once)."""
@@ -102,6 +103,7 @@ class ResidentCall:
         async with self._turn:
             if self.ended:
                 raise ConnectionError("the resident call ended")
+            del self._pending[:]  # what an abandoned request left (its answer says its token)
             self._server._send(self._number, IN, request)
             try:
                 return await self.read_until(end, timeout)
@@ -111,6 +113,7 @@ class ResidentCall:
 
     async def close(self) -> None:
         """End it on the host (its keeper kills it, as at a time limit)."""
+        self._closed = True
         if not self._call.exit.done():
             await self._server._end(self._number, self._marker)
 
@@ -126,6 +129,9 @@ class WallServer:
         self._calls: dict[int, _Call] = {}
         self._numbers = itertools.count(1)
         self.ended = False
+        # resident calls its users keep here by purpose (starting or started; None: refused),
+        # so that they go with the server and its connection
+        self.residents: dict[str, asyncio.Future[ResidentCall | None]] = {}
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
