@@ -109,3 +109,29 @@ async def test_a_reader_that_died_is_replaced_and_one_stuck_is_ended(
 
     assert after_death[0].state == "running" and second != first
     assert gone and later[0].state == "running"
+
+
+async def test_a_read_the_reader_was_denied_is_read_outside_the_wall(
+    sshd_topology: Topology,
+) -> None:
+    denied = Path("/sys/bus/pci/rescan")  # write-only: reading it is EACCES, root too
+    if not denied.exists():
+        pytest.skip(f"no {denied} here")
+    inventory = Inventory.from_dict(sshd_topology.inventory_data())
+    name = f"denied-{os.getpid()}"
+    folder = sshd_topology.worker.workdir / "jobs" / name
+    folder.mkdir(parents=True)
+    (folder / "command").write_text("never\n")
+    (folder / "started").write_text("1700000000\n")
+    (folder / "log").symlink_to(denied)
+    try:
+        async with SSHPool(inventory) as pool:
+            await job_status(pool, "worker", [f"other-{os.getpid()}"])  # the reader starts
+            before = sessions(sshd_topology.worker.workdir)
+            records = (await job_status(pool, "worker", [name]))[1]
+            after = sessions(sshd_topology.worker.workdir)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    assert after == before + 1, "the denied read was not read again outside the wall"
+    assert [(r.name, r.command) for r in records] == [(name, "never")]

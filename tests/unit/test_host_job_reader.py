@@ -103,3 +103,27 @@ def test_it_answers_requests_on_stdin_after_its_ready_line(odd_jobs: Path) -> No
 
     answer = by_awk(odd_jobs, ["running", "absent"]).encode()
     assert done.stdout == READY_LINE + answer + answer
+
+
+def test_a_file_it_may_not_read_is_said_and_no_record_is_built(odd_jobs: Path) -> None:
+    denied = Path("/sys/bus/pci/rescan")  # write-only: opening it to read is EACCES, root too
+    try:
+        denied.open("rb").close()
+        pytest.skip("no file here whose read is denied")
+    except PermissionError:
+        pass
+    except OSError:
+        pytest.skip(f"no {denied} here")
+    (odd_jobs / "bars" / "log").unlink()
+    (odd_jobs / "bars" / "log").symlink_to(denied)
+    limits = [str(v) for v in (TAIL_BYTES, MILESTONE_LINES, MILESTONE_CHARS, COMMAND_CHARS)]
+    launch = "import sys; from tools.wall import host_job_reader as r; r.serve(sys.argv[1:])"
+
+    done = subprocess.run(
+        ["python3", "-c", launch, str(odd_jobs), *limits, MILESTONES],
+        input=(TOKEN + "\0running\0bars\n").encode(), capture_output=True, timeout=60,
+        check=True, cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+
+    said = done.stdout.removeprefix(READY_LINE).decode()
+    assert said == f"{TOKEN} denied {odd_jobs}/bars/log\n{TOKEN} end\n"

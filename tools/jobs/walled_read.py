@@ -9,7 +9,8 @@ with the records the awk program prints. The reader takes its limits and milesto
 from tools/jobs/status_script.py, so both reads print the same records.
 
 Where there is no server (no python3, no Landlock: the wall refuses) or the reader cannot
-start, and for a poll that waits for a pattern (an awk ERE, not Python's), the caller polls
+start, where it was denied a file (the read outside the wall decides what it holds), and for
+a poll that waits for a pattern (an awk ERE, not Python's), the caller polls
 with awk as before (tools/jobs/host.py). A reader that ended is started again on the next
 poll; one that does not answer in time is ended on the host, and the poll times out.
 """
@@ -33,7 +34,7 @@ from tools.jobs.status_script import (
 from tools.ssh.pool import SSHPool
 from tools.ssh.wall_server import ResidentCall, WallServer
 from tools.wall.command import WallSpec, helper_line
-from tools.wall.host_job_reader import READY_LINE
+from tools.wall.host_job_reader import DENIED, READY_LINE
 
 log = structlog.get_logger()
 START_TIMEOUT_S = 30.0
@@ -67,7 +68,11 @@ async def walled_status(
     except ConnectionError:  # it ended (its channel, or itself): awk this time, a new one next
         log.info("jobs.walled_reader_ended", host=host)
         return None
-    return answer.decode("utf-8", "replace")
+    text = answer.decode("utf-8", "replace")
+    if text.startswith(token + DENIED.decode()):  # a denied read is no answer: awk, outside
+        log.info("jobs.walled_read_denied", host=host, said=text.splitlines()[0][len(token) :])
+        return None
+    return text
 
 
 def _worn_out(starting: asyncio.Future[ResidentCall | None]) -> bool:

@@ -16,7 +16,9 @@ milestone pattern come on its command line from that module, so they have one so
     python3 -I -S -c LAUNCH HELPER_DIR read-jobs ROOT TAIL LINES CHARS COMMAND MILESTONES
 
 prints READY_LINE, then answers each request `TOKEN NUL NAME NUL NAME ... NEWLINE` with the
-records of the jobs ROOT/NAME, ending in `TOKEN end`. A poll that waits for a pattern
+records of the jobs ROOT/NAME, ending in `TOKEN end` (or, where a file could not be read for
+its permissions, only `TOKEN denied PATH` before it: no record built on a denied read). A
+poll that waits for a pattern
 (job_wait's `until`, a POSIX ERE) is not read here: awk's regular expressions are not
 Python's.
 
@@ -29,15 +31,18 @@ import re
 import sys
 
 READY_LINE = b"@@scout-jobs reading\n"
+DENIED = b" denied "  # TOKEN denied PATH: a file the wall (or the host) would not let it read
 _STAT_HEAD = re.compile(rb".*\) ")
 
 
 def _first(path: bytes) -> bytes:
-    """The file's first line without its newline; empty where it cannot be read (awk's
-    `getline line < path`)."""
+    """The file's first line without its newline; empty where there is none (awk's
+    `getline line < path`). A PermissionError goes up: a read denied is no empty file."""
     try:
         with open(path, "rb") as f:
             return f.readline().rstrip(b"\n")
+    except PermissionError:
+        raise
     except OSError:
         return b""
 
@@ -48,6 +53,8 @@ def _lines(path: bytes) -> list[bytes]:
     try:
         with open(path, "rb") as f:
             data = f.read()
+    except PermissionError:
+        raise
     except OSError:
         return []
     lines = data.split(b"\n")
@@ -152,6 +159,11 @@ def serve(args: list[str]) -> int:
     stdout.flush()
     for request in iter(stdin.readline, b""):
         token, *names = request.rstrip(b"\n").split(b"\0")
-        stdout.write(reader.records(token, [n for n in names if n and b"/" not in n]))
+        try:
+            answer = reader.records(token, [n for n in names if n and b"/" not in n])
+        except PermissionError as exc:  # say so: the caller reads them outside the wall
+            path = exc.filename if isinstance(exc.filename, bytes) else b"?"  # paths are bytes
+            answer = token + DENIED + path + b"\n" + token + b" end\n"
+        stdout.write(answer)
         stdout.flush()
     return 0
