@@ -4,6 +4,7 @@ sshd logs none), and it reads what the awk read reads, from inside the wall."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -77,7 +78,7 @@ async def test_polls_open_no_session_and_read_what_awk_reads_inside_the_wall(
     assert "NoNewPrivs:\t1" in status[0] and "Seccomp:\t2" in status[0]
 
 
-async def test_a_reader_that_died_is_replaced_and_one_stuck_is_ended(
+async def test_a_reader_that_died_is_replaced_and_one_stuck_or_cancelled_is_ended(
     sshd_topology: Topology, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     inventory = Inventory.from_dict(sshd_topology.inventory_data())
@@ -101,6 +102,11 @@ async def test_a_reader_that_died_is_replaced_and_one_stuck_is_ended(
             with pytest.raises(JobCommandError, match="timed out"):
                 await job_status(pool, "worker", [stuck])
             gone = await until(lambda: walled_readers(sshd_topology) == [] or None, "its end")
+            await job_status(pool, "worker", [name])
+            cancelled = asyncio.ensure_future(job_status(pool, "worker", [stuck]))
+            await asyncio.sleep(0.5)
+            cancelled.cancel()
+            gone_too = await until(lambda: walled_readers(sshd_topology) == [] or None, "its end")
             monkeypatch.undo()
             later = (await job_status(pool, "worker", [name]))[1]
         finally:
@@ -108,7 +114,7 @@ async def test_a_reader_that_died_is_replaced_and_one_stuck_is_ended(
             await stop_jobs(pool, "worker", [name], grace_s=1)
 
     assert after_death[0].state == "running" and second != first
-    assert gone and later[0].state == "running"
+    assert gone and gone_too and later[0].state == "running"
 
 
 async def test_a_read_the_reader_was_denied_is_read_outside_the_wall(

@@ -110,6 +110,18 @@ class ResidentCall:
             except TimeoutError:
                 await self.close()
                 raise
+            except asyncio.CancelledError:  # a cancelled poll leaves nothing running
+                self._abandon()
+                raise
+
+    def _abandon(self) -> None:
+        """End it on the host without waiting (KILL only: no awaiting while cancelled)."""
+        self._closed = True
+        if not self._call.exit.done():
+            try:
+                self._server._send(self._number, KILL, b"")
+            except ConnectionError:
+                return
 
     async def close(self) -> None:
         """End it on the host (its keeper kills it, as at a time limit)."""
