@@ -134,8 +134,9 @@ class SSHExec(Tool[SSHExecInput]):
             return RiskAssessment(
                 Risk.MUTATING,
                 f"{client} works through its daemon's socket, which the wall closes; only "
-                "docker and D-Bus clients through the wall's read-only proxies and exact "
-                "daemon read shapes (outside the wall) run unasked, so this asks",
+                "docker and D-Bus clients through the wall's read-only proxy for their "
+                "daemon and exact daemon read shapes (outside the wall) run unasked, so "
+                "this asks",
             )
         verb = docker_change_verb(params.command)
         if verb is not None:
