@@ -21,6 +21,7 @@ from tools.wall.host_dbus_filter import (
     ACCESS_DENIED,
     ERROR,
     READS,
+    REFUSED,
     Message,
     error_reply,
     message_length,
@@ -134,7 +135,8 @@ def test_what_the_filter_cannot_read_is_refused(data: bytes) -> None:
 
 def test_the_refusal_is_an_access_denied_error_replying_to_the_call() -> None:
     call = Message(MESSAGES["busctl-requestname", 1])
-    reply = Message(error_reply(call, "org.freedesktop.DBus.RequestName is no read", 0x80000001))
+    said = REFUSED + "org.freedesktop.DBus.RequestName is no read"
+    reply = Message(error_reply(call, ACCESS_DENIED, said, 0x80000001))
     assert reply.kind == ERROR and reply.serial == 0x80000001
     assert reply.fields["reply_serial"] == call.serial
     assert reply.fields["error_name"] == ACCESS_DENIED

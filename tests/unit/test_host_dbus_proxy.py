@@ -4,7 +4,8 @@ A proxy is started for real (a loopback port, a forked serving process) in front
 dbus-daemon (tests/support/private_bus.py). Real clients reach the bus through it: busctl
 (sd-bus, EXTERNAL) and gdbus (GLib, which falls back to ANONYMOUS over TCP) read, and are
 refused a change with AccessDenied; a refused call that expects no reply gets none; a client of
-another uid is closed at once; stopping the proxy closes its port.
+another uid is closed at once; with no bus to reach, each call is answered why; stopping the
+proxy closes its port.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import socket
 import struct
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -132,6 +134,18 @@ def test_a_client_of_another_uid_is_closed_at_once(proxy: Proxy) -> None:
     other = _client(proxy, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     "busctl", "call", *BUS, "ListNames")  # fmt: skip
     assert other.returncode != 0 and '"org.freedesktop.DBus"' not in other.stdout
+
+
+def test_a_proxy_that_reaches_no_bus_says_why_to_each_call(tmp_path: Path) -> None:
+    if missing_client() is not None:
+        pytest.skip(f"{missing_client()} is not installed here (apt-get install dbus)")
+    started = start(str(tmp_path / "no-bus"), "")
+    try:
+        said = _gdbus(started, "org.freedesktop.DBus.GetId")
+    finally:
+        stop(started)
+    assert said.returncode != 0 and "org.freedesktop.DBus.Error.NoServer" in said.stderr
+    assert f"reaches no bus: cannot connect to {tmp_path}/no-bus: No such file" in said.stderr
 
 
 def test_stopping_the_proxy_closes_its_port() -> None:

@@ -21,6 +21,7 @@ The read lists come from the services' own interface documentation, not from gue
 A refused call is answered as dbus-daemon answers a call its policy denies: an ERROR
 org.freedesktop.DBus.Error.AccessDenied from org.freedesktop.DBus naming the method, so the
 client prints a clear error instead of waiting (`error_reply`); NO_REPLY_EXPECTED: dropped.
+Where the proxy cannot reach the bus, every call is answered NoServer, saying why.
 
 Message layout: the specification's "Message Format": a 16-byte fixed header (endianness
 'l'/'B', type, flags, version, body length, serial), the header-field array's length, the
@@ -37,6 +38,8 @@ MAX_MESSAGE = 1 << 27  # the specification's limit: 128 MiB
 METHOD_CALL, ERROR = 1, 3
 NO_REPLY_EXPECTED = 0x1
 ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
+NO_SERVER = "org.freedesktop.DBus.Error.NoServer"
+REFUSED = "refused by the wall's read-only D-Bus proxy: "
 BUS = "org.freedesktop.DBus"
 _SYSTEMD = "org.freedesktop.systemd1."
 _NM = "org.freedesktop.NetworkManager"
@@ -162,11 +165,12 @@ def _judge(message: Message) -> str | None:
     return None
 
 
-def error_reply(call: Message, why: str, serial: int) -> bytes:
-    """AccessDenied for `call`, from the bus driver, as dbus-daemon denies by policy."""
+def error_reply(call: Message, name: str, said: str, serial: int) -> bytes:
+    """The error `name` saying `said` in reply to `call`, from the bus driver, as dbus-daemon
+    answers a call its policy denies (AccessDenied, REFUSED + why)."""
     order = call.order
-    text = f"refused by the wall's read-only D-Bus proxy: {why}".encode()
-    fields = _string_field(order, 4, b"s", ACCESS_DENIED.encode())
+    text = said.encode()
+    fields = _string_field(order, 4, b"s", name.encode())
     fields += _aligned_pad(fields) + bytes((5, 1)) + b"u\0" + _struct.pack(order + "I", call.serial)
     fields += _aligned_pad(fields) + _string_field(order, 7, b"s", BUS.encode())
     fields += _aligned_pad(fields) + bytes((8, 1)) + b"g\0" + b"\x01s\0"

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import _socket
 import os
+from types import ModuleType  # the helper's ctypes imported it already
 
 DEFAULT_BUS = (
     "/run/dbus/system_bus_socket"  # D-Bus specification, "Well-known Message Bus Instances"
@@ -116,23 +117,24 @@ def serve(listener_fd: int, upstream: str | None, why_not: str) -> None:
     while True:
         client_fd, peer = listener._accept()
         client = _socket.socket(fileno=client_fd)
-        _thread.start_new_thread(_one_connection, (client, peer, port, upstream))
+        _thread.start_new_thread(_one_connection, (client, peer, port, upstream, why_not))
 
 
 def _one_connection(
-    client: _socket.socket, peer: tuple[str, int], port: int, upstream: str | None
+    client: _socket.socket, peer: tuple[str, int], port: int, upstream: str | None, why_not: str
 ) -> None:
-    """Check the peer, authenticate both sides, then relay until either side closes."""
+    """Check the peer, authenticate both sides, then relay until either side closes; where
+    the bus cannot be reached, answer every call with why."""
     bus = None
     try:
-        if upstream is None or peer_uid(peer[1], port) != os.geteuid():
+        if peer_uid(peer[1], port) != os.geteuid():
             return
-        bus = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        bus.connect(upstream)
-        _authenticate_upstream(bus)
+        bus, why_not = _upstream(upstream, why_not)
         rest = _authenticate_client(client)
         if rest is None:
             return
+        if bus is None:
+            return _answer_no_bus(client, rest, why_not)
         _relay(client, bus, rest)
     except OSError:
         pass
@@ -140,6 +142,35 @@ def _one_connection(
         client.close()
         if bus is not None:
             bus.close()
+
+
+def _upstream(path: str | None, why_not: str) -> tuple[_socket.socket | None, str]:
+    """The bus, connected and authenticated; or None and why it cannot be."""
+    if path is None:
+        return None, why_not
+    bus = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        bus.connect(path)
+        _authenticate_upstream(bus)
+    except OSError as exc:
+        bus.close()
+        shown = path.replace("\0", "@")
+        return None, f"cannot connect to {shown}: {exc.strerror or exc}"
+    return bus, ""
+
+
+def _answer_no_bus(client: _socket.socket, rest: bytes, why: str) -> None:
+    """NoServer for each call the client makes, so it prints why instead of a lost link."""
+    checker, serial = _filter(), 0x80000000
+    while True:
+        message, rest = _read_message(client, rest, checker)
+        call = checker.refusal(message)[1]
+        if call is None:
+            return
+        if call.kind == checker.METHOD_CALL and not call.flags & checker.NO_REPLY_EXPECTED:
+            serial += 1
+            said = f"the wall's D-Bus proxy reaches no bus: {why}"
+            client.sendall(checker.error_reply(call, checker.NO_SERVER, said, serial))
 
 
 def peer_uid(peer_port: int, port: int) -> int | None:
@@ -255,8 +286,12 @@ def _relay(client: _socket.socket, bus: _socket.socket, rest: bytes) -> None:
                 return  # unreadable: no reply can name it, and the stream is lost
             if parsed.kind == checker.METHOD_CALL and not parsed.flags & checker.NO_REPLY_EXPECTED:
                 serial = serial + 1 if serial < 0x7FFFFFFF else 1
+                said = checker.REFUSED + why
+                reply = checker.error_reply(
+                    parsed, checker.ACCESS_DENIED, said, 0x80000000 + serial
+                )
                 with lock:
-                    client.sendall(checker.error_reply(parsed, why, 0x80000000 + serial))
+                    client.sendall(reply)
     except (OSError, ValueError):
         pass
     finally:
@@ -272,11 +307,11 @@ def _shut(sock: _socket.socket) -> None:
         pass
 
 
-def _read_message(sock: _socket.socket, pending: bytes, checker: object) -> tuple[bytes, bytes]:
+def _read_message(sock: _socket.socket, pending: bytes, checker: ModuleType) -> tuple[bytes, bytes]:
     """One whole message from `sock` (after the bytes already read), and what followed it."""
     while len(pending) < 16:
         pending += _received(sock)
-    length = checker.message_length(pending[:16])  # type: ignore[attr-defined]
+    length = checker.message_length(pending[:16])
     while len(pending) < length:
         pending += _received(sock)
     return pending[:length], pending[length:]
@@ -289,7 +324,7 @@ def _received(sock: _socket.socket) -> bytes:
     return chunk
 
 
-def _filter() -> object:
+def _filter() -> ModuleType:
     """host_dbus_filter: imported only by the serving process, after the fork."""
     if __package__:
         from tools.wall import host_dbus_filter
