@@ -22,7 +22,14 @@ import pytest
 from tests.support.private_bus import missing_client, private_bus
 from tests.unit.test_host_dbus_filter import built_call
 from tools.wall.host_dbus_filter import Message, message_length
-from tools.wall.host_dbus_proxy import Proxy, point_client, start, stop, upstream_socket
+from tools.wall.host_dbus_proxy import (
+    Proxy,
+    peer_uid,
+    point_client,
+    start,
+    stop,
+    upstream_socket,
+)
 
 BUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 
@@ -99,6 +106,42 @@ def _handshake(conn: socket.socket) -> None:
     assert answer.startswith(b"OK ")
     assert answer.endswith(b"\r\nERROR no file descriptors through the wall's proxy\r\n")
     conn.sendall(b"BEGIN\r\n")
+
+
+def _lines(conn: socket.socket, sent: bytes, count: int) -> bytes:
+    conn.sendall(sent)
+    answer = b""
+    while answer.count(b"\r\n") < count:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        answer += chunk
+    return answer
+
+
+def test_the_handshake_follows_the_specification_s_server_states(proxy: Proxy) -> None:
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as conn:
+        assert _lines(conn, b"\0BEGIN\r\n", 1) == b"ERROR\r\n"  # not authenticated yet
+        assert _lines(conn, b"DATA 30\r\n", 1) == b"REJECTED EXTERNAL ANONYMOUS\r\n"
+        assert _lines(conn, b"AUTH EXTERNAL\r\n", 1) == b"DATA\r\n"
+        assert _lines(conn, b"DATA\r\n", 1).startswith(b"OK ")
+        conn.sendall(b"BEGIN\r\n" + _with_serial(built_call("Hello"), 1))
+        assert _replies(conn, 1)[0].first_string().startswith(":")
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as conn:
+        assert _lines(conn, b"AUTH ANONYMOUS\r\n", 1) == b""  # no credentials byte: closed
+
+
+def test_the_peer_s_uid_is_read_from_the_kernel_s_socket_table() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            accepted, peer = listener.accept()
+            with accepted:
+                assert peer_uid(peer, port) == os.geteuid()
+                assert peer_uid(peer, port + 1 if port < 65535 else 1) is None
+                assert conn.getsockname() == peer
 
 
 def _replies(conn: socket.socket, until_serial: int) -> list[Message]:

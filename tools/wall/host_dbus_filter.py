@@ -23,6 +23,10 @@ org.freedesktop.DBus.Error.AccessDenied from org.freedesktop.DBus naming the met
 client prints a clear error instead of waiting (`error_reply`); NO_REPLY_EXPECTED: dropped.
 Where the proxy cannot reach the bus, every call is answered NoServer, saying why.
 
+A read of a service that is not running starts it (D-Bus activation, as any client's first
+call does, and as systemctl and timedatectl rely on); StartServiceByName, which only starts, is
+refused.
+
 Message layout: the specification's "Message Format": a 16-byte fixed header (endianness
 'l'/'B', type, flags, version, body length, serial), the header-field array's length, the
 fields (BYTE code, VARIANT) each aligned to 8, the body aligned to 8. Imported only by the

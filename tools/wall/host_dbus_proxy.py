@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import _socket
 import os
+import sys
 from types import ModuleType  # the helper's ctypes imported it already
 
 DEFAULT_BUS = (
@@ -127,7 +128,7 @@ def _one_connection(
     the bus cannot be reached, answer every call with why."""
     bus = None
     try:
-        if peer_uid(peer[1], port) != os.geteuid():
+        if peer_uid(peer, port) != os.geteuid():
             return
         bus, why_not = _upstream(upstream, why_not)
         rest = _authenticate_client(client)
@@ -173,26 +174,28 @@ def _answer_no_bus(client: _socket.socket, rest: bytes, why: str) -> None:
             client.sendall(checker.error_reply(call, checker.NO_SERVER, said, serial))
 
 
-def peer_uid(peer_port: int, port: int) -> int | None:
-    """The uid owning the established TCP socket whose local port is `peer_port` and whose
-    remote port is `port` (the client's end of a connection to the proxy), from the kernel's
-    socket tables; None when no such socket is listed."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                lines = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local, remote, state = fields[1], fields[2], fields[3]
-            if (
-                state == "01"
-                and int(local.rsplit(":", 1)[1], 16) == peer_port
-                and int(remote.rsplit(":", 1)[1], 16) == port
-            ):
-                return int(fields[7])
+def peer_uid(peer: tuple[str, int], port: int) -> int | None:
+    """The uid owning the client's end of its connection to the proxy (the established TCP
+    socket from `peer` to 127.0.0.1:`port`), from the kernel's socket table; None when no
+    such socket is listed."""
+    local, remote = _table_address(*peer), _table_address("127.0.0.1", port)
+    try:
+        with open("/proc/net/tcp") as f:
+            lines = f.read().splitlines()[1:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if fields[1] == local and fields[2] == remote and fields[3] == "01":  # ESTABLISHED
+            return int(fields[7])
     return None
+
+
+def _table_address(address: str, port: int) -> str:
+    """An IPv4 address and port as /proc/net/tcp writes them: the address's four bytes read as
+    one native-endian number, then the port, in hex."""
+    packed = bytes(int(part) for part in address.split("."))
+    return f"{int.from_bytes(packed, sys.byteorder):08X}:{port:04X}"
 
 
 def _authenticate_upstream(bus: _socket.socket) -> None:
@@ -212,41 +215,41 @@ def _authenticate_upstream(bus: _socket.socket) -> None:
 
 def _authenticate_client(client: _socket.socket) -> bytes | None:
     """Be the client's SASL server; the bytes after its BEGIN (its first messages), or None
-    where it gave up or said something else."""
-    data, authenticated = b"", False
+    where it gave up, never began, or sent no credentials byte first."""
+    data = _received(client)
+    if data[:1] != b"\0":  # the byte every client sends before its first line
+        return None
+    data, state, guid = data[1:], "auth", os.urandom(16).hex().encode()
     for _ in range(MAX_LINES):
         while b"\r\n" not in data:
-            chunk = client.recv(4096)
-            if not chunk or len(data) > MAX_LINE:
+            if len(data) > MAX_LINE:
                 return None
-            data += chunk
-        if data[:1] == b"\0":  # the credentials byte that opens every handshake
-            data = data[1:]
-            continue
+            data += _received(client)
         line, data = data.split(b"\r\n", 1)
-        words = line.split(b" ")
-        if words[0] == b"BEGIN" and authenticated:
+        command, _, argument = line.partition(b" ")
+        if state == "ok" and command == b"BEGIN":
             return data
-        if (
-            words[0] == b"AUTH"
-            and words[1:2] in ([b"EXTERNAL"], [b"ANONYMOUS"])
-            and not authenticated
-        ):
-            if len(words) == 2 and words[1] == b"EXTERNAL":
-                client.sendall(b"DATA\r\n")  # it sends its identity next (or an empty DATA)
-                continue
-            authenticated = True
-            client.sendall(b"OK " + os.urandom(16).hex().encode() + b"\r\n")
-        elif words[0] == b"DATA" and not authenticated:
-            authenticated = True
-            client.sendall(b"OK " + os.urandom(16).hex().encode() + b"\r\n")
-        elif words[0] == b"NEGOTIATE_UNIX_FD" and authenticated:
-            client.sendall(b"ERROR no file descriptors through the wall's proxy\r\n")
-        elif words[0] in (b"AUTH", b"CANCEL", b"ERROR") and not authenticated:
-            client.sendall(b"REJECTED EXTERNAL ANONYMOUS\r\n")
-        else:
-            client.sendall(b"ERROR\r\n")
+        answer, state = _sasl_answer(state, command, argument)
+        client.sendall(answer.replace(b"GUID", guid))
     return None
+
+
+def _sasl_answer(state: str, command: bytes, argument: bytes) -> tuple[bytes, str]:
+    """The server's answer to one line of the client's, and its state after it (the
+    specification's server states: "auth" waits for AUTH, "data" for EXTERNAL's identity,
+    "ok" for BEGIN). Which identity EXTERNAL claims is not read: peer_uid checked the peer."""
+    mechanism = argument.partition(b" ")[0]
+    if state == "auth" and command == b"AUTH" and argument == b"EXTERNAL":
+        return b"DATA\r\n", "data"  # it sends its identity next (or an empty DATA)
+    if (state == "auth" and command == b"AUTH" and mechanism in (b"EXTERNAL", b"ANONYMOUS")) or (
+        state == "data" and command == b"DATA"
+    ):
+        return b"OK GUID\r\n", "ok"
+    if state == "ok" and command == b"NEGOTIATE_UNIX_FD":
+        return b"ERROR no file descriptors through the wall's proxy\r\n", "ok"
+    if state != "ok" and command in (b"AUTH", b"CANCEL", b"ERROR", b"DATA"):
+        return b"REJECTED EXTERNAL ANONYMOUS\r\n", "auth"
+    return b"ERROR\r\n", state
 
 
 def _relay(client: _socket.socket, bus: _socket.socket, rest: bytes) -> None:
