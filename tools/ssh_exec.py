@@ -220,7 +220,7 @@ class SSHExec(Tool[SSHExecInput]):
                 ports = needed_ports(params.command, pool.inventory.addresses())
                 addresses = needed_addresses(params.command, pool.inventory.address_book())
                 docker = "docker" in params.command  # reads its daemon through the proxy
-                dbus = any(name in params.command for name in D_BUS_CLIENTS)  # the bus, so
+                dbus = any(name in params.command for name in D_BUS_CLIENTS)  # the bus, proxied
                 wall = WallSpec(
                     ports=ports, scratch=True, addresses=addresses, docker=docker, dbus=dbus
                 )
