@@ -2,8 +2,11 @@
 
 The daemon (tests/support/private_bus.py) stands in for the host's system bus: sshd's sessions
 name it in DBUS_SYSTEM_BUS_ADDRESS (`SetEnv`), as a host's environment may, so the wall's helper
-finds the bus where a host's D-Bus clients would and its proxy connects upstream to it. Key-only
-root logins on a free loopback port; everything is undone on exit.
+finds the bus where a host's D-Bus clients would and its proxy connects upstream to it. sshd runs
+in a mount namespace of its own with a fresh /run holding /run/systemd/system, as a host booted
+with systemd has it: systemd's tools talk to no bus without it (sd_booted(3)), and no
+/run/systemd/private is there, as none is reachable inside the wall. Key-only root logins on a
+free loopback port; everything is undone on exit.
 """
 
 from __future__ import annotations
@@ -76,9 +79,13 @@ def _sshd(root: Path, address: str) -> Iterator[int]:
             pid_file=pid_file, authorized_keys=root / "authorized_keys",
             extra=[f"SetEnv SHLVL=1 DBUS_SYSTEM_BUS_ADDRESS={address}", "MaxSessions 64"],
         )  # fmt: skip
-        sshd = subprocess.Popen([str(SSHD), "-D", "-f", str(config), "-E", str(log)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+        booted = "mount -t tmpfs scout-run /run && mkdir -p /run/sshd /run/systemd/system"
+        sshd = subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+             f'{booted} && exec "$0" -D -f "$1" -E "$2"', str(SSHD), str(config), str(log)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
         try:
             wait_until_listening(pid_file, log, sshd)
         except SshdDidNotStart as exc:

@@ -95,6 +95,22 @@ async def test_reads_pass_and_every_change_is_refused_at_the_proxy(abi: int, poo
     assert status != 0 and "Access denied" in said
 
 
+@pytest.mark.parametrize("abi", ABIS)
+async def test_systemctl_as_root_falls_back_to_the_proxy_and_a_restart_is_refused(
+    abi: int, pool: SSHPool
+) -> None:
+    """systemctl as root tries /run/systemd/private first (a unix socket: closed inside the
+    wall), then the system bus's address, which is the proxy: its reads reach the bus (here no
+    systemd answers them), its restart is refused there."""
+    status, said = await walled(pool, "systemctl status scout-wall-test", abi)
+    assert status != 0 and "org.freedesktop.systemd1" in said, said
+    status, said = await walled(pool, "systemctl restart scout-wall-test", abi)
+    assert status != 0 and "Failed to restart scout-wall-test.service: Access denied" in said
+    outside = await pool.run("bus", "systemctl restart scout-wall-test", timeout=30)
+    assert outside.exit_status != 0 and "Access denied" not in outside.stderr, outside.stderr
+    assert "org.freedesktop.systemd1" in outside.stderr  # the bus itself took the call
+
+
 async def test_ssh_exec_runs_a_d_bus_read_walled_through_the_proxy(
     pool: SSHPool, tmp_path: Path
 ) -> None:
