@@ -29,6 +29,8 @@ from tools.wall.daemons import outside_read, unproxied_client
         ("nmcli -t -f DEVICE,STATE device", None),
         ("timedatectl show -p NTPSynchronized", None),
         ("busctl tree org.freedesktop.systemd1", None),
+        ("networkctl list", None),
+        ("resolvectl query example.com", "resolvectl"),  # DNS past the wall: asks
         ("gdbus introspect --system -d a -o /b", None),
         ("dbus-send --system --print-reply --dest=a /b c.D", None),
         ("systemctl -H spark-b status x", "systemctl"),

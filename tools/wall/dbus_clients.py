@@ -6,13 +6,17 @@ A client reaches the proxy only when nothing in its line names another bus or tr
 a line is no proxied read and asks (fail closed: the proxy would not filter it, the wall would
 refuse it without a word). Per client, from its own manual:
 
-- systemd's tools (systemctl(1), busctl(1), loginctl(1), hostnamectl(1), timedatectl(1)):
+- systemd's tools (systemctl(1), busctl(1), loginctl(1), hostnamectl(1), timedatectl(1),
+  networkctl(1)):
   `-H/--host` (over SSH), `-M/--machine` (a container's bus), `--user` and `-C/--capsule`
   (a user's bus), busctl's `--address`; they use the system bus by default;
 - gdbus(1): `--session/-e` and `--address/-a`; it needs `--system/-y` to reach the proxy;
 - dbus-send(1): `--session` is its default, so only `--system` reaches the proxy, and
   `--bus=`/`--peer=`/`--address` name another;
 - nmcli(1) always uses the system bus.
+
+resolvectl is none of them: its reads are DNS queries resolved sends past the wall's address
+limits, so it stays an unproxied daemon client, and asks.
 
 A DBUS_* or SYSTEMD_* variable anywhere in the line (an address, SYSTEMD_BUS_TIMEOUT is
 harmless but SYSTEMD_* as a class can point sd-bus elsewhere) sends it elsewhere too.
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-SYSTEMD_TOOLS = ("systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl")
+SYSTEMD_TOOLS = ("systemctl", "busctl", "loginctl", "hostnamectl", "timedatectl", "networkctl")
 D_BUS_CLIENTS = (*SYSTEMD_TOOLS, "gdbus", "dbus-send", "nmcli")
 _SYSTEMD_ELSEWHERE = re.compile(r"--(host|machine|user|capsule|address)(=.*)?|-[A-Za-z]*[HMC].*")
 _GDBUS_ELSEWHERE = re.compile(r"--(session|address)(=.*)?|-[A-Za-z]*[ea].*")

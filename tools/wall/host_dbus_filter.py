@@ -13,7 +13,8 @@ The read lists come from the services' own interface documentation, not from gue
   (dbus.freedesktop.org/doc/dbus-specification.html): not RequestName, ReleaseName,
   StartServiceByName, UpdateActivationEnvironment, BecomeMonitor, nor an eavesdropping match;
 - systemd: org.freedesktop.systemd1(5), org.freedesktop.login1(5),
-  org.freedesktop.timedate1(5), org.freedesktop.hostname1(5), org.freedesktop.locale1(5)
+  org.freedesktop.timedate1(5), org.freedesktop.hostname1(5), org.freedesktop.locale1(5),
+  org.freedesktop.network1(5)
   (their List*/Get*/Can*/Describe methods; every Start/Stop/Set*/Enable*/Kill/... is left out);
 - NetworkManager: its D-Bus API reference (networkmanager.dev/docs/api/latest/spec.html):
   GetDevices, GetAllDevices, GetPermissions, Settings.ListConnections,
@@ -78,6 +79,10 @@ READS: dict[str, tuple[str, ...]] = {
         "CanRebootToBootLoaderEntry",
     ),
     "org.freedesktop.timedate1": ("ListTimezones",),
+    "org.freedesktop.network1.Manager": (
+        "ListLinks", "GetLinkByName", "GetLinkByIndex", "Describe", "DescribeLink",
+    ),
+    "org.freedesktop.network1.Link": ("Describe",),
     "org.freedesktop.hostname1": ("Describe", "GetProductUUID", "GetHardwareSerial"),
     _NM: ("GetDevices", "GetAllDevices", "GetDeviceByIpIface", "GetPermissions", "GetLogging"),
     _NM + ".Settings": ("ListConnections", "GetConnectionByUuid"),
