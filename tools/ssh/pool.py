@@ -19,7 +19,10 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
 - commands: at most `channels_per_connection` (8) sessions per connection at once, below
   OpenSSH's default MaxSessions 10 so that the cancel clean-up (`pkill`, one more session) and
   another client still fit; further commands wait their turn (FIFO). A refused session open
-  (a host with a lower MaxSessions) is retried a few times, never the command.
+  (a host with a lower MaxSessions) is retried a few times, never the command; where the
+  wall's fork-server holds a session on that connection, it gives it up for good there
+  (walled calls then start the helper each) and the open is tried once more
+  (tests/system/test_ssh_scarce_sessions_real_sshd.py: MaxSessions 1 and 2).
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
 
@@ -29,6 +32,7 @@ Logging in is as the operator's own ssh does it (tools/ssh/login.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import secrets
 import socket
@@ -72,6 +76,9 @@ RETRYABLE_CONNECT_ERRORS = (
     asyncssh.ConnectionLost,
 )
 CLOSE_WAIT_S = 5.0
+# why a connection's walled calls start the helper each time once sshd has refused a session
+# while the fork-server held one (tools/ssh/pool.py, SSHPool._wall_server_gives_way)
+SESSIONS_SCARCE = "the host allows too few sessions per connection (sshd MaxSessions) to keep one"
 
 
 class _ScoutClient(asyncssh.SSHClient):
@@ -188,6 +195,7 @@ class SSHPool:
                     cwd=cwd,
                     env=env,
                     on_stuck_channel=link.mark_dirty,
+                    free_session=functools.partial(self._wall_server_gives_way, link, host),
                     shell=shell,
                     wall=wall,
                 )
@@ -229,6 +237,23 @@ class SSHPool:
                 return None
             link.wall_server = started
             return started
+
+    async def _wall_server_gives_way(self, link: _Link, host: str) -> bool:
+        """sshd refused a session on `link`: where the fork-server holds one, end it after the
+        calls on it (new walled calls wait here, then start the helper per call) and keep it
+        from starting again on this connection, as where it cannot start. sshd's MaxSessions
+        counts per connection, so a refusal with the server's session in use means that
+        session is needed more. True when the server's session is free now (or was freed for
+        this reason before): the refused open is worth one more try."""
+        async with link.wall_server_lock:
+            server = link.wall_server
+            if server is None:
+                return link.wall_server_refused == SESSIONS_SCARCE
+            link.wall_server, link.wall_server_refused = None, SESSIONS_SCARCE
+            log.info("ssh.wall_server_gives_way", host=host, reason=SESSIONS_SCARCE)
+            await server.stop()
+            link.channels.release()
+            return True
 
     async def connection(self, host: str) -> asyncssh.SSHClientConnection:
         """The pooled connection to `host`, opened (through its jump host) if needed."""

@@ -18,6 +18,7 @@ starts as root and go on using the per-call helper.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections.abc import Mapping
@@ -78,6 +79,8 @@ class WallServer:
             if first == READY_LINE:
                 return cls(conn, process)
             process.close()
+            with contextlib.suppress(TimeoutError):  # a host allowing one session needs it back
+                await asyncio.wait_for(process.wait_closed(), CLEANUP_WAIT_S)
             said = first.decode("utf-8", "replace")
             if not (said.startswith(MISSING_MARK) and not install):
                 return unwalled_reason(199, said) or said.strip() or "the wall server did not start"
@@ -138,6 +141,20 @@ class WallServer:
     def close(self) -> None:
         """End the server's channel: the server then ends every call still running."""
         self._process.close()
+
+    async def stop(self) -> None:
+        """End the server once the calls running on it have ended, and return when its channel
+        has closed: its session on the host is free then (for a host whose sshd allows few
+        sessions per connection; the caller has already stopped sending calls here). Each call
+        ends by its own time limit, so this wait is bounded by theirs."""
+        running = [call.exit for call in self._calls.values() if not call.exit.done()]
+        if running:
+            await asyncio.wait(running)
+        self.close()
+        try:
+            await asyncio.wait_for(self._process.wait_closed(), CLEANUP_WAIT_S)
+        except TimeoutError:
+            log.warning("ssh.wall_server_stop_slow")
 
     def _send(self, number: int, kind: int, payload: bytes) -> None:
         if self.ended:
