@@ -19,10 +19,8 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
 - commands: at most `channels_per_connection` (8) sessions per connection at once, below
   OpenSSH's default MaxSessions 10 so that the cancel clean-up (`pkill`, one more session) and
   another client still fit; further commands wait their turn (FIFO). A refused session open
-  (a host with a lower MaxSessions) is retried a few times, never the command; where the
-  wall's fork-server holds a session on that connection, it gives it up for good there
-  (walled calls then start the helper each) and the open is tried once more
-  (tests/system/test_ssh_scarce_sessions_real_sshd.py: MaxSessions 1 and 2).
+  (a host with a lower MaxSessions) is retried a few times, never the command, then waits
+  for a session of ours to end (tools/ssh/scarce_sessions.py).
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
 
@@ -63,6 +61,7 @@ from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
 from tools.ssh.remote_command import CommandResult, run_remote
+from tools.ssh.scarce_sessions import SessionCount, session_refused
 from tools.ssh.wall_server import WallServer
 from tools.wall.command import WallSpec, split_sudo
 
@@ -76,9 +75,6 @@ RETRYABLE_CONNECT_ERRORS = (
     asyncssh.ConnectionLost,
 )
 CLOSE_WAIT_S = 5.0
-# why a connection's walled calls start the helper each time once sshd has refused a session
-# while the fork-server held one (tools/ssh/pool.py, SSHPool._wall_server_gives_way)
-SESSIONS_SCARCE = "the host allows too few sessions per connection (sshd MaxSessions) to keep one"
 
 
 class _ScoutClient(asyncssh.SSHClient):
@@ -107,6 +103,7 @@ class _Link:
     conn: asyncssh.SSHClientConnection
     client: _ScoutClient
     channels: asyncio.Semaphore
+    sessions: SessionCount
     dirty: bool = False
     # the wall's fork-server on this connection (tools/ssh/wall_server.py), once started; or
     # why it cannot start here (walled calls then start the helper each)
@@ -186,7 +183,7 @@ class SSHPool:
                 return await server.run(
                     host, command, timeout=timeout, cwd=cwd, env=env, wall=wall, marker=marker
                 )
-            async with link.channels:
+            async with link.sessions.held():
                 return await run_remote(
                     link.conn,
                     host,
@@ -195,7 +192,7 @@ class SSHPool:
                     cwd=cwd,
                     env=env,
                     on_stuck_channel=link.mark_dirty,
-                    free_session=functools.partial(self._wall_server_gives_way, link, host),
+                    free_session=functools.partial(session_refused, link, host),
                     shell=shell,
                     wall=wall,
                 )
@@ -225,7 +222,7 @@ class SSHPool:
                 return None
             await link.channels.acquire()  # the server's channel keeps one session for good
             try:
-                started = await WallServer.start(link.conn)
+                started = await WallServer.start(link.conn, host)
             except asyncssh.ChannelOpenError as exc:  # sessions full for now: per call, this time
                 link.channels.release()
                 log.info("ssh.wall_server_not_started", host=host, reason=exc.reason)
@@ -237,23 +234,6 @@ class SSHPool:
                 return None
             link.wall_server = started
             return started
-
-    async def _wall_server_gives_way(self, link: _Link, host: str) -> bool:
-        """sshd refused a session on `link`: where the fork-server holds one, end it after the
-        calls on it (new walled calls wait here, then start the helper per call) and keep it
-        from starting again on this connection, as where it cannot start. sshd's MaxSessions
-        counts per connection, so a refusal with the server's session in use means that
-        session is needed more. True when the server's session is free now (or was freed for
-        this reason before): the refused open is worth one more try."""
-        async with link.wall_server_lock:
-            server = link.wall_server
-            if server is None:
-                return link.wall_server_refused == SESSIONS_SCARCE
-            link.wall_server, link.wall_server_refused = None, SESSIONS_SCARCE
-            log.info("ssh.wall_server_gives_way", host=host, reason=SESSIONS_SCARCE)
-            await server.stop()
-            link.channels.release()
-            return True
 
     async def connection(self, host: str) -> asyncssh.SSHClientConnection:
         """The pooled connection to `host`, opened (through its jump host) if needed."""
@@ -345,7 +325,8 @@ class SSHPool:
             raise AuthError(
                 f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}.{fix}"
             ) from None
-        return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
+        channels = asyncio.Semaphore(self._channels_per_connection)
+        return _Link(conn, client, channels, SessionCount(channels))
 
 
 def _reason(exc: BaseException) -> str:

@@ -44,8 +44,8 @@ CLEANUP_WAIT_S = 3.0
 SESSION_OPEN_ATTEMPTS = 6
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
 Opened = TypeVar("Opened")
-# asked when a session open is still refused after the retries: True when it freed one of the
-# connection's sessions (the pool's, tools/ssh/pool.py), so that the open is worth one more try
+# asked when a session open is still refused after the retries: True once one of the
+# connection's sessions is free (tools/ssh/pool.py), so that the open is worth another try
 FreeSession = Callable[[], Awaitable[bool]]
 MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -173,22 +173,23 @@ async def _open_session(
 ) -> asyncssh.SSHClientProcess[bytes]:
     """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
     after its channel closes, so a burst can briefly hit MaxSessions. Still refused, it is tried
-    once more where `free_session` freed one. The command has not started when an open fails,
-    so retrying the open never runs it twice."""
+    again each time `free_session` says one of the connection's sessions is free. The command
+    has not started when an open fails, so retrying the open never runs it twice."""
     import asyncssh
 
     def open_channel() -> Awaitable[asyncssh.SSHClientProcess[bytes]]:
         return conn.create_process(wrapped, stdin=asyncssh.DEVNULL, encoding=None)
 
-    try:
-        return await _retried(open_channel, host)
-    except asyncssh.ChannelOpenError as exc:
-        if exc.code != asyncssh.OPEN_CONNECT_FAILED or not (free_session and await free_session()):
-            raise
-    return await _retried(open_channel, host)
+    while True:
+        try:
+            return await retried_open(open_channel, host)
+        except asyncssh.ChannelOpenError as exc:
+            refused = exc.code == asyncssh.OPEN_CONNECT_FAILED
+            if not (refused and free_session and await free_session()):
+                raise
 
 
-async def _retried(open_channel: Callable[[], Awaitable[Opened]], host: str) -> Opened:
+async def retried_open(open_channel: Callable[[], Awaitable[Opened]], host: str) -> Opened:
     """`open_channel()`, tried SESSION_OPEN_ATTEMPTS times while sshd refuses it."""
     import asyncio
 
@@ -370,4 +371,4 @@ async def _kill_by_marker(
     except asyncssh.ChannelOpenError as exc:
         if exc.code != asyncssh.OPEN_CONNECT_FAILED or not (free_session and await free_session()):
             raise
-        await _retried(kill, host)
+        await retried_open(kill, host)

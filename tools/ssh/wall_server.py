@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import time
 from collections.abc import Mapping
@@ -33,6 +34,7 @@ from tools.ssh.remote_command import (
     TIMEOUT_EXIT_CODES,
     CappedBuffer,
     CommandResult,
+    retried_open,
     shell_script,
     stop_command,
 )
@@ -67,11 +69,14 @@ class WallServer:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def start(cls, conn: asyncssh.SSHClientConnection) -> WallServer | str:
+    async def start(cls, conn: asyncssh.SSHClientConnection, host: str) -> WallServer | str:
         """The server, running; or why it could not start (the helper's own refusal, or what
-        the channel printed)."""
+        the channel printed). Each pass's open is retried while sshd refuses it: on a host
+        allowing one session, the first pass's may not be free yet when the install pass opens."""
         for install in (False, True):
-            process = await conn.create_process(server_line(install=install), encoding=None)
+            line = server_line(install=install)
+            opening = functools.partial(conn.create_process, line, encoding=None)
+            process = await retried_open(opening, host)
             try:
                 first = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT_S)
             except TimeoutError:

@@ -146,6 +146,22 @@ async def test_a_plain_command_after_a_walled_read_gets_a_session(scarce_host: S
         assert (await pool.run("scarce", "echo plain")).stdout == "plain\n"
 
 
+async def test_more_commands_at_once_than_sessions_wait_for_one_and_all_run(
+    scarce_host: ScarceHost,
+) -> None:
+    """Five commands at once on one connection that allows one or two sessions: each runs in
+    turn, none is refused (before, a command still waiting after the few quick retries of its
+    open, about a second, failed)."""
+    async with SSHPool(scarce_host.inventory()) as pool:
+        assert (await pool.run("scarce", "true", wall=WALL)).walled
+        results = await asyncio.gather(
+            *(pool.run("scarce", f"sleep 1.5; echo {n}") for n in range(3)),
+            *(pool.run("scarce", f"echo walled {n}", wall=WALL) for n in range(2)),
+        )
+    assert [r.stdout for r in results] == ["0\n", "1\n", "2\n", "walled 0\n", "walled 1\n"]
+    assert all(r.walled for r in results[3:])
+
+
 async def test_walled_calls_running_on_the_server_finish_before_it_gives_way(
     scarce_host: ScarceHost,
 ) -> None:
