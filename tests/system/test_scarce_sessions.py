@@ -30,8 +30,9 @@ from tests.support.sshd import (
     wait_until_listening,
     write_sshd_config,
 )
-from tests.support.waiting import until
+from tests.support.waiting import WAIT_S, until
 from tools.ssh import Inventory, SSHPool
+from tools.ssh.scarce_sessions import SessionCount
 from tools.wall import WallSpec
 from tools.wall.host_landlock import landlock_abi
 
@@ -193,3 +194,19 @@ async def test_a_cancelled_command_is_ended_on_the_host_after_a_walled_read(
         with pytest.raises(asyncio.CancelledError):
             await call
         await until(lambda: not sleepers(seconds), "both sleeps to end")
+
+
+async def test_waiters_do_not_wait_for_each_other() -> None:
+    """Two refused calls and nothing else running on the connection (a session held by
+    something the pool does not count): neither waits for the other; both give up and say
+    the host refused."""
+    count = SessionCount(asyncio.Semaphore(8))
+    answers: list[bool] = []
+
+    async def refused_call() -> None:
+        async with count.held():
+            await asyncio.sleep(0)  # both hold a slot before either is refused
+            answers.append(await count.another_ended())
+
+    await asyncio.wait_for(asyncio.gather(refused_call(), refused_call()), WAIT_S)
+    assert sorted(answers) == [False, True]  # the second gives up; the first then hears it end

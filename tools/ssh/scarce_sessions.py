@@ -34,6 +34,7 @@ class SessionCount:
     def __init__(self, channels: asyncio.Semaphore) -> None:
         self._channels = channels
         self._running = 0
+        self._waiting = 0  # of those, the ones waiting in another_ended (they hold no session)
         self._ended = asyncio.Condition()
 
     @contextlib.asynccontextmanager
@@ -49,12 +50,17 @@ class SessionCount:
                     self._ended.notify_all()
 
     async def another_ended(self) -> bool:
-        """Wait until another command holding a session ends; False at once where the caller
-        (counted in held()) is the only one."""
+        """Wait until another command on the connection ends; False at once where none but the
+        caller (counted in held()) and other waiters is running: waiting for waiters would
+        never end."""
         async with self._ended:
-            if self._running <= 1:
+            if self._running - self._waiting <= 1:
                 return False
-            await self._ended.wait()
+            self._waiting += 1
+            try:
+                await self._ended.wait()
+            finally:
+                self._waiting -= 1
             return True
 
 
