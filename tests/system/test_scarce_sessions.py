@@ -178,7 +178,6 @@ async def test_walled_calls_running_on_the_server_finish_before_it_gives_way(
     assert (plain.exit_status, plain.stdout) == (0, "plain\n")
 
 
-@pytest.mark.parametrize("scarce_host", [2], ids=["MaxSessions-2"], indirect=True)
 async def test_a_cancelled_command_is_ended_on_the_host_after_a_walled_read(
     scarce_host: ScarceHost,
 ) -> None:

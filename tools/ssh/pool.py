@@ -60,7 +60,7 @@ from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
-from tools.ssh.remote_command import CommandResult, run_remote
+from tools.ssh.remote_command import CommandResult, SessionShortage, run_remote
 from tools.ssh.scarce_sessions import SessionCount, session_refused
 from tools.ssh.wall_server import WallServer
 from tools.wall.command import WallSpec, split_sudo
@@ -192,7 +192,10 @@ class SSHPool:
                     cwd=cwd,
                     env=env,
                     on_stuck_channel=link.mark_dirty,
-                    free_session=functools.partial(session_refused, link, host),
+                    shortage=SessionShortage(
+                        functools.partial(session_refused, link, host),
+                        functools.partial(self._run_on_a_connection_of_its_own, host),
+                    ),
                     shell=shell,
                     wall=wall,
                 )
@@ -234,6 +237,21 @@ class SSHPool:
                 return None
             link.wall_server = started
             return started
+
+    async def _run_on_a_connection_of_its_own(self, host: str, command: str) -> None:
+        """Best effort: `command` on a new connection to `host`, closed after it. For the
+        clean-up of a cancelled command on a host that allows one session per connection:
+        the command still holds the pooled connection's only one."""
+        spec = self.inventory.get(host)
+        try:
+            link = await self._connect(spec, await self._jump_connection(spec))
+        except SSHError as exc:
+            log.warning("ssh.cleanup_connection_failed", host=host, error=str(exc))
+            return
+        try:
+            await asyncio.wait_for(link.conn.run(command, stdin=asyncssh.DEVNULL), CLOSE_WAIT_S)
+        finally:
+            link.conn.close()
 
     async def connection(self, host: str) -> asyncssh.SSHClientConnection:
         """The pooled connection to `host`, opened (through its jump host) if needed."""

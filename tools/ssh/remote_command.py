@@ -44,9 +44,6 @@ CLEANUP_WAIT_S = 3.0
 SESSION_OPEN_ATTEMPTS = 6
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
 Opened = TypeVar("Opened")
-# asked when a session open is still refused after the retries: True once one of the
-# connection's sessions is free (tools/ssh/pool.py), so that the open is worth another try
-FreeSession = Callable[[], Awaitable[bool]]
 MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -57,6 +54,17 @@ def _log() -> Any:
     import structlog
 
     return structlog.get_logger()
+
+
+@dataclass(frozen=True)
+class SessionShortage:
+    """What the caller can do when sshd still refuses a session after the retries (a host
+    whose MaxSessions is lower than the pool's channels: tools/ssh/scarce_sessions.py)."""
+
+    # True once one of the connection's sessions may be free: the open is worth another try
+    free_one: Callable[[], Awaitable[bool]]
+    # runs a clean-up command on a connection of its own (sshd counts sessions per connection)
+    run_elsewhere: Callable[[str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -169,11 +177,11 @@ async def _drain(stream: asyncssh.SSHReader[bytes], buffer: CappedBuffer) -> Non
 
 
 async def _open_session(
-    conn: asyncssh.SSHClientConnection, host: str, wrapped: str, free_session: FreeSession | None
+    conn: asyncssh.SSHClientConnection, host: str, wrapped: str, shortage: SessionShortage | None
 ) -> asyncssh.SSHClientProcess[bytes]:
     """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
     after its channel closes, so a burst can briefly hit MaxSessions. Still refused, it is tried
-    again each time `free_session` says one of the connection's sessions is free. The command
+    again each time the `shortage` hook says one of the connection's sessions is free. The command
     has not started when an open fails, so retrying the open never runs it twice."""
     import asyncssh
 
@@ -185,7 +193,7 @@ async def _open_session(
             return await retried_open(open_channel, host)
         except asyncssh.ChannelOpenError as exc:
             refused = exc.code == asyncssh.OPEN_CONNECT_FAILED
-            if not (refused and free_session and await free_session()):
+            if not (refused and shortage and await shortage.free_one()):
                 raise
 
 
@@ -225,7 +233,7 @@ async def run_remote(
     env: Mapping[str, str] | None = None,
     output_cap: int = OUTPUT_CAP_BYTES,
     on_stuck_channel: Callable[[], None] | None = None,
-    free_session: FreeSession | None = None,
+    shortage: SessionShortage | None = None,
     shell: bool = True,
     wall: WallSpec | None = None,
 ) -> CommandResult:
@@ -236,9 +244,9 @@ async def run_remote(
     once = functools.partial(
         _run_once, conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel
     )
-    result = await once(free_session, shell, wall, False)
+    result = await once(shortage, shell, wall, False)
     if wall is not None and helper_missing(result.exit_status, result.stdout):
-        result = await once(free_session, shell, wall, True)
+        result = await once(shortage, shell, wall, True)
     return result
 
 
@@ -251,7 +259,7 @@ async def _run_once(
     env: Mapping[str, str] | None,
     output_cap: int,
     on_stuck_channel: Callable[[], None] | None,
-    free_session: FreeSession | None,
+    shortage: SessionShortage | None,
     shell: bool,
     wall: WallSpec | None,
     install_wall: bool,
@@ -271,7 +279,7 @@ async def _run_once(
     )
     stdout, stderr = CappedBuffer(output_cap), CappedBuffer(output_cap)
     started = time.monotonic()
-    proc = await _open_session(conn, host, wrapped, free_session)
+    proc = await _open_session(conn, host, wrapped, shortage)
     try:
         await asyncio.wait_for(_collect(proc, stdout, stderr), timeout + LOCAL_GRACE_S)
         exit_status = proc.exit_status
@@ -284,10 +292,10 @@ async def _run_once(
                 refused = "the wall helper could not be installed on the host"
     except TimeoutError:
         _log().warning("ssh.command_local_timeout", host=host, timeout=timeout)
-        await _stop(conn, proc, marker, host, on_stuck_channel, free_session)
+        await _stop(conn, proc, marker, host, on_stuck_channel, shortage)
         exit_status, timed_out, refused = None, True, None
     except BaseException:
-        await _stop(conn, proc, marker, host, on_stuck_channel, free_session)
+        await _stop(conn, proc, marker, host, on_stuck_channel, shortage)
         raise
     return CommandResult(
         host=host,
@@ -331,7 +339,7 @@ async def _stop(
     marker: str,
     host: str,
     on_stuck_channel: Callable[[], None] | None,
-    free_session: FreeSession | None,
+    shortage: SessionShortage | None,
 ) -> None:
     """Best effort: kill the run's whole session on the host, then close the channel."""
     import asyncio
@@ -339,7 +347,7 @@ async def _stop(
     import asyncssh
 
     try:
-        await _kill_by_marker(conn, marker, host, free_session)
+        await _kill_by_marker(conn, marker, host, shortage)
     except (OSError, asyncssh.Error, TimeoutError) as exc:
         _log().warning("ssh.remote_kill_failed", host=host, error=str(exc))
     proc.close()
@@ -352,11 +360,12 @@ async def _stop(
 
 
 async def _kill_by_marker(
-    conn: asyncssh.SSHClientConnection, marker: str, host: str, free_session: FreeSession | None
+    conn: asyncssh.SSHClientConnection, marker: str, host: str, shortage: SessionShortage | None
 ) -> None:
     """stop_command on a session of its own: the run still holds its session, so on a host
-    that allows few per connection this one may be refused; where `free_session` frees one,
-    it is tried again (as _open_session does)."""
+    that allows few per connection this one may be refused. Where the `shortage` hook frees
+    one, it is tried again (as _open_session does); where none can be freed (the run holds
+    the only one), it runs on a connection of its own."""
     import asyncio
 
     import asyncssh
@@ -369,6 +378,9 @@ async def _kill_by_marker(
     try:
         await kill()
     except asyncssh.ChannelOpenError as exc:
-        if exc.code != asyncssh.OPEN_CONNECT_FAILED or not (free_session and await free_session()):
+        if exc.code != asyncssh.OPEN_CONNECT_FAILED or shortage is None:
             raise
-        await retried_open(kill, host)
+        if await shortage.free_one():
+            await retried_open(kill, host)
+        else:
+            await shortage.run_elsewhere(stop_command(marker))
