@@ -7,7 +7,11 @@ that owns it or hands it to nmc_do_cmd, walked from nmcli.c's `nmcli_cmds`.
 ip, bridge (iproute2): PROGRAM/PROGRAM.c's `cmds[]`, and for each object the words its `do_*`
 function tests, in order, with `matches()` (any prefix) or `strcmp()` (the whole word); a test
 against a loop over a table of the object's own file (`matches(argv[0], cmds[i].name)`, as
-ip/tcp_metrics.c does) takes that table's names, in its order.
+ip/tcp_metrics.c does) takes that table's names, in its order. A verb whose block in the do_*
+function takes the next word and tests it again (`ip mptcp endpoint show`, `ip sr tunsrc set`)
+gets those words too, with the one run when none follows (the word whose branch calls the
+function the `argc == 0` branch calls, with the same arguments but the words'), or "" where
+none is run.
 
     python scripts/extract_verb_tables.py NETWORKMANAGER_GIT IPROUTE2_GIT [--check]
 
@@ -31,6 +35,14 @@ NMC_DO_CMD = re.compile(r"nmc_do_cmd\([^,]+,\s*(\w+)\s*,")
 C_FUNCTION = re.compile(r"^(?:[A-Za-z_][\w \t*]*[ \t*])?(\w+)\s*\([^;{}()]*\)\s*\{", re.M)
 IP_ENTRY = re.compile(r'\{\s*"([^"]+)"\s*,\s*(\w+)\s*\}')
 IPROUTE2_PROGRAMS = ("ip", "bridge")
+IP_BLOCK = re.compile(
+    r'\bif\s*\(\s*(?:matches|strcmp)\(\s*(?:\*argv|argv\[0\])\s*,\s*"([^"]+)"\s*\)\s*==\s*0\s*\)\s*\{'
+)
+IP_NO_WORD_CALL = re.compile(r"\bif\s*\(\s*argc\s*==\s*0\s*\)\s*return\s+(\w+)\(([^;]*)\);")
+IP_WORD_CALL = re.compile(
+    r'\bif\s*\(\s*(?:matches|strcmp)\(\s*\*argv\s*,\s*"([^"]+)"\s*\)\s*==\s*0\s*\)'
+    r"\s*return\s+(\w+)\(([^;]*)\);"
+)
 IP_WORD = re.compile(
     r'\b(matches|strcmp)\(\s*(?:\*argv|argv\[0\])\s*,\s*(?:"([^"]+)"|(\w+)\[\w+\]\.name)\s*\)'
 )
@@ -119,6 +131,78 @@ def file_table(source: str, name: str) -> list[str]:
     return [word for word, _ in IP_ENTRY.findall(table.group(1))] if table else []
 
 
+Subverbs = dict[str, dict[str, tuple[tuple[tuple[str, bool], ...], str]]]
+
+
+def ip_subverbs(repo: str, program: str = "ip") -> Subverbs:
+    """Per object, the verbs whose block takes the next word and tests it: {object: {verb:
+    (words in order with True for any prefix, the word run when none follows or "")}}."""
+    main_c = git(repo, "show", f"HEAD:{program}/{program}.c")
+    table = re.search(r"cmds\[\]\s*=\s*\{(.*?)\n\};", main_c, re.S)
+    entries = IP_ENTRY.findall(table.group(1)) if table else []
+    bodies: dict[str, str] = {}
+    for path in git(repo, "ls-tree", "--name-only", "HEAD", f"{program}/").split():
+        if path.endswith(".c"):
+            bodies.update(function_bodies(git(repo, "show", f"HEAD:{path}")))
+    found: Subverbs = {}
+    for name, func in entries:
+        body = bodies.get(func, "")
+        inner = body[body.find("{") + 1 : body.rfind("}")]
+        for block in IP_BLOCK.finditer(inner):
+            if _depth(inner[: block.start()]) != 0:
+                continue
+            text = _outer(inner[block.end() : _block_end(inner, block.end())])
+            if "NEXT_ARG" not in text:
+                continue
+            words: dict[str, bool] = {}
+            for kind, word, _ in IP_WORD.findall(text):
+                if word:
+                    words.setdefault(word, kind == "matches")
+            if words:
+                found.setdefault(name, {})[block.group(1)] = (tuple(words.items()), _default(text))
+    return found
+
+
+def _depth(text: str) -> int:
+    return text.count("{") - text.count("}")
+
+
+def _block_end(text: str, start: int) -> int:
+    """Where the block whose `{` ends just before `start` closes."""
+    depth = 1
+    for index in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    return len(text)
+
+
+def _outer(text: str) -> str:
+    """`text` without what its nested blocks hold: the tests made at its own level."""
+    kept, depth = [], 0
+    for char in text:
+        depth -= char == "}"
+        if depth == 0:
+            kept.append(char)
+        depth += char == "{"
+    return "".join(kept)
+
+
+def _default(block: str) -> str:
+    """The word whose branch does what the block does with no word left: the same function,
+    called with the same arguments apart from the words (0, NULL, argc…, argv…)."""
+
+    def call(function: str, arguments: str) -> tuple[str, tuple[str, ...]]:
+        kept = [a.strip() for a in arguments.split(",")]
+        return function, tuple(a for a in kept if not re.fullmatch(r"0|NULL|(argc|argv)(\W.*)?", a))
+
+    none = IP_NO_WORD_CALL.search(block)
+    if none is None:
+        return ""
+    wanted = call(none.group(1), none.group(2))
+    return next((word for word, f, a in IP_WORD_CALL.findall(block) if call(f, a) == wanted), "")
+
+
 def module_text(nm_repo: str, ip_repo: str) -> str:
     nm_commit = git(nm_repo, "rev-parse", "HEAD").strip()
     ip_commit = git(ip_repo, "rev-parse", "HEAD").strip()
@@ -133,7 +217,9 @@ def module_text(nm_repo: str, ip_repo: str) -> str:
         "NMCCommand tables; nmc_do_cmd takes the first entry matches() accepts, in\n"
         'src/libnmc-base/nm-client-utils.c). The key "" names the verb run when none is given.\n'
         f"ip and bridge: iproute2/iproute2@{ip_commit},\nip/ip.c and bridge/bridge.c cmds[] and "
-        "each object's do_* function (matches() in lib/utils.c: True;\nstrcmp(): False).\n"
+        "each object's do_* function (matches() in lib/utils.c: True;\nstrcmp(): False); "
+        "IPROUTE2_SUBVERBS: the words a verb's block tests next, and the one\nrun when none "
+        'follows ("": none).\n'
         '"""\n\n'
         "from __future__ import annotations\n\n"
         f'NMCLI_SOURCE = "https://github.com/NetworkManager/NetworkManager/tree/{nm_commit}"\n'
@@ -144,6 +230,9 @@ def module_text(nm_repo: str, ip_repo: str) -> str:
         f"{fmt({program: objects for program, (objects, _) in tables.items()})}\n)\n"
         "IPROUTE2_VERBS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = (\n"
         f"{fmt({program: verbs for program, (_, verbs) in tables.items()})}\n)\n"
+        "IPROUTE2_SUBVERBS: dict[str, dict[str, dict[str, tuple[tuple[tuple[str, bool], ...], "
+        "str]]]] = (\n"
+        f"{fmt({program: ip_subverbs(ip_repo, program) for program in IPROUTE2_PROGRAMS})}\n)\n"
         "# fmt: on\n"
     )
 

@@ -4,9 +4,10 @@ A call that runs without a human (the executor says so: `ctx.wall`) runs inside 
 each host (tools/wall/), with a scratch folder of its own and TCP only to the ports its words
 name on a loopback or inventory address. On a host known to have no wall, only exact read shapes
 stay read-only (tools/wall/narrow.py); anything else asks. The wall closes every Unix socket:
-docker reaches its daemon inside it through a read-only proxy (tools/wall/host_docker_proxy.py);
-another daemon's client (systemctl, nmcli) runs unasked only as an exact read shape, outside the
-wall (tools/wall/daemons.py); any other use asks.
+docker and the D-Bus clients (systemctl, nmcli, busctl) reach their daemon inside it through a
+read-only proxy (tools/wall/host_docker_proxy.py, host_dbus_proxy.py); another daemon's client
+(kubectl, crictl) runs unasked only as an exact read shape, outside the wall
+(tools/wall/daemons.py); any other use asks.
 
 Each distinct output gets one section in the text the model reads, naming its hosts, with the
 exit status (tools/ssh/sections.py); long output is cut to head and tail with the full text
@@ -30,14 +31,16 @@ from tools.ssh.remote_command import LOCAL_GRACE_S, CommandResult
 from tools.ssh.sections import output_digest, render_outcomes
 from tools.wall import HostWalls, WallSpec
 from tools.wall.daemons import (
+    PROXIED_CLIENTS,
     daemon_clients,
     docker_change_verb,
     outside_read,
     process_detail_reader,
     unproxied_client,
 )
+from tools.wall.dbus_clients import D_BUS_CLIENTS
 from tools.wall.denied import denied_line
-from tools.wall.limits import docker_proxy_reachable
+from tools.wall.limits import proxy_reachable
 from tools.wall.narrow import allowed_unwalled
 from tools.wall.network import needed_addresses, needed_ports
 
@@ -131,8 +134,9 @@ class SSHExec(Tool[SSHExecInput]):
             return RiskAssessment(
                 Risk.MUTATING,
                 f"{client} works through its daemon's socket, which the wall closes; only "
-                "docker through the wall's read-only proxy and exact daemon read shapes "
-                "(outside the wall) run unasked, so this asks",
+                "docker and D-Bus clients through the wall's read-only proxy for their "
+                "daemon and exact daemon read shapes (outside the wall) run unasked, so "
+                "this asks",
             )
         verb = docker_change_verb(params.command)
         if verb is not None:
@@ -141,14 +145,15 @@ class SSHExec(Tool[SSHExecInput]):
                 f"docker {verb} is no read: the wall's read-only docker proxy would refuse it, "
                 "so this asks",
             )
-        if "docker" in daemon_clients(params.command):
+        proxied = [name for name in daemon_clients(params.command) if name in PROXIED_CLIENTS]
+        if proxied:
             for host in params.targets():
                 state = self.walls.state(host)
-                if state is not None and state.walled and not docker_proxy_reachable(state.detail):
+                if state is not None and state.walled and not proxy_reachable(state.detail):
                     return RiskAssessment(
                         Risk.MUTATING,
-                        f"{host}'s wall cannot hold docker's read-only proxy (Landlock ABI < 4 "
-                        "and not root), so docker there asks",
+                        f"{host}'s wall cannot hold {proxied[0]}'s read-only proxy (Landlock "
+                        f"ABI < 4 and not root), so {proxied[0]} there asks",
                     )
         reader = process_detail_reader(params.command)
         if reader is not None and not self._outside_read(params):
@@ -215,7 +220,10 @@ class SSHExec(Tool[SSHExecInput]):
                 ports = needed_ports(params.command, pool.inventory.addresses())
                 addresses = needed_addresses(params.command, pool.inventory.address_book())
                 docker = "docker" in params.command  # reads its daemon through the proxy
-                wall = WallSpec(ports=ports, scratch=True, addresses=addresses, docker=docker)
+                dbus = any(name in params.command for name in D_BUS_CLIENTS)  # the bus, proxied
+                wall = WallSpec(
+                    ports=ports, scratch=True, addresses=addresses, docker=docker, dbus=dbus
+                )
             try:
                 result = await self._run_on(pool, host, params, wall)
                 if result.unwalled is None:

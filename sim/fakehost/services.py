@@ -4,17 +4,26 @@
 `inactive` (exit 3); a unit the host does not have is `Unit NAME.service not loaded.`, exit 5
 (systemd's systemctl(1), "Exit status"). Stopping earlyoom ends its process, so `pgrep -x
 earlyoom` (gpu_faults.py) finds nothing after it. `sync` has nothing to write back in the sim.
+
+Inside Scout's wall a real systemctl reaches the bus only through the wall's read-only D-Bus
+proxy (tools/wall/host_dbus_proxy.py; SCOUT_WALL names `dbus-read-proxy`, or `no-dbus-proxy`
+where the helper could bind no port, as here): `is-active` reads, and a start or stop is
+refused there, which systemctl prints as "Failed to stop UNIT.service: Access denied"; with
+no proxy asked for, the closed socket refuses the connection.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from .scout_wall import WALLED_ENV
 from .state import locked_state
 
 UNITS = ("earlyoom",)
+PROXY_PARTS = ("dbus-read-proxy", "no-dbus-proxy")  # the call asked for the D-Bus proxy
 
 
 def run_systemctl(args: list[str], state: dict[str, Any], host_dir: Path) -> int:
@@ -23,6 +32,13 @@ def run_systemctl(args: list[str], state: dict[str, Any], host_dir: Path) -> int
         sys.stderr.write("Too few arguments.\n")
         return 1
     verb, unit = words[0], words[1].removesuffix(".service")
+    if os.environ.get(WALLED_ENV) == "1":
+        if not set(PROXY_PARTS) & set(os.environ.get("SCOUT_WALL", "").split(",")):
+            sys.stderr.write("Failed to connect to bus: Operation not permitted\n")
+            return 1
+        if verb in ("stop", "start", "restart"):
+            sys.stderr.write(f"Failed to {verb} {unit}.service: Access denied\n")
+            return 1
     if verb == "is-active":
         running = unit in UNITS and bool(state.get(unit))
         print("active" if running else "inactive")

@@ -13,12 +13,19 @@ import pytest
 
 from agent.safety.shell.abbreviations import (
     iproute2_object,
+    iproute2_subverb,
     iproute2_verb,
     nmcli_expand,
     nmcli_path,
 )
 from agent.safety.shell.judge import judge_shell
-from agent.safety.shell.verb_tables import IPROUTE2_OBJECTS, IPROUTE2_VERBS, NMCLI_COMMANDS
+from agent.safety.shell.rules_network import IP_READ_ACTIONS
+from agent.safety.shell.verb_tables import (
+    IPROUTE2_OBJECTS,
+    IPROUTE2_SUBVERBS,
+    IPROUTE2_VERBS,
+    NMCLI_COMMANDS,
+)
 from tools.risk.assessment import Risk
 
 Tree = Mapping[str, object]
@@ -60,6 +67,21 @@ IPROUTE2_CASES = [
     for obj in objects
     for verb, _ in IPROUTE2_VERBS[program][obj]
     if iproute2_verb(program, obj, verb) == verb  # strcmp aliases (`chg`) also: whole word
+]
+IPROUTE2_SUBVERB_CASES = [
+    (program, obj, verb, sub)
+    for program, objects in IPROUTE2_SUBVERBS.items()
+    for obj, verbs in objects.items()
+    for verb, (subs, _) in verbs.items()
+    for sub, _ in subs
+    if program == "ip"  # bridge's do_* functions test no word twice
+]
+IPROUTE2_SUBVERB_DEFAULTS = [
+    (program, obj, verb, default)
+    for program, objects in IPROUTE2_SUBVERBS.items()
+    for obj, verbs in objects.items()
+    for verb, (_, default) in verbs.items()
+    if program == "ip"
 ]
 IPROUTE2_PROGRAM_OBJECTS = [(p, obj) for p, objects in IPROUTE2_OBJECTS.items() for obj in objects]
 
@@ -126,6 +148,12 @@ def test_iproute2_takes_the_first_test_a_word_passes(program: str, obj: str) -> 
         ("ip tcp_metrics", Risk.READ_ONLY),  # no verb: list
         ("ip tcpm r 10.0.0.1", Risk.DESTRUCTIVE),  # remove
         ("ip tcp_metrics f all", Risk.DESTRUCTIVE),  # flush
+        ("ip mptcp endpoint show id 1", Risk.READ_ONLY),  # ipmptcp.c: the block tests again
+        ("ip -j mptcp endpoint", Risk.READ_ONLY),  # argc == 0: mptcp_addr_show
+        ("ip mptcp limits", Risk.READ_ONLY),  # argc == 0: GET_LIMITS
+        ("ip mptcp l s subflows 2", Risk.MUTATING),  # limits set, before show
+        ("ip mptcp e f", Risk.DESTRUCTIVE),  # endpoint flush
+        ("ip mptcp monitor", Risk.READ_ONLY),  # mptcp_monitor only listens
         ("bridge m", Risk.READ_ONLY),  # mdb show, not monitor
         ("bridge f a 00:11:22:33:44:55 dev eth0", Risk.MUTATING),  # fdb add
         ("bridge v s", Risk.READ_ONLY),  # vlan show
@@ -133,3 +161,33 @@ def test_iproute2_takes_the_first_test_a_word_passes(program: str, obj: str) -> 
 )
 def test_named_abbreviations_expand_as_the_programs_do(command: str, risk: Risk) -> None:
     assert judge_shell(command).risk == risk, judge_shell(command).reason
+
+
+@pytest.mark.parametrize(("program", "obj", "verb", "sub"), IPROUTE2_SUBVERB_CASES, ids=" ".join)
+def test_a_verb_that_tests_the_next_word_is_judged_by_that_word(
+    program: str, obj: str, verb: str, sub: str
+) -> None:
+    """`ip mptcp endpoint show` reads and `ip mptcp endpoint flush` removes: the word after
+    the verb decides, as the verb's block in ip's source tests it, abbreviated or not."""
+    short_verb = shortest(verb, lambda w: iproute2_verb(program, obj, w)) or verb
+    short_sub = shortest(sub, lambda w: iproute2_subverb(program, obj, verb, w)) or sub
+    full = judge_shell(f"{program} {obj} {verb} {sub} id 1")
+    cut = judge_shell(f"{program} -j {obj} {short_verb} {short_sub} id 1")
+    assert cut.risk == full.risk, (cut.reason, full.reason)
+    assert (full.risk == Risk.READ_ONLY) == (sub in IP_READ_ACTIONS), full.reason
+    assert f"'{program} {obj} {verb} {sub}'" in full.reason
+
+
+@pytest.mark.parametrize(
+    ("program", "obj", "verb", "default"), IPROUTE2_SUBVERB_DEFAULTS, ids=" ".join
+)
+def test_with_no_word_after_the_verb_the_block_runs_its_own_default(
+    program: str, obj: str, verb: str, default: str
+) -> None:
+    """`ip mptcp endpoint` shows (the block's `argc == 0` branch); where a block runs nothing
+    without a word (`ip sr tunsrc`: ip stops with an error) the gate does not call it a read."""
+    alone = judge_shell(f"{program} {obj} {verb}")
+    if default:
+        assert alone.risk == judge_shell(f"{program} {obj} {verb} {default}").risk
+    else:
+        assert alone.risk != Risk.READ_ONLY, alone.reason

@@ -130,3 +130,62 @@ def test_a_loop_over_the_files_own_table_takes_its_names_in_place(tmp_path: Path
     git_dir = repo(tmp_path, {"ip/ip.c": IP_C, "ip/iplink.c": IPLINK_C, "ip/ipl2tp.c": IPL2TP_C})
     _, verbs = load_script().ip_tables(git_dir, "ip")
     assert verbs["l2tp"] == (("add", True), ("list", True), ("flush", True), ("help", True))
+
+
+IPMPTCP_C = """
+int do_mptcp(int argc, char **argv)
+{
+	if (matches(*argv, "help") == 0)
+		usage();
+	if (matches(*argv, "endpoint") == 0) {
+		NEXT_ARG_FWD();
+		if (argc == 0)
+			return addr_show(0, NULL);
+		if (matches(*argv, "add") == 0)
+			return addr_modify(argc-1, argv+1, CMD_ADD);
+		if (matches(*argv, "show") == 0)
+			return addr_show(argc-1, argv+1);
+		goto unknown;
+	}
+	if (matches(*argv, "limits") == 0) {
+		NEXT_ARG();
+		if (matches(*argv, "set") == 0) {
+			NEXT_ARG();
+			if (strcmp(*argv, "sha1") == 0)
+				alg = 1;
+		} else if (strcmp(*argv, "show") == 0) {
+			cmd = GET;
+		}
+	}
+	while (argc > 0) {
+		if (matches(*argv, "dev") == 0) {
+			NEXT_ARG();
+			if (matches(*argv, "any") == 0)
+				any = 1;
+		}
+	}
+	if (matches(*argv, "monitor") == 0) {
+		NEXT_ARG_FWD();
+		return monitor();
+	}
+unknown:
+	return -1;
+}
+"""
+IP_MPTCP_C = IP_C.replace('{ "l2tp",	do_ipl2tp },', '{ "mptcp",	do_mptcp },')
+
+
+def test_a_verb_whose_block_tests_the_next_word_gets_those_words_and_its_default(
+    tmp_path: Path,
+) -> None:
+    """ip/ipmptcp.c: `endpoint` and `limits` test the next word in their own blocks; only the
+    block's own level counts (not `sha1` inside `set`, not a loop's `dev`), and the default is
+    the word whose branch calls what `argc == 0` calls, words aside."""
+    files = {"ip/ip.c": IP_MPTCP_C, "ip/iplink.c": IPLINK_C, "ip/ipmptcp.c": IPMPTCP_C}
+    subverbs = load_script().ip_subverbs(repo(tmp_path, files), "ip")
+    assert subverbs == {
+        "mptcp": {
+            "endpoint": ((("add", True), ("show", True)), "show"),
+            "limits": ((("set", True), ("show", False)), ""),
+        }
+    }

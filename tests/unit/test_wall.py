@@ -172,14 +172,15 @@ def test_a_read_reaches_only_the_inventory_addresses_it_names() -> None:
     [
         ("docker ps --format '{{.Names}} {{.Status}}'", "docker", False),  # walled, proxied
         ("timeout 20 docker stats --no-stream --format '{{json .}}'", "docker", False),
-        ("systemctl status nvidia-persistenced", "systemctl", True),
+        ("systemctl status nvidia-persistenced", "systemctl", False),  # walled, proxied
         ("docker ps; docker rm -f x", "docker", False),
         ("ss -tlnp", None, True),
         ("ss -K dst 10.0.0.5", None, False),
         ("fuser -k /dev/nvidia0", None, False),
         ("kubectl get pods -A", "kubectl", True),
         ("kubectl delete pod x", "kubectl", False),
-        ("nmcli connection show", "nmcli", True),
+        ("nmcli connection show", "nmcli", False),  # walled, proxied
+        ("journalctl -u docker --no-pager -n 50", "journalctl", True),  # files, no bus
         ("nmcli con up eth0", "nmcli", False),
         ("curl --unix-socket /var/run/docker.sock http://x/containers/json", None, False),
         ("FOO=1 /usr/bin/systemctl stop x", "systemctl", False),
@@ -209,8 +210,9 @@ def test_daemon_clients_are_found_and_only_exact_reads_pass(
         ("docker --context=remote ps", "docker"),
         ("DOCKER_HOST=tcp://127.0.0.1:2375 docker ps", "docker"),
         ("export DOCKER_CONTEXT=x; docker ps", "docker"),
-        ("docker ps; systemctl status x", "systemctl"),
-        ("nmcli device", "nmcli"),
+        ("docker ps; systemctl status x", None),
+        ("nmcli device", None),
+        ("docker ps; kubectl get pods", "kubectl"),
         ("grep docker /etc/group", None),
     ],
 )

@@ -19,7 +19,8 @@ tests/system/test_ssh_pool_scale_real_sshd.py):
 - commands: at most `channels_per_connection` (8) sessions per connection at once, below
   OpenSSH's default MaxSessions 10 so that the cancel clean-up (`pkill`, one more session) and
   another client still fit; further commands wait their turn (FIFO). A refused session open
-  (a host with a lower MaxSessions) is retried a few times, never the command.
+  (a host with a lower MaxSessions) is retried a few times, never the command, then waits
+  for a session of ours to end (tools/ssh/scarce_sessions.py).
 - memory and descriptors: one socket per directly reached host, none per tunnelled host; output
   is capped per command (OUTPUT_CAP_BYTES in tools/ssh/remote_command.py).
 
@@ -29,6 +30,7 @@ Logging in is as the operator's own ssh does it (tools/ssh/login.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import secrets
 import socket
@@ -58,7 +60,8 @@ from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
-from tools.ssh.remote_command import CommandResult, run_remote
+from tools.ssh.remote_command import CommandResult, SessionShortage, run_remote
+from tools.ssh.scarce_sessions import SessionCount, session_refused
 from tools.ssh.wall_server import WallServer
 from tools.wall.command import WallSpec, split_sudo
 
@@ -100,6 +103,7 @@ class _Link:
     conn: asyncssh.SSHClientConnection
     client: _ScoutClient
     channels: asyncio.Semaphore
+    sessions: SessionCount
     dirty: bool = False
     # the wall's fork-server on this connection (tools/ssh/wall_server.py), once started; or
     # why it cannot start here (walled calls then start the helper each)
@@ -179,7 +183,7 @@ class SSHPool:
                 return await server.run(
                     host, command, timeout=timeout, cwd=cwd, env=env, wall=wall, marker=marker
                 )
-            async with link.channels:
+            async with link.sessions.held():
                 return await run_remote(
                     link.conn,
                     host,
@@ -188,6 +192,10 @@ class SSHPool:
                     cwd=cwd,
                     env=env,
                     on_stuck_channel=link.mark_dirty,
+                    shortage=SessionShortage(
+                        functools.partial(session_refused, link, host),
+                        functools.partial(self._run_on_a_connection_of_its_own, host),
+                    ),
                     shell=shell,
                     wall=wall,
                 )
@@ -227,7 +235,7 @@ class SSHPool:
                 return None
             await link.channels.acquire()  # the server's channel keeps one session for good
             try:
-                started = await WallServer.start(link.conn)
+                started = await WallServer.start(link.conn, host)
             except asyncssh.ChannelOpenError as exc:  # sessions full for now: per call, this time
                 link.channels.release()
                 log.info("ssh.wall_server_not_started", host=host, reason=exc.reason)
@@ -239,6 +247,21 @@ class SSHPool:
                 return None
             link.wall_server = started
             return started
+
+    async def _run_on_a_connection_of_its_own(self, host: str, command: str) -> None:
+        """Best effort: `command` on a new connection to `host`, closed after it. For the
+        clean-up of a cancelled command on a host that allows one session per connection:
+        the command still holds the pooled connection's only one."""
+        spec = self.inventory.get(host)
+        try:
+            link = await self._connect(spec, await self._jump_connection(spec))
+        except SSHError as exc:
+            log.warning("ssh.cleanup_connection_failed", host=host, error=str(exc))
+            return
+        try:
+            await asyncio.wait_for(link.conn.run(command, stdin=asyncssh.DEVNULL), CLOSE_WAIT_S)
+        finally:
+            link.conn.close()
 
     async def connection(self, host: str) -> asyncssh.SSHClientConnection:
         """The pooled connection to `host`, opened (through its jump host) if needed."""
@@ -330,7 +353,8 @@ class SSHPool:
             raise AuthError(
                 f"cannot use identity file {spec.identity_file} for {spec.name}: {exc}.{fix}"
             ) from None
-        return _Link(conn, client, asyncio.Semaphore(self._channels_per_connection))
+        channels = asyncio.Semaphore(self._channels_per_connection)
+        return _Link(conn, client, channels, SessionCount(channels))
 
 
 def _reason(exc: BaseException) -> str:

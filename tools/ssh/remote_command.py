@@ -19,14 +19,15 @@ fewer, which is most of what a short read costs the host.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import secrets
 import shlex
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tools.wall.command import WallSpec, helper_missing, split_sudo, unwalled_reason, walled_line
 
@@ -42,6 +43,7 @@ LOCAL_GRACE_S = 10.0
 CLEANUP_WAIT_S = 3.0
 SESSION_OPEN_ATTEMPTS = 6
 TIMEOUT_EXIT_CODES = frozenset({124, 137})
+Opened = TypeVar("Opened")
 MARKER_ENV = "SCOUT_RUN"  # a run's marker, inherited by everything it starts (jobs drop it)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -52,6 +54,17 @@ def _log() -> Any:
     import structlog
 
     return structlog.get_logger()
+
+
+@dataclass(frozen=True)
+class SessionShortage:
+    """What the caller can do when sshd still refuses a session after the retries (a host
+    whose MaxSessions is lower than the pool's channels: tools/ssh/scarce_sessions.py)."""
+
+    # True once one of the connection's sessions may be free: the open is worth another try
+    free_one: Callable[[], Awaitable[bool]]
+    # runs a clean-up command on a connection of its own (sshd counts sessions per connection)
+    run_elsewhere: Callable[[str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -164,18 +177,35 @@ async def _drain(stream: asyncssh.SSHReader[bytes], buffer: CappedBuffer) -> Non
 
 
 async def _open_session(
-    conn: asyncssh.SSHClientConnection, host: str, wrapped: str
+    conn: asyncssh.SSHClientConnection, host: str, wrapped: str, shortage: SessionShortage | None
 ) -> asyncssh.SSHClientProcess[bytes]:
     """Open the session, retrying a refused open: sshd frees a finished session's slot a moment
-    after its channel closes, so a burst can briefly hit MaxSessions. The command has not started
-    when an open fails, so retrying the open never runs it twice."""
+    after its channel closes, so a burst can briefly hit MaxSessions. Still refused, it is tried
+    again each time the `shortage` hook says one of the connection's sessions is free. The command
+    has not started when an open fails, so retrying the open never runs it twice."""
+    import asyncssh
+
+    def open_channel() -> Awaitable[asyncssh.SSHClientProcess[bytes]]:
+        return conn.create_process(wrapped, stdin=asyncssh.DEVNULL, encoding=None)
+
+    while True:
+        try:
+            return await retried_open(open_channel, host)
+        except asyncssh.ChannelOpenError as exc:
+            refused = exc.code == asyncssh.OPEN_CONNECT_FAILED
+            if not (refused and shortage and await shortage.free_one()):
+                raise
+
+
+async def retried_open(open_channel: Callable[[], Awaitable[Opened]], host: str) -> Opened:
+    """`open_channel()`, tried SESSION_OPEN_ATTEMPTS times while sshd refuses it."""
     import asyncio
 
     import asyncssh
 
     for attempt in range(SESSION_OPEN_ATTEMPTS):
         try:
-            return await conn.create_process(wrapped, stdin=asyncssh.DEVNULL, encoding=None)
+            return await open_channel()
         except asyncssh.ChannelOpenError as exc:
             if exc.code != asyncssh.OPEN_CONNECT_FAILED or attempt == SESSION_OPEN_ATTEMPTS - 1:
                 raise
@@ -203,6 +233,7 @@ async def run_remote(
     env: Mapping[str, str] | None = None,
     output_cap: int = OUTPUT_CAP_BYTES,
     on_stuck_channel: Callable[[], None] | None = None,
+    shortage: SessionShortage | None = None,
     shell: bool = True,
     wall: WallSpec | None = None,
 ) -> CommandResult:
@@ -210,13 +241,12 @@ async def run_remote(
 
     With `wall`, it runs inside the wall; where the host lacks the helper, the line stops
     before running anything and is sent again with the helper (the one repeat allowed)."""
-    result = await _run_once(
-        conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel, shell, wall, False
+    once = functools.partial(
+        _run_once, conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel
     )
+    result = await once(shortage, shell, wall, False)
     if wall is not None and helper_missing(result.exit_status, result.stdout):
-        result = await _run_once(
-            conn, host, command, timeout, cwd, env, output_cap, on_stuck_channel, shell, wall, True
-        )
+        result = await once(shortage, shell, wall, True)
     return result
 
 
@@ -229,6 +259,7 @@ async def _run_once(
     env: Mapping[str, str] | None,
     output_cap: int,
     on_stuck_channel: Callable[[], None] | None,
+    shortage: SessionShortage | None,
     shell: bool,
     wall: WallSpec | None,
     install_wall: bool,
@@ -248,7 +279,7 @@ async def _run_once(
     )
     stdout, stderr = CappedBuffer(output_cap), CappedBuffer(output_cap)
     started = time.monotonic()
-    proc = await _open_session(conn, host, wrapped)
+    proc = await _open_session(conn, host, wrapped, shortage)
     try:
         await asyncio.wait_for(_collect(proc, stdout, stderr), timeout + LOCAL_GRACE_S)
         exit_status = proc.exit_status
@@ -261,10 +292,10 @@ async def _run_once(
                 refused = "the wall helper could not be installed on the host"
     except TimeoutError:
         _log().warning("ssh.command_local_timeout", host=host, timeout=timeout)
-        await _stop(conn, proc, marker, host, on_stuck_channel)
+        await _stop(conn, proc, marker, host, on_stuck_channel, shortage)
         exit_status, timed_out, refused = None, True, None
     except BaseException:
-        await _stop(conn, proc, marker, host, on_stuck_channel)
+        await _stop(conn, proc, marker, host, on_stuck_channel, shortage)
         raise
     return CommandResult(
         host=host,
@@ -308,6 +339,7 @@ async def _stop(
     marker: str,
     host: str,
     on_stuck_channel: Callable[[], None] | None,
+    shortage: SessionShortage | None,
 ) -> None:
     """Best effort: kill the run's whole session on the host, then close the channel."""
     import asyncio
@@ -315,9 +347,7 @@ async def _stop(
     import asyncssh
 
     try:
-        await asyncio.wait_for(
-            conn.run(stop_command(marker), stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
-        )
+        await _kill_by_marker(conn, marker, host, shortage)
     except (OSError, asyncssh.Error, TimeoutError) as exc:
         _log().warning("ssh.remote_kill_failed", host=host, error=str(exc))
     proc.close()
@@ -327,3 +357,30 @@ async def _stop(
         _log().warning("ssh.channel_stuck", host=host)
         if on_stuck_channel is not None:
             on_stuck_channel()
+
+
+async def _kill_by_marker(
+    conn: asyncssh.SSHClientConnection, marker: str, host: str, shortage: SessionShortage | None
+) -> None:
+    """stop_command on a session of its own: the run still holds its session, so on a host
+    that allows few per connection this one may be refused. Where the `shortage` hook frees
+    one, it is tried again (as _open_session does); where none can be freed (the run holds
+    the only one), it runs on a connection of its own."""
+    import asyncio
+
+    import asyncssh
+
+    def kill() -> Awaitable[asyncssh.SSHCompletedProcess]:
+        return asyncio.wait_for(
+            conn.run(stop_command(marker), stdin=asyncssh.DEVNULL), CLEANUP_WAIT_S
+        )
+
+    try:
+        await kill()
+    except asyncssh.ChannelOpenError as exc:
+        if exc.code != asyncssh.OPEN_CONNECT_FAILED or shortage is None:
+            raise
+        if await shortage.free_one():
+            await retried_open(kill, host)
+        else:
+            await shortage.run_elsewhere(stop_command(marker))

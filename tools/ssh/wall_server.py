@@ -18,6 +18,8 @@ starts as root and go on using the per-call helper.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import itertools
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +34,7 @@ from tools.ssh.remote_command import (
     TIMEOUT_EXIT_CODES,
     CappedBuffer,
     CommandResult,
+    retried_open,
     shell_script,
     stop_command,
 )
@@ -147,11 +150,14 @@ class WallServer:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def start(cls, conn: asyncssh.SSHClientConnection) -> WallServer | str:
+    async def start(cls, conn: asyncssh.SSHClientConnection, host: str) -> WallServer | str:
         """The server, running; or why it could not start (the helper's own refusal, or what
-        the channel printed)."""
+        the channel printed). Each pass's open is retried while sshd refuses it: on a host
+        allowing one session, the first pass's may not be free yet when the install pass opens."""
         for install in (False, True):
-            process = await conn.create_process(server_line(install=install), encoding=None)
+            line = server_line(install=install)
+            opening = functools.partial(conn.create_process, line, encoding=None)
+            process = await retried_open(opening, host)
             try:
                 first = await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT_S)
             except TimeoutError:
@@ -159,6 +165,8 @@ class WallServer:
             if first == READY_LINE:
                 return cls(conn, process)
             process.close()
+            with contextlib.suppress(TimeoutError):  # a host allowing one session needs it back
+                await asyncio.wait_for(process.wait_closed(), CLEANUP_WAIT_S)
             said = first.decode("utf-8", "replace")
             if not (said.startswith(MISSING_MARK) and not install):
                 return unwalled_reason(199, said) or said.strip() or "the wall server did not start"
@@ -233,6 +241,20 @@ class WallServer:
     def close(self) -> None:
         """End the server's channel: the server then ends every call still running."""
         self._process.close()
+
+    async def stop(self) -> None:
+        """End the server once the calls running on it have ended, and return when its channel
+        has closed: its session on the host is free then (for a host whose sshd allows few
+        sessions per connection; the caller has already stopped sending calls here). Each call
+        ends by its own time limit, so this wait is bounded by theirs."""
+        running = [call.exit for call in self._calls.values() if not call.exit.done()]
+        if running:
+            await asyncio.wait(running)
+        self.close()
+        try:
+            await asyncio.wait_for(self._process.wait_closed(), CLEANUP_WAIT_S)
+        except TimeoutError:
+            log.warning("ssh.wall_server_stop_slow")
 
     def _send(self, number: int, kind: int, payload: bytes) -> None:
         if self.ended:

@@ -34,7 +34,8 @@ from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 
 HELPER_FILES = (
     "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py",
-    "host_docker_proxy.py", "host_docker_filter.py", "host_job_reader.py",
+    "host_docker_proxy.py", "host_docker_filter.py", "host_dbus_proxy.py", "host_dbus_filter.py",
+    "host_job_reader.py",
 )  # fmt: skip
 HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
 HELPER_HASH = hashlib.sha256(
@@ -61,7 +62,8 @@ _LAUNCH = (
 class WallSpec:
     """What a walled call may do beyond reading: connect to these TCP ports on loopback or
     these addresses, write a scratch folder of its own (TMPDIR, removed when it ends), and
-    with `docker` read the docker daemon through a read-only proxy (host_docker_proxy.py)."""
+    with `docker` read the docker daemon through a read-only proxy (host_docker_proxy.py),
+    with `dbus` the system bus through one (host_dbus_proxy.py)."""
 
     ports: tuple[int, ...] = ()
     scratch: bool = False
@@ -70,12 +72,14 @@ class WallSpec:
     # how tests show an older kernel's wall on this one. Scout itself never lowers it.
     max_abi: int | None = None
     docker: bool = False
+    dbus: bool = False
 
     def encoded(self) -> str:
         ports = ",".join(str(port) for port in self.ports)
         addresses = ",".join(self.addresses)
         spec = f"ports={ports} addrs={addresses} scratch={int(self.scratch)}"
         spec += " docker=1" if self.docker else ""
+        spec += " dbus=1" if self.dbus else ""
         return spec + (f" abi={self.max_abi}" if self.max_abi is not None else "")
 
 

@@ -2,17 +2,21 @@
 
 A client of a daemon (docker, systemctl, nmcli: limits.DAEMON_CLIENTS) reaches its daemon only
 through a socket (docker.sock, D-Bus, the API server), and the socket is the whole daemon's
-power: a POST to docker's socket is root. The wall closes every unix socket, so:
+power: a POST to docker's socket is root, a D-Bus call restarts a unit. The wall closes every
+unix socket, so:
 
-- docker reaches its daemon inside the wall through a read-only proxy the wall's helper starts
-  for the call (host_docker_proxy.py: GET/HEAD of listed read endpoints, no body, no upgrade):
-  a line whose daemon clients are all docker (PROXIED_CLIENTS), with no option or variable
-  that sends the client elsewhere (`-H`, `--context`, DOCKER_HOST=), runs walled unasked
+- docker and the D-Bus clients (dbus_clients.D_BUS_CLIENTS: systemctl, busctl, gdbus, nmcli,
+  timedatectl, ...) reach their daemon inside the wall through a read-only proxy the wall's
+  helper starts for the call (host_docker_proxy.py: GET/HEAD of listed read endpoints;
+  host_dbus_proxy.py: method calls on a read list): a line whose daemon clients are all
+  proxied (PROXIED_CLIENTS), with no option or variable that sends one elsewhere (`-H`,
+  `--context`, DOCKER_HOST=; `--user`, `-M`, `--address`, DBUS_*=), runs walled unasked
   whatever its verb, and anything but a read fails at the proxy;
 - other clients have no such filter: a command line that uses one runs unasked only when it
   is, whole, one of OUTSIDE_READ_SHAPES (a fixed read verb, fixed options, a `--format`
   template, which the client renders itself), and then outside the wall, as the probe pack's
-  daemon sections do: the shape is the filter that passes reads alone. Any other use asks.
+  daemon sections do: the shape is the filter that passes reads alone. journalctl is one:
+  it reads the journal's files, no bus. Any other use asks.
 
 Readers of other processes' details (`ss -p`, `lsof`, `fuser`, `netstat -p`) read
 /proc/PID/fd of processes outside the wall, which Landlock hides from a walled process without
@@ -25,6 +29,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from tools.wall.dbus_clients import D_BUS_CLIENTS, line_names_a_bus, sent_elsewhere
 from tools.wall.limits import DAEMON_CLIENTS
 
 _TEMPLATE = r"--format(=| )'[^']*'"
@@ -33,12 +38,7 @@ _OUT = r"( -o (wide|json|yaml|name))?"
 OUTSIDE_READ_SHAPES = tuple(
     re.compile(shape)
     for shape in (
-        rf"systemctl (status|is-active|is-enabled|show)( --no-pager| -n \d{{1,4}}| -p {_NAME})*"
-        rf"( {_NAME})+",
-        r"systemctl (--failed|list-units( --type=[a-z]+| --state=[a-z]+)*)( --no-pager)?",
         rf"journalctl( --no-pager| -n \d{{1,5}}| -u {_NAME}| -b( -?\d{{1,3}})?| -k)+",
-        r"(timedatectl|hostnamectl|loginctl)( status)?",
-        r"nmcli (general status|device( status)?|connection( show)?|device show [A-Za-z0-9_.:-]+)",
         r"crictl (ps|pods|images)( -a)?",
         rf"kubectl( -n {_NAME})? get [a-z.,]+( {_NAME})?( -A| --all-namespaces| -n {_NAME})*"
         rf"{_OUT}( -A| -n {_NAME})*",
@@ -51,7 +51,8 @@ OUTSIDE_READ_SHAPES = tuple(
         r"fuser -v /dev/nvidia\d{1,2}",
     )
 )
-PROXIED_CLIENTS = ("docker",)  # the wall's helper gives these a read-only proxy to their daemon
+# the wall's helper gives these a read-only proxy to their daemon
+PROXIED_CLIENTS = ("docker", *D_BUS_CLIENTS)
 # docker's global options that name another daemon than the proxy (docker(1): -H, --context)
 _ELSEWHERE = re.compile(r"(-H|--host|-c|--context)(=.*|\Z)|-H.+")
 _GLOBAL_WITH_VALUE = {"--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"}
@@ -92,17 +93,32 @@ def daemon_clients(command: str) -> list[str]:
 
 
 def unproxied_client(command: str) -> str | None:
-    """The first daemon client the line starts that the wall's read-only proxy does not
-    serve: one not in PROXIED_CLIENTS, or docker sent elsewhere (`-H`, `--context`, a
-    DOCKER_HOST or DOCKER_CONTEXT anywhere in the line); None when all reach the proxy."""
+    """The first daemon client the line starts that the wall's read-only proxies do not
+    serve: one not in PROXIED_CLIENTS, docker sent elsewhere (`-H`, `--context`, a
+    DOCKER_HOST or DOCKER_CONTEXT anywhere in the line), a D-Bus client sent to another bus
+    (dbus_clients.py); None when all reach a proxy."""
     words = _words(command)
     for index in _commands(words):
         name = _name(words[index])
         if name not in DAEMON_CLIENTS:
             continue
-        if name not in PROXIED_CLIENTS or _sent_elsewhere(words[index + 1 :]):
+        if name not in PROXIED_CLIENTS:
+            return name
+        if name == "docker" and _sent_elsewhere(words[index + 1 :]):
+            return name
+        if name in D_BUS_CLIENTS and (
+            line_names_a_bus(command) or sent_elsewhere(name, _own_words(words[index + 1 :]))
+        ):
             return name
     return "docker" if "DOCKER_HOST" in command or "DOCKER_CONTEXT" in command else None
+
+
+def _own_words(words: list[str]) -> list[str]:
+    """A command's words up to the next shell operator."""
+    for index, word in enumerate(words):
+        if word in _SEPARATORS:
+            return words[:index]
+    return words
 
 
 def docker_change_verb(command: str) -> str | None:

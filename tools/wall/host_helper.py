@@ -5,7 +5,8 @@ to a host once, into a folder named by their hash (tools/wall/command.py), and r
 
     python3 -I -S -c LAUNCH FOLDER run SPEC -- PROGRAM ARGS...
     (SPEC: `ports=P,Q addrs=A,B scratch=1 limit=SECONDS`, `docker=1` for a call that uses
-    docker, and `abi=N` to build an older kernel's wall)
+    docker, `dbus=1` for one that uses a D-Bus client, and `abi=N` to build an older
+    kernel's wall)
 
 (or `serve`: the fork-server of host_server.py, each of whose calls is a fork running `run`;
 or `read-jobs`: the job status read of host_job_reader.py, run as a walled call)
@@ -24,9 +25,10 @@ timeout). The wall, all or nothing:
   queue or key, IPv4/IPv6 only as TCP and only when ports are named;
 - the address filter (host_netfilter.py): with ports named, connects only to loopback and the
   named addresses (cgroup BPF; root);
-- docker (`docker=1`): its socket stays closed like every unix socket; the client reaches
-  the daemon through a read-only proxy started outside the wall for the call
-  (host_docker_proxy.py, host_docker_filter.py), on a loopback port added to its ports;
+- docker (`docker=1`) and D-Bus (`dbus=1`): their sockets stay closed like every unix
+  socket; the client reaches the daemon through a read-only proxy started outside the wall
+  for the call (host_docker_proxy.py and host_docker_filter.py; host_dbus_proxy.py and
+  host_dbus_filter.py), on a loopback port added to its ports;
 - a PID namespace (root): the command is its init, so nothing it starts outlives it and no
   signal reaches a process outside it, on any Landlock ABI. Without root the helper is the
   child subreaper: what the command leaves running is killed when it ends.
@@ -226,32 +228,42 @@ def isolate_processes() -> str:
     return "subreaper"
 
 
-def docker_proxy() -> ModuleType:
-    """host_docker_proxy, imported only by a call that uses docker (the others skip its cost)."""
+# spec key -> the proxy module a call with `KEY=1` gets (each a read-only door to one daemon)
+PROXIES = {"docker": "host_docker_proxy", "dbus": "host_dbus_proxy"}
+
+
+def proxy_module(name: str) -> ModuleType:
+    """A proxy's module, imported only by a call that uses it (the others skip its cost)."""
     if __package__:
-        from tools.wall import host_docker_proxy
-
-        return host_docker_proxy
-    return __import__("host_docker_proxy")
+        return __import__(f"{__package__}.{name}", fromlist=[name])
+    return __import__(name)
 
 
-def start_docker_proxy(ports: list[int], parts: list[str], abi: int) -> object:
-    """Docker's socket stays closed; the call's docker client reaches the daemon through a
-    read-only proxy (host_docker_proxy.py) on a loopback port added to the call's ports.
-    Where no TCP filter can hold that port (Landlock ABI < 4 and not root) there is no proxy:
-    the call stays walled and docker meets the closed socket."""
-    if abi < 4 and not effective_caps():
-        parts.append("no-docker-proxy")
-        return None
-    module = docker_proxy()
-    try:
-        proxy = module.start(*module.upstream_socket(os.environ))
-    except OSError:  # no loopback port here: docker meets the closed socket
-        parts.append("no-docker-proxy")
-        return None
-    ports.append(proxy.port)
-    parts.append("docker-read-proxy")
-    return proxy
+def start_proxies(
+    spec: dict[str, str], ports: list[int], parts: list[str], abi: int
+) -> list[tuple[ModuleType, object]]:
+    """Daemon sockets stay closed; a call whose spec asks for a proxy (`docker=1`, `dbus=1`)
+    reaches the daemon through a read-only one (host_docker_proxy.py, host_dbus_proxy.py) on
+    a loopback port added to the call's ports. Where no TCP filter can hold that port
+    (Landlock ABI < 4 and not root) there is no proxy: the call stays walled and the client
+    meets the closed socket. Returns (module, proxy) pairs."""
+    started: list[tuple[ModuleType, object]] = []
+    for key, name in PROXIES.items():
+        if spec.get(key) != "1":
+            continue
+        if abi < 4 and not effective_caps():
+            parts.append(f"no-{key}-proxy")
+            continue
+        module = proxy_module(name)
+        try:
+            proxy = module.start(*module.upstream_socket(os.environ))
+        except OSError:  # no loopback port here: the client meets the closed socket
+            parts.append(f"no-{key}-proxy")
+            continue
+        ports.append(proxy.port)
+        parts.append(f"{key}-read-proxy")
+        started.append((module, proxy))
+    return started
 
 
 def job_reader() -> ModuleType:
@@ -271,7 +283,7 @@ def run(spec_text: str, argv: list[str]) -> int:
     if abi < 1:
         raise Unwalled(NO_LANDLOCK)
     cgroup, parts = None, []
-    proxy = start_docker_proxy(ports, parts, abi) if spec.get("docker") == "1" else None
+    proxies = start_proxies(spec, ports, parts, abi)
     if ports and effective_caps():
         try:
             cgroup = host_netfilter.filtered_cgroup(addresses, ports)
@@ -281,7 +293,7 @@ def run(spec_text: str, argv: list[str]) -> int:
                 raise Unwalled(f"no TCP filter here ({exc.strerror})") from None
     elif ports and abi < 4:
         raise Unwalled("no TCP filter here (Landlock ABI < 4 and not root)")
-    scratch = make_scratch() if spec.get("scratch") == "1" or proxy else None
+    scratch = make_scratch() if spec.get("scratch") == "1" or proxies else None
     parts.append(isolate_processes())
     child = os.fork()
     if child == 0:
@@ -289,8 +301,9 @@ def run(spec_text: str, argv: list[str]) -> int:
             _libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
             if cgroup:
                 host_netfilter.join(cgroup)
-            if proxy and scratch:
-                docker_proxy().point_client(proxy, os.environ, scratch)
+            for module, proxy in proxies:
+                if scratch:
+                    module.point_client(proxy, os.environ, scratch)
             os.environ[WALL_ENV] = build_wall(abi, scratch, ports, parts)
             if scratch:
                 os.environ["TMPDIR"] = scratch
@@ -319,8 +332,8 @@ def run(spec_text: str, argv: list[str]) -> int:
         _signal.setitimer(ITIMER_REAL, float(spec["limit"]))
     _, status = os.waitpid(child, 0)
     _signal.setitimer(ITIMER_REAL, 0)
-    if proxy:
-        docker_proxy().stop(proxy)
+    for module, proxy in proxies:
+        module.stop(proxy)
     if "subreaper" in parts:
         end_leftovers()
     if cgroup:

@@ -70,6 +70,17 @@ MATRIX: dict[str, tuple[Mechanism, ...]] = {
     "d-bus": (
         Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no bus (system, session or abstract)"),
     ),
+    # The D-Bus door, as docker's: a call whose line uses a D-Bus client (systemctl, nmcli,
+    # busctl, ...) reaches the system bus through a proxy the helper starts outside the wall;
+    # where the wall cannot name its port, no proxy, and those clients ask.
+    "d-bus writes": (
+        Mechanism(
+            "read-only D-Bus proxy (host_dbus_proxy.py) on a loopback port only the call "
+            "names, serving only the helper's uid: only method calls on the services' read "
+            "lists reach the bus (host_dbus_filter.py); every other call gets AccessDenied; "
+            "no signal, no monitor, no file descriptor"
+        ),
+    ),
     "syslog": (Mechanism(f"{SECCOMP}: no socket(AF_UNIX), so no datagram to /dev/log"),),
     "abstract socket": (
         Mechanism(f"{SECCOMP}: no socket(AF_UNIX)"),
@@ -138,6 +149,8 @@ PROBED_BY = {
     "docker api writes": "tests/system/test_wall_docker_proxy.py::"
     "test_every_change_fails_at_the_proxy_and_the_engine_is_unchanged",
     "d-bus": _CHANNELS + "test_d_bus_is_closed",
+    "d-bus writes": "tests/system/test_wall_dbus_proxy.py::"
+    "test_reads_pass_and_every_change_is_refused_at_the_proxy",
     "syslog": _CHANNELS + "test_unix_sockets_are_closed",
     "abstract socket": _PER_ABI + "test_abstract_sockets_are_stopped",
     "netlink write": _SSHD + "test_root_cannot_change_a_link_or_a_sysctl",
@@ -155,9 +168,10 @@ PROBED_BY = {
 # Programs whose changes are ioctls on device nodes the wall must leave open for their reads
 # (root-only ioctls are stopped by the cut powers; the rest no kernel rule tells from a read).
 DEVICE_IOCTLS = ("nvidia-smi", "nvidia-settings", "dcgmi", "ibv_devinfo", "ibstat", "perftest")
-# Programs that only work through a daemon's socket, which the wall closes: docker's reach it
-# through the read-only proxy; the others' reads are exact shapes run outside the wall or asked
-# steps (tools/wall/daemons.py), or Scout's own probe runs them (tools/recon/probe.py).
+# Programs that only work through a daemon's socket, which the wall closes: docker's and the
+# D-Bus clients' reach it through a read-only proxy; the others' reads are exact shapes run
+# outside the wall or asked steps (tools/wall/daemons.py), or Scout's own probe runs them
+# (tools/recon/probe.py).
 DAEMON_CLIENTS = (
     "docker", "podman", "ctr", "nerdctl", "crictl", "kubectl", "systemctl", "journalctl",
     "loginctl", "hostnamectl", "timedatectl", "resolvectl", "networkctl", "busctl",
@@ -190,10 +204,11 @@ def described_coverage(said: str) -> list[Coverage]:
     return coverage(int(abi[1]) if abi else 1, root=root, cgroup2="address-filter" in said)
 
 
-def docker_proxy_reachable(said: str) -> bool:
-    """Whether a wall its helper described ($SCOUT_WALL) can carry docker's read-only proxy:
-    its port needs a TCP filter, Landlock's (ABI 4+) or root's address filter. Where neither,
-    the helper starts no proxy (docker meets the closed socket), so docker's reads ask."""
+def proxy_reachable(said: str) -> bool:
+    """Whether a wall its helper described ($SCOUT_WALL) can carry a read-only proxy (docker's,
+    D-Bus's): its port needs a TCP filter, Landlock's (ABI 4+) or root's address filter. Where
+    neither, the helper starts no proxy (the client meets the closed socket), so those
+    clients' reads ask."""
     abi = re.search(r"landlock-abi-(\d+)", said)
     return (abi is not None and int(abi[1]) >= 4) or "root-read-only" in said
 

@@ -19,7 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import cast
 
-from agent.safety.shell.verb_tables import IPROUTE2_OBJECTS, IPROUTE2_VERBS, NMCLI_COMMANDS
+from agent.safety.shell.verb_tables import (
+    IPROUTE2_OBJECTS,
+    IPROUTE2_SUBVERBS,
+    IPROUTE2_VERBS,
+    NMCLI_COMMANDS,
+)
 
 
 def nmcli_matches(word: str, name: str) -> bool:
@@ -66,6 +71,25 @@ def iproute2_verb(program: str, obj: str, word: str) -> str | None:
     """The verb `PROGRAM OBJ WORD` runs, by the tests OBJ's do_* function makes in order (None
     where none passes, or where the object names no table Scout could read)."""
     for name, any_prefix in IPROUTE2_VERBS[program].get(obj, ()):
+        if iproute2_matches(word, name) if any_prefix else word == name:
+            return name
+    return None
+
+
+def iproute2_takes_subverb(program: str, obj: str, verb: str) -> bool:
+    """Whether VERB's block in OBJ's do_* function takes the next word and tests it again, as
+    `ip mptcp endpoint show` and `ip sr tunsrc set` do."""
+    return verb in IPROUTE2_SUBVERBS[program].get(obj, {})
+
+
+def iproute2_subverb(program: str, obj: str, verb: str, word: str | None) -> str | None:
+    """The word `PROGRAM OBJ VERB WORD` runs, by the tests VERB's block makes in order; with
+    no WORD, the one the block runs when none follows. None where no test passes or nothing
+    runs without a word (ip then stops with an error)."""
+    words, default = IPROUTE2_SUBVERBS[program][obj][verb]
+    if word is None:
+        return default or None
+    for name, any_prefix in words:
         if iproute2_matches(word, name) if any_prefix else word == name:
             return name
     return None

@@ -6,7 +6,13 @@ read-only; anything that sets, adds, deletes or flushes changes how the host tal
 
 from __future__ import annotations
 
-from agent.safety.shell.abbreviations import iproute2_object, iproute2_verb, nmcli_path
+from agent.safety.shell.abbreviations import (
+    iproute2_object,
+    iproute2_subverb,
+    iproute2_takes_subverb,
+    iproute2_verb,
+    nmcli_path,
+)
 from agent.safety.shell.options import grammar, word_set
 from agent.safety.shell.outcomes import (
     Outcome,
@@ -25,7 +31,9 @@ from agent.safety.shell.shell_words import RuntimeText
 # ip's verbs (full names, as abbreviations.ip_verb expands them) that only read.
 IP_READ_ACTIONS = frozenset({"show", "list", "lst", "get", "help", "showdump"})
 IP_READ_PAIRS = frozenset({("netns", "identify"), ("netns", "pids"), ("netns", "list-id"),
-                           ("vrf", "identify"), ("vrf", "pids")})  # fmt: skip
+                           ("vrf", "identify"), ("vrf", "pids"),
+                           # ip/ipmptcp.c mptcp_monitor: joins the PM's event group and prints
+                           ("mptcp", "monitor")})  # fmt: skip
 # Words after the object that ip's list commands read as a filter (`ip addr dev eth0`).
 IP_LIST_FILTERS = frozenset({"dev", "to", "from", "table", "scope", "up"})
 # ip accepts any prefix of its global options (`-d`, `-det`, `-details`); `-b` is -batch.
@@ -161,6 +169,8 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
     if word.startswith("-") or word in IP_LIST_FILTERS:
         word = "show"
     verb = iproute2_verb("ip", obj, word)
+    if verb is not None and iproute2_takes_subverb("ip", obj, verb):
+        return _ip_subverb(obj, verb, rest[2:])
     label = f"ip {obj} {word if verb is None else verb}"
     if verb in IP_READ_ACTIONS or (obj, verb) in IP_READ_PAIRS:
         return read_only(f"'{label}' only reads")
@@ -168,6 +178,20 @@ def _ip(name: str, args: list[str]) -> list[Outcome]:
         return destructive(f"'{label}' removes addresses, routes, links or their metrics")
     if obj == "link" and verb in ("set", "change") and "down" in rest:
         return destructive("'ip link set … down' takes an interface down")
+    return mutating(f"'{label}' changes the network configuration")
+
+
+def _ip_subverb(obj: str, verb: str, after: list[str]) -> list[Outcome]:
+    """`ip mptcp endpoint show`, `ip sr tunsrc set`: the verb's block tests the next word
+    again (abbreviations.iproute2_subverb, from ip's own source), and that word decides."""
+    if after and isinstance(after[0], RuntimeText):
+        return mutating(f"'ip {obj} {verb}': its action is only known at run time")
+    sub = iproute2_subverb("ip", obj, verb, after[0] if after else None)
+    label = f"ip {obj} {verb} {sub or (after[0] if after else '')}".rstrip()
+    if sub in IP_READ_ACTIONS:
+        return read_only(f"'{label}' only reads")
+    if sub in ("delete", "remove", "flush"):
+        return destructive(f"'{label}' removes addresses, routes, links or their metrics")
     return mutating(f"'{label}' changes the network configuration")
 
 

@@ -6,7 +6,8 @@ src/nmcli/*.c (the NMCCommand tables; nmc_do_cmd takes the first entry matches()
 src/libnmc-base/nm-client-utils.c). The key "" names the verb run when none is given.
 ip and bridge: iproute2/iproute2@ee2a4a86625688d8c2b468ec15d7ae35a4f5717f,
 ip/ip.c and bridge/bridge.c cmds[] and each object's do_* function (matches() in lib/utils.c: True;
-strcmp(): False).
+strcmp(): False); IPROUTE2_SUBVERBS: the words a verb's block tests next, and the one
+run when none follows ("": none).
 """
 
 from __future__ import annotations
@@ -165,5 +166,17 @@ IPROUTE2_VERBS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = (
             'monitor': (('file', True), ('link', True), ('fdb', True), ('mdb', True),
                         ('vlan', True), ('vni', False), ('all', False), ('help', True)),
             'help': ()}}
+)
+IPROUTE2_SUBVERBS: dict[str, dict[str, dict[str, tuple[tuple[tuple[str, bool], ...], str]]]] = (
+{'ip': {'sr': {'hmac': ((('show', True), ('set', True)), ''),
+               'tunsrc': ((('show', True), ('set', True)), '')},
+        'mptcp': {'endpoint': ((('add', True), ('change', True), ('delete', True), ('show', True),
+                                ('flush', True)),
+                               'show'),
+                  'limits': ((('set', True), ('show', True)), 'show')},
+        'ioam': {'namespace': ((('show', False), ('add', False), ('del', False), ('set', False)),
+                               ''),
+                 'schema': ((('show', False), ('add', False), ('del', False)), '')}},
+ 'bridge': {}}
 )
 # fmt: on
