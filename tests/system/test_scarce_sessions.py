@@ -31,6 +31,7 @@ from tests.support.sshd import (
     write_sshd_config,
 )
 from tests.support.waiting import WAIT_S, until
+from tools.jobs.host import job_status, start_job, stop_jobs
 from tools.ssh import Inventory, SSHPool
 from tools.ssh.scarce_sessions import SessionCount
 from tools.wall import WallSpec
@@ -209,3 +210,29 @@ async def test_waiters_do_not_wait_for_each_other() -> None:
 
     await asyncio.wait_for(asyncio.gather(refused_call(), refused_call()), WAIT_S)
     assert sorted(answers) == [False, True]  # the second gives up; the first then hears it end
+
+
+async def test_a_resident_job_reader_does_not_keep_the_session_from_a_command(
+    scarce_host: ScarceHost,
+) -> None:
+    """A job status poll leaves a reader resident on the server (tools/jobs/walled_read.py),
+    a call with no time limit: the server gives way without waiting for it (before, the next
+    plain command waited for the reader to end, which it never does), and polls go on."""
+    name = f"scarce-{uuid.uuid4().hex[:8]}"
+    async with SSHPool(scarce_host.inventory()) as pool:
+        await start_job(pool, "scarce", name, "echo polled; sleep 60")
+        try:
+            await until(
+                lambda: _logged(pool, name), f"job {name} to log its line through the reader"
+            )
+            plain = await asyncio.wait_for(pool.run("scarce", "echo plain"), WAIT_S)
+            after = (await job_status(pool, "scarce", [name]))[1]
+        finally:
+            await stop_jobs(pool, "scarce", [name], grace_s=1)
+    assert (plain.exit_status, plain.stdout) == (0, "plain\n")
+    assert (after[0].name, after[0].state) == (name, "running")
+
+
+async def _logged(pool: SSHPool, name: str) -> bool:
+    records = (await job_status(pool, "scarce", [name]))[1]
+    return bool(records and records[0].tail)

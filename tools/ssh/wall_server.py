@@ -246,8 +246,14 @@ class WallServer:
         """End the server once the calls running on it have ended, and return when its channel
         has closed: its session on the host is free then (for a host whose sshd allows few
         sessions per connection; the caller has already stopped sending calls here). Each call
-        ends by its own time limit, so this wait is bounded by theirs."""
-        running = [call.exit for call in self._calls.values() if not call.exit.done()]
+        ends by its own time limit, so this wait is bounded by theirs; a resident call (a job
+        reader) has none and would never end: it ends with the server, its users then read
+        another way."""
+        running = [
+            call.exit
+            for call in self._calls.values()
+            if not call.exit.done() and call.on_out is None
+        ]
         if running:
             await asyncio.wait(running)
         self.close()
