@@ -21,37 +21,49 @@ UNREACHABLE = (
     "Is the docker daemon running?"
 )
 # A docker CLI that logs each call and answers as the real one does with its daemon up or down:
-# `version` prints the client's part, then the server's or the daemon's error (exit 1); the
-# daemon's other reads fail alike where it is down.
+# `version` and `info` print the client's part, then the server's or the daemon's error (exit 1);
+# the daemon's other reads fail alike where it is down.
 FAKE_DOCKER = f"""#!/bin/sh
 echo "$1" >> "$DOCKER_CALLS"
-if [ "$1" = version ]; then
-  printf 'Client:\n Version:           28.2.2\n API version:       1.50\n'
+if [ "$1" = version ] || [ "$1" = info ]; then
+  printf 'Client:\\n Version:           28.2.2\\n'
 fi
 if [ "$DAEMON" = down ]; then
+  if [ "$1" = info ]; then printf '\\nServer:\\n'; fi
   echo "{UNREACHABLE}" >&2
   exit 1
 fi
 if [ "$1" = version ]; then
-  printf '\nServer: Docker Engine - Community\n Engine:\n  Version:          28.2.2\n'
+  printf '\\nServer: Docker Engine - Community\\n Engine:\\n  Version:          28.2.2\\n'
+fi
+if [ "$1" = info ]; then
+  printf '\\nServer:\\n Server Version: 28.2.2\\n Runtimes: io.containerd.runc.v2 nvidia runc\\n'
 fi
 """
 
 
-def _probe_with_docker(tmp_path: Path, daemon: str) -> tuple[dict, list[str]]:
-    """The outside part run here with FAKE_DOCKER first on PATH: its sections, docker's calls."""
-    bin_dir, calls = tmp_path / "bin", tmp_path / f"calls-{daemon}"
+def _fake_docker(tmp_path: Path, daemon: str) -> dict[str, str]:
+    """An environment with FAKE_DOCKER first on PATH, its daemon up or down."""
+    bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     docker = bin_dir / "docker"
     docker.write_text(FAKE_DOCKER)
     docker.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DAEMON": daemon,
-           "DOCKER_CALLS": str(calls)}  # fmt: skip
-    shown = subprocess.run(
-        ["sh", "-c", build_probe_script("outside")],
-        capture_output=True, text=True, timeout=60, env=env,
-    )  # fmt: skip
-    return split_sections(shown.stdout), calls.read_text().split()
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DAEMON": daemon,
+            "DOCKER_CALLS": str(tmp_path / f"calls-{daemon}")}  # fmt: skip
+
+
+def _run(script: str, env: dict[str, str]) -> str:
+    return subprocess.run(
+        ["sh", "-c", script], capture_output=True, text=True, timeout=60, env=env
+    ).stdout
+
+
+def _probe_with_docker(tmp_path: Path, daemon: str) -> tuple[dict, list[str]]:
+    """The outside part run here with FAKE_DOCKER: its sections, and docker's calls."""
+    env = _fake_docker(tmp_path, daemon)
+    sections = split_sections(_run(build_probe_script("outside"), env))
+    return sections, Path(env["DOCKER_CALLS"]).read_text().split()
 
 
 def _waits_for(flag: Path, name: str) -> str:
@@ -105,24 +117,26 @@ def test_the_daemons_reads_run_only_where_docker_version_reached_it(
     if daemon == "up":
         assert sections.keys() >= NEEDS_DAEMON
         assert sorted(calls) == ["images", "info", "ps", "ps", "stats", "version"]
+        assert "nvidia" in sections["docker-info"].output
     else:
         assert not NEEDS_DAEMON & sections.keys()
-        assert sorted(calls) == ["info", "version"]
+        assert calls == ["version"]
         assert sections["docker-version"].exit_status == 1
-    assert sections["docker-info"].exit_status == (0 if daemon == "up" else 1)
 
 
 def test_a_host_without_the_daemon_gets_the_same_docker_facts(tmp_path: Path) -> None:
-    """What the skipped reads would have printed (the daemon's error, exit 1) changes no fact."""
+    """The reads the probe skips, run as the probe ran them before (each printing the daemon's
+    error), change no fact."""
     sections, _ = _probe_with_docker(tmp_path, "down")
-    everything = "".join(
-        f"@@scout:section {name}@@\n{UNREACHABLE}\n@@scout:status {name} 1@@\n"
-        for name in sorted(NEEDS_DAEMON)
-    ) + "".join(
-        f"@@scout:section {s.name}@@\n{s.output}\n@@scout:status {s.name} {s.exit_status}@@\n"
-        for s in sections.values()
-    )
+    env = _fake_docker(tmp_path, "down")
+    skipped = "".join(
+        _run(f'echo "@@scout:section {name}@@"; {{ {command} ; }} 2>&1; '
+             f'echo "@@scout:status {name} $?@@"', env)
+        for name, command in SECTIONS if name in NEEDS_DAEMON
+    )  # fmt: skip
+    everything = split_sections(skipped) | sections
+    assert everything.keys() >= NEEDS_DAEMON
     probed = facts_from_sections("h", sections, NOW).docker
-    assert probed == facts_from_sections("h", split_sections(everything), NOW).docker
+    assert probed == facts_from_sections("h", everything, NOW).docker
     assert probed.installed and not probed.usable
     assert probed.problem and probed.problem.startswith(UNREACHABLE)

@@ -149,14 +149,18 @@ SECTION_GROUPS: tuple[frozenset[str], ...] = (
     ),
     frozenset({"python", "pip"}),  # each starts an interpreter
 )
-# The docker sections whose facts are read only where Docker is usable, that is where `docker
-# version` printed the daemon's own version (tools/recon/readers/docker.py), which it prints only
-# where it reached the daemon, and then it exits 0 (docker/cli's runVersion returns the daemon's
-# error after printing the client's part). Where it exits otherwise, each of these would start
-# the docker CLI only to print the same error, four processes (five with `docker ps -q`) for no
-# fact: the probe runs them only after DAEMON_CHECK exited 0 (tools/recon/probe.py).
+# The docker sections whose facts are read only where the daemon answered: readers/docker.py
+# reads containers, images, stats and PIDs only where Docker is usable, that is where `docker
+# version` printed the daemon's own version, and takes only the daemon's runtimes from `docker
+# info`. `docker version` prints the daemon's part only where it reached the daemon, and then
+# it exits 0 (docker/cli's runVersion returns the daemon's error after printing the client's
+# part). Where it exits otherwise, each of these would start the docker CLI only to print the
+# same error, five processes (six with `docker ps -q`) for no fact: the probe runs them only
+# after DAEMON_CHECK exited 0 (tools/recon/probe.py).
 DAEMON_CHECK = "docker-version"
-NEEDS_DAEMON = frozenset({"docker-ps", "docker-images", "docker-stats", "docker-pids"})
+NEEDS_DAEMON = frozenset(
+    {"docker-info", "docker-ps", "docker-images", "docker-stats", "docker-pids"}
+)
 # Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
 # (the wall closes every Unix socket), `ss -p` names processes only where it may read their
 # /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel
