@@ -29,10 +29,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.safety.shell.judge import judge_shell
-from tools.base import ToolContext
-from tools.ssh import Inventory, SSHPool
-from tools.ssh_exec import SSHExec, SSHExecInput
+from agent.faces.library_warnings import route_library_warnings
+
+# A library's warnings (asyncssh's, as it imports cryptography) stay off the bench's output, as
+# they stay off the screen in Scout's faces: the benches that import this print only their own.
+route_library_warnings()
+
+from agent.safety.shell.judge import judge_shell  # noqa: E402
+from tools.base import ToolContext  # noqa: E402
+from tools.ssh import Inventory, SSHPool  # noqa: E402
+from tools.ssh_exec import SSHExec, SSHExecInput  # noqa: E402
 
 COMMAND = "cat /proc/meminfo; nproc; uname -a"
 SSHD = "/usr/sbin/sshd"

@@ -9,7 +9,6 @@ brings, nor the secret patterns.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import logging
 import sys
@@ -21,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from agent.faces.library_warnings import release_held_warnings
 
 if TYPE_CHECKING:
+    from importlib.abc import Loader
+
     from agent.safety.redact import Redactor
 
 
@@ -112,8 +113,11 @@ def _when_imported(name: str, then: Callable[[ModuleType], None]) -> None:
         sys.meta_path.insert(0, _AfterImport(name, then))
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Finds `name` the standard way, once, and runs `then` when its module has executed."""
+class _AfterImport:
+    """Finds `name` the standard way, once, and runs `then` when its module has executed. A meta
+    path finder by its method, as the import system asks, and _ThenLoader a loader by its: not
+    importlib.abc's classes, whose import loads importlib.resources, tempfile and more at every
+    start of every face."""
 
     def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
         self.name, self.then = name, then
@@ -130,8 +134,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
-class _ThenLoader(importlib.abc.Loader):
-    def __init__(self, inner: importlib.abc.Loader, then: Callable[[ModuleType], None]) -> None:
+class _ThenLoader:
+    def __init__(self, inner: Loader, then: Callable[[ModuleType], None]) -> None:
         self.inner, self.then = inner, then
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:

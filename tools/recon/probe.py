@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tools.recon.sections import OUTSIDE_SECTIONS, SECTION_GROUPS, SECTIONS, Section
+from tools.recon.sections import (
+    DAEMON_CHECK,
+    NEEDS_DAEMON,
+    OUTSIDE_SECTIONS,
+    SECTION_GROUPS,
+    SECTIONS,
+    Section,
+)
 from tools.ssh.errors import SSHError
 from tools.wall.command import HELPER_PATH, WallSpec
 
@@ -41,12 +48,46 @@ _START = re.compile(r"^@@scout:section (?P<name>[^@]+)@@$")
 _END = re.compile(r"^@@scout:status (?P<name>[^@]+) (?P<status>\d+)@@$")
 
 
+# where DAEMON_CHECK's exit status waits for the sections that need the daemon (NEEDS_DAEMON)
+DAEMON_STATUS = "docker_status"
+
+
 def _section_lines(name: str, command: str) -> list[str]:
-    return [
+    if name == DAEMON_CHECK:  # its status, kept for the sections that need the daemon
+        return [
+            f'echo "{SECTION_START.format(name=name)}"',
+            f"{{ {command} ; }} 2>&1; {DAEMON_STATUS}=$?",
+            f'echo "{SECTION_END.format(name=name, status="$" + DAEMON_STATUS)}"',
+        ]
+    lines = [
         f'echo "{SECTION_START.format(name=name)}"',
         f"{{ {command} ; }} 2>&1",
         f'echo "{SECTION_END.format(name=name, status="$?")}"',
     ]
+    if name in NEEDS_DAEMON:
+        return [f'if [ "${DAEMON_STATUS}" = 0 ]; then ' + "; ".join(lines) + "; fi"]
+    return lines
+
+
+def _unit(group: list[tuple[str, str]]) -> str:
+    """A group's sections one after another."""
+    return "; ".join(line for name, command in group for line in _section_lines(name, command))
+
+
+def _units(groups: list[list[tuple[str, str]]]) -> list[str]:
+    """One unit per group; the groups holding sections that need the daemon (NEEDS_DAEMON)
+    become one unit that runs DAEMON_CHECK first, then them at once, in the place of the first
+    of them."""
+    check = [(n, c) for group in groups for n, c in group if n == DAEMON_CHECK]
+    groups = [[(n, c) for n, c in group if n != DAEMON_CHECK] for group in groups]
+    waiting = [i for i, group in enumerate(groups) if any(n in NEEDS_DAEMON for n, _ in group)]
+    units = [_unit(group) for group in groups]
+    if check and waiting:
+        units[waiting[0]] = _unit(check) + "; " + _all_at_once([units[i] for i in waiting])
+        units = [unit for i, unit in enumerate(units) if i not in waiting[1:]]
+    elif check:
+        units.insert(0, _unit(check))
+    return [unit for unit in units if unit]
 
 
 def _all_at_once(units: list[str]) -> str:
@@ -66,8 +107,9 @@ def _all_at_once(units: list[str]) -> str:
 
 def build_probe_script(part: str = "all") -> str:
     """The probe as one script (`part`: "all", or "inside" / "outside" the wall, see
-    OUTSIDE_SECTIONS), its section groups at once (SECTION_GROUPS); ethtool runs once per RDMA
-    netdev that ibdev2netdev names, and the wall's own section runs inside."""
+    OUTSIDE_SECTIONS), its section groups at once (SECTION_GROUPS); the docker reads that need
+    the daemon only where `docker version` reached it (NEEDS_DAEMON), ethtool once per RDMA
+    netdev that ibdev2netdev names, and the wall's own section inside."""
     chosen = [
         (name, command)
         for name, command in SECTIONS
@@ -76,8 +118,7 @@ def build_probe_script(part: str = "all") -> str:
     grouped = set().union(*SECTION_GROUPS)
     groups = [[(n, c) for n, c in chosen if n in group] for group in SECTION_GROUPS]
     groups.append([(n, c) for n, c in chosen if n not in grouped])
-    units = ["; ".join(line for n, c in group for line in _section_lines(n, c)) for group in groups]
-    units = [unit for unit in units if unit]
+    units = _units(groups)
     if part != "outside":
         units.append(
             "ibdev2netdev 2>&1 | while read dev word port arrow netdev state; do "

@@ -129,7 +129,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 # those after, so those that wait on others come first.
 SECTION_GROUPS: tuple[frozenset[str], ...] = (
     # `docker stats --no-stream` answers only after the daemon's stats collector has sampled
-    # twice, one second apart (moby/moby#40437 and #40478: "roughly 2s")
+    # twice, one second apart (moby/moby#40437 and #40478: "roughly 2s"): the longest section
+    # where the daemon is up, so it starts at once, not after DAEMON_CHECK (see NEEDS_DAEMON)
     frozenset({"docker-stats"}),
     # they wait on dockerd, the GPU driver or ray's GCS, and hang when it does
     frozenset(
@@ -148,6 +149,18 @@ SECTION_GROUPS: tuple[frozenset[str], ...] = (
     ),
     frozenset({"python", "pip"}),  # each starts an interpreter
 )
+# The docker sections whose facts are read only where the daemon answered: readers/docker.py
+# reads containers, images, stats and PIDs only where Docker is usable, that is where `docker
+# version` printed the daemon's own version, and takes only the daemon's runtimes from `docker
+# info`. `docker version` prints the daemon's part only where it reached the daemon, and then
+# it exits 0 (docker/cli's runVersion returns the daemon's error after printing the client's
+# part). Where it exits otherwise, each of these would start the docker CLI only to print the
+# same error, four processes (five with `docker ps -q`) for no fact: the probe runs them only
+# after DAEMON_CHECK exited 0 (tools/recon/probe.py). `docker stats` is not among them: where
+# the daemon is up it is the probe's longest section, and waiting for DAEMON_CHECK would make
+# every such probe longer by a `docker version`; where it is down it costs one process.
+DAEMON_CHECK = "docker-version"
+NEEDS_DAEMON = frozenset({"docker-info", "docker-ps", "docker-images", "docker-pids"})
 # Sections whose facts would be false inside the wall: docker's reads need its daemon's socket
 # (the wall closes every Unix socket), `ss -p` names processes only where it may read their
 # /proc entries (Landlock keeps a walled process from other domains' entries), and the kernel

@@ -21,8 +21,6 @@ from, still runs with the loader's lookup.
 from __future__ import annotations
 
 import contextlib
-import ctypes.util
-import importlib.abc
 import importlib.machinery
 import os
 import re
@@ -32,6 +30,10 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 LDCONFIG = "/sbin/ldconfig"  # where ctypes.util runs it from too
 # `\tlibnettle.so.8 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnettle.so.8`
@@ -85,6 +87,8 @@ def loader_lookup(name: str) -> str | None:
 
 @contextlib.contextmanager
 def _loader_lookups() -> Iterator[None]:
+    import ctypes.util  # here: only a process that imports asyncssh looks libraries up
+
     standard = ctypes.util.find_library
     if not sys.platform.startswith("linux") or _loader_cache() is None:
         yield
@@ -96,11 +100,13 @@ def _loader_lookups() -> Iterator[None]:
         ctypes.util.find_library = standard
 
 
-class _LookupWhileLoading(importlib.abc.Loader):
+class _LookupWhileLoading:
     """asyncssh's own loader, run with the loader's lookup in place: its submodules (where
-    `find_library` is called) are imported while its package module executes."""
+    `find_library` is called) are imported while its package module executes. A loader by its
+    methods, as the import system asks (not an importlib.abc.Loader: importing importlib.abc
+    loads importlib.resources, tempfile and more, milliseconds at every start of every face)."""
 
-    def __init__(self, inner: importlib.abc.Loader) -> None:
+    def __init__(self, inner: Loader) -> None:
         self.inner = inner
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
@@ -111,8 +117,9 @@ class _LookupWhileLoading(importlib.abc.Loader):
             self.inner.exec_module(module)
 
 
-class _AsyncsshFinder(importlib.abc.MetaPathFinder):
-    """Finds asyncssh the standard way, once, and wraps its loader in _LookupWhileLoading."""
+class _AsyncsshFinder:
+    """Finds asyncssh the standard way, once, and wraps its loader in _LookupWhileLoading (a
+    meta path finder by its method, as _LookupWhileLoading is a loader)."""
 
     def find_spec(
         self, name: str, path: object = None, target: ModuleType | None = None
