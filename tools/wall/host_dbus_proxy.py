@@ -35,10 +35,14 @@ import os
 import sys
 from types import ModuleType  # the helper's ctypes imported it already
 
+if __package__:
+    from tools.wall.host_proxy_process import fork_server, stop_server
+else:  # on the host, beside the helper
+    from host_proxy_process import fork_server, stop_server
+
 DEFAULT_BUS = (
     "/run/dbus/system_bus_socket"  # D-Bus specification, "Well-known Message Bus Instances"
 )
-PR_SET_PDEATHSIG, SIGKILL = 1, 9
 MAX_LINE, MAX_LINES = 16 * 1024, 32
 
 
@@ -71,23 +75,7 @@ def _unescaped(value: str) -> str:
 
 def start(upstream: str | None, why_not: str) -> Proxy:
     """Bind a loopback port, fork the serving process (killed with the helper), return it."""
-    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-            quiet = os.open(os.devnull, os.O_RDWR)  # nothing of its own in the call's output
-            for fd in (0, 1, 2):
-                os.dup2(quiet, fd)
-            serve(listener.detach(), upstream, why_not)
-        finally:
-            os._exit(0)
-    port = listener.getsockname()[1]
-    listener.close()
+    port, pid = fork_server(lambda fd: serve(fd, upstream, why_not))
     return Proxy(port, pid)
 
 
@@ -102,11 +90,7 @@ def point_client(proxy: Proxy, environ: os._Environ[str], _folder: str) -> None:
 
 
 def stop(proxy: Proxy) -> None:
-    try:
-        os.kill(proxy.pid, SIGKILL)
-        os.waitpid(proxy.pid, 0)
-    except OSError:
-        pass
+    stop_server(proxy.pid)
 
 
 def serve(listener_fd: int, upstream: str | None, why_not: str) -> None:

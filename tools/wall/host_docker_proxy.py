@@ -18,13 +18,16 @@ Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py s
 
 from __future__ import annotations
 
-import _socket
 import os
 from types import ModuleType  # the helper's ctypes imported it already
 
+if __package__:
+    from tools.wall.host_proxy_process import fork_server, stop_server
+else:  # on the host, beside the helper
+    from host_proxy_process import fork_server, stop_server
+
 DEFAULT_SOCKET = "/var/run/docker.sock"
 TOKEN_HEADER = "X-Scout-Wall-Token"
-PR_SET_PDEATHSIG, SIGKILL = 1, 9
 
 
 class Proxy:
@@ -45,24 +48,10 @@ def upstream_socket(environ: dict[str, str]) -> tuple[str | None, str]:
 
 def start(upstream: str | None, why_not: str) -> Proxy:
     """Bind a loopback port, fork the serving process (killed with the helper), return it."""
-    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
     token = os.urandom(16).hex()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-            quiet = os.open(os.devnull, os.O_RDWR)  # nothing of its own in the call's output
-            for fd in (0, 1, 2):
-                os.dup2(quiet, fd)
-            _filter().serve(listener.detach(), upstream, why_not, (TOKEN_HEADER, token))
-        finally:
-            os._exit(0)
-    port = listener.getsockname()[1]
-    listener.close()
+    port, pid = fork_server(
+        lambda fd: _filter().serve(fd, upstream, why_not, (TOKEN_HEADER, token))
+    )
     return Proxy(port, token, pid)
 
 
@@ -89,8 +78,4 @@ def point_client(proxy: Proxy, environ: os._Environ[str], folder: str) -> None:
 
 
 def stop(proxy: Proxy) -> None:
-    try:
-        os.kill(proxy.pid, SIGKILL)
-        os.waitpid(proxy.pid, 0)
-    except OSError:
-        pass
+    stop_server(proxy.pid)
