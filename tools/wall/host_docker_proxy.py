@@ -11,7 +11,8 @@ judgement: reads alone. The proxy runs with the helper's rights: it reaches the 
 where the caller could.
 
 This module is what the helper runs before the command starts, so it imports nothing but os
-and _socket (the serving process imports the filter after the fork, off the call's path).
+and host_proxy_process.py, which binds and forks with os and _socket alone (the serving process
+imports the filter after the fork, off the call's path).
 
 Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py ships it).
 """
@@ -21,10 +22,12 @@ from __future__ import annotations
 import os
 from types import ModuleType  # the helper's ctypes imported it already
 
-if __package__:
-    from tools.wall.host_proxy_process import fork_server, stop_server
-else:  # on the host, beside the helper
-    from host_proxy_process import fork_server, stop_server
+if __package__:  # inside Scout's tree
+    from tools.wall import host_proxy_process
+else:  # on a host: the sibling file in the helper's folder, which the launch line put first
+    # on sys.path. __import__, as host_helper.py loads its siblings: an import statement naming
+    # it would read as a third-party package (tests/unit/test_dependency_range.py)
+    host_proxy_process = __import__("host_proxy_process")
 
 DEFAULT_SOCKET = "/var/run/docker.sock"
 TOKEN_HEADER = "X-Scout-Wall-Token"
@@ -49,7 +52,7 @@ def upstream_socket(environ: dict[str, str]) -> tuple[str | None, str]:
 def start(upstream: str | None, why_not: str) -> Proxy:
     """Bind a loopback port, fork the serving process (killed with the helper), return it."""
     token = os.urandom(16).hex()
-    port, pid = fork_server(
+    port, pid = host_proxy_process.fork_server(
         lambda fd: _filter().serve(fd, upstream, why_not, (TOKEN_HEADER, token))
     )
     return Proxy(port, token, pid)
@@ -78,4 +81,4 @@ def point_client(proxy: Proxy, environ: os._Environ[str], folder: str) -> None:
 
 
 def stop(proxy: Proxy) -> None:
-    stop_server(proxy.pid)
+    host_proxy_process.stop_server(proxy.pid)
