@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import _socket
 import os
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing's flag, which type checkers read by its name: typing costs more
+if TYPE_CHECKING:  # collections.abc brings in collections, operator, itertools, ...
+    from collections.abc import Callable
 
 PR_SET_PDEATHSIG, SIGKILL = 1, 9
 
