@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.private_bus import private_bus as started_bus
 from tests.support.processes import sleepers
 from tests.support.sshd_topology import Topology
 from tools.ssh import Inventory, SSHPool
@@ -134,22 +135,12 @@ async def test_unix_sockets_are_closed(abi: int, pool: SSHPool, tmp_path: Path) 
 
 
 @pytest.fixture
-def private_bus(tmp_path: Path) -> Iterator[str]:
+def private_bus() -> Iterator[str]:
     """A private D-Bus daemon on a pathname socket (dbus-daemon, as a desktop session's)."""
     if shutil.which("dbus-daemon") is None or shutil.which("dbus-send") is None:
         pytest.skip("dbus-daemon is not installed here (apt-get install dbus)")
-    address = f"unix:path={tmp_path / 'bus'}"
-    daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", f"--address={address}", "--print-address"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert daemon.stdout is not None and daemon.stdout.readline().startswith("unix:")
+    with started_bus() as address:
         yield address
-    finally:
-        daemon.kill()
-        daemon.wait(timeout=30)
 
 
 @pytest.mark.parametrize("abi", ABIS)

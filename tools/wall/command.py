@@ -35,7 +35,7 @@ from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
 HELPER_FILES = (
     "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py",
     "host_docker_proxy.py", "host_docker_filter.py", "host_dbus_proxy.py", "host_dbus_filter.py",
-    "host_job_reader.py",
+    "host_job_reader.py", "host_proxy_process.py",
 )  # fmt: skip
 HELPER_SOURCES = {name: Path(__file__).with_name(name).read_text() for name in HELPER_FILES}
 HELPER_HASH = hashlib.sha256(

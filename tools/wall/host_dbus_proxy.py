@@ -24,8 +24,9 @@ peer's end. A peer of another uid is closed at once; one of the helper's own uid
 the bus itself with the same rights, so it gains nothing by the port.
 
 Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py ships it).
-This module is what the helper runs before the command starts: it imports nothing but os and
-_socket until the serving process, after the fork, reaches `serve`.
+This module is what the helper runs before the command starts: it imports nothing but os,
+_socket and host_proxy_process.py (which binds and forks with those two alone) until the
+serving process, after the fork, reaches `serve`.
 """
 
 from __future__ import annotations
@@ -35,10 +36,16 @@ import os
 import sys
 from types import ModuleType  # the helper's ctypes imported it already
 
+if __package__:  # inside Scout's tree
+    from tools.wall import host_proxy_process
+else:  # on a host: the sibling file in the helper's folder, which the launch line put first
+    # on sys.path. __import__, as host_helper.py loads its siblings: an import statement naming
+    # it would read as a third-party package (tests/unit/test_dependency_range.py)
+    host_proxy_process = __import__("host_proxy_process")
+
 DEFAULT_BUS = (
     "/run/dbus/system_bus_socket"  # D-Bus specification, "Well-known Message Bus Instances"
 )
-PR_SET_PDEATHSIG, SIGKILL = 1, 9
 MAX_LINE, MAX_LINES = 16 * 1024, 32
 
 
@@ -71,23 +78,7 @@ def _unescaped(value: str) -> str:
 
 def start(upstream: str | None, why_not: str) -> Proxy:
     """Bind a loopback port, fork the serving process (killed with the helper), return it."""
-    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-            quiet = os.open(os.devnull, os.O_RDWR)  # nothing of its own in the call's output
-            for fd in (0, 1, 2):
-                os.dup2(quiet, fd)
-            serve(listener.detach(), upstream, why_not)
-        finally:
-            os._exit(0)
-    port = listener.getsockname()[1]
-    listener.close()
+    port, pid = host_proxy_process.fork_server(lambda fd: serve(fd, upstream, why_not))
     return Proxy(port, pid)
 
 
@@ -102,11 +93,7 @@ def point_client(proxy: Proxy, environ: os._Environ[str], _folder: str) -> None:
 
 
 def stop(proxy: Proxy) -> None:
-    try:
-        os.kill(proxy.pid, SIGKILL)
-        os.waitpid(proxy.pid, 0)
-    except OSError:
-        pass
+    host_proxy_process.stop_server(proxy.pid)
 
 
 def serve(listener_fd: int, upstream: str | None, why_not: str) -> None:

@@ -11,20 +11,26 @@ judgement: reads alone. The proxy runs with the helper's rights: it reaches the 
 where the caller could.
 
 This module is what the helper runs before the command starts, so it imports nothing but os
-and _socket (the serving process imports the filter after the fork, off the call's path).
+and host_proxy_process.py, which binds and forks with os and _socket alone (the serving process
+imports the filter after the fork, off the call's path).
 
 Standard library only, Python 3.8+: it runs on the host (tools/wall/command.py ships it).
 """
 
 from __future__ import annotations
 
-import _socket
 import os
 from types import ModuleType  # the helper's ctypes imported it already
 
+if __package__:  # inside Scout's tree
+    from tools.wall import host_proxy_process
+else:  # on a host: the sibling file in the helper's folder, which the launch line put first
+    # on sys.path. __import__, as host_helper.py loads its siblings: an import statement naming
+    # it would read as a third-party package (tests/unit/test_dependency_range.py)
+    host_proxy_process = __import__("host_proxy_process")
+
 DEFAULT_SOCKET = "/var/run/docker.sock"
 TOKEN_HEADER = "X-Scout-Wall-Token"
-PR_SET_PDEATHSIG, SIGKILL = 1, 9
 
 
 class Proxy:
@@ -45,24 +51,10 @@ def upstream_socket(environ: dict[str, str]) -> tuple[str | None, str]:
 
 def start(upstream: str | None, why_not: str) -> Proxy:
     """Bind a loopback port, fork the serving process (killed with the helper), return it."""
-    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
     token = os.urandom(16).hex()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
-            quiet = os.open(os.devnull, os.O_RDWR)  # nothing of its own in the call's output
-            for fd in (0, 1, 2):
-                os.dup2(quiet, fd)
-            _filter().serve(listener.detach(), upstream, why_not, (TOKEN_HEADER, token))
-        finally:
-            os._exit(0)
-    port = listener.getsockname()[1]
-    listener.close()
+    port, pid = host_proxy_process.fork_server(
+        lambda fd: _filter().serve(fd, upstream, why_not, (TOKEN_HEADER, token))
+    )
     return Proxy(port, token, pid)
 
 
@@ -89,8 +81,4 @@ def point_client(proxy: Proxy, environ: os._Environ[str], folder: str) -> None:
 
 
 def stop(proxy: Proxy) -> None:
-    try:
-        os.kill(proxy.pid, SIGKILL)
-        os.waitpid(proxy.pid, 0)
-    except OSError:
-        pass
+    host_proxy_process.stop_server(proxy.pid)
