@@ -76,8 +76,8 @@ def _sshd(root: Path, address: str) -> Iterator[int]:
         pid_file, log = root / "sshd.pid", root / "sshd.log"
         config = write_sshd_config(
             root / "sshd_config", listen="127.0.0.1", port=port, host_key=root / "host_ed25519",
-            pid_file=pid_file, authorized_keys=root / "authorized_keys",
-            extra=[f"SetEnv SHLVL=1 DBUS_SYSTEM_BUS_ADDRESS={address}", "MaxSessions 64"],
+            pid_file=pid_file, authorized_keys=root / "authorized_keys", host_state=root,
+            env={"DBUS_SYSTEM_BUS_ADDRESS": address}, extra=["MaxSessions 64"],
         )  # fmt: skip
         booted = "mount -t tmpfs scout-run /run && mkdir -p /run/sshd /run/systemd/system"
         sshd = subprocess.Popen(

@@ -233,7 +233,9 @@ def _start_sshd_on(host: DockerHost, key: Path, authorized: Path) -> None:
         host_key=key,
         pid_file=pid_file,
         authorized_keys=authorized,
-        extra=[f"SetEnv SHLVL=1 DOCKER_HOST=unix://{host.socket}", "MaxSessions 64"],
+        host_state=root,
+        env={"DOCKER_HOST": f"unix://{host.socket}"},
+        extra=["MaxSessions 64"],
     )
     sshd = subprocess.Popen(
         [str(SSHD), "-D", "-f", str(config), "-E", str(log)],

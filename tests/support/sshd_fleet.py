@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.sshd import SSHD, wait_until_listening
+from tests.support.sshd import SSHD, wait_until_listening, write_sshd_config
 
 
 @dataclass
@@ -142,15 +142,16 @@ def _start_sshd(
     key = host.workdir / "host_ed25519"
     _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)])
     host.host_key_pub = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    config = host.workdir / "sshd_config"
-    config.write_text(
-        f"ListenAddress {listen}\nPort 22\nHostKey {key}\nPidFile {host.pid_file}\n"
-        f"AuthorizedKeysFile {client_pub}\nPubkeyAuthentication yes\n"
-        "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-        "PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\n"
-        "AllowTcpForwarding yes\nSetEnv SHLVL=1\n"
+    config = write_sshd_config(
+        host.workdir / "sshd_config",
+        listen=listen,
+        port=22,
+        host_key=key,
+        pid_file=host.pid_file,
+        authorized_keys=client_pub,
+        host_state=host.workdir,
+        extra=["AllowTcpForwarding yes"],
     )
-    _run([str(SSHD), "-t", "-f", str(config)])
     start = f"hostname {host.name} && exec {SSHD} -f {config} -E {host.workdir / 'sshd.log'}"
     _run(["ip", "netns", "exec", namespace, "unshare", "--uts", "sh", "-c", start])
     undo.append(lambda: _stop(host, namespace))

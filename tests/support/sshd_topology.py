@@ -161,11 +161,10 @@ def _start_sshd(host: SshdHost, client_pub: Path, undo: list[Callable[[], None]]
         host_key=key,
         pid_file=host.pid_file,
         authorized_keys=authorized,
+        host_state=host.workdir,
         extra=[
             "AllowTcpForwarding yes",
             "LogLevel VERBOSE",  # a line per session a client opens ("Starting session:")
-            f"SetEnv SHLVL=1 SCOUT_JOBS_DIR={host.workdir / 'jobs'} "  # not root's home
-            f"SCOUT_WALL_DIR={host.workdir / 'wall'}",
         ],
     )
     # `ip netns exec` mounts a fresh /sys without the cgroup file systems; a real host has

@@ -93,7 +93,8 @@ def _start(root: Path, max_sessions: int, client_pub: Path) -> tuple[subprocess.
             host_key=key,
             pid_file=pid_file,
             authorized_keys=client_pub,
-            extra=[f"SetEnv SHLVL=1 SCOUT_WALL_DIR={root / 'wall'}", f"MaxSessions {max_sessions}"],
+            host_state=root,
+            extra=[f"MaxSessions {max_sessions}"],
         )
         sshd = subprocess.Popen(
             [str(SSHD), "-D", "-f", str(config), "-E", str(log)],
