@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.faces.library_warnings import route_library_warnings
 from agent.faces.logs import keep_logs_off_the_screen
 from agent.faces.planner_args import add_planner_flags, planner_flags
+from agent.faces.pydantic_plugins import keep_pydantic_plugins_out
 from agent.faces.recon_command import add_recon_command
 
 if TYPE_CHECKING:
@@ -342,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     route_library_warnings()  # before any command imports a library that warns as it loads
+    keep_pydantic_plugins_out()  # before any command builds a model
     keep_logs_off_the_screen()  # until the command opens its log file, if it opens one
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
     argv = sys.argv[1:] if argv is None else argv
