@@ -7,17 +7,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from agent.faces.daytwo import add_daytwo_commands
-from agent.faces.evaluate import add_eval_command
-from agent.faces.exec_one import add_exec_command
 from agent.faces.library_warnings import route_library_warnings
 from agent.faces.logs import keep_logs_off_the_screen
-from agent.faces.mcp_face import add_mcp_commands
 from agent.faces.planner_args import add_planner_flags, planner_flags
-from agent.faces.policy_args import add_policy_commands
-from agent.faces.read import add_read_command
-from agent.faces.recipes_cmd import add_recipes_command
-from agent.faces.upgrade_face import add_upgrade_command
+from agent.faces.pydantic_plugins import keep_pydantic_plugins_out
+from agent.faces.recon_command import add_recon_command
 
 if TYPE_CHECKING:
     from agent.runtime.settings import Settings
@@ -187,33 +181,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if all(check.ok for check in checks) else EXIT_ERROR
 
 
-def _cmd_recon(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from agent.faces.recon import EXIT_USAGE, recon_main, start_recon
-
-    # An --inventory flag wins over the settings, so its hosts are asked first: their answers
-    # come back while the settings, the logging and the parsers load (scout recon, start fast).
-    started = start_recon(args, Path(args.inventory)) if args.inventory else None
-    settings = _load_settings(
-        {"inventory": args.inventory, "trust_new_hosts": args.trust_new_hosts or None}, log=True
-    )
-    if settings is None:
-        if started is not None:
-            started.stop()
-        return EXIT_USAGE
-    if settings.inventory is None:
-        return _fail(
-            "recon",
-            "no inventory: pass --inventory FILE, or name one as `inventory:` in the settings "
-            "file (`scout init` writes both)",
-            EXIT_USAGE,
-        )
-    started = started or start_recon(args, settings.inventory)
-    return recon_main(args, started, trust_new_hosts=settings.trust_new_hosts)
-
-
-def build_parser() -> argparse.ArgumentParser:
+def _scout_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="scout",
         description=(
@@ -221,7 +189,31 @@ def build_parser() -> argparse.ArgumentParser:
             "proof. Every session is a transcript that can be replayed."
         ),
     )
-    sub = parser.add_subparsers(dest="cmd", metavar="COMMAND")
+    return parser, parser.add_subparsers(dest="cmd", metavar="COMMAND")
+
+
+def parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser for `argv`: recon's alone when `recon` is the command (it parses what the
+    whole tree would, and prints the same usage and errors: a subcommand's flags are its own),
+    so its hosts are asked before the other faces' modules load (recon_command); else all."""
+    if argv[:1] == ["recon"]:
+        parser, sub = _scout_parser()
+        add_recon_command(sub, _load_settings)
+        return parser
+    return build_parser()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from agent.faces.daytwo import add_daytwo_commands
+    from agent.faces.evaluate import add_eval_command
+    from agent.faces.exec_one import add_exec_command
+    from agent.faces.mcp_face import add_mcp_commands
+    from agent.faces.policy_args import add_policy_commands
+    from agent.faces.read import add_read_command
+    from agent.faces.recipes_cmd import add_recipes_command
+    from agent.faces.upgrade_face import add_upgrade_command
+
+    parser, sub = _scout_parser()
 
     replay = sub.add_parser(
         "replay",
@@ -299,23 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--trust-new-hosts", action="store_true", help="accept and record unknown host keys"
     )
     run.set_defaults(func=_cmd_run)
-
-    recon = sub.add_parser(
-        "recon",
-        help="probe every host in parallel and print the world model (no LLM)",
-        description="Run the read-only probe pack on the inventory's hosts and print the facts "
-        "and findings as tables, or as JSON with --json. Exit status 1 if a host was unreachable.",
-    )
-    recon.add_argument("--inventory", help="inventory YAML file (default from settings)")
-    recon.add_argument("--hosts", help="comma-separated host names (default: all)")
-    recon.add_argument("--json", action="store_true", help="print the world model as JSON")
-    recon.add_argument("--model-size-gb", type=float, help="model weights in GB, to check the fit")
-    recon.add_argument(
-        "--trust-new-hosts",
-        action="store_true",
-        help="record unknown host keys (trust on first use)",
-    )
-    recon.set_defaults(func=_cmd_recon)
+    add_recon_command(sub, _load_settings)
 
     demo = sub.add_parser(
         "demo",
@@ -367,9 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     route_library_warnings()  # before any command imports a library that warns as it loads
+    keep_pydantic_plugins_out()  # before any command builds a model
     keep_logs_off_the_screen()  # until the command opens its log file, if it opens one
     os.umask(0o077)  # what Scout writes (transcripts, logs, caches, copies) is the user's alone
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = parser_for(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

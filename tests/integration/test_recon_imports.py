@@ -118,11 +118,13 @@ def test_a_settings_problem_stops_the_hosts_already_asked(
 
 # What the process may not have loaded when it starts `ssh`: the first five each cost a fresh
 # process more than OpenSSH's whole connect; importlib.abc (it loads importlib.resources and
-# tempfile) and ctypes.util are milliseconds that only import hooks' base classes and asyncssh's
-# library lookup need. None is needed to know where and how to connect.
+# tempfile) and ctypes are milliseconds that only import hooks' base classes, asyncssh's
+# library lookup and the wall's host side need; the other faces' modules are milliseconds that
+# only their own commands need (cli.parser_for). None is needed to know where and how to connect.
 UNUSED_BEFORE_ASKING = (
     "pydantic", "asyncio", "rich", "tools.world.facts", "agent.world.model",
-    "importlib.abc", "importlib.resources", "ctypes.util",
+    "importlib.abc", "importlib.resources", "ctypes", "agent.faces.mcp_face",
+    "agent.evaluation.scenarios", "agent.faces.daytwo",
 )  # fmt: skip
 # Says on stderr which of them were loaded when this process first started `ssh`.
 AT_SSH = (
@@ -151,7 +153,8 @@ def test_the_hook_sees_what_was_loaded_before_ssh(tmp_path: Path) -> None:
     """The check above can fail: loaded before `ssh` starts, recon's printing shows there."""
     code = AT_SSH + (
         "import asyncio, shutil, subprocess, agent.world.model, agent.world.tables\n"
-        "import ctypes.util, importlib.abc\n"
+        "import ctypes, importlib.abc, agent.faces.mcp_face, agent.evaluation.scenarios\n"
+        "import agent.faces.daytwo\n"
         "subprocess.run([shutil.which('ssh'), '-V'], capture_output=True)\n"
     )
     done = _run(code, [], tmp_path / "home")

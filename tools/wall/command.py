@@ -30,8 +30,6 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.wall.host_helper import UNWALLED_MARK, UNWALLED_STATUS
-
 HELPER_FILES = (
     "host_helper.py", "host_landlock.py", "host_seccomp.py", "host_netfilter.py", "host_server.py",
     "host_docker_proxy.py", "host_docker_filter.py", "host_dbus_proxy.py", "host_dbus_filter.py",
@@ -44,6 +42,12 @@ HELPER_HASH = hashlib.sha256(
 HELPER_DIR = "${SCOUT_WALL_DIR:-$HOME/.scout}"
 HELPER_PATH = f"{HELPER_DIR}/wall-{HELPER_HASH}"  # a shell word inside double quotes
 MISSING_MARK = "@@scout-wall missing"
+# What the helper prints and exits with when a part of the wall cannot be built (host_helper.py
+# says the same: the two cannot share a module, since the helper runs alone on the host, and
+# importing it here would load ctypes into every Scout process; tests/unit/test_wall_marks.py
+# holds them equal).
+UNWALLED_STATUS = 199
+UNWALLED_MARK = "@@scout-wall unwalled"
 _SUDO = re.compile(r"\A\s*sudo\s+-n\s+(?=[^\s-])")
 # sh -c _INSTALL scout-wall FOLDER NAME TEXT NAME TEXT ...: a concurrent install that won the
 # rename leaves the same files, so losing it is success.

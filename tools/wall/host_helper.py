@@ -60,6 +60,7 @@ else:  # on a host: the sibling files in the helper's folder, which the launch l
     host_seccomp = __import__("host_seccomp")
 Unwalled = host_landlock.Unwalled
 
+# what Scout reads as "not walled" (tools/wall/command.py reads the same two)
 UNWALLED_STATUS = 199
 UNWALLED_MARK = "@@scout-wall unwalled"
 WALL_ENV = "SCOUT_WALL"  # what the command learns: the wall it runs in

@@ -1,0 +1,65 @@
+"""`scout recon`'s flags and its start: the hosts are asked before anything else loads.
+
+Why a module of its own: recon's whole run is one SSH round trip per host, so every millisecond
+the process spends before it starts `ssh` is added to the answer (bench/startup.py measures it
+against the floor). The CLI therefore builds recon's parser alone when `recon` is the command
+(cli.parser_for), without importing the other faces' modules, and this module imports nothing
+but argparse until the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.runtime.settings import Settings
+
+LoadSettings = Callable[..., "Settings | None"]
+
+
+def add_recon_command(sub: argparse._SubParsersAction, load: LoadSettings) -> None:
+    recon = sub.add_parser(
+        "recon",
+        help="probe every host in parallel and print the world model (no LLM)",
+        description="Run the read-only probe pack on the inventory's hosts and print the facts "
+        "and findings as tables, or as JSON with --json. Exit status 1 if a host was unreachable.",
+    )
+    recon.add_argument("--inventory", help="inventory YAML file (default from settings)")
+    recon.add_argument("--hosts", help="comma-separated host names (default: all)")
+    recon.add_argument("--json", action="store_true", help="print the world model as JSON")
+    recon.add_argument("--model-size-gb", type=float, help="model weights in GB, to check the fit")
+    recon.add_argument(
+        "--trust-new-hosts",
+        action="store_true",
+        help="record unknown host keys (trust on first use)",
+    )
+    recon.set_defaults(func=lambda args: _cmd_recon(args, load))
+
+
+def _cmd_recon(args: argparse.Namespace, load: LoadSettings) -> int:
+    from pathlib import Path
+
+    from agent.faces.recon import EXIT_USAGE, recon_main, start_recon
+
+    # An --inventory flag wins over the settings, so its hosts are asked first: their answers
+    # come back while the settings, the logging and the parsers load (scout recon, start fast).
+    started = start_recon(args, Path(args.inventory)) if args.inventory else None
+    settings = load(
+        {"inventory": args.inventory, "trust_new_hosts": args.trust_new_hosts or None}, log=True
+    )
+    if settings is None:
+        if started is not None:
+            started.stop()
+        return EXIT_USAGE
+    if settings.inventory is None:
+        print(
+            "scout recon: no inventory: pass --inventory FILE, or name one as `inventory:` in "
+            "the settings file (`scout init` writes both)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    started = started or start_recon(args, settings.inventory)
+    return recon_main(args, started, trust_new_hosts=settings.trust_new_hosts)
