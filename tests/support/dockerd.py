@@ -243,6 +243,9 @@ def _start_sshd_on(host: DockerHost, key: Path, authorized: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        # a host's sshd runs with init's 022, whatever this test process's umask is (Scout's
+        # main() sets 077 in it): what one user's session installs, another may read
+        umask=0o022,
     )
     host._undo.append(lambda: _stop_sshd(sshd))
     wait_until_listening(pid_file, log, sshd)

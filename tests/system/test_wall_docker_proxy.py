@@ -10,8 +10,6 @@ is the same afterwards; the raw socket refuses a connect inside the wall.
 
 from __future__ import annotations
 
-import os
-import pwd
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -193,9 +191,11 @@ async def test_the_proxy_reaches_the_daemon_only_with_the_caller_s_own_rights(
     the wall: the proxy runs with the caller's rights, never the helper's or root's."""
     user = docker_host.unprivileged_user
     assert user is not None
-    helpers = docker_host.root / ".scout"  # the user's home is the host's folder, root's
+    # every session's SCOUT_WALL_DIR (tests/support/sshd.py), root's too: open to all as /tmp
+    # is, so the user installs the helper where root has not yet and reads it where root has
+    helpers = docker_host.root / "wall"
     helpers.mkdir(exist_ok=True)
-    os.chown(helpers, pwd.getpwnam(user).pw_uid, -1)
+    helpers.chmod(0o1777)
     data = docker_host.inventory_data(user=user)
     async with SSHPool(Inventory.from_dict(data)) as user_pool:
         status, _, err = await walled(user_pool, "docker ps")
