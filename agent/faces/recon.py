@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.faces.process_exit import end_without_last_collection
+from agent.faces.process_exit import end_at_once
 from tools.recon.openssh import OpenSSHProbe, start_probe
 from tools.recon.probe import ProbeRound
 from tools.ssh import Inventory, SSHError, UnknownHostError
@@ -89,7 +89,7 @@ def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
     known_hosts = inventory.known_hosts_path
     probes = {name: start_probe(inventory.get(name), known_hosts) for name in names}
     _import_meanwhile()
-    end_without_last_collection()
+    end_at_once()
     return StartedRecon(inventory, names, probes)
 
 
