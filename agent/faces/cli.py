@@ -44,7 +44,7 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
         return None
     if log:
         from agent.faces.failures import writable_folder
-        from agent.faces.logs import configure_logging
+        from agent.faces.log_file import configure_logging
 
         problem = writable_folder(settings.log_file.parent, "the log folder")
         if problem is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -110,6 +109,8 @@ def recon_main(args: argparse.Namespace, started: StartedRecon, *, trust_new_hos
     from agent.world.tables import grouping_data, print_tables
 
     if args.json:
+        import json
+
         data = json.loads(world.model_dump_json())
         data["grouping"] = grouping_data(world)  # added next to the per-host facts
         print(json.dumps(data, indent=2, ensure_ascii=False))
