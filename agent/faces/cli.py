@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from agent.faces.library_warnings import route_library_warnings
 from agent.faces.logs import keep_logs_off_the_screen
 from agent.faces.planner_args import add_planner_flags, planner_flags
+from agent.faces.process_exit import end_process
 from agent.faces.pydantic_plugins import keep_pydantic_plugins_out
 from agent.faces.recon_command import add_recon_command
 
@@ -43,7 +44,7 @@ def _load_settings(flags: dict, *, log: bool = False) -> Settings | None:
         return None
     if log:
         from agent.faces.failures import writable_folder
-        from agent.faces.logs import configure_logging
+        from agent.faces.log_file import configure_logging
 
         problem = writable_folder(settings.log_file.parent, "the log folder")
         if problem is not None:
@@ -374,5 +375,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(args.cmd, message)
 
 
+def program() -> NoReturn:
+    """`scout` as a program (its console script, `python -m agent.faces.cli`): main's status
+    ends the process, without the interpreter's teardown where the face asked (process_exit)."""
+    end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

@@ -15,11 +15,10 @@ one (policy, redact, init) drops them at exit, still off the screen.
 
 from __future__ import annotations
 
-import logging
 import os
 import warnings
 from pathlib import Path
-from typing import TextIO
+from typing import ClassVar, TextIO
 
 # agent/, tools/ and sim/ sit side by side, in a checkout as in site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -28,31 +27,35 @@ LOGGER_NAME = "py.warnings"  # where logging.captureWarnings would send them too
 HELD_AT_MOST = 200  # a library warning repeats per call site at most; more is a loop, not news
 
 
-class HeldWarnings(logging.Handler):
-    """Holds library warnings until the log file exists, then hands them to the root's handlers."""
+class _Held:
+    """Library warnings shown before the log file exists, as text, and whether it exists now.
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
+    Plain text, not logging records: logging loads only when a warning is written (or a face
+    configures its log), not at the start of every command, `scout recon` among them."""
 
-    def emit(self, record: logging.LogRecord) -> None:
-        root = logging.getLogger()
-        if root.handlers:
-            self.release()
-            root.handle(record)
-        elif len(self.records) < HELD_AT_MOST:
-            self.records.append(record)
-
-    def release(self) -> None:
-        """Write what was held through the root logger's handlers (the log file), if any."""
-        root = logging.getLogger()
-        if root.handlers:
-            held, self.records = self.records, []
-            for record in held:
-                root.handle(record)
+    texts: ClassVar[list[str]] = []
+    log_open = False
 
 
-_HELD = HeldWarnings()
+def _hold(text: str) -> None:
+    if len(_Held.texts) < HELD_AT_MOST:
+        _Held.texts.append(text)
+
+
+def _into_log(text: str) -> bool:
+    """One library warning into the log file, through the root logger's handlers; False where
+    it has none (then it is held: never logging's last-resort stderr)."""
+    import logging
+
+    root = logging.getLogger()
+    if not root.handlers:
+        return False
+    root.handle(
+        logging.getLogger(LOGGER_NAME).makeRecord(
+            LOGGER_NAME, logging.WARNING, "", 0, "library warning: %s", (text,), None
+        )
+    )
+    return True
 
 
 def is_scouts(filename: str) -> bool:
@@ -69,9 +72,6 @@ def route_library_warnings() -> None:
     shown = warnings.showwarning
     if getattr(shown, "routes_library_warnings", False):
         return
-    logger = logging.getLogger(LOGGER_NAME)
-    logger.propagate = False  # held until the log exists; never logging's last-resort stderr
-    logger.handlers[:] = [_HELD]
 
     def show(
         message: Warning | str,
@@ -84,13 +84,19 @@ def route_library_warnings() -> None:
         if file is not None or is_scouts(filename):
             shown(message, category, filename, lineno, file, line)
             return
-        text = warnings.formatwarning(message, category, filename, lineno, line)
-        logger.warning("library warning: %s", text.strip())
+        text = warnings.formatwarning(message, category, filename, lineno, line).strip()
+        if not (_Held.log_open and _into_log(text)):
+            _hold(text)
 
     show.routes_library_warnings = True  # type: ignore[attr-defined]
     warnings.showwarning = show
 
 
 def release_held_warnings() -> None:
-    """Called once the log file is configured: what was held is written there."""
-    _HELD.release()
+    """Called once the log file is configured: what was held is written there, and what comes
+    later goes there at once."""
+    _Held.log_open = True
+    held, _Held.texts = _Held.texts, []
+    for text in held:
+        if not _into_log(text):
+            _hold(text)

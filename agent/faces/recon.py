@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.faces.process_exit import end_without_last_collection
+from agent.faces.process_exit import end_at_once
 from tools.recon.openssh import OpenSSHProbe, start_probe
 from tools.recon.probe import ProbeRound
 from tools.ssh import Inventory, SSHError, UnknownHostError
@@ -89,7 +88,7 @@ def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
     known_hosts = inventory.known_hosts_path
     probes = {name: start_probe(inventory.get(name), known_hosts) for name in names}
     _import_meanwhile()
-    end_without_last_collection()
+    end_at_once()
     return StartedRecon(inventory, names, probes)
 
 
@@ -110,6 +109,8 @@ def recon_main(args: argparse.Namespace, started: StartedRecon, *, trust_new_hos
     from agent.world.tables import grouping_data, print_tables
 
     if args.json:
+        import json
+
         data = json.loads(world.model_dump_json())
         data["grouping"] = grouping_data(world)  # added next to the per-host facts
         print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -1,33 +1,34 @@
 """Settings: the one place for every default, then the settings file, the environment and flags.
 
 The file is YAML (`scout init` writes a commented one; default ~/.scout/settings.yaml, or the
-file $SCOUT_SETTINGS names, which must exist). Environment: `SCOUT_<FIELD>` for any field, then
-`ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`. Flags given on the command line win over everything.
-pydantic-settings reads the sources; pydantic validates the merged values.
+file $SCOUT_SETTINGS names, which must exist). Environment: `SCOUT_<FIELD>` for any field (any
+case; a list or a mapping written as JSON), then `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+Flags given on the command line win over everything; a mapping given by two sources is merged
+key by key. pydantic validates the merged values.
 
 `Settings(...)` built in code holds only what it is given and the defaults; `load_settings()`
 reads the file, the environment and the flags. The session's budgets and the executor's limits
 are derived from here, so they have no defaults of their own.
+
+Why no pydantic-settings, which read these sources before: every face loads the settings, and
+importing it cost more CPU than all of pydantic (it imports asyncio, dotenv, importlib.metadata
+and its own settings model for features Scout does not use): 50 to 60 ms of each command's
+start here, spent by `scout recon` while its hosts answer, on the cores they need. The rules
+above are the ones it applied, kept as they were (tests/unit/test_settings.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import re
+import types
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic.fields import FieldInfo
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    YamlConfigSettingsSource,
-)
-from pydantic_settings import SettingsError as SourceError
 
 from agent.safety.modes import Mode
 from tools.text.validation import validation_problems
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from agent.loop.session import Budgets
     from agent.safety.redact import Redactor
 
+ENV_PREFIX = "SCOUT_"
+# what a SCOUT_* variable holds as JSON (a field of one of these types, or of one or None)
+STRUCTURED = (list, tuple, set, frozenset, dict, BaseModel)
 ANTHROPIC_ENV = {"api_key": "ANTHROPIC_API_KEY", "base_url": "ANTHROPIC_BASE_URL"}
 
 
@@ -50,8 +54,9 @@ class SettingsError(Exception):
     """The settings file or environment holds a value Scout cannot use; says which and why."""
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(extra="forbid", env_prefix="SCOUT_")
+class Settings(BaseModel):
+    # defaults are validated too: a default path is expanded as a given one is
+    model_config = ConfigDict(extra="forbid", validate_default=True)
 
     model: str = "claude-sonnet-4-5"
     api_key: SecretStr | None = None
@@ -91,18 +96,6 @@ class Settings(BaseSettings):
     webhook_allow_insecure_http: bool = False
     approval_timeout_s: float = Field(900.0, gt=0)
     web_allowed_hosts: list[str] = Field(default_factory=list)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Built in code, settings hold what they are given: no file or environment leaks in."""
-        return (init_settings,)
 
     @property
     def can_reach_model(self) -> bool:
@@ -188,53 +181,71 @@ class Settings(BaseSettings):
 PATH_FIELDS = ("inventory", "transcripts_dir", "log_file", "web_cache_dir", "deployments_dir")
 
 
-class _SettingsFile(YamlConfigSettingsSource):
-    """The YAML settings file; a file that is not YAML, or not a mapping, is a SettingsError.
+def _file_values(path: Path) -> dict[str, Any]:
+    """The YAML settings file's values (none where there is no file); a file that is not YAML,
+    or not a mapping, is a SettingsError.
 
     Its relative paths are read from its own folder (as the inventory's are), so a settings file
     written by `scout init --dir X` names the inventory beside it wherever Scout runs from.
     """
+    if not path.is_file():
+        return {}
+    try:
+        loaded = read_yaml(path) or {}
+    except YAMLSyntaxError as exc:
+        raise SettingsError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(loaded, dict):
+        raise SettingsError(f"{path} must hold a mapping of setting: value")
+    for name in PATH_FIELDS:
+        value = loaded.get(name)
+        if isinstance(value, str) and not Path(value).expanduser().is_absolute():
+            loaded[name] = str(path.parent / value)
+    return loaded
 
-    def _read_file(self, file_path: Any) -> dict[str, Any]:
-        path = Path(file_path)
-        try:
-            loaded = read_yaml(path) or {}
-        except YAMLSyntaxError as exc:
-            raise SettingsError(f"{file_path} is not valid YAML: {exc}") from None
-        if not isinstance(loaded, dict):
-            raise SettingsError(f"{file_path} must hold a mapping of setting: value")
-        for name in PATH_FIELDS:
-            value = loaded.get(name)
-            if isinstance(value, str) and not Path(value).expanduser().is_absolute():
-                loaded[name] = str(path.parent / value)
-        return loaded
+
+def _environment_values() -> dict[str, Any]:
+    """SCOUT_<FIELD> for each field, its name in any case; a list or a mapping is JSON."""
+    named = {name.lower(): value for name, value in os.environ.items()}
+    values: dict[str, Any] = {}
+    for field, info in Settings.model_fields.items():
+        value = named.get(f"{ENV_PREFIX}{field}".lower())
+        if value is None:
+            continue
+        if _is_structured(info.annotation):
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise SettingsError(_unparsed_variable(field, exc)) from None
+        values[field] = value
+    return values
 
 
-class _AnthropicEnv(PydanticBaseSettingsSource):
+def _is_structured(annotation: Any) -> bool:
+    """A list, a mapping or a model (or one of them or None): what a variable gives as JSON."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return any(_is_structured(arm) for arm in typing.get_args(annotation))
+    kind = origin or annotation
+    return isinstance(kind, type) and issubclass(kind, STRUCTURED)
+
+
+def _anthropic_values() -> dict[str, Any]:
     """The SDK's own variables, for the key and the base URL, below any SCOUT_* one."""
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        variable = ANTHROPIC_ENV.get(field_name)
-        return (os.environ.get(variable) if variable else None), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return {name: os.environ[var] for name, var in ANTHROPIC_ENV.items() if os.environ.get(var)}
+    return {name: os.environ[var] for name, var in ANTHROPIC_ENV.items() if os.environ.get(var)}
 
 
-class _LoadedSettings(Settings):
-    """Settings as `load_settings` reads them: flags, SCOUT_*, ANTHROPIC_*, the file, defaults."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        file = _SettingsFile(settings_cls, yaml_file=settings_path())
-        return (init_settings, env_settings, _AnthropicEnv(settings_cls), file)
+def _layered(*layers: dict[str, Any]) -> dict[str, Any]:
+    """The layers' values, a later layer's winning; a mapping in two layers merged key by key."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            below = merged.get(key)
+            merged[key] = (
+                _layered(below, value)
+                if isinstance(below, dict) and isinstance(value, dict)
+                else value
+            )
+    return merged
 
 
 def settings_path() -> Path:
@@ -252,21 +263,18 @@ def load_settings(flags: dict[str, Any] | None = None) -> Settings:
             "one) or unset SCOUT_SETTINGS to use ~/.scout/settings.yaml"
         )
     given = {key: value for key, value in (flags or {}).items() if value is not None}
+    values = _layered(_file_values(path), _anthropic_values(), _environment_values(), given)
     try:
-        return _LoadedSettings(**given)
-    except SourceError as exc:  # pydantic-settings could not parse a SCOUT_* value as JSON
-        raise SettingsError(_unparsed_variable(exc)) from None
+        return Settings.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(validation_problems(exc))
         raise SettingsError(f"invalid settings ({path} / SCOUT_* / flags): {problems}") from exc
 
 
-def _unparsed_variable(exc: SourceError) -> str:
+def _unparsed_variable(field: str, problem: ValueError) -> str:
     """Which SCOUT_* variable is not JSON, and how a list or mapping is written there."""
-    field = re.search(r'field "(\w+)"', str(exc))
-    name = f"SCOUT_{field.group(1).upper()}" if field else "a SCOUT_* variable"
-    reason = f" ({exc.__cause__})" if exc.__cause__ else ""
     return (
-        f"{name} is not valid JSON{reason}; a list or a mapping in the environment is written "
-        """as JSON, e.g. '["a", "b"]' or '{"allow": ["rule"]}', or set it in the settings file"""
+        f"{ENV_PREFIX}{field.upper()} is not valid JSON ({problem}); a list or a mapping in the "
+        """environment is written as JSON, e.g. '["a", "b"]' or '{"allow": ["rule"]}', or set it """
+        "in the settings file"
     )

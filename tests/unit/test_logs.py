@@ -1,4 +1,4 @@
-"""The log file's lines (agent/faces/logs.py): JSON with time, level, logger and event, secrets
+"""The log file's lines (agent/faces/log_file.py): JSON with time, level, logger and event, secrets
 masked, for structlog's loggers and the standard library's alike; structlog and the redactor load
 only when something is logged (a command that logs nothing never pays for them)."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 LOG_BOTH = """
 import logging, sys
 from pathlib import Path
-from agent.faces.logs import configure_logging
+from agent.faces.log_file import configure_logging
 def redactor():
     from agent.safety.redact import Redactor
     return Redactor(["hunter2-secret"])
@@ -47,7 +47,8 @@ def test_log_lines_are_json_masked_and_structlog_loads_on_first_use(tmp_path: Pa
 LOG_BEFORE_THE_FILE = """
 import sys
 from pathlib import Path
-from agent.faces.logs import configure_logging, keep_logs_off_the_screen
+from agent.faces.log_file import configure_logging
+from agent.faces.logs import keep_logs_off_the_screen
 if sys.argv[2] == "kept":
     keep_logs_off_the_screen()
 import structlog

@@ -62,7 +62,7 @@ def test_plain_pydantic_hands_its_models_to_the_plugin(spy_site: Path, tmp_path:
 
 def test_scout_builds_its_models_without_the_plugin(spy_site: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
-    # `policy check` loads the settings (a pydantic-settings model) and validates the call
+    # `policy check` loads the settings (a pydantic model) and validates the call
     code = "import sys\nfrom agent.faces.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     call = '{"tool": "ssh_exec", "input": {"host": "a", "command": "ls"}}'
     done = _run(code, spy_site, notes, "policy", "check", "--call", call)

@@ -107,3 +107,36 @@ def test_a_bad_settings_file_says_what_is_wrong(settings_file, text: str, messag
     with pytest.raises(SettingsError) as raised:
         load_settings()
     assert message in str(raised.value) and str(path) in str(raised.value)
+
+
+def test_a_variable_is_read_in_any_case_and_others_are_not_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("scout_max_turns", "9")
+    monkeypatch.setenv("SCOUT_MCP_TOKEN", "not a setting")  # Scout's other variables
+    monkeypatch.setenv("SCOUT_WALL_DIR", "/elsewhere")
+    assert load_settings().max_turns == 9
+
+
+def test_a_list_or_mapping_variable_is_json_and_mappings_merge_key_by_key(
+    settings_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_file("rules:\n  deny: ['ssh_exec(command=\"rm *\")']\nweb_allowed_hosts: [a.org]\n")
+    monkeypatch.setenv("SCOUT_RULES", '{"allow": ["ssh_exec(command=\\"ls *\\")"]}')
+    monkeypatch.setenv("SCOUT_WEB_ALLOWED_HOSTS", '["b.org"]')
+    settings = load_settings()
+    assert settings.rules == {
+        "deny": ['ssh_exec(command="rm *")'],
+        "allow": ['ssh_exec(command="ls *")'],
+    }
+    assert settings.web_allowed_hosts == ["b.org"]  # a list is replaced, not merged
+
+
+def test_a_scalar_variable_is_its_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCOUT_MODEL", '["not", "json-decoded"]')
+    monkeypatch.setenv("SCOUT_TRUST_NEW_HOSTS", "true")
+    monkeypatch.setenv("SCOUT_INVENTORY", "~/hosts.yaml")
+    settings = load_settings()
+    assert settings.model == '["not", "json-decoded"]'
+    assert settings.trust_new_hosts is True
+    assert settings.inventory == Path("~/hosts.yaml").expanduser()

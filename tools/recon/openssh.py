@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import threading
@@ -49,6 +48,7 @@ from tools.ssh.remote_command import (
     TIMEOUT_EXIT_CODES,
     CappedBuffer,
     CommandResult,
+    new_marker,
     wrap_command,
 )
 from tools.wall.command import WallSpec, helper_missing, unwalled_reason
@@ -194,9 +194,8 @@ def _result(
 
 
 def _wrapped(command: str, wall: WallSpec | None, install_wall: bool = False) -> str:
-    marker = f"scout-run-{secrets.token_hex(8)}"
     return wrap_command(
-        command, timeout=PROBE_TIMEOUT_S, marker=marker, wall=wall, install_wall=install_wall
+        command, timeout=PROBE_TIMEOUT_S, marker=new_marker(), wall=wall, install_wall=install_wall
     )
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import secrets
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -60,7 +59,7 @@ from tools.ssh.host_keys import HostKeyPolicy, NewHostKeyCallback
 from tools.ssh.inventory import HostSpec, Inventory
 from tools.ssh.login import login_options, refusal
 from tools.ssh.passphrase import KeyPassphrases, PassphrasePrompt
-from tools.ssh.remote_command import CommandResult, SessionShortage, run_remote
+from tools.ssh.remote_command import CommandResult, SessionShortage, new_marker, run_remote
 from tools.ssh.scarce_sessions import SessionCount, session_refused
 from tools.ssh.wall_server import WallServer
 from tools.wall.command import WallSpec, split_sudo
@@ -179,7 +178,7 @@ class SSHPool:
             if wall is not None and shell and not split_sudo(command)[0]:
                 server = await self._wall_server(link, host)
             if server is not None:
-                marker = f"scout-run-{secrets.token_hex(8)}"
+                marker = new_marker()
                 return await server.run(
                     host, command, timeout=timeout, cwd=cwd, env=env, wall=wall, marker=marker
                 )

@@ -20,9 +20,8 @@ fewer, which is most of what a short read costs the host.
 from __future__ import annotations
 
 import functools
-import random
+import os
 import re
-import secrets
 import shlex
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -90,6 +89,13 @@ class CommandResult:
     @property
     def truncated(self) -> bool:
         return bool(self.stdout_omitted_bytes or self.stderr_omitted_bytes)
+
+
+def new_marker() -> str:
+    """A run's marker (MARKER_ENV): 16 random hex digits from os.urandom, as secrets.token_hex(8)
+    draws them, without the modules `secrets` loads (hmac, random, base64) before `scout recon`
+    has asked its hosts."""
+    return f"scout-run-{os.urandom(8).hex()}"
 
 
 def wrap_command(
@@ -200,6 +206,7 @@ async def _open_session(
 async def retried_open(open_channel: Callable[[], Awaitable[Opened]], host: str) -> Opened:
     """`open_channel()`, tried SESSION_OPEN_ATTEMPTS times while sshd refuses it."""
     import asyncio
+    import random
 
     import asyncssh
 
@@ -266,7 +273,7 @@ async def _run_once(
 ) -> CommandResult:
     import asyncio
 
-    marker = f"scout-run-{secrets.token_hex(8)}"
+    marker = new_marker()
     wrapped = wrap_command(
         command,
         timeout=timeout,

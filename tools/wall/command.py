@@ -58,7 +58,7 @@ _INSTALL = (
 )
 _LAUNCH = (
     "import sys; sys.path.insert(0, sys.argv[1]); import host_helper; "
-    "sys.exit(host_helper.main(sys.argv[2:]))"
+    "host_helper.end(host_helper.main(sys.argv[2:]))"
 )
 
 
