@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import TextIO
 
 # agent/, tools/ and sim/ sit side by side, in a checkout as in site-packages
 _ROOT = Path(__file__).resolve().parents[2]
@@ -27,35 +27,10 @@ LOGGER_NAME = "py.warnings"  # where logging.captureWarnings would send them too
 HELD_AT_MOST = 200  # a library warning repeats per call site at most; more is a loop, not news
 
 
-class _Held:
-    """Library warnings shown before the log file exists, as text, and whether it exists now.
-
-    Plain text, not logging records: logging loads only when a warning is written (or a face
-    configures its log), not at the start of every command, `scout recon` among them."""
-
-    texts: ClassVar[list[str]] = []
-    log_open = False
-
-
-def _hold(text: str) -> None:
-    if len(_Held.texts) < HELD_AT_MOST:
-        _Held.texts.append(text)
-
-
-def _into_log(text: str) -> bool:
-    """One library warning into the log file, through the root logger's handlers; False where
-    it has none (then it is held: never logging's last-resort stderr)."""
-    import logging
-
-    root = logging.getLogger()
-    if not root.handlers:
-        return False
-    root.handle(
-        logging.getLogger(LOGGER_NAME).makeRecord(
-            LOGGER_NAME, logging.WARNING, "", 0, "library warning: %s", (text,), None
-        )
-    )
-    return True
+# Library warnings shown while the root logger has no handler (before the log file opens), as
+# plain text, not logging records: logging loads only when one is written, not at the start of
+# every command, `scout recon` among them.
+_HELD: list[str] = []
 
 
 def is_scouts(filename: str) -> bool:
@@ -84,19 +59,29 @@ def route_library_warnings() -> None:
         if file is not None or is_scouts(filename):
             shown(message, category, filename, lineno, file, line)
             return
-        text = warnings.formatwarning(message, category, filename, lineno, line).strip()
-        if not (_Held.log_open and _into_log(text)):
-            _hold(text)
+        if len(_HELD) < HELD_AT_MOST:
+            _HELD.append(warnings.formatwarning(message, category, filename, lineno, line).strip())
+        release_held_warnings()
 
     show.routes_library_warnings = True  # type: ignore[attr-defined]
     warnings.showwarning = show
 
 
 def release_held_warnings() -> None:
-    """Called once the log file is configured: what was held is written there, and what comes
-    later goes there at once."""
-    _Held.log_open = True
-    held, _Held.texts = _Held.texts, []
+    """Write what is held through the root logger's handlers (the log file), where it has any;
+    else keep holding it: never logging's last-resort stderr. Called at each library warning
+    and once a face has configured its log file."""
+    if not _HELD:
+        return
+    import logging
+
+    root = logging.getLogger()
+    if not root.handlers:
+        return
+    held = _HELD[:]
+    _HELD.clear()
     for text in held:
-        if not _into_log(text):
-            _hold(text)
+        record = logging.getLogger(LOGGER_NAME).makeRecord(
+            LOGGER_NAME, logging.WARNING, "", 0, "library warning: %s", (text,), None
+        )
+        root.handle(record)
