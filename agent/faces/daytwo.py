@@ -22,16 +22,16 @@ if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout -
 
     from agent.daytwo.run_plan import PlanRun
     from agent.daytwo.status import DeploymentStatus
+    from agent.faces.settings_loader import SettingsLoader
     from agent.runtime.deployment_record import DeploymentRecord
     from agent.runtime.settings import Settings
     from agent.safety.approvers.terminal import TerminalApprover
     from agent.safety.rules import RuleSet
 
 EXIT_NO_RECORD, EXIT_NOT_DONE = 6, 3
-Load = Callable[..., "Settings | None"]
 
 
-def add_daytwo_commands(sub: argparse._SubParsersAction, load: Load) -> None:
+def add_daytwo_commands(sub: argparse._SubParsersAction, load: SettingsLoader) -> None:
     status = sub.add_parser(
         "status",
         help="the recorded deployments as their hosts and endpoints show them now",
@@ -61,7 +61,9 @@ def add_daytwo_commands(sub: argparse._SubParsersAction, load: Load) -> None:
         parser.set_defaults(func=lambda args, action=action: _cmd_takedown(args, action, load))
 
 
-def daytwo_settings(args: argparse.Namespace, load: Load, flags: dict[str, Any]) -> Settings | None:
+def daytwo_settings(
+    args: argparse.Namespace, load: SettingsLoader, flags: dict[str, Any]
+) -> Settings | None:
     settings = load({"inventory": args.inventory, **flags}, log=True)
     if settings is not None and settings.inventory is None:
         print(f"scout {args.cmd}: no inventory: pass --inventory FILE", file=sys.stderr)
@@ -87,7 +89,7 @@ def chosen_records(
     return [found]
 
 
-def _cmd_status(args: argparse.Namespace, load: Load) -> int:
+def _cmd_status(args: argparse.Namespace, load: SettingsLoader) -> int:
     settings = daytwo_settings(args, load, {})
     records = chosen_records(settings, args.name, "status") if settings is not None else None
     if settings is None or records is None:
@@ -129,7 +131,7 @@ def _print_status(status: DeploymentStatus) -> None:
         print(f"  answered: {status.answer[:80]!r}")
 
 
-def _cmd_takedown(args: argparse.Namespace, action: str, load: Load) -> int:
+def _cmd_takedown(args: argparse.Namespace, action: str, load: SettingsLoader) -> int:
     settings = daytwo_settings(args, load, {"mode": args.mode})
     records = chosen_records(settings, args.name, action) if settings is not None else None
     if settings is None or not records:

@@ -24,6 +24,7 @@ from agent.safety.modes import MODES
 if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout --help` is fast)
     from rich.console import Console
 
+    from agent.faces.settings_loader import SettingsLoader
     from agent.runtime.settings import Settings
     from agent.safety.rules import RuleSet
     from tools.base import ToolResult
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # the session's parts load only when a command runs (`scout -
 EXIT_NOT_RUN = 3
 
 
-def add_exec_command(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
+def add_exec_command(sub: argparse._SubParsersAction, load: SettingsLoader) -> None:
     parser = sub.add_parser(
         "exec",
         help="run one command on a host through Scout's gate and wall",
@@ -55,7 +56,7 @@ def add_exec_command(sub: argparse._SubParsersAction, load: Callable[..., Settin
     parser.set_defaults(func=lambda args: _cmd_exec(args, load))
 
 
-def _cmd_exec(args: argparse.Namespace, load: Callable[..., Settings | None]) -> int:
+def _cmd_exec(args: argparse.Namespace, load: SettingsLoader) -> int:
     words = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not words:
         print("scout exec: give the command after --: scout exec HOST -- COMMAND", file=sys.stderr)

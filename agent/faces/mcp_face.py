@@ -17,7 +17,7 @@ import getpass
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from agent.faces.approvals_desk import add_approvals_command, desk_folder
 
 if TYPE_CHECKING:
+    from agent.faces.settings_loader import SettingsLoader
     from agent.mcp.discovery import Opening
     from agent.runtime.builder import Runtime
     from agent.runtime.settings import Settings
@@ -39,7 +40,7 @@ NEEDS_EXTRA = (
 PLUGIN = Path(__file__).resolve().parent.parent / "mcp" / "plugin"
 
 
-def add_mcp_commands(sub: argparse._SubParsersAction, load: Callable[..., Settings | None]) -> None:
+def add_mcp_commands(sub: argparse._SubParsersAction, load: SettingsLoader) -> None:
     parser = sub.add_parser(
         "mcp",
         help="serve Scout's tools to another agent over MCP (stdio or HTTP), behind Scout's gate",
@@ -93,7 +94,7 @@ def _fail(message: str) -> int:
     return 1
 
 
-def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> int:
+def _cmd_mcp(args: argparse.Namespace, load: SettingsLoader) -> int:
     if args.plugin:
         print(PLUGIN)
         return 0
@@ -115,9 +116,7 @@ def _cmd_mcp(args: argparse.Namespace, load: Callable[..., Settings | None]) -> 
     return asyncio.run(_serve(args, load, version, opening))
 
 
-def _cmd_mcp_http(
-    args: argparse.Namespace, load: Callable[..., Settings | None], version: str
-) -> int:
+def _cmd_mcp_http(args: argparse.Namespace, load: SettingsLoader, version: str) -> int:
     """Refuse to serve without a token worth the name; bind, then serve."""
     import asyncio
 
@@ -142,7 +141,7 @@ def _cmd_mcp_http(
 
 async def _serve(
     args: argparse.Namespace,
-    load: Callable[..., Settings | None],
+    load: SettingsLoader,
     version: str,
     opening: Opening | None,
     http: tuple[socket.socket, str] | None = None,
@@ -192,9 +191,7 @@ def _version() -> str:
 
 
 @asynccontextmanager
-async def _session(
-    args: argparse.Namespace, load: Callable[..., Settings | None]
-) -> AsyncIterator[Runtime]:
+async def _session(args: argparse.Namespace, load: SettingsLoader) -> AsyncIterator[Runtime]:
     """The settings, the approver (the desk, or the webhook), then the session."""
     from agent.faces.failures import inventory_problem, transcripts_problem
     from agent.mcp.approvals import ClientCallApprover

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.faces.settings_loader import SettingsLoader
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-SettingsLoader = Callable[[dict], Any]
 
 
 def _cmd_policy_classify(args: argparse.Namespace) -> int:

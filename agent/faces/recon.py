@@ -31,7 +31,8 @@ EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 READING_AND_PRINTING = ("tools.recon.probe_parse", "agent.world.model", "agent.world.tables")
 
 
-def _fail(message: str) -> int:
+def usage_failure(message: str) -> int:
+    """Say on stderr why recon could not start; its exit status for a request it cannot run."""
     print(f"scout recon: {message}", file=sys.stderr)
     return EXIT_USAGE
 
@@ -96,7 +97,7 @@ def recon_main(args: argparse.Namespace, started: StartedRecon, *, trust_new_hos
     """Read the answers (asking the pool for the rest), print, and exit 1 if any host could not
     be probed."""
     if started.problem is not None or started.inventory is None:
-        return _fail(started.problem or "no inventory")
+        return usage_failure(started.problem or "no inventory")
     probe_round = _probe(started, trust_new_hosts)
     from agent.world.model import WorldModel
 

@@ -10,17 +10,13 @@ but argparse until the command runs.
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.runtime.settings import Settings
-
-LoadSettings = Callable[..., "Settings | None"]
+    from agent.faces.settings_loader import SettingsLoader
 
 
-def add_recon_command(sub: argparse._SubParsersAction, load: LoadSettings) -> None:
+def add_recon_command(sub: argparse._SubParsersAction, load: SettingsLoader) -> None:
     recon = sub.add_parser(
         "recon",
         help="probe every host in parallel and print the world model (no LLM)",
@@ -39,10 +35,10 @@ def add_recon_command(sub: argparse._SubParsersAction, load: LoadSettings) -> No
     recon.set_defaults(func=lambda args: _cmd_recon(args, load))
 
 
-def _cmd_recon(args: argparse.Namespace, load: LoadSettings) -> int:
+def _cmd_recon(args: argparse.Namespace, load: SettingsLoader) -> int:
     from pathlib import Path
 
-    from agent.faces.recon import EXIT_USAGE, recon_main, start_recon
+    from agent.faces.recon import EXIT_USAGE, recon_main, start_recon, usage_failure
 
     # An --inventory flag wins over the settings, so its hosts are asked first: their answers
     # come back while the settings, the logging and the parsers load (scout recon, start fast).
@@ -55,11 +51,9 @@ def _cmd_recon(args: argparse.Namespace, load: LoadSettings) -> int:
             started.stop()
         return EXIT_USAGE
     if settings.inventory is None:
-        print(
-            "scout recon: no inventory: pass --inventory FILE, or name one as `inventory:` in "
-            "the settings file (`scout init` writes both)",
-            file=sys.stderr,
+        return usage_failure(
+            "no inventory: pass --inventory FILE, or name one as `inventory:` in the settings "
+            "file (`scout init` writes both)"
         )
-        return EXIT_USAGE
     started = started or start_recon(args, settings.inventory)
     return recon_main(args, started, trust_new_hosts=settings.trust_new_hosts)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent.faces.daytwo import chosen_records, daytwo_settings, operator_approver
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
 
     from agent.daytwo.upgrade_plan import UpgradeRequest
     from agent.daytwo.upgrade_run import UpgradeRun
+    from agent.faces.settings_loader import SettingsLoader
     from agent.runtime.deployment_record import DeploymentRecord
     from agent.runtime.settings import Settings
 
@@ -30,7 +30,7 @@ EXIT_UPGRADED, EXIT_NOT_UPGRADED, EXIT_ROLLBACK_FAILED, EXIT_NO_RECORD = 0, 3, 4
 EXITS = {"upgraded": EXIT_UPGRADED, "rollback failed": EXIT_ROLLBACK_FAILED}
 
 
-def add_upgrade_command(sub: argparse._SubParsersAction, load: Callable[..., Any]) -> None:
+def add_upgrade_command(sub: argparse._SubParsersAction, load: SettingsLoader) -> None:
     text = (
         "move a recorded deployment to another image, model revision or flag set: fetched "
         "first while it serves, then swapped and proven, rolled back automatically on failure"
@@ -65,7 +65,7 @@ def add_upgrade_command(sub: argparse._SubParsersAction, load: Callable[..., Any
     parser.set_defaults(func=lambda args: _cmd_upgrade(args, load))
 
 
-def _cmd_upgrade(args: argparse.Namespace, load: Callable[..., Any]) -> int:
+def _cmd_upgrade(args: argparse.Namespace, load: SettingsLoader) -> int:
     from agent.daytwo.upgrade_plan import UpgradeRefused, UpgradeRequest
 
     settings = daytwo_settings(args, load, {"mode": args.mode})
