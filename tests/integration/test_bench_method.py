@@ -42,6 +42,7 @@ async def test_the_old_method_reads_c4_ttft_far_from_the_truth(engine) -> None:
     assert levels[4] < TRUTH_C4  # served from the prefix cache, not slowed by anything
 
 
+@pytest.mark.slow
 async def test_the_method_reads_c4_ttft_within_five_percent_of_the_truth(engine, tmp_path) -> None:
     ctx = ToolContext(spill_dir=tmp_path / "t" / "spill")
     # full: 1,000 requests a level; short outputs (TTFT does not depend on them) keep it quick
@@ -55,6 +56,7 @@ async def test_the_method_reads_c4_ttft_within_five_percent_of_the_truth(engine,
     assert rows[4]["requests"] >= 1000 and rows[4]["left_out"] == 3
 
 
+@pytest.mark.slow
 async def test_the_method_stays_right_on_an_engine_an_earlier_sweep_warmed(engine, tmp_path):
     """The old sweep first fills the cache with seeds 1..3; the new one's seeds are not those."""
     await old_ttft_p50(engine, "spark-a", "node-1", MODEL, (1, 4), runs=3)

@@ -82,6 +82,7 @@ FACES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("face", FACES.values(), ids=FACES.keys())
 def test_a_face_whose_reader_left_stops_quietly(face, tmp_path: Path) -> None:
     commands = tmp_path / "commands.txt"

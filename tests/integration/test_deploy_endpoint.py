@@ -99,6 +99,7 @@ async def check(pool: SSHPool, tmp_path: Path, engine: OpenAIServer, **inputs: o
         await engine.close()
 
 
+@pytest.mark.slow
 async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> None:
     """No rollout of this session serves the port: no container to run the engine's benchmark
     in, so Scout's own streams measure, and the report says so."""
@@ -134,6 +135,7 @@ async def test_endpoint_check_through_a_port_forward(head, tmp_path: Path) -> No
     assert endpoint.aggregate_tok_s == round(rows[1]["tok_s_aggregate"], 2)
 
 
+@pytest.mark.slow
 async def test_without_a_tool_parser_the_tool_call_is_not_tried(head, tmp_path: Path) -> None:
     pool, _ = head
     result, _, _ = await check(

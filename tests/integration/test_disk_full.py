@@ -52,6 +52,7 @@ def on_a_full_disk(command: list[str], tmp_path: Path, *, free_kib: int = 0) -> 
     return done.returncode, "\n".join(said) + "\n" + done.stdout
 
 
+@pytest.mark.slow
 def test_a_transcript_that_cannot_start_names_its_file_and_folder(tmp_path: Path) -> None:
     code, said = on_a_full_disk([SCOUT, "run", "--goal", "x"], tmp_path)
     assert code == 1
@@ -61,6 +62,7 @@ def test_a_transcript_that_cannot_start_names_its_file_and_folder(tmp_path: Path
     )
 
 
+@pytest.mark.slow
 def test_a_transcript_that_fills_the_disk_mid_session_names_its_file_and_folder(
     tmp_path: Path,
 ) -> None:

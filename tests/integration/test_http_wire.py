@@ -60,6 +60,7 @@ def client(url: str, token: str | None) -> Client:
     return Client(transport, client_info=Implementation(name="remote-host", version="1.0"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_with_the_token_the_sdk_client_discovers_and_calls(tmp_path):
     home = tmp_path / "home"
@@ -76,6 +77,7 @@ async def test_with_the_token_the_sdk_client_discovers_and_calls(tmp_path):
     ] == [("remote-host 1.0", True)]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_without_the_token_nothing_is_served(tmp_path):
     home = tmp_path / "home"
@@ -95,6 +97,7 @@ async def test_without_the_token_nothing_is_served(tmp_path):
     assert not list((home / "transcripts").glob("mcp-*.jsonl"))  # no session ever opened
 
 
+@pytest.mark.slow
 def test_no_token_no_server(tmp_path):
     env = {**os.environ, "SCOUT_HOME": str(tmp_path), "SCOUT_MCP_TOKEN": "short"}
     ran = subprocess.run(

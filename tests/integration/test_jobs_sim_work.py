@@ -102,6 +102,7 @@ async def test_a_copy_to_a_worker_that_is_down_fails_as_rsync_over_ssh_does(
     assert MODEL not in cluster.host_state("spark-b")["hf_cache"]
 
 
+@pytest.mark.slow
 async def test_an_engine_started_as_a_job_logs_its_loading_into_the_job_log(
     empty: tuple[SimCluster, JobDesk],
 ) -> None:

@@ -77,6 +77,7 @@ async def test_the_story_over_mcp_reaches_a_proven_endpoint_on_one_decision(tmp_
     assert f"no drift: {calls} client calls replayed as recorded" in again.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 async def test_discover_is_answered_before_the_session_opens(tmp_path):
     home = tmp_path / "home"
@@ -90,6 +91,7 @@ async def test_discover_is_answered_before_the_session_opens(tmp_path):
         assert not list((home / "transcripts").glob("mcp-*.jsonl"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 async def test_a_setup_problem_is_the_first_requests_error_in_words(tmp_path):
     async with scout_mcp(tmp_path / "home") as client:  # neither --inventory nor --sim

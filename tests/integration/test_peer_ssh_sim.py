@@ -5,6 +5,7 @@ import pytest
 from tests.integration.test_deploy_variants_sim import BASE, plan_on
 
 
+@pytest.mark.slow
 async def test_a_pair_set_up_as_nvidia_says_has_no_ssh_blocker():
     result = await plan_on("healthy-pair", BASE)
     assert not result.get("is_error"), result["content"]
@@ -30,6 +31,7 @@ async def test_a_pair_set_up_as_nvidia_says_has_no_ssh_blocker():
         ),
     ],
 )
+@pytest.mark.slow
 async def test_an_ssh_the_plan_needs_but_cannot_make_is_a_blocker_with_its_fix(scenario, said, fix):
     result = await plan_on(scenario, BASE)
     assert result["is_error"]

@@ -118,6 +118,7 @@ async def old(tmp_path: Path) -> AsyncIterator[SSHPool]:
         yield pool
 
 
+@pytest.mark.slow
 async def test_the_engines_own_benchmark_runs_in_its_container(recent, tmp_path) -> None:
     result, world = await check(recent, tmp_path, mode="full", output_len=32)
     assert not result.is_error, result.text

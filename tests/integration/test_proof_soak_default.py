@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from agent.loop.scripted_client import ScriptedClient
@@ -74,6 +75,7 @@ async def plan_and_proof(inventory: Path, tmp_path: Path) -> tuple[dict[str, Any
     return plans[0], declared
 
 
+@pytest.mark.slow
 async def test_on_real_hosts_the_plan_and_the_call_soak_thirty_minutes(tmp_path: Path) -> None:
     async with SimCluster("seed-pair", tmp_path / "sim") as sim:
         inventory = unlabelled(sim.write_inventory(tmp_path / "inv" / "inventory.yaml"))
@@ -83,6 +85,7 @@ async def test_on_real_hosts_the_plan_and_the_call_soak_thirty_minutes(tmp_path:
     assert declared == proof["actions"]  # the approved plan covers the call as it will run
 
 
+@pytest.mark.slow
 async def test_on_the_simulator_neither_soaks(tmp_path: Path) -> None:
     async with SimCluster("seed-pair", tmp_path / "sim") as sim:
         inventory = sim.write_inventory(tmp_path / "inv" / "inventory.yaml")

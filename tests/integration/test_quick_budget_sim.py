@@ -57,6 +57,7 @@ async def quick(pool: SSHPool, tmp_path: Path) -> dict:
     return {"text": result.text, **result.data["report"]}
 
 
+@pytest.mark.slow
 async def test_quick_on_a_slow_engine_stays_in_budget_and_labels_what_it_could_not_carry(
     slow, tmp_path
 ) -> None:

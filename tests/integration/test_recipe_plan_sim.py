@@ -12,6 +12,7 @@ from tools.recon.probe import probe_hosts
 MODEL = "Qwen/Qwen3.5-122B-A10B-FP8"
 
 
+@pytest.mark.slow
 async def test_a_community_recipe_is_planned_with_its_flags_filled_and_mods_named(tmp_path):
     path = tmp_path / "qwen3.5-122b-fp8.yaml"
     path.write_text(COMMUNITY, encoding="utf-8")
@@ -27,6 +28,7 @@ async def test_a_community_recipe_is_planned_with_its_flags_filled_and_mods_name
     assert "approve the plan to proceed without them, or stop" in text
 
 
+@pytest.mark.slow
 async def test_the_bundled_recipe_states_the_context_and_where_it_came_from():
     plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
     result = await plan_on("seed-pair", plan)
@@ -46,6 +48,7 @@ async def test_a_known_bad_image_is_refused_with_its_reason():
     assert "known bad" in result["content"] and "HTTP 500" in result["content"]
 
 
+@pytest.mark.slow
 async def test_the_gid_index_is_read_on_each_node_and_nccl_may_not_fall_back():
     plan = {"model": MODEL, "hosts": ["spark-a", "spark-b"], "model_size_gb": 119}
     text = (await plan_on("healthy-pair", plan))["content"]
@@ -75,6 +78,7 @@ async def test_a_community_recipe_on_the_head_is_read_there(tmp_path):
     assert "spark-a:/opt/none.yaml: cat: /opt/none.yaml: No such file" in missing["content"]
 
 
+@pytest.mark.slow
 async def test_recon_notices_a_spark_vllm_docker_checkout_and_says_how_to_use_it(
     cluster, pool
 ) -> None:
@@ -90,6 +94,7 @@ async def test_recon_notices_a_spark_vllm_docker_checkout_and_says_how_to_use_it
     assert f"recipe_file=spark-a:{head.spark_vllm_docker}/NAME.yaml" in head.words("spark-a")
 
 
+@pytest.mark.slow
 async def test_the_communitys_own_recipe_plans_with_its_image_copied_from_the_head_not_pulled():
     """spark-vllm-docker's real qwen3.5-122b-fp8 recipe (358bf26) on the seed pair: its image
     vllm-node, which the runner builds and no registry holds, is on the head only."""

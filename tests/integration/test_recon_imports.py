@@ -74,6 +74,7 @@ def test_a_settings_file_without_rules_loads_no_rule_engine(
     assert _loaded(RECON, argv, home) == "loaded: []"
 
 
+@pytest.mark.slow
 def test_building_a_session_loads_it(tmp_path: Path) -> None:
     code = "import agent.runtime.builder\n" + REPORT
     assert _loaded(code, [], tmp_path / "home") == f"loaded: {sorted(UNUSED_BY_RECON)!r}"
@@ -94,6 +95,7 @@ def test_a_refused_host_is_said_once_without_the_pool_or_structlog(
     assert _line(done, "over ssh:") == "over ssh: []"  # the pool never tried it a second time
 
 
+@pytest.mark.slow
 def test_a_session_loads_the_pool_and_structlog(tmp_path: Path) -> None:
     code = "import agent.runtime.builder, tools.ssh\ntools.ssh.SSHPool\n" + REPORT
     assert _line(_run(code, [], tmp_path / "home"), "over ssh:") == (

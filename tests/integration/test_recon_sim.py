@@ -132,6 +132,7 @@ async def test_unknown_host_key_is_reported_per_host(inventory: Path) -> None:
     assert "unknown host key" in err and "--trust-new-hosts" in err
 
 
+@pytest.mark.slow
 async def test_recon_tool_fills_the_world_and_stays_compact(
     inventory: Path, tmp_path: Path
 ) -> None:
@@ -154,6 +155,7 @@ async def test_recon_tool_fills_the_world_and_stays_compact(
     assert "noted (1 notes)" in note.text and world.notes[0].belief == "spark-b p1 cable is seated"
 
 
+@pytest.mark.slow
 async def test_recon_tool_reports_an_unreachable_worker_and_returns_the_head(
     cluster: SimCluster, inventory: Path, tmp_path: Path
 ) -> None:
@@ -185,6 +187,7 @@ async def recon_and_plan(scenario: str, tmp_path: Path) -> tuple[WorldModel, Too
     return world, plan
 
 
+@pytest.mark.slow
 async def test_seed_pair_facts_list_the_cached_model_and_the_plan_trusts_them(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +204,7 @@ async def test_seed_pair_facts_list_the_cached_model_and_the_plan_trusts_them(
     assert f"HF cache: {QWEN} 119 GB" in render_compact(world)
 
 
+@pytest.mark.slow
 async def test_model_missing_on_the_worker_is_a_warning_the_plan_copies_it_there(
     tmp_path: Path,
 ) -> None:
@@ -214,6 +218,7 @@ async def test_model_missing_on_the_worker_is_a_warning_the_plan_copies_it_there
     assert "not cached on spark-a" not in plan.text
 
 
+@pytest.mark.slow
 async def test_unplugged_worker_link_needs_a_person_without_trying_it_first(
     tmp_path: Path,
 ) -> None:

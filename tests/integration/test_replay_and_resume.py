@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.loop.events import (
     ModelResponse,
     SessionStart,
@@ -172,6 +174,7 @@ async def test_resuming_with_an_invalid_todo_item_warns_instead_of_crashing(tmp_
     assert "left it out of the resumed todo list" in notices[0].message
 
 
+@pytest.mark.slow
 def test_a_redrive_on_another_scenario_than_the_recordings_says_so(tmp_path):
     """The session start records the simulator's scenario; `replay --sim` on another warns
     (a re-drive only reads a simulator: a question worth asking, not a refusal)."""

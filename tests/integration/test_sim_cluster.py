@@ -253,6 +253,7 @@ async def test_an_eleventh_session_on_one_connection_is_refused_like_openssh(
     assert (await run(head, "hostname")).stdout == "spark-7d19\n"
 
 
+@pytest.mark.slow
 async def test_a_channel_closed_mid_output_ends_the_command_quietly(
     head: asyncssh.SSHClientConnection,
 ) -> None:

@@ -219,6 +219,7 @@ async def test_worker_that_cannot_reach_the_head_never_joins(seed: Pair) -> None
     assert "ValueError: Cannot provide a placement group" in serve.stderr
 
 
+@pytest.mark.slow
 async def test_link_that_stays_down_keeps_the_worker_out(tmp_path: Path) -> None:
     async for pair in open_pair("roce-unfixable", tmp_path):
         await pair.prepare()
@@ -254,6 +255,7 @@ async def test_wrong_socket_interface_stops_nccl(tmp_path: Path) -> None:
         assert refused.exit_status == 7
 
 
+@pytest.mark.slow
 async def test_without_rdma_devices_nccl_falls_back_to_sockets(seed: Pair) -> None:
     await seed.prepare(rdma=False)
     await seed.ray_cluster()
@@ -301,6 +303,7 @@ async def test_the_engine_says_it_runs_only_once_its_port_answers(
         assert health == "200"
 
 
+@pytest.mark.slow
 async def test_curl_answers_a_completion_and_pkill_reaches_only_this_host(seed: Pair) -> None:
     await seed.prepare()
     await seed.ray_cluster()

@@ -60,6 +60,7 @@ def kinds(findings: list[Finding]) -> dict[str, Finding]:
     return {f.kind: f for f in findings}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["fresh-pair"], indirect=True)
 async def test_fresh_pair_has_nothing_and_the_worker_no_internet(sim: Sim) -> None:
     facts = await sim.recon()
@@ -78,6 +79,7 @@ async def test_fresh_pair_has_nothing_and_the_worker_no_internet(sim: Sim) -> No
     assert "Please check your internet connection" in download.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["fresh-pair"], indirect=True)
 async def test_the_ngc_image_has_no_ray_until_the_playbook_installs_it(sim: Sim) -> None:
     assert (await sim.run("spark-a", f"docker pull {NGC}")).exit_status == 0
@@ -137,6 +139,7 @@ async def test_small_disk_has_no_room_and_a_download_fills_it(sim: Sim) -> None:
     assert after.available_bytes == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["link-local-pair"], indirect=True)
 async def test_link_local_on_one_cable_is_a_working_fabric(sim: Sim) -> None:
     facts = await sim.recon()
@@ -158,6 +161,7 @@ async def test_link_local_on_one_cable_is_a_working_fabric(sim: Sim) -> None:
     assert status.stdout.count(" 1 node_") == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["link-local-two-cables"], indirect=True)
 async def test_two_cables_link_local_get_per_twin_subnets_advice(sim: Sim) -> None:
     found = compute_findings(await sim.recon())
@@ -185,6 +189,7 @@ async def test_no_connectx_says_check_the_cable_or_driver(sim: Sim) -> None:
     assert (missing.fix or "").startswith("check the cable, then the driver")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sim", ["seed-pair"], indirect=True)
 async def test_seed_pair_swap_in_use_and_image_contents(sim: Sim) -> None:
     head = (await sim.recon())["spark-a"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sim.cluster import SimCluster
 from tools.recon.probe import ProbeRound, probe_hosts
 from tools.ssh import Inventory, SSHPool
@@ -19,6 +21,7 @@ async def recon(scenario: str, tmp_path: Path) -> ProbeRound:
             return await probe_hosts(pool, inventory.names())
 
 
+@pytest.mark.slow
 async def test_spark_trio_has_every_cx7_port_up_with_its_own_subnet(tmp_path: Path) -> None:
     probe = await recon("spark-trio", tmp_path)
     assert probe.failures == {} and sorted(probe.facts) == ["spark-a", "spark-b", "spark-c"]
@@ -33,6 +36,7 @@ async def test_spark_trio_has_every_cx7_port_up_with_its_own_subnet(tmp_path: Pa
     assert {"192.168.1.3/24", "192.168.2.3/24"} <= addresses["spark-c"]
 
 
+@pytest.mark.slow
 async def test_spark_rack_8_shares_one_switched_subnet(tmp_path: Path) -> None:
     probe = await recon("spark-rack-8", tmp_path)
     assert probe.failures == {} and len(probe.facts) == 8

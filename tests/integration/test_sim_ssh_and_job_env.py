@@ -54,6 +54,7 @@ async def test_ssh_returns_the_remote_status_and_fails_like_openssh(pool: SSHPoo
     assert empty.stderr == "Error response from daemon: unexpected EOF\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["gated-model"], indirect=True)
 async def test_a_gated_download_job_gets_hf_token_from_its_environment(pool: SSHPool) -> None:
     step = DeployStep(

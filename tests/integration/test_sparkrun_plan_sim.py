@@ -9,12 +9,15 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.integration.test_deploy_variants_sim import plan_on
 
 REGISTRY = Path(__file__).parents[1] / "fixtures" / "recipes" / "sparkrun-recipe-registry-3075780"
 RECIPE = Path("official-recipes/qwen3.6/vllm/qwen3.6-27b-fp8-mtp-vllm.yaml")
 
 
+@pytest.mark.slow
 async def test_a_sparkrun_recipe_plans_as_sparkrun_with_its_image_built_as_a_job(tmp_path):
     registry = Path(shutil.copytree(REGISTRY, tmp_path / "registry"))
     plan = {"model": "Qwen/Qwen3.6-27B-FP8", "hosts": ["spark-a", "spark-b"]}

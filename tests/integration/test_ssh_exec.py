@@ -116,6 +116,7 @@ async def test_spill_files_are_written_redacted(pool: SSHPool, tmp_path: Path) -
     assert token not in text and "[REDACTED]" in text and text.startswith("1\n2\n")
 
 
+@pytest.mark.slow
 async def test_timeout_reports_partial_output(pool: SSHPool, tmp_path: Path) -> None:
     params = SSHExecInput(host="spark-a", command="echo partial; sleep 30", timeout=5)
     result = await SSHExec(pool, judge_shell).run(params, context(tmp_path, pool))

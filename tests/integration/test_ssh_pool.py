@@ -188,6 +188,7 @@ async def test_dropped_connection_is_reopened_on_next_call(local_hosts: LocalHos
     assert host.connections == 2
 
 
+@pytest.mark.slow
 async def test_timeout_kills_the_command_on_the_host(local_hosts: LocalHosts) -> None:
     await local_hosts.add("a")
     local_hosts.write_known_hosts("a")
@@ -270,6 +271,7 @@ async def test_a_cancelled_nested_timeout_dies_with_the_commands_session(
     assert leftovers == "none\n"
 
 
+@pytest.mark.slow
 async def test_a_timed_out_nested_timeout_dies_with_the_commands_session(
     local_hosts: LocalHosts, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -50,6 +50,7 @@ async def test_a_read_no_human_approved_runs_inside_the_wall(pool: SSHPool, tmp_
     assert unwalled.meta["walled"] == {"spark-a": False} and unwalled.is_error  # never written
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cluster", ["no-landlock"], indirect=True)
 async def test_a_host_without_landlock_narrows_what_runs_unasked(
     pool: SSHPool, tmp_path: Path

@@ -8,6 +8,8 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from sim.hostdir import materialize
 from sim.scenario import load_scenario
 from tests.integration.test_deploy_variants_sim import BASE, MODEL, plan_on
@@ -30,6 +32,7 @@ def host(tmp_path: Path, scenario: str, name: str) -> Path:
     return materialize(spec.hosts[name], spec.user, tmp_path / name)
 
 
+@pytest.mark.slow
 async def test_a_worker_at_an_older_revision_is_copied_again_and_the_head_kept():
     result = await plan_on("weights-old-revision", BASE)
     assert not result.get("is_error"), result["content"]
@@ -43,6 +46,7 @@ async def test_a_worker_at_an_older_revision_is_copied_again_and_the_head_kept()
     assert f"{MODEL} cached on spark-a (119.0 GB at 5d0c1f4" in text
 
 
+@pytest.mark.slow
 async def test_a_complete_matching_copy_is_skipped():
     result = await plan_on("seed-pair", BASE)
     text = result["content"]
@@ -51,6 +55,7 @@ async def test_a_complete_matching_copy_is_skipped():
     assert "the head spark-a's revision, none unfinished" in text
 
 
+@pytest.mark.slow
 async def test_an_interrupted_download_is_downloaded_again():
     result = await plan_on("weights-interrupted", BASE)
     text = result["content"]
@@ -65,6 +70,7 @@ async def test_an_interrupted_download_is_downloaded_again():
     )
 
 
+@pytest.mark.slow
 def test_the_interrupted_download_resumes_and_leaves_no_incomplete_blob(tmp_path: Path):
     head = host(tmp_path, "weights-interrupted", "spark-a")
     blobs = head / "home" / FOLDER / "blobs"
@@ -79,6 +85,7 @@ def test_the_interrupted_download_resumes_and_leaves_no_incomplete_blob(tmp_path
     assert done.stdout.rstrip().endswith(f"/snapshots/{revision}")
 
 
+@pytest.mark.slow
 def test_a_new_revision_is_fetched_beside_the_old_one(tmp_path: Path):
     worker = host(tmp_path, "weights-old-revision", "spark-b")
     folder = worker / "home" / FOLDER

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -31,6 +33,7 @@ def test_session_growth_finds_the_seed_story_and_its_planner() -> None:
     assert callable(demo.plan_for) and callable(story.script)
 
 
+@pytest.mark.slow
 def test_the_ssh_benches_print_no_librarys_warning(tmp_path: Path) -> None:
     """bench/startup.py's output is its own lines: a library that warns as it loads (as
     asyncssh's cryptography does) after bench/ssh_fanout.py is imported stays off stderr."""

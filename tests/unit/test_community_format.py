@@ -202,6 +202,7 @@ def test_check_reads_every_recipe_of_the_real_checkout(capsys):
     assert "35 of 35 recipe files read" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_show_renders_a_recipe_on_the_inventorys_hosts_and_names_an_ambiguous_name(
     tmp_path, capsys
 ):

@@ -137,6 +137,7 @@ def _table(folder: Path) -> list[str]:
     return rows
 
 
+@pytest.mark.slow
 def test_every_recipe_renders_as_the_runner_renders_it_or_scout_names_why():
     rows = _table(RECIPES)
     assert sum(": same" in row for row in rows) >= 20

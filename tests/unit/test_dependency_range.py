@@ -63,6 +63,7 @@ def _optional_floors() -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_package_the_code_imports_is_a_dependency_with_a_tested_floor() -> None:
     declared = {_canonical(name) for name in [*_lowest_versions().floors(), *_optional_floors()]}
     owners = importlib.metadata.packages_distributions()

@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 # Warnings seen, read and accepted: (the distribution imported, the warning's category, a pattern
 # of its message), each with why it is harmless to Scout.
 KNOWN: tuple[tuple[str, str, str], ...] = (
@@ -65,6 +67,7 @@ def test_every_runtime_dependency_is_found_to_import() -> None:
     assert {"anthropic", "asyncssh", "pydantic", "rich", "structlog"} <= imported
 
 
+@pytest.mark.slow
 def test_no_dependency_warns_on_import_beyond_the_reviewed_list() -> None:
     modules = _runtime_modules()
     run = subprocess.run(

@@ -148,6 +148,7 @@ print(json.dumps({**seen, "code": code}), file=sys.stderr)
 """
 
 
+@pytest.mark.slow
 def test_discovery_is_on_the_wire_before_the_sdk_is_imported(tmp_path):
     """`scout mcp` as the host starts it; the moment the SDK's first module is looked up,
     the answer to discovery is already readable on stdout."""

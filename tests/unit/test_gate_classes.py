@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts/gate_classes.py"
 
 
+@pytest.mark.slow
 def test_every_class_names_tests_pytest_collects() -> None:
     run = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -60,6 +60,7 @@ def test_plain_pydantic_hands_its_models_to_the_plugin(spy_site: Path, tmp_path:
     assert notes.read_text().splitlines() == ["Probe"]
 
 
+@pytest.mark.slow
 def test_scout_builds_its_models_without_the_plugin(spy_site: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     # `policy check` loads the settings (a pydantic model) and validates the call

@@ -93,6 +93,7 @@ def test_text_that_resembles_a_format_names_it_as_closest() -> None:
     assert read_pasted("Legend:\n  X = Self\n") == Unread("nvidia-smi topo -m")
 
 
+@pytest.mark.slow
 def test_scout_read_prints_the_format_and_says_when_it_cannot(tmp_path: Path) -> None:
     pasted = tmp_path / "ibstat.txt"
     pasted.write_text(capture("generic_ibstat_cx7_ethernet_down.txt"))

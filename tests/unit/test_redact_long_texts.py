@@ -76,6 +76,7 @@ def test_a_long_text_redacted_again_knows_a_secret_learnt_since() -> None:
     assert SECRET not in redactor.text(text)
 
 
+@pytest.mark.slow
 def test_what_it_remembers_stays_within_its_bound() -> None:
     redactor = Redactor()
     texts = [f"{n} " + "y" * (1 << 20) for n in range(12)]  # 12 MB against a bound of 8

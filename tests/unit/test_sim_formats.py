@@ -105,6 +105,7 @@ def test_docker_table_aligns_like_the_cli() -> None:
     assert gotemplate.table(rows).splitlines()[1] == real[1]
 
 
+@pytest.mark.slow
 def test_every_shipped_scenario_loads() -> None:
     names = list_scenarios()
     assert {

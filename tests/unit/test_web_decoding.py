@@ -34,6 +34,7 @@ def decode_until(decoder: BoundedDecoder, body: bytes, cap: int, chunk: int = 65
     return got
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layers", [1, 2, 3])
 def test_a_bomb_stops_at_the_cap_with_bounded_memory(layers: int) -> None:
     body = bomb(layers, 256 * MB)  # 256 MB of zeros, a few hundred KB on the wire
