@@ -2,10 +2,12 @@
 
 Start fast: the hosts are asked first, through OpenSSH's own client where it can be told exactly
 what Scout's SSH pool does (tools/recon/openssh.py), so the process need not import asyncssh.
-While they connect and run the probe, a thread imports what reading their answers and printing
-them needs (the parsers, the facts' models, the checks, the tables), in time the process would
-spend waiting. The hosts OpenSSH could not probe as plainly (a jump host, a key to trust or to
-unlock, a wall helper to install, ssh's own failure) are then probed through the pool.
+`ssh` starts as soon as the inventory is read (tools/recon/ssh_client.py), and the probe's line
+is built and sent while it connects; while the hosts run the probe, a thread imports what
+reading their answers and printing them needs (the parsers, the facts' models, the checks, the
+tables), in time the process would spend waiting. The hosts OpenSSH could not probe as plainly
+(a jump host, a key to trust or to unlock, a wall helper to install, ssh's own failure) are then
+probed through the pool.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.faces.process_exit import end_at_once
-from tools.recon.openssh import OpenSSHProbe, start_probe
-from tools.recon.probe import ProbeRound
+from tools.recon.ssh_client import start_ssh
 from tools.ssh import Inventory, SSHError, UnknownHostError
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from tools.recon.openssh import OpenSSHProbe
+    from tools.recon.probe import ProbeRound
 
 EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE = 0, 1, 2
 # in the order recon uses them: the probe's answers are parsed first, then printed
@@ -87,7 +91,13 @@ def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
     if args.model_size_gb is not None and args.model_size_gb <= 0:
         return StartedRecon(problem="--model-size-gb must be a positive number of gigabytes")
     known_hosts = inventory.known_hosts_path
-    probes = {name: start_probe(inventory.get(name), known_hosts) for name in names}
+    runs = {name: start_ssh(inventory.get(name), known_hosts) for name in names}
+    from tools.recon.openssh import OpenSSHProbe  # the probe's line, built while ssh connects
+
+    probes = {
+        name: OpenSSHProbe.send(inventory.get(name), run) if run is not None else None
+        for name, run in runs.items()
+    }
     _import_meanwhile()
     end_at_once()
     return StartedRecon(inventory, names, probes)
@@ -136,6 +146,8 @@ def _stderr_console() -> Console:
 def _probe(started: StartedRecon, trust_new_hosts: bool) -> ProbeRound:
     """Every host's answer: OpenSSH's where it had one, then the pool's for the rest; the
     round lists the hosts in the order asked."""
+    from tools.recon.probe import ProbeRound
+
     assert started.inventory is not None
     answered = ProbeRound()
     for name, probe in started.probes.items():

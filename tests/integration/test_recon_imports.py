@@ -135,7 +135,7 @@ AT_SSH = (
     "import subprocess, sys\n"
     "start = subprocess.Popen.__init__\n"
     "def spawn(self, args, *rest, **named):\n"
-    "    if str(args[0]).endswith('/ssh') and not hasattr(sys, 'asked'):\n"
+    "    if str(args[0]).rpartition('/')[2] == 'ssh' and not hasattr(sys, 'asked'):\n"
     "        sys.asked = True\n"
     f"        heavy = sorted(set({UNUSED_BEFORE_ASKING!r}) & set(sys.modules))\n"
     "        print('at ssh:', heavy, file=sys.stderr)\n"

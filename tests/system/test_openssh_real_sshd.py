@@ -1,7 +1,9 @@
 """`scout recon` over OpenSSH's own client (tools/recon/openssh.py) against real sshd: the same
 facts as the pool's probe, without importing asyncssh; host keys as strict as the pool's (a
 changed key refused even with --trust-new-hosts, an unknown one refused unless trusted, and
-trusted once recorded); a host behind a jump host still probed, through the pool."""
+trusted once recorded); a host behind a jump host still probed, through the pool. The line
+`ssh` runs comes on its stdin (tools/recon/ssh_client.py): whole, however long, and none of it
+read by the commands, which see stdin at its end as under `ssh -n`."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import yaml
 
 from tests.support.sshd_topology import Topology
 from tools.recon.probe import probe_hosts
+from tools.recon.ssh_client import start_ssh
 from tools.ssh import Inventory, SSHPool
 
 pytestmark = pytest.mark.system
@@ -133,3 +136,18 @@ def test_a_host_behind_a_jump_host_is_probed_through_the_pool(
     hosts = json.loads(done.stdout)["hosts"]
     assert list(hosts) == ["head", "worker"]  # in the order asked, whoever answered first
     assert hosts["worker"]["identity"]["hostname"] == "worker"
+
+
+def test_the_line_sent_on_stdin_runs_whole_and_is_not_the_commands_input(
+    sshd_topology: Topology, tmp_path: Path
+) -> None:
+    inventory = Inventory.load(write_inventory(sshd_topology, tmp_path, sshd_topology.known_hosts))
+    # longer than one argument may be (MAX_ARG_STRLEN, 128 KiB) and than a pipe holds (64 KiB)
+    filler = ": " + "x" * 300_000
+    run = start_ssh(inventory.get("head"), inventory.known_hosts_path)
+    assert run is not None
+    run.send(f'echo "stdin gave: $(cat | wc -c)"\n{filler}\necho ran in "$0"')
+    assert run.wait(60) == 0, run.stderr.text()
+    said = run.stdout.text().splitlines()
+    assert said[0] == "stdin gave: 0"  # the line is the shell's alone, as under `ssh -n`
+    assert said[1].startswith("ran in ") and "sh" in said[1]  # the login shell ran it

@@ -1,6 +1,7 @@
-"""What OpenSSH's client is told for a host (tools/recon/openssh.py): the pool's login and no
+"""What OpenSSH's client is told for a host (tools/recon/ssh_client.py): the pool's login and no
 more, and nothing at all where it would read a value differently from the pool (a jump host,
-a value it would expand or split, an address it would take for an option or a user)."""
+a value it would expand or split, an address it would take for an option or a user); and how
+recon's one answer comes apart into the probe's two parts (tools/recon/openssh.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.recon.openssh import split_parts, ssh_command
+from tools.recon.openssh import split_parts
+from tools.recon.ssh_client import ssh_command
 from tools.ssh import HostSpec, Inventory
 
 KNOWN = Path("/srv/scout/known_hosts")

@@ -2,15 +2,11 @@
 
 Why: importing asyncssh and the cryptography it needs costs a Python process more than OpenSSH's
 whole `ssh host true` (connect, key exchange, login, one command). Recon needs one round trip
-per host, so it spawns `ssh` first and imports what reading the answers needs while the host
-works; the pooled asyncssh connections (tools/ssh/pool.py) stay for everything else.
-
-As strict as the pool, by construction: `ssh` reads no config (`-F /dev/null`: the inventory
-has resolved it already) and gets, as options, what the pool's connect gets: the inventory's
-known_hosts file and no other (`GlobalKnownHostsFile none`), checked strictly and never written,
-the same user, port, keys, agent and `IdentitiesOnly` (tools/ssh/login.py follows OpenSSH's
-order), no prompts, no forwarding, the pool's connect timeout and keepalive. The commands are
-the ones the pool would send (remote_command.wrap_command), the probe's inside part walled.
+per host, so it starts `ssh` first (tools/recon/ssh_client.py: as strict as the pool), sends it
+the probe's line while it connects, and imports what reading the answers needs while the host
+works; the pooled asyncssh connections (tools/ssh/pool.py) stay for everything else. The
+commands are the ones the pool would send (remote_command.wrap_command), the probe's inside part
+walled.
 
 Anything but a plain answer goes the pool's way, which then does what it always did (trust on
 first use when asked, passphrase prompts, installing the wall's helper, Scout's own diagnosis):
@@ -23,16 +19,11 @@ helper sent along where the host lacks it, the pack run unwalled where the wall 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from tools.recon.probe import (
     PROBE_TIMEOUT_S,
@@ -41,12 +32,11 @@ from tools.recon.probe import (
     host_facts,
     why_unwalled,
 )
+from tools.recon.ssh_client import OpenSSHRun
 from tools.ssh.errors import HostUnreachableError, unreachable_message
 from tools.ssh.remote_command import (
     LOCAL_GRACE_S,
-    OUTPUT_CAP_BYTES,
     TIMEOUT_EXIT_CODES,
-    CappedBuffer,
     CommandResult,
     new_marker,
     wrap_command,
@@ -57,115 +47,9 @@ if TYPE_CHECKING:
     from tools.ssh.inventory import HostSpec
     from tools.world.facts import HostFacts
 
-SSH_FAILED = 255  # ssh's own exit status for its own failures
-CONNECT_TIMEOUT_S = 10  # the pool's connect_timeout
-KEEPALIVE_S, KEEPALIVE_COUNT = 15, 3  # the pool's keepalive_interval and keepalive_count_max
-# ssh: connect to host 127.0.0.1 port 2222: Connection refused (ssh ends its own lines with \r\n)
-_REFUSED = re.compile(r"^ssh: connect to host \S+ port \d+: Connection refused\r?$", re.MULTILINE)
-# what OpenSSH would expand or split in an option's value, or read as an option or a user
-_UNSAFE_VALUE = re.compile(r"[\s\"'%$\\]|^~")
-_UNSAFE_DESTINATION = re.compile(r"^-|[@\s]")
 INSIDE, OUTSIDE = build_probe_script("inside"), build_probe_script("outside")
 PART_END = "@@scout:part {part} {status}@@"
-
-# Everything the pool's asyncssh.connect does not do, turned off; nothing read from a config.
-STRICT_OPTIONS = (
-    "BatchMode=yes",
-    "StrictHostKeyChecking=yes",
-    "GlobalKnownHostsFile=none",
-    "UpdateHostKeys=no",
-    "CheckHostIP=no",
-    "VerifyHostKeyDNS=no",
-    "CanonicalizeHostname=no",
-    f"ConnectTimeout={CONNECT_TIMEOUT_S}",
-    "ConnectionAttempts=1",
-    f"ServerAliveInterval={KEEPALIVE_S}",
-    f"ServerAliveCountMax={KEEPALIVE_COUNT}",
-    "PasswordAuthentication=no",
-    "KbdInteractiveAuthentication=no",
-    "HostbasedAuthentication=no",
-    "GSSAPIAuthentication=no",
-    "ForwardAgent=no",
-    "ForwardX11=no",
-    "ClearAllForwardings=yes",
-    "PermitLocalCommand=no",
-    "ProxyCommand=none",
-    "ProxyJump=none",
-    "ControlMaster=no",
-    "ControlPath=none",
-    "LogLevel=ERROR",
-)
-
-
-def ssh_command(spec: HostSpec, known_hosts: Path, ssh: str) -> list[str] | None:
-    """`ssh …` for `spec`, a remote command to follow; None where OpenSSH could not be told
-    exactly what the pool does (a jump host, a value it would expand or split)."""
-    keys = [str(path) for path in spec.identity_files]
-    agent = spec.identity_agent
-    values = [str(known_hosts), *keys, *([agent] if agent else [])]
-    if spec.jump is not None or any(_UNSAFE_VALUE.search(value) for value in values):
-        return None
-    if _UNSAFE_DESTINATION.search(spec.address) or _UNSAFE_VALUE.search(spec.user):
-        return None
-    command = [ssh, "-F", "/dev/null", "-T", "-n", "-e", "none"]
-    command += [f"-oUserKnownHostsFile={known_hosts}"]
-    command += [f"-o{option}" for option in STRICT_OPTIONS]
-    if agent is not None and agent != "SSH_AUTH_SOCK":  # unset: $SSH_AUTH_SOCK, as for ssh
-        command += [f"-oIdentityAgent={agent}"]
-    command += [f"-oIdentitiesOnly={'yes' if spec.identities_only else 'no'}"]
-    for key in keys:
-        command += ["-i", key]
-    return [*command, "-p", str(spec.port), "-l", spec.user, "--", spec.address]
-
-
-class _Run:
-    """One `ssh … LINE` under way: its output read into capped buffers as it comes."""
-
-    def __init__(self, ssh: list[str], line: str) -> None:
-        self.ssh = ssh
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(
-            [*ssh, line], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        self.stdout, self.stderr = CappedBuffer(OUTPUT_CAP_BYTES), CappedBuffer(OUTPUT_CAP_BYTES)
-        assert self.process.stdout is not None and self.process.stderr is not None
-        self.readers = [
-            threading.Thread(target=_drain, args=(stream, buffer), daemon=True)
-            for stream, buffer in ((self.process.stdout, self.stdout),
-                                   (self.process.stderr, self.stderr))
-        ]  # fmt: skip
-        for reader in self.readers:
-            reader.start()
-
-    def wait(self) -> int | None:
-        """ssh's exit status once its output has ended; None where it ran past the probe's time
-        (then it is ended here; the host's `timeout` ends the commands there)."""
-        deadline = self.started + PROBE_TIMEOUT_S + LOCAL_GRACE_S
-        for reader in self.readers:  # they end with ssh's output (a join wakes at once)
-            reader.join(max(0.0, deadline - time.monotonic()))
-        if any(reader.is_alive() for reader in self.readers):
-            self.stop()
-            for reader in self.readers:
-                reader.join()
-            return None
-        return self.process.wait()
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait()
-
-    def failed(self, exit_status: int | None) -> bool:
-        """ssh itself failed (it never ran the line): nothing of Scout's came back."""
-        return exit_status == SSH_FAILED and "@@scout" not in self.stdout.text()
-
-    def refused_connection(self) -> bool:
-        return self.process.returncode == SSH_FAILED and bool(_REFUSED.search(self.stderr.text()))
-
-
-def _drain(stream: IO[bytes], buffer: CappedBuffer) -> None:
-    while chunk := os.read(stream.fileno(), 65536):
-        buffer.add(chunk)
-    stream.close()
+LIMIT_S = PROBE_TIMEOUT_S + LOCAL_GRACE_S  # the host's own limit, then a grace here
 
 
 def _result(
@@ -233,8 +117,13 @@ class OpenSSHProbe:
     """The probe's two parts (inside the wall, and beside it) under way on one host."""
 
     spec: HostSpec
-    run: _Run
-    collected_at: datetime
+    run: OpenSSHRun
+
+    @classmethod
+    def send(cls, spec: HostSpec, run: OpenSSHRun) -> OpenSSHProbe:
+        """Give `run`, connecting to `spec` (ssh_client.start_ssh), the probe's line."""
+        run.send(probe_line())
+        return cls(spec, run)
 
     def stop(self) -> None:
         """End it here; the host's `timeout` (and sshd, at the hang-up) ends it there."""
@@ -253,10 +142,11 @@ class OpenSSHProbe:
             inside = self._alone(None)
             if inside is None:
                 return None
-        return host_facts(self.spec.name, inside, outside, self.collected_at, unwalled)
+        collected_at = datetime.fromtimestamp(self.run.started_at, UTC)
+        return host_facts(self.spec.name, inside, outside, collected_at, unwalled)
 
     def _parts(self) -> tuple[CommandResult | None, CommandResult | None]:
-        exit_status = self.run.wait()
+        exit_status = self.run.wait(LIMIT_S)
         if self.run.refused_connection():
             raise HostUnreachableError(unreachable_message(self.spec, "Connection refused"))
         if self.run.failed(exit_status):
@@ -273,8 +163,9 @@ class OpenSSHProbe:
 
     def _alone(self, wall: WallSpec | None, install_wall: bool = False) -> CommandResult | None:
         """The inside part again, on its own connection (None where ssh failed)."""
-        run = _Run(self.run.ssh, _wrapped(INSIDE, wall, install_wall))
-        exit_status = run.wait()
+        run = OpenSSHRun(self.run.ssh)
+        run.send(_wrapped(INSIDE, wall, install_wall))
+        exit_status = run.wait(LIMIT_S)
         if run.failed(exit_status):
             return None
         return _result(
@@ -287,14 +178,3 @@ def probe_line() -> str:
     """The one command line recon sends: both parts, as the pool would wrap them (fresh
     markers each time)."""
     return both_parts_line(_wrapped(INSIDE, PROBE_WALL), _wrapped(OUTSIDE, None))
-
-
-def start_probe(spec: HostSpec, known_hosts: Path) -> OpenSSHProbe | None:
-    """Start the probe on `spec` through `ssh`; None where OpenSSH's client is missing or could
-    not be told exactly what the pool does."""
-    ssh = shutil.which("ssh")
-    command = ssh_command(spec, known_hosts, ssh) if ssh else None
-    if command is None:
-        return None
-    collected_at = datetime.now(UTC)
-    return OpenSSHProbe(spec, _Run(command, probe_line()), collected_at)

@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tools.ssh.capped_buffer import OUTPUT_CAP_BYTES, CappedBuffer
 from tools.wall.command import WallSpec, helper_missing, split_sudo, unwalled_reason, walled_line
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 # asyncio and asyncssh are imported where a command runs, not above: `scout recon` builds its
 # command lines here (wrap_command) and runs them through OpenSSH (tools/recon/openssh.py).
 
-OUTPUT_CAP_BYTES = 2 * 1024 * 1024
 KILL_AFTER_S = 5
 LOCAL_GRACE_S = 10.0
 CLEANUP_WAIT_S = 3.0
@@ -149,32 +149,6 @@ def _checked(env: Mapping[str, str] | None) -> Mapping[str, str]:
         if not _ENV_NAME.fullmatch(name):
             raise ValueError(f"{name!r} is not a valid environment variable name")
     return env or {}
-
-
-class CappedBuffer:
-    """Keeps the first and last halves of a stream up to a byte cap, counting what it dropped."""
-
-    def __init__(self, cap: int) -> None:
-        self.half = cap // 2
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.omitted = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        self.tail += chunk
-        excess = len(self.tail) - self.half
-        if excess > 0:
-            self.omitted += excess
-            del self.tail[:excess]
-
-    def text(self) -> str:
-        cut = f"\n[... {self.omitted} bytes dropped on the way in ...]\n" if self.omitted else ""
-        head = self.head.decode("utf-8", "replace")
-        return head + cut + self.tail.decode("utf-8", "replace")
 
 
 async def _drain(stream: asyncssh.SSHReader[bytes], buffer: CappedBuffer) -> None:
