@@ -90,12 +90,12 @@ class Settings(BaseModel):
     max_concurrency: int = Field(32, gt=0, description="Tool calls running at once.")
     per_key_concurrency: int = Field(8, gt=0, description="Calls at once on one host.")
     trust_new_hosts: bool = False
-    rules: dict[Literal["allow", "ask", "deny"], list[str]] = Field(default_factory=dict)
+    rules: dict[Literal["allow", "ask", "deny"], list[str]] = {}
     webhook_url: str | None = None
     webhook_secret_env: str = "SCOUT_WEBHOOK_SECRET"
     webhook_allow_insecure_http: bool = False
     approval_timeout_s: float = Field(900.0, gt=0)
-    web_allowed_hosts: list[str] = Field(default_factory=list)
+    web_allowed_hosts: list[str] = []
 
     @property
     def can_reach_model(self) -> bool:

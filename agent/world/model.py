@@ -45,16 +45,16 @@ class WorldModel(BaseModel):
     It is the tools' WorldStore (tools/world/store.py); `on_change` hears of every change.
     """
 
-    hosts: dict[str, HostFacts] = Field(default_factory=dict)
-    unreachable: dict[str, str] = Field(default_factory=dict)
-    notes: list[Note] = Field(default_factory=list)
-    findings: list[Finding] = Field(default_factory=list)
+    hosts: dict[str, HostFacts] = {}
+    unreachable: dict[str, str] = {}
+    notes: list[Note] = []
+    findings: list[Finding] = []
     model_size_bytes: int | None = None
-    endpoints: dict[str, Endpoint] = Field(default_factory=dict)
-    jobs: dict[str, JobFact] = Field(default_factory=dict)
-    fabric_tests: dict[str, FabricMeasurement] = Field(default_factory=dict)
+    endpoints: dict[str, Endpoint] = {}
+    jobs: dict[str, JobFact] = {}
+    fabric_tests: dict[str, FabricMeasurement] = {}
     created: dict[str, dict[str, str]] = Field(
-        default_factory=dict,
+        default={},
         description="Containers Scout created, by host then name: the action that created each.",
     )
     _listener: WorldListener | None = PrivateAttr(default=None)

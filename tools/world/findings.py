@@ -28,7 +28,7 @@ class FitClaim(BaseModel):
     size_bytes: int
     utilization: float
     state: FitState
-    freeing: list[str] = Field(default_factory=list)  # what "once stopped" would stop
+    freeing: list[str] = []  # what "once stopped" would stop
     context_kv_bytes: float = 0.0  # the KV of the context asked (0: none asked)
 
 
@@ -42,8 +42,8 @@ class Finding(BaseModel):
     needs_person: bool = Field(
         default=False, description="Only a person at the machine can fix it."
     )
-    evidence: list[str] = Field(default_factory=list)
-    fit: list[FitClaim] = Field(default_factory=list, exclude=True)
+    evidence: list[str] = []
+    fit: list[FitClaim] = Field(default=[], exclude=True)
 
     @property
     def text(self) -> str:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.missing import COMMAND_NOT_FOUND_STATUS
@@ -72,7 +72,7 @@ class DockerVersion(BaseModel):
     os_arch: str | None = None
     server_version: str | None = None
     server_api_version: str | None = None
-    components: dict[str, str] = Field(default_factory=dict)
+    components: dict[str, str] = {}
     server_error: str | None = None
 
 
@@ -134,9 +134,9 @@ class DockerInfo(BaseModel):
     storage_driver: str | None = None
     cgroup_driver: str | None = None
     cgroup_version: str | None = None
-    runtimes: list[str] = Field(default_factory=list)
+    runtimes: list[str] = []
     default_runtime: str | None = None
-    cdi_spec_dirs: list[str] = Field(default_factory=list)
+    cdi_spec_dirs: list[str] = []
     swarm: str | None = None
     server_error: str | None = None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.env_secrets import MASK, is_secret_name
 from tools.recon.parsers.errors import ParseError
@@ -28,25 +28,25 @@ class ContainerDetails(BaseModel):
     restart_policy: str | None = None
     network_mode: str | None = None
     ipc_mode: str | None = None
-    gpus: list[str] = Field(default_factory=list)
-    mounts: list[str] = Field(default_factory=list)
-    ports: list[str] = Field(default_factory=list)
-    entrypoint: list[str] = Field(default_factory=list)
-    cmd: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
+    gpus: list[str] = []
+    mounts: list[str] = []
+    ports: list[str] = []
+    entrypoint: list[str] = []
+    cmd: list[str] = []
+    env: dict[str, str] = {}
+    labels: dict[str, str] = {}
 
 
 class ImageDetails(BaseModel):
     id: str
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = []
     created: str | None = None
     architecture: str | None = None
     os: str | None = None
     size_bytes: int | None = None
-    entrypoint: list[str] = Field(default_factory=list)
-    cmd: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    entrypoint: list[str] = []
+    cmd: list[str] = []
+    env: dict[str, str] = {}
 
 
 def _inspect_object(text: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.units import parse_optional_float, parse_size_bytes
@@ -40,9 +40,9 @@ class DockerContainer(BaseModel):
     state: str | None = None
     status: str | None = None
     names: list[str]
-    labels: dict[str, str] = Field(default_factory=dict)
-    networks: list[str] = Field(default_factory=list)
-    mounts: list[str] = Field(default_factory=list)
+    labels: dict[str, str] = {}
+    networks: list[str] = []
+    mounts: list[str] = []
 
 
 def parse_docker_ps_json(text: str) -> list[DockerContainer]:

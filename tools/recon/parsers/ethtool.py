@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 
@@ -64,7 +64,7 @@ class EthtoolFec(BaseModel):
     """`active_encoding` is as printed: `RS`, `BaseR`, or the word `None` (FEC off)."""
 
     interface: str | None = None
-    configured_encodings: list[str] = Field(default_factory=list)
+    configured_encodings: list[str] = []
     active_encoding: str | None = None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 
@@ -31,7 +31,7 @@ class IbvDevice(BaseModel):
     firmware_version: str | None = None
     vendor_part_id: str | None = None
     board_id: str | None = None
-    ports: list[IbvPort] = Field(default_factory=list)
+    ports: list[IbvPort] = []
 
 
 _DEVICE_FIELDS = {

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, computed_field
 
 from tools.recon.parsers.errors import ParseError
 
@@ -38,9 +38,9 @@ class NetInterface(BaseModel):
     state: str | None = None
     mtu: int | None = None
     mac: str | None = None
-    flags: list[str] = Field(default_factory=list)
-    addresses: list[IpAddress] = Field(default_factory=list)
-    altnames: list[str] = Field(default_factory=list)
+    flags: list[str] = []
+    addresses: list[IpAddress] = []
+    altnames: list[str] = []
 
     @computed_field
     @property

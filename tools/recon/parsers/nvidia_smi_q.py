@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ElementTree
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.nvidia_smi import GpuProcess
@@ -25,7 +25,7 @@ class QNode(BaseModel):
 
     key: str
     value: str | None = None
-    children: list[QNode] = Field(default_factory=list)
+    children: list[QNode] = []
 
     def child(self, *path: str) -> QNode | None:
         """The first descendant along `path` (keys compared case-insensitively)."""
@@ -57,7 +57,7 @@ class GpuDetails(BaseModel):
     power_draw_w: float | None = None
     power_limit_w: float | None = None
     utilization_percent: int | None = None
-    processes: list[GpuProcess] = Field(default_factory=list)
+    processes: list[GpuProcess] = []
 
 
 class NvidiaSmiQReport(BaseModel):

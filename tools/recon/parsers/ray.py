@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, computed_field
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.units import parse_size_bytes
@@ -45,14 +45,14 @@ class RayResource(BaseModel):
 class RayStatus(BaseModel):
     running: bool
     error: str | None = None
-    active_nodes: list[str] = Field(default_factory=list)
+    active_nodes: list[str] = []
     active_node_count: int = 0
-    idle_nodes: list[str] = Field(default_factory=list)
+    idle_nodes: list[str] = []
     idle_node_count: int = 0
-    pending_nodes: list[str] = Field(default_factory=list)
-    recent_failures: list[str] = Field(default_factory=list)
-    resources: list[RayResource] = Field(default_factory=list)
-    pending_demands: list[str] = Field(default_factory=list)
+    pending_nodes: list[str] = []
+    recent_failures: list[str] = []
+    resources: list[RayResource] = []
+    pending_demands: list[str] = []
 
     @computed_field
     @property

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, computed_field
 
 from tools.recon.parsers.errors import ParseError
 from tools.recon.parsers.units import parse_optional_float, parse_optional_int
@@ -70,7 +70,7 @@ class IbCa(BaseModel):
     firmware_version: str | None = None
     hardware_version: str | None = None
     node_guid: str | None = None
-    ports: list[IbPort] = Field(default_factory=list)
+    ports: list[IbPort] = []
 
 
 _CA_HEADER = re.compile(r"^CA '(?P<name>[^']+)'$")
@@ -134,7 +134,7 @@ class RdmaLink(BaseModel):
     state: str | None = None
     physical_state: str | None = None
     netdev: str | None = None
-    attributes: dict[str, str] = Field(default_factory=dict)
+    attributes: dict[str, str] = {}
 
     @computed_field
     @property
