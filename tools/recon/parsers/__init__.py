@@ -15,12 +15,6 @@ from tools.recon.parsers.docker import (
     parse_docker_info,
     parse_docker_version,
 )
-from tools.recon.parsers.docker_inspect import (
-    ContainerDetails,
-    ImageDetails,
-    parse_container_inspect,
-    parse_image_inspect,
-)
 from tools.recon.parsers.docker_rows import (
     ContainerStats,
     DockerContainer,
@@ -34,7 +28,6 @@ from tools.recon.parsers.ethtool import EthtoolInfo, parse_ethtool
 from tools.recon.parsers.gids import RoceGid, parse_ibv_gids
 from tools.recon.parsers.gpu_topology import GpuTopology, parse_nvidia_smi_topo
 from tools.recon.parsers.hf_cache import CachedModel, parse_hf_cache_listing, repo_id_from_folder
-from tools.recon.parsers.image_contents import ImagePackages, parse_image_contents
 from tools.recon.parsers.kernel import UnameInfo, parse_uname_a
 from tools.recon.parsers.memory import FreeReport, FreeRow, MemInfo, parse_free, parse_meminfo
 from tools.recon.parsers.missing import is_tool_missing
@@ -83,7 +76,6 @@ from tools.recon.parsers.units import parse_size_bytes
 
 __all__ = [
     "CachedModel",
-    "ContainerDetails",
     "ContainerStats",
     "CpuCoreType",
     "DgxRelease",
@@ -102,8 +94,6 @@ __all__ = [
     "GpuProcess",
     "GpuTopology",
     "IbDevNetDev",
-    "ImageDetails",
-    "ImagePackages",
     "IpAddress",
     "ListeningSocket",
     "LsbRelease",
@@ -124,7 +114,6 @@ __all__ = [
     "UnameInfo",
     "docker_access_problem",
     "is_tool_missing",
-    "parse_container_inspect",
     "parse_df",
     "parse_dgx_release",
     "parse_docker_images_json",
@@ -138,8 +127,6 @@ __all__ = [
     "parse_hf_cache_listing",
     "parse_ibdev2netdev",
     "parse_ibv_gids",
-    "parse_image_contents",
-    "parse_image_inspect",
     "parse_ip_j_addr",
     "parse_lsb_release",
     "parse_lscpu",
