@@ -4,8 +4,6 @@ The world model lists findings after every probe; a deployment's preflight repor
 them too, with an `ok` line for each check that found nothing.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import Literal
 

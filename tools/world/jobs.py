@@ -5,8 +5,6 @@ read: a start, a status round, each poll of a wait, a stop. `unknown` is the sta
 whose host did not answer: Scout cannot tell, so it never says failed.
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from pydantic import BaseModel

@@ -1,7 +1,5 @@
 """What Scout measured itself: a verified serving endpoint, a fabric test between nodes."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from pydantic import BaseModel

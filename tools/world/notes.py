@@ -1,7 +1,5 @@
 """A belief the model recorded (world_note), kept apart from what a command printed."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from pydantic import BaseModel

@@ -1,7 +1,8 @@
 """Pure parsers for recon command output: text in, typed pydantic models out.
 
 Each parser raises `ParseError` only for text that is clearly not what it reads; check
-`is_tool_missing` first for "command not found" / "Permission denied" results.
+`is_tool_missing` first for "command not found" / "Permission denied" results. The modules with
+models do not postpone their annotations, as tools/world/facts.py says why.
 """
 
 from tools.recon.parsers.cpu import CpuCoreType, LscpuInfo, parse_lscpu

@@ -1,7 +1,5 @@
 """`lscpu`: architecture and CPU count; GB10 lists two core types (Cortex-X925 + Cortex-A725)."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, computed_field
 
 from tools.recon.parsers.errors import ParseError

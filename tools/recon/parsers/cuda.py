@@ -1,7 +1,5 @@
 """`nvcc --version`: which CUDA toolkit is on PATH, if any (a stock Spark has none on PATH)."""
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

@@ -1,7 +1,5 @@
 """`df` (room for ~119 GB of weights plus images) and `du -sb` (how much a folder holds)."""
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

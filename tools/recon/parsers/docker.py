@@ -4,8 +4,6 @@
 the socket refuses this user, no daemon); recon, docker_ctl and doctor all ask it.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from dataclasses import dataclass

@@ -3,8 +3,6 @@
 Recon and docker_ctl both ask for `--format '{{json .}}'` and read the rows with these parsers.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Any

@@ -3,8 +3,6 @@
 A Spark pair through a switch that negotiated 100G instead of 200G shows up as `speed_mbps`.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

@@ -7,8 +7,6 @@ and, per port, `GID[  N]:\t\tGID, TYPE` with TYPE `RoCE v1` / `RoCE v2` on Ether
 RoCE v2 entry is written by inet_ntop (`::ffff:192.168.100.10`), a v1 entry in hex.
 """
 
-from __future__ import annotations
-
 import ipaddress
 import re
 

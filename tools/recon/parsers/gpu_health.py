@@ -8,8 +8,6 @@
   xid119_gsp_timeout.txt). Where dmesg is restricted it says `Operation not permitted`: unknown.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

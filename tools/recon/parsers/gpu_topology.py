@@ -7,8 +7,6 @@ topo.txt (one GPU, a header underlined with an escape sequence), generic_nvidia-
 8xh100_nv18.txt and generic_nvidia-smi_topo_m_4gpu_pcie_only.txt.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

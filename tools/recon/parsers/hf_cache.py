@@ -11,8 +11,6 @@ one left over is a download under way or interrupted. A host without the cache f
 nothing: no models.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

@@ -1,7 +1,5 @@
 """`uname -a`: kernel release and machine architecture."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel
 
 from tools.recon.parsers.errors import ParseError

@@ -1,7 +1,5 @@
 """`/proc/meminfo` and `free`: the real memory budget (on GB10 the GPU shares it)."""
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

@@ -4,8 +4,6 @@ Link-local addresses (169.254.0.0/16, fe80::/10) are flagged: a CX-7 port with o
 usable address for NCCL/Ray between two Sparks.
 """
 
-from __future__ import annotations
-
 import ipaddress
 import json
 import re

@@ -11,8 +11,6 @@ whose driver 610 banner says `KMD Version` and `CUDA UMD Version`). `nvidia-smi 
 instances under their GPU (`  MIG 3g.40gb     Device  0: (UUID: MIG-…)`).
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel

@@ -3,8 +3,6 @@
 Unsupported values (`[N/A]`, `[Not Supported]`) become None: on GB10 that is every memory field.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 

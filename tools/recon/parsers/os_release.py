@@ -1,7 +1,5 @@
 """Release files: `/etc/os-release`, `/etc/lsb-release`, `/etc/dgx-release` (KEY=value)."""
 
-from __future__ import annotations
-
 import re
 import shlex
 

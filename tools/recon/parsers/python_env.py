@@ -1,7 +1,5 @@
 """`pip list --format json` and `python3 --version`: what a venv or container already has."""
 
-from __future__ import annotations
-
 import json
 import re
 

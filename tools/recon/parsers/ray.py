@@ -1,7 +1,5 @@
 """`ray status`: how many nodes joined and what resources (GPUs) the cluster sees."""
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel, computed_field

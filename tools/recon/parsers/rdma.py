@@ -4,8 +4,6 @@ Device names differ by stack (`rocep1s0f1` on stock DGX OS, `mlx5_0` with MLNX_O
 line order is not guaranteed, so nothing here depends on either.
 """
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel, computed_field

@@ -1,7 +1,5 @@
 """`ss -tlnp`: which TCP ports are listening (a running inference server shows up here)."""
 
-from __future__ import annotations
-
 import re
 
 from pydantic import BaseModel
