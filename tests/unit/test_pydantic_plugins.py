@@ -7,6 +7,7 @@ Python with pydantic loads it, so the check on Scout can fail.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 SPY = """\
+import json
 import os
 
 
@@ -69,3 +71,33 @@ def test_scout_builds_its_models_without_the_plugin(spy_site: Path, tmp_path: Pa
     done = _run(code, spy_site, notes, "policy", "check", "--call", call)
     assert (done.returncode, done.stdout) == (0, "read_only allow — 'ls' only reads or prints\n")
     assert not notes.exists(), notes.read_text()
+
+
+# In a fresh interpreter, as a Scout command starts: the switch, then a model built.
+BUILD_AFTER_THE_SWITCH = """\
+import json, sys
+from agent.faces.pydantic_plugins import PLUGIN_LOADER, keep_pydantic_plugins_out
+keep_pydantic_plugins_out()
+from agent.runtime.settings import Settings
+Settings()
+loader = sys.modules[PLUGIN_LOADER]
+print(json.dumps({
+    "metadata_read": "importlib.metadata" in sys.modules,
+    "plugins": list(loader.get_plugins()),
+    "group": loader.PYDANTIC_ENTRY_POINT_GROUP,
+}))
+"""
+
+
+def test_scout_builds_a_model_without_reading_distributions_metadata(tmp_path: Path) -> None:
+    env = {**os.environ, "SCOUT_HOME": str(tmp_path)}
+    env.pop("SCOUT_SETTINGS", None)
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD_AFTER_THE_SWITCH],
+        capture_output=True, text=True, timeout=120, env=env, check=True,
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert found["metadata_read"] is False  # pydantic's own loader imports it as it loads
+    assert found["plugins"] == []
+    # any other name comes from pydantic's own loader, loaded when asked for
+    assert found["group"] == "pydantic"
