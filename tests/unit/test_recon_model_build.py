@@ -17,6 +17,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from agent.world.model import WorldModel
 
 # the models of what recon imports: where a field's default comes from a builtin pydantic
@@ -43,24 +45,24 @@ print(json.dumps({"models": len(ours), "slow": slow, "postponed": postponed}))
 """
 
 
-def _recon_models() -> dict:
+@pytest.fixture(scope="module")
+def recon_models() -> dict:
+    """What RECON_MODELS found, in one fresh interpreter for the tests below."""
     run = subprocess.run(
         [sys.executable, "-c", RECON_MODELS], capture_output=True, text=True, check=True
     )
     return json.loads(run.stdout)
 
 
-def test_recons_models_take_no_builtin_default_factory() -> None:
-    found = _recon_models()
-    assert found["models"] > 40  # recon's facts, parsers, world model and settings
-    assert found["slow"] == []
+def test_recons_models_take_no_builtin_default_factory(recon_models: dict) -> None:
+    assert recon_models["models"] > 40  # recon's facts, parsers, world model and settings
+    assert recon_models["slow"] == []
 
 
-def test_recons_model_modules_do_not_postpone_annotations() -> None:
+def test_recons_model_modules_do_not_postpone_annotations(recon_models: dict) -> None:
     # the settings and the world model keep theirs: one model each, whose annotations name
     # types imported only for the type checker
-    found = _recon_models()
-    assert set(found["postponed"]) <= {"agent.runtime.settings", "agent.world.model"}
+    assert set(recon_models["postponed"]) <= {"agent.runtime.settings", "agent.world.model"}
 
 
 def test_an_empty_default_is_each_models_own() -> None:
