@@ -16,9 +16,10 @@ import argparse
 import importlib
 import sys
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from agent.faces.process_exit import end_at_once
 from tools.recon.ssh_client import start_ssh
@@ -60,13 +61,15 @@ def _import_meanwhile() -> None:
     threading.Thread(target=load, name="recon-imports", daemon=True).start()
 
 
-@dataclass
-class StartedRecon:
-    """The hosts being asked, or the problem that stopped recon before any host was asked."""
+class StartedRecon(NamedTuple):
+    """The hosts being asked, or the problem that stopped recon before any host was asked.
+
+    A NamedTuple, as the inventory's classes are (tools/ssh/inventory.py): recon's start
+    imports no dataclasses."""
 
     inventory: Inventory | None = None
-    names: list[str] = field(default_factory=list)
-    probes: dict[str, OpenSSHProbe | None] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+    probes: Mapping[str, OpenSSHProbe | None] = MappingProxyType({})
     problem: str | None = None
 
     def stop(self) -> None:
@@ -100,7 +103,7 @@ def start_recon(args: argparse.Namespace, inventory_path: Path) -> StartedRecon:
     }
     _import_meanwhile()
     end_at_once()
-    return StartedRecon(inventory, names, probes)
+    return StartedRecon(inventory, tuple(names), probes)
 
 
 def recon_main(args: argparse.Namespace, started: StartedRecon, *, trust_new_hosts: bool) -> int:

@@ -25,11 +25,9 @@ or, for a host given by address, on that address (as `ssh ADDRESS` would). The c
 
 from __future__ import annotations
 
-import dataclasses
 import getpass
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tools.ssh.errors import InventoryError, UnknownHostError
 from tools.ssh.inventory_file import (
@@ -45,26 +43,29 @@ DEFAULT_KNOWN_HOSTS = Path("~/.ssh/known_hosts")
 DEFAULT_SSH_CONFIG = Path("~/.ssh/config")
 
 
-@dataclass(frozen=True, kw_only=True)
-class HostSpec:
-    """Everything needed to open an SSH connection to one host (a plain dataclass: reading an
-    inventory imports no pydantic, tools/ssh/inventory_file.py says why)."""
+class HostSpec(NamedTuple):
+    """Everything needed to open an SSH connection to one host.
+
+    A NamedTuple, as the inventory file's classes are (tools/ssh/inventory_file.py says why):
+    `scout recon` reads the inventory before it starts `ssh`, and a dataclass would import
+    `dataclasses`, and with it `inspect`, first (bench/startup.py: some 10 ms of every recon).
+    Every field is given where the inventory is resolved (_host_spec)."""
 
     name: str
     address: str
-    port: int = 22
+    port: int
     user: str
-    identity_file: Path | None = None
+    identity_file: Path | None
     # the config's further IdentityFile keys, tried after identity_file (one of the config's too)
-    more_identity_files: tuple[Path, ...] = ()
-    jump: str | None = None
-    roles: list[str] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)
-    ssh_alias: str | None = None
+    more_identity_files: tuple[Path, ...]
+    jump: str | None
+    roles: list[str]
+    labels: dict[str, str]
+    ssh_alias: str | None
     # IdentityAgent as the OpenSSH config gives it: a socket path, "none" (no agent) or
     # "SSH_AUTH_SOCK"; None when the config does not set it (then $SSH_AUTH_SOCK, as for ssh).
-    identity_agent: str | None = None
-    identities_only: bool = False  # IdentitiesOnly: only the agent's keys that are identity files
+    identity_agent: str | None
+    identities_only: bool  # IdentitiesOnly: only the agent's keys that are identity files
 
     @property
     def endpoint(self) -> str:
@@ -80,8 +81,7 @@ class HostSpec:
 SIMULATOR_LABEL = "simulator"  # a host label the simulator's inventories carry
 
 
-@dataclass(frozen=True)
-class Inventory:
+class Inventory(NamedTuple):
     """The resolved inventory: host specs by name, plus where host keys and SSH config live."""
 
     hosts: dict[str, HostSpec]
@@ -294,7 +294,7 @@ def _with_config_jump(
     target = value.rsplit("@", 1)[-1].split(":", 1)[0]
     for other in hosts.values():
         if target in (other.name, other.ssh_alias, other.address):
-            return dataclasses.replace(spec, jump=other.name)
+            return spec._replace(jump=other.name)
     raise InventoryError(
         f"{source}: host {spec.name!r} jumps through {value!r} (ProxyJump in the SSH config), "
         "which is not an inventory host; add it to `hosts:` so Scout can verify and reuse it."

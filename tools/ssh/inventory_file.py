@@ -5,14 +5,15 @@ pydantic and building models for five small mappings cost a fresh process more t
 and checking them. What is checked is what the models checked (the same fields, types, the
 port's range, nothing unknown), each problem a `where: what` line in the words pydantic uses
 (tools/text/validation.py), every problem at once. Stricter where pydantic's lax mode guessed:
-`port: true` or `port: "22_0"` is refused, not read as 1 or 220.
+`port: true` or `port: "22_0"` is refused, not read as 1 or 220. Its classes are NamedTuples,
+each field given where the file is read: a dataclass would import `dataclasses` and `inspect`
+before recon starts `ssh`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 MIN_PORT, MAX_PORT = 1, 65535
 
@@ -25,31 +26,28 @@ class InventoryShapeError(ValueError):
         super().__init__("; ".join(problems))
 
 
-@dataclass(frozen=True)
-class Defaults:
-    user: str | None = None
-    identity_file: Path | None = None
-    port: int | None = None
+class Defaults(NamedTuple):
+    user: str | None
+    identity_file: Path | None
+    port: int | None
 
 
-@dataclass(frozen=True)
-class HostEntry:
-    address: str | None = None
-    port: int | None = None
-    user: str | None = None
-    identity_file: Path | None = None
-    jump: str | None = None
-    roles: list[str] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)
-    ssh_alias: str | None = None
+class HostEntry(NamedTuple):
+    address: str | None
+    port: int | None
+    user: str | None
+    identity_file: Path | None
+    jump: str | None
+    roles: list[str]
+    labels: dict[str, str]
+    ssh_alias: str | None
 
 
-@dataclass(frozen=True)
-class InventoryFile:
+class InventoryFile(NamedTuple):
     hosts: dict[str, HostEntry]
-    known_hosts: Path | None = None
-    ssh_config: Path | None = None
-    defaults: Defaults = field(default_factory=Defaults)
+    known_hosts: Path | None
+    ssh_config: Path | None
+    defaults: Defaults
 
 
 class _Checker:
