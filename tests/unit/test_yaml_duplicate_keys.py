@@ -42,6 +42,9 @@ rules:
         ("steps:\n  - name: a\n    name: b\n", "name", ("steps", "[0]"), (2, 3)),
         ("flags: {x: 1, x: 2}\n", "x", ("flags",), (1, 1)),
         ("yes: 1\ntrue: 2\n", True, (), (1, 2)),  # one key to YAML 1.1, as the dict holds it
+        # a null key is a key like any other: `~`, `null` and `Null` are one key
+        ("~: 1\nnull: 2\n", None, (), (1, 2)),
+        ("models:\n  null: a\n  Null: b\n", None, ("models",), (2, 3)),
     ],
 )
 def test_a_key_given_twice_at_any_depth_names_the_key_and_both_lines(text, key, path, lines):

@@ -39,6 +39,8 @@ class DuplicateKeyError(YAMLSyntaxError):
 
 
 MERGE_TAG = "tag:yaml.org,2002:merge"
+# what _scalar_key returns for a key it does not compare: not None, which is a key (`~: x`)
+_NOT_COMPARED = object()
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -61,9 +63,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             for key_node, value_node in node.value:
                 key = self._scalar_key(key_node)
                 line = key_node.start_mark.line + 1
-                if key is not None and key in first_line:
+                if key is not _NOT_COMPARED and key in first_line:
                     self._duplicate(DuplicateKeyError(key, path, (first_line[key], line)))
-                if key is not None:
+                if key is not _NOT_COMPARED:
                     first_line[key] = line
                 self._refuse_duplicates(value_node, (*path, str(key)), seen)
 
@@ -71,15 +73,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         raise error
 
     def _scalar_key(self, key_node: Node) -> Any:
-        """The key as the mapping will hold it (`yes` and `true` are one key), or None for a
-        merge (`<<`, whose keys an explicit one may override) or a key that is not a scalar."""
+        """The key as the mapping will hold it (`yes` and `true` are one key, as are `~` and
+        `null`), or _NOT_COMPARED for a merge (`<<`, whose keys an explicit one may override)
+        or a key that is not a scalar."""
         if not isinstance(key_node, ScalarNode) or key_node.tag == MERGE_TAG:
-            return None
+            return _NOT_COMPARED
         key = self.construct_object(key_node)
         try:
             hash(key)
         except TypeError:
-            return None
+            return _NOT_COMPARED
         return key
 
 
