@@ -81,9 +81,13 @@ def add_policy_commands(sub: Any, load_settings: SettingsLoader) -> None:
     check.add_argument(
         "--call", required=True, metavar="JSON", help='{"tool": "ssh_exec", "input": {…}}'
     )
-    for effect in ("allow", "ask", "deny"):
+    for effect, article in (("allow", "an"), ("ask", "an"), ("deny", "a")):
         check.add_argument(
-            f"--{effect}", action="append", default=[], metavar="RULE", help=f"an {effect} rule"
+            f"--{effect}",
+            action="append",
+            default=[],
+            metavar="RULE",
+            help=f"{article} {effect} rule",
         )
     check.add_argument(
         "--session-allow",
