@@ -123,6 +123,7 @@ async def run_goal(
             await approver.close()
         await runtime.aclose()
         await client.close()
-    why = f": {' '.join(outcome.message.split())}" if outcome.stop == "error" else ""
+    # the message's own sentence, less its full stop: the line goes on after it
+    why = f": {' '.join(outcome.message.split()).rstrip('.')}" if outcome.stop == "error" else ""
     err.write(f"scout run: {outcome.stop}{why}; transcript: {runtime.transcript_path}\n")
     return exit_status(outcome, listener.denials)

@@ -89,13 +89,12 @@ def explain_api_error(exc: BaseException) -> str:
     if isinstance(exc, StreamDropped):
         return (
             "Lost the connection to the model API and retries did not help; check the network "
-            "or ANTHROPIC_BASE_URL, then send your message again."
+            "or ANTHROPIC_BASE_URL, then try again."
         )
     if isinstance(exc, anthropic.APIConnectionError):
         return (
             f"Could not reach the model API at {_origin(exc.request.url)} ({_root_cause(exc)}), "
-            "even after retries; check the network or ANTHROPIC_BASE_URL, then send your "
-            "message again."
+            "even after retries; check the network or ANTHROPIC_BASE_URL, then try again."
         )
     return f"The model call failed: {type(exc).__name__}: {exc}"
 

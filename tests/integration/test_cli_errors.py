@@ -123,7 +123,8 @@ CASES |= {
         1,
         (
             "scout run: error: Could not reach the model API at http://127.0.0.1:{closed} "
-            "(connection refused), even after retries",
+            "(connection refused), even after retries; check the network or ANTHROPIC_BASE_URL, "
+            "then try again; transcript: ",
         ),
     ),
     "chat-without-key": Case("chat", 1, ("no API key",), {"ANTHROPIC_API_KEY": ""}),

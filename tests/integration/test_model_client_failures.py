@@ -55,7 +55,7 @@ async def test_a_stream_that_keeps_dropping_ends_in_one_message_saying_what_to_d
     assert [n for n, _ in retries] == [1, 2]
     assert str(failed.value) == (
         "Lost the connection to the model API and retries did not help; check the network "
-        "or ANTHROPIC_BASE_URL, then send your message again."
+        "or ANTHROPIC_BASE_URL, then try again."
     )
 
 

@@ -93,7 +93,7 @@ async def test_dropped_stream_is_retried(tmp_path):
     assert outcome.text == "Back."
     events = read_transcript(tmp_path / "session.jsonl").events
     (retry,) = [e.message for e in events if e.type == "notice" and e.kind == "retry"]
-    assert "connection to the model API dropped" in retry and "send your message" not in retry
+    assert "connection to the model API dropped" in retry and "then try again" not in retry
 
 
 async def test_persistent_overload_ends_the_turn_with_a_clear_message(tmp_path):
