@@ -2,10 +2,12 @@
 
 A library's warning is addressed to whoever maintains the code that called it, not to Scout's
 user: cryptography 51 deprecating DSA as asyncssh 2.24 imports it printed ten lines before every
-command's own output, and a test reading stderr could not tell them from Scout's words. So a
-warning whose location (the `stacklevel` frame the warner chose) lies outside Scout's packages is
-written to the log instead. One that lies in Scout's code (Scout's own warning, or a library
-telling Scout that its call is deprecated) still reaches stderr, where a developer sees it.
+command's own output, and a test reading stderr could not tell them from Scout's words. So only
+Scout's own warning reaches stderr, where a developer sees it: one raised by Scout's code (the
+code that called `warnings.warn` is in Scout's packages) at a location in Scout's code. Every
+other is written to the log instead. The location alone cannot tell: a library that warns as it
+loads with `stacklevel=2`, as deprecations usually do, points at the line of Scout that imported
+it, and one deprecating a call points at Scout's call; both are the library's words.
 
 Python's filters are untouched: `-W` and PYTHONWARNINGS still decide whether a warning is shown,
 ignored or raised as an error; only where a shown library warning goes changes. Until a face
@@ -16,8 +18,10 @@ one (policy, redact, init) drops them at exit, still off the screen.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 # agent/, tools/ and sim/ sit side by side, in a checkout as in site-packages
@@ -34,12 +38,28 @@ _HELD: list[str] = []
 
 
 def is_scouts(filename: str) -> bool:
-    """Whether a warning's location is in Scout's own packages."""
+    """Whether a warning's location (or a frame's file) is in Scout's own packages."""
     try:
         where = os.path.realpath(filename)
     except (TypeError, ValueError):
         return False
     return where.startswith(OWN_FOLDERS)
+
+
+def raiser_file(frame: FrameType | None) -> str:
+    """The file of the code that raised a warning, from the frame that called the show hook:
+    the first frame up from it that is not the warnings machinery nor the import system (whose
+    frames Python skips when it counts a `stacklevel`, too). A warning raised from C code (an
+    extension module, the compiler) is the Python code that was running it."""
+    while frame is not None and _machinery(frame.f_globals.get("__name__")):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else ""
+
+
+def _machinery(module: object) -> bool:
+    """By the frame's module, not its file: a relocated Python's files are not where its
+    compiled code says they were."""
+    return module == "warnings" or (isinstance(module, str) and module.startswith("importlib._"))
 
 
 def route_library_warnings() -> None:
@@ -56,7 +76,7 @@ def route_library_warnings() -> None:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        if file is not None or is_scouts(filename):
+        if file is not None or (is_scouts(filename) and is_scouts(raiser_file(sys._getframe(1)))):
             shown(message, category, filename, lineno, file, line)
             return
         if len(_HELD) < HELD_AT_MOST:
