@@ -63,9 +63,9 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             for key_node, value_node in node.value:
                 key = self._scalar_key(key_node)
                 line = key_node.start_mark.line + 1
-                if key is not _NOT_COMPARED and key in first_line:
-                    self._duplicate(DuplicateKeyError(key, path, (first_line[key], line)))
                 if key is not _NOT_COMPARED:
+                    if key in first_line:
+                        self._duplicate(DuplicateKeyError(key, path, (first_line[key], line)))
                     first_line[key] = line
                 self._refuse_duplicates(value_node, (*path, str(key)), seen)
 
